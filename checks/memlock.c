@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memlock - the locked-memory limit must allow RDMA memory registration.
+ *
+ * Reads RLIMIT_MEMLOCK of this process through the providers (live:
+ * getrlimit; recorded: /proc/self/limits under the root) and, when slurmd
+ * runs, its limit from /proc/<pid>/limits, since Slurm jobs inherit it.
+ * pass: soft and hard limits unlimited (or >= min_kib when set).
+ */
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+/* rdma-core prints a warning at or below this many bytes. */
+#define RDMA_CORE_FLOOR 32768
+
+struct memlock_cfg {
+	uint64_t min_kib;
+	bool check_slurmd;
+};
+
+static const struct pf_param memlock_params[] = {
+	PF_PARAM_U64(struct memlock_cfg, min_kib, "0", 0, 9007199254740992.0, "KiB",
+		     "minimum soft and hard limit; 0 requires unlimited"),
+	PF_PARAM_BOOL(struct memlock_cfg, check_slurmd, "true",
+		      "also judge the limit of a running slurmd, which jobs inherit"),
+	PF_PARAM_END,
+};
+
+static bool limit_ok(uint64_t v, uint64_t min_kib)
+{
+	return v == PF_RLIM_UNLIMITED || (min_kib != 0 && v / 1024 >= min_kib);
+}
+
+static void obs_limit(struct pf_finding *f, const char *key, uint64_t v)
+{
+	if (v == PF_RLIM_UNLIMITED)
+		pf_obs_str(f, key, "unlimited");
+	else
+		pf_obs_num(f, key, (double)(v / 1024));
+}
+
+static void fmt_limit(char *buf, size_t len, uint64_t v)
+{
+	if (v == PF_RLIM_UNLIMITED)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(v / 1024));
+}
+
+/* One finding for a soft/hard pair. */
+static void judge(struct pf_result *res, const char *subject, const struct pf_rlimit *rl,
+		  const struct memlock_cfg *cfg, const char *remedy)
+{
+	char soft[32], hard[32], want[48];
+	bool soft_ok = limit_ok(rl->soft, cfg->min_kib), hard_ok = limit_ok(rl->hard, cfg->min_kib);
+	struct pf_finding *f;
+
+	fmt_limit(soft, sizeof(soft), rl->soft);
+	fmt_limit(hard, sizeof(hard), rl->hard);
+	if (cfg->min_kib)
+		snprintf(want, sizeof(want), "at least %llu KiB", (unsigned long long)cfg->min_kib);
+	else
+		snprintf(want, sizeof(want), "unlimited");
+
+	if (soft_ok && hard_ok) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "soft %s, hard %s", soft, hard);
+	} else if (!hard_ok) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "hard limit %s, expected %s%s", hard, want,
+			   rl->hard <= RDMA_CORE_FLOOR ? " (libibverbs warns at this level)" : "");
+		pf_remedy(f, "%s", remedy);
+	} else {
+		f = pf_add(res, PF_STATUS_FAIL, subject,
+			   "soft limit %s below hard limit %s, expected %s", soft, hard, want);
+		pf_remedy(f, "%s; under Slurm set PropagateResourceLimitsExcept=MEMLOCK in "
+			  "slurm.conf so jobs do not inherit a login node's soft limit", remedy);
+	}
+	obs_limit(f, "soft_kib", rl->soft);
+	obs_limit(f, "hard_kib", rl->hard);
+	if (cfg->min_kib)
+		pf_exp_num(f, "min_kib", (double)cfg->min_kib);
+	else
+		pf_exp_str(f, "limit", "unlimited");
+}
+
+/* The pid of a running slurmd, from its pid file or by scanning /proc; 0 if none. */
+static long find_slurmd(const struct pf_fs *fs)
+{
+	pf_autostrv char **names = NULL;
+	pf_autofree char *pidtext = NULL;
+	int64_t pid;
+	int n;
+
+	if (pf_fs_read_line(fs, "/run/slurmd.pid", &pidtext) == 0 &&
+	    pf_parse_i64(pidtext, &pid) == 0 && pid > 0) {
+		pf_autofree char *comm = NULL;
+
+		if (pf_fs_readf_line(fs, &comm, "/proc/%lld/comm", (long long)pid) == 0 &&
+		    !strcmp(comm, "slurmd"))
+			return (long)pid;
+	}
+	n = pf_fs_list(fs, "/proc", &names);
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *comm = NULL;
+
+		if (strspn(names[i], "0123456789") != strlen(names[i]))
+			continue;
+		if (pf_fs_readf_line(fs, &comm, "/proc/%s/comm", names[i]) == 0 &&
+		    !strcmp(comm, "slurmd"))
+			return strtol(names[i], NULL, 10);
+	}
+	return 0;
+}
+
+static void judge_slurmd(const struct pf_ctx *ctx, const struct memlock_cfg *cfg,
+			 struct pf_result *res)
+{
+	pf_autofree char *text = NULL;
+	struct pf_rlimit rl;
+	char subject[48], path[64];
+	long pid = find_slurmd(ctx->fs);
+	int r;
+
+	if (pid <= 0)
+		return;
+	snprintf(subject, sizeof(subject), "slurmd[%ld]", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/limits", pid);
+	r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
+	if (r == -EACCES || r == -EPERM) {
+		pf_add(res, PF_STATUS_SKIP, subject,
+		       "cannot read %s as uid %u: reading another process's limits needs root",
+		       path, (unsigned)geteuid());
+		return;
+	}
+	if (r == 0)
+		r = pf_parse_proc_limits(text, "Max locked memory", &rl);
+	if (r < 0) {
+		if (r != -ENOENT) /* slurmd exited meanwhile */
+			pf_add(res, PF_STATUS_ERROR, subject, "cannot read %s: %s", path,
+			       strerror(-r));
+		return;
+	}
+	judge(res, subject, &rl, cfg,
+	      "set LimitMEMLOCK=infinity in slurmd's systemd unit (systemctl edit slurmd) "
+	      "and restart slurmd; limits.conf does not apply to services");
+}
+
+static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct memlock_cfg *cfg = config;
+	struct pf_rlimit rl;
+	int r;
+
+	r = ctx->prov->memlock(ctx, &rl);
+	if (r < 0)
+		return pf_error(res, r, "cannot read RLIMIT_MEMLOCK%s",
+				pf_fs_is_live(ctx->fs) ? "" : " from /proc/self/limits");
+	judge(res, "process", &rl, cfg,
+	      "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
+	      "/etc/security/limits.conf (or a file in /etc/security/limits.d/) and log in again");
+	if (cfg->check_slurmd)
+		judge_slurmd(ctx, cfg, res);
+	return 0;
+}
+
+const struct pf_check pf_check_memlock = {
+	.name = "memlock",
+	.summary = "locked-memory limit allows RDMA memory registration",
+	.tags = "rdma,static",
+	.reads = "RLIMIT_MEMLOCK (getrlimit; /proc/self/limits under --root), "
+		 "/run/slurmd.pid, /proc/<slurmd>/limits",
+	.params = memlock_params,
+	.cfg_size = sizeof(struct memlock_cfg),
+	.timeout_s = 5,
+	.run = memlock_run,
+};

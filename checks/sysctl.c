@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysctl - kernel settings that GPU/RDMA nodes depend on.
+ *
+ * A table of expectations over /proc/sys: socket buffer sizes (NCCL's
+ * bootstrap and socket transport, IPoIB, storage), multi-rail RoCE ARP and
+ * reverse-path settings (judged per RoCE netdev as max(all, <if>), only when
+ * two or more RoCE netdevs share the node), NUMA balancing and zone reclaim.
+ * Every threshold is a parameter; `ignore` drops rules, `warn_only` demotes
+ * failures.  A sysctl that cannot be read is an error for that key only.
+ */
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/parse.h"
+
+struct sysctl_cfg {
+	uint64_t rmem_max, wmem_max, rmem_default, wmem_default, netdev_max_backlog;
+	uint64_t tcp_rmem_max, tcp_wmem_max;
+	uint64_t arp_ignore, arp_announce;
+	char *rp_filter;
+	uint64_t numa_balancing, zone_reclaim_mode;
+	char *ignore, *warn_only;
+};
+
+#define U64_MAX_D 1.8446744073709552e19
+
+static const struct pf_param sysctl_params[] = {
+	PF_PARAM_U64(struct sysctl_cfg, rmem_max, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum net.core.rmem_max"),
+	PF_PARAM_U64(struct sysctl_cfg, wmem_max, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum net.core.wmem_max"),
+	PF_PARAM_U64(struct sysctl_cfg, rmem_default, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum net.core.rmem_default"),
+	PF_PARAM_U64(struct sysctl_cfg, wmem_default, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum net.core.wmem_default"),
+	PF_PARAM_U64(struct sysctl_cfg, netdev_max_backlog, "250000", 0, U64_MAX_D, "packets",
+		     "minimum net.core.netdev_max_backlog"),
+	PF_PARAM_U64(struct sysctl_cfg, tcp_rmem_max, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum of the max (third) field of net.ipv4.tcp_rmem"),
+	PF_PARAM_U64(struct sysctl_cfg, tcp_wmem_max, "16777216", 0, U64_MAX_D, "bytes",
+		     "minimum of the max (third) field of net.ipv4.tcp_wmem"),
+	PF_PARAM_U64(struct sysctl_cfg, arp_ignore, "1", 0, 8, NULL,
+		     "required arp_ignore on each RoCE netdev of a multi-rail node"),
+	PF_PARAM_U64(struct sysctl_cfg, arp_announce, "2", 0, 2, NULL,
+		     "required arp_announce on each RoCE netdev of a multi-rail node"),
+	PF_PARAM_STRING(struct sysctl_cfg, rp_filter, "0,2",
+			"allowed rp_filter values on each RoCE netdev of a multi-rail node "
+			"(strict 1 drops RoCE traffic arriving on another rail)"),
+	PF_PARAM_U64(struct sysctl_cfg, numa_balancing, "0", 0, 3, NULL,
+		     "required kernel.numa_balancing"),
+	PF_PARAM_U64(struct sysctl_cfg, zone_reclaim_mode, "0", 0, 255, NULL,
+		     "required vm.zone_reclaim_mode"),
+	PF_PARAM_STRING(struct sysctl_cfg, ignore, "",
+			"sysctls not to judge, e.g. \"kernel.numa_balancing\""),
+	PF_PARAM_STRING(struct sysctl_cfg, warn_only, "",
+			"sysctls whose failures are reported as warnings"),
+	PF_PARAM_END,
+};
+
+enum cmp { CMP_GE, CMP_EQ, CMP_ONE_OF };
+
+struct rule {
+	const char *name;   /* dotted sysctl name; per-rail rules name the leaf */
+	enum cmp cmp;
+	int field;          /* 0: the whole value; N: the Nth whitespace field */
+	size_t offset;      /* threshold in struct sysctl_cfg (uint64_t, or char * for one-of) */
+	enum pf_status severity;
+	bool per_rail;      /* net.ipv4.conf.{all,<if>}.<name>, effective max */
+	const char *why;
+};
+
+#define OFF(f) offsetof(struct sysctl_cfg, f)
+
+static const struct rule rules[] = {
+	{ "net.core.rmem_max", CMP_GE, 0, OFF(rmem_max), PF_STATUS_FAIL, false,
+	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage" },
+	{ "net.core.wmem_max", CMP_GE, 0, OFF(wmem_max), PF_STATUS_FAIL, false,
+	  "caps socket send buffers of NCCL's socket transport, IPoIB and storage" },
+	{ "net.core.rmem_default", CMP_GE, 0, OFF(rmem_default), PF_STATUS_WARN, false,
+	  "default receive buffer of sockets that do not size their own" },
+	{ "net.core.wmem_default", CMP_GE, 0, OFF(wmem_default), PF_STATUS_WARN, false,
+	  "default send buffer of sockets that do not size their own" },
+	{ "net.core.netdev_max_backlog", CMP_GE, 0, OFF(netdev_max_backlog), PF_STATUS_WARN, false,
+	  "a short input queue drops packets at 100-400 Gb/s" },
+	{ "net.ipv4.tcp_rmem", CMP_GE, 3, OFF(tcp_rmem_max), PF_STATUS_WARN, false,
+	  "TCP receive autotuning cannot grow past this" },
+	{ "net.ipv4.tcp_wmem", CMP_GE, 3, OFF(tcp_wmem_max), PF_STATUS_WARN, false,
+	  "TCP send autotuning cannot grow past this" },
+	{ "arp_ignore", CMP_EQ, 0, OFF(arp_ignore), PF_STATUS_FAIL, true,
+	  "with several rails on one subnet each NIC must answer ARP only for its own address" },
+	{ "arp_announce", CMP_EQ, 0, OFF(arp_announce), PF_STATUS_FAIL, true,
+	  "with several rails on one subnet ARP must use the outgoing rail's address" },
+	{ "rp_filter", CMP_ONE_OF, 0, OFF(rp_filter), PF_STATUS_FAIL, true,
+	  "strict reverse-path filtering drops RoCEv2 packets that arrive on another rail" },
+	{ "kernel.numa_balancing", CMP_EQ, 0, OFF(numa_balancing), PF_STATUS_WARN, false,
+	  "automatic NUMA page migration moves pinned-adjacent memory and adds jitter" },
+	{ "vm.zone_reclaim_mode", CMP_EQ, 0, OFF(zone_reclaim_mode), PF_STATUS_WARN, false,
+	  "zone reclaim stalls allocations instead of using the other socket's memory" },
+};
+
+static uint64_t cfg_u64(const struct sysctl_cfg *cfg, size_t off)
+{
+	return *(const uint64_t *)((const char *)cfg + off);
+}
+
+static const char *cfg_str(const struct sysctl_cfg *cfg, size_t off)
+{
+	return *(char *const *)((const char *)cfg + off);
+}
+
+static void to_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "/proc/sys/%s", name);
+	for (char *p = buf + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+}
+
+/* Read the value of a sysctl (field N if asked); -errno or -EINVAL. */
+static int read_value(const struct pf_fs *fs, const char *path, int field, uint64_t *ret)
+{
+	pf_autofree char *text = NULL;
+	uint64_t fields[8];
+	int r, n;
+
+	r = pf_fs_read_line(fs, path, &text);
+	if (r < 0)
+		return r;
+	n = pf_parse_u64_fields(text, fields, PF_ARRAY_SIZE(fields));
+	if (n < 0)
+		return n;
+	if (field == 0) {
+		if (n != 1)
+			return -EINVAL;
+		*ret = fields[0];
+	} else {
+		if (n < field)
+			return -EINVAL;
+		*ret = fields[field - 1];
+	}
+	return 0;
+}
+
+static bool one_of(const char *list, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return pf_list_has(list, buf);
+}
+
+static void judge(struct pf_result *res, const struct sysctl_cfg *cfg, const struct rule *rule,
+		  const char *subject, const char *persist_name, uint64_t v)
+{
+	enum pf_status sev = pf_list_has(cfg->warn_only, rule->name) ? PF_STATUS_WARN
+								     : rule->severity;
+	char want[64], fix[64];
+	struct pf_finding *f;
+	bool ok;
+
+	switch (rule->cmp) {
+	case CMP_GE:
+		ok = v >= cfg_u64(cfg, rule->offset);
+		snprintf(want, sizeof(want), ">= %llu", (unsigned long long)cfg_u64(cfg, rule->offset));
+		snprintf(fix, sizeof(fix), "%llu", (unsigned long long)cfg_u64(cfg, rule->offset));
+		break;
+	case CMP_EQ:
+		ok = v == cfg_u64(cfg, rule->offset);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)cfg_u64(cfg, rule->offset));
+		snprintf(fix, sizeof(fix), "%s", want);
+		break;
+	default:
+		ok = one_of(cfg_str(cfg, rule->offset), v);
+		snprintf(want, sizeof(want), "one of %s", cfg_str(cfg, rule->offset));
+		snprintf(fix, sizeof(fix), "%.*s", (int)strcspn(cfg_str(cfg, rule->offset), ","),
+			 cfg_str(cfg, rule->offset));
+		break;
+	}
+	if (ok) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%llu (%s)", (unsigned long long)v, want);
+	} else {
+		f = pf_add(res, sev, subject, "%llu, expected %s: %s", (unsigned long long)v, want,
+			   rule->why);
+		if (rule->field)
+			pf_remedy(f, "raise the last field: sysctl -w %s=\"<min> <default> %s\" and "
+				  "persist it in /etc/sysctl.d/", persist_name, fix);
+		else
+			pf_remedy(f, "sysctl -w %s=%s and persist it in /etc/sysctl.d/",
+				  persist_name, fix);
+	}
+	pf_obs_num(f, "value", (double)v);
+	if (rule->cmp == CMP_GE)
+		pf_exp_num(f, "min", (double)cfg_u64(cfg, rule->offset));
+	else if (rule->cmp == CMP_EQ)
+		pf_exp_num(f, "value", (double)cfg_u64(cfg, rule->offset));
+	else
+		pf_exp_str(f, "one_of", cfg_str(cfg, rule->offset));
+}
+
+static void read_error(struct pf_result *res, const char *subject, const char *path, int r)
+{
+	if (r == -EINVAL || r == -ERANGE || r == -E2BIG)
+		pf_add(res, PF_STATUS_ERROR, subject, "cannot parse %s: unexpected contents", path);
+	else
+		pf_add(res, PF_STATUS_ERROR, subject, "cannot read %s: %s", path, strerror(-r));
+}
+
+static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
+			 const struct rule *rule, struct pf_result *res)
+{
+	char path[256];
+	uint64_t v;
+	int r;
+
+	to_path(path, sizeof(path), rule->name);
+	r = read_value(ctx->fs, path, rule->field, &v);
+	if (r < 0)
+		read_error(res, rule->name, path, r);
+	else
+		judge(res, cfg, rule, rule->name, rule->name, v);
+}
+
+/* Netdevs that carry RoCE: an RDMA device below them and an Ethernet link type. */
+static int roce_netdevs(const struct pf_fs *fs, char ***ret)
+{
+	pf_autostrv char **names = NULL;
+	char **out;
+	int n, k = 0;
+
+	n = pf_fs_list(fs, "/sys/class/net", &names);
+	if (n < 0)
+		return n;
+	out = pf_xcalloc((size_t)n + 1, sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		char path[320];
+		uint64_t type;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband", names[i]);
+		if (pf_fs_exists(fs, path) != 1)
+			continue;
+		if (pf_fs_readf_u64(fs, &type, "/sys/class/net/%s/type", names[i]) < 0 || type != 1)
+			continue;
+		out[k++] = pf_xstrdup(names[i]);
+	}
+	*ret = out;
+	return k;
+}
+
+static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
+			struct pf_result *res)
+{
+	pf_autostrv char **rails = NULL;
+	int n = roce_netdevs(ctx->fs, &rails);
+
+	if (n < 0) {
+		if (n != -ENOENT)
+			pf_add(res, PF_STATUS_ERROR, "net.ipv4.conf", "cannot list /sys/class/net: %s",
+			       strerror(-n));
+		return;
+	}
+	if (n < 2) {
+		pf_add(res, PF_STATUS_SKIP, "net.ipv4.conf",
+		       "%d RoCE netdev%s: multi-rail ARP and rp_filter rules do not apply", n,
+		       n == 1 ? "" : "s");
+		return;
+	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++) {
+		const struct rule *rule = &rules[i];
+		char path[256], subject[160];
+		uint64_t all, dev;
+		int r;
+
+		if (!rule->per_rail || pf_list_has(cfg->ignore, rule->name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", rule->name);
+		r = read_value(ctx->fs, path, 0, &all);
+		if (r < 0) {
+			snprintf(subject, sizeof(subject), "net.ipv4.conf.all.%s", rule->name);
+			read_error(res, subject, path, r);
+			continue;
+		}
+		for (int k = 0; k < n; k++) {
+			snprintf(subject, sizeof(subject), "net.ipv4.conf.%s.%s", rails[k], rule->name);
+			snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", rails[k],
+				 rule->name);
+			r = read_value(ctx->fs, path, 0, &dev);
+			if (r < 0) {
+				read_error(res, subject, path, r);
+				continue;
+			}
+			/* the kernel applies the larger of "all" and the interface's value */
+			judge(res, cfg, rule, subject, subject, all > dev ? all : dev);
+		}
+	}
+}
+
+static int sysctl_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct sysctl_cfg *cfg = config;
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++)
+		if (!rules[i].per_rail && !pf_list_has(cfg->ignore, rules[i].name))
+			check_global(ctx, cfg, &rules[i], res);
+	check_rails(ctx, cfg, res);
+	return 0;
+}
+
+const struct pf_check pf_check_sysctl = {
+	.name = "sysctl",
+	.summary = "network buffer, multi-rail ARP and NUMA sysctls",
+	.tags = "net,static",
+	.reads = "/proc/sys/net/core/{r,w}mem_{max,default}, netdev_max_backlog, "
+		 "/proc/sys/net/ipv4/tcp_{r,w}mem, /proc/sys/net/ipv4/conf/{all,<roce-if>}/"
+		 "{arp_ignore,arp_announce,rp_filter}, /proc/sys/kernel/numa_balancing, "
+		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/net/*/{type,device/infiniband}",
+	.params = sysctl_params,
+	.cfg_size = sizeof(struct sysctl_cfg),
+	.timeout_s = 5,
+	.run = sysctl_run,
+};

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check.h - the only header a check module needs.
+ *
+ * A check is a const descriptor: its name, what it reads, a parameter table
+ * that declares every profile key once (type, default, bounds, unit, help),
+ * and a run() that turns (context, config) into findings.  A check never
+ * prints, exits or reads globals; it reads the node only through ctx->fs and
+ * ctx->prov.
+ */
+#ifndef PREFLIGHT_CHECK_H
+#define PREFLIGHT_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preflight/fs.h"
+#include "preflight/result.h"
+
+enum pf_param_type {
+	PF_PARAM_BOOL,   /* bool */
+	PF_PARAM_U64,    /* uint64_t */
+	PF_PARAM_I64,    /* int64_t */
+	PF_PARAM_DOUBLE, /* double */
+	PF_PARAM_STRING, /* char * (owned by the config; a JSON array becomes "a,b,c") */
+};
+
+struct pf_param {
+	const char *key;
+	enum pf_param_type type;
+	size_t offset;
+	const char *def; /* default, written as on the command line */
+	double min, max; /* bounds for numbers (inclusive) */
+	const char *unit;
+	const char *help;
+};
+
+#define PF_PARAM_(cfg_type, field, key_, type_, def_, min_, max_, unit_, help_) \
+	{ .key = (key_), .type = (type_), .offset = offsetof(cfg_type, field),     \
+	  .def = (def_), .min = (min_), .max = (max_), .unit = (unit_), .help = (help_) }
+#define PF_PARAM_U64(t, f, def, min, max, unit, help) \
+	PF_PARAM_(t, f, #f, PF_PARAM_U64, def, min, max, unit, help)
+#define PF_PARAM_I64(t, f, def, min, max, unit, help) \
+	PF_PARAM_(t, f, #f, PF_PARAM_I64, def, min, max, unit, help)
+#define PF_PARAM_DOUBLE(t, f, def, min, max, unit, help) \
+	PF_PARAM_(t, f, #f, PF_PARAM_DOUBLE, def, min, max, unit, help)
+#define PF_PARAM_BOOL(t, f, def, help) \
+	PF_PARAM_(t, f, #f, PF_PARAM_BOOL, def, 0, 1, NULL, help)
+#define PF_PARAM_STRING(t, f, def, help) \
+	PF_PARAM_(t, f, #f, PF_PARAM_STRING, def, 0, 0, NULL, help)
+#define PF_PARAM_END { .key = NULL }
+
+struct pf_node;
+struct pf_providers;
+
+/* What a check sees of the world. */
+struct pf_ctx {
+	const struct pf_fs *fs;          /* the root: "/" or a snapshot */
+	const struct pf_providers *prov; /* facts that are not files */
+	struct pf_node *node;            /* inventory, when the check asked for it */
+};
+
+enum pf_check_flags {
+	PF_CHECK_NEEDS_NODE = 1 << 0, /* run() uses ctx->node */
+	PF_CHECK_TRAFFIC = 1 << 1,    /* sends traffic: not a static check */
+};
+
+struct pf_check {
+	const char *name;    /* [a-z0-9_]+, same as file and symbol */
+	const char *summary; /* one line, for --list */
+	const char *tags;    /* comma-separated: "rdma,static" */
+	const char *reads;   /* what it reads, for --describe */
+	const struct pf_param *params; /* PF_PARAM_END-terminated, may be NULL */
+	size_t cfg_size;
+	unsigned int timeout_s; /* default deadline in the runner */
+	unsigned int flags;
+	/*
+	 * Fill @res.  Return 0 once findings are recorded, or -errno when the
+	 * check could not decide (the runner then makes sure the status is error).
+	 */
+	int (*run)(const struct pf_ctx *ctx, const void *cfg, struct pf_result *res);
+};
+
+/* True if @item appears in the comma-separated @list (blanks around items ignored). */
+bool pf_list_has(const char *list, const char *item);
+
+#endif

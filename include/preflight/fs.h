@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs.h - root-relative file access.
+ *
+ * Every file preflight reads goes through a struct pf_fs.  Paths are written
+ * as the kernel documents them ("/sys/class/infiniband/...") and are resolved
+ * under the root given to pf_fs_open(): "/" for the live node, a snapshot
+ * directory otherwise.  Symlinks, absolute or relative, never leave the root.
+ * Errors are the kernel's errno, negated.
+ */
+#ifndef PREFLIGHT_FS_H
+#define PREFLIGHT_FS_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preflight/macro.h"
+
+struct pf_fs;
+
+/* Largest file pf_fs_read_full() returns by default (sysfs pages are 4 KiB). */
+#define PF_FS_MAX_DEFAULT (1024 * 1024)
+
+/*
+ * Open the root directory @root.  Returns 0 and sets *ret_fs, or -errno
+ * (-ENOTDIR, -ENOENT, -EACCES, ...).
+ */
+int pf_fs_open(const char *root, struct pf_fs **ret_fs);
+/* Release @fs; NULL-safe; returns NULL. */
+struct pf_fs *pf_fs_free(struct pf_fs *fs);
+PF_DEFINE_AUTO(fs_free, struct pf_fs *, pf_fs_free)
+#define pf_autofs PF_CLEANUP(pf_fs_freep)
+
+/* The root as given (normalised: no trailing slash except for "/"). */
+const char *pf_fs_root(const struct pf_fs *fs);
+/* True when the root is "/" (the live node). */
+bool pf_fs_is_live(const struct pf_fs *fs);
+
+/* open(2) a path under the root, O_RDONLY|O_CLOEXEC plus @flags.  Returns fd or -errno. */
+int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags);
+
+/*
+ * Read a whole file, at most @max bytes (0: PF_FS_MAX_DEFAULT); a longer file
+ * fails with -EFBIG.  The buffer is NUL-terminated; *ret_len excludes the NUL.
+ * Embedded NUL bytes are kept in the length.
+ */
+int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
+		    char **ret_buf, size_t *ret_len);
+/* Read the first line, without its newline.  An empty file gives "". */
+int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line);
+/* Read a decimal (or 0x hex) integer file; -EINVAL for anything else, -ERANGE on overflow. */
+int pf_fs_read_u64(const struct pf_fs *fs, const char *path, uint64_t *ret);
+int pf_fs_read_i64(const struct pf_fs *fs, const char *path, int64_t *ret);
+/* The target of a symlink under the root, as stored. */
+int pf_fs_readlink(const struct pf_fs *fs, const char *path, char **ret_target);
+/*
+ * The canonical path of @path under the root, as an absolute path relative to
+ * the root ("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0").
+ */
+int pf_fs_realpath(const struct pf_fs *fs, const char *path, char **ret_path);
+/* opendir(3) under the root. */
+int pf_fs_opendir(const struct pf_fs *fs, const char *path, DIR **ret_dir);
+/*
+ * List the names in a directory, sorted, without "." and "..".  Returns the
+ * count; *ret_names is a NULL-terminated array freed with pf_strv_free().
+ */
+int pf_fs_list(const struct pf_fs *fs, const char *path, char ***ret_names);
+/* 1 if the path exists (following symlinks), 0 if not, -errno on other errors. */
+int pf_fs_exists(const struct pf_fs *fs, const char *path);
+
+/* printf-style path variants. */
+int pf_fs_readf_line(const struct pf_fs *fs, char **ret_line, const char *fmt, ...) PF_PRINTF(3, 4);
+int pf_fs_readf_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
+int pf_fs_readf_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
+
+void pf_strv_free(char **v);
+PF_DEFINE_AUTO(strv_free, char **, pf_strv_free)
+#define pf_autostrv PF_CLEANUP(pf_strv_freep)
+
+/* Parse an unsigned/signed integer string (decimal or 0x hex, surrounding blanks allowed). */
+int pf_parse_u64(const char *s, uint64_t *ret);
+int pf_parse_i64(const char *s, int64_t *ret);
+
+#endif

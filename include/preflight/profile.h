@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - expectations: built-in defaults < profile file < --set.
+ *
+ * Each check declares its keys once in its parameter table; this module
+ * validates a JSON profile and --set overrides against those tables and
+ * builds each check's typed config struct.
+ *
+ * Profile file (comments allowed):
+ *   { "name": "dgx-h100", "description": "...",
+ *     "checks": { "memlock": { "min_kib": 0 }, "sysctl": { "ignore": ["kernel.numa_balancing"] } } }
+ */
+#ifndef PREFLIGHT_PROFILE_H
+#define PREFLIGHT_PROFILE_H
+
+#include <cjson/cJSON.h>
+
+#include "preflight/check.h"
+
+struct pf_profile {
+	char *name;       /* "generic" without a file */
+	char *path;       /* NULL without a file */
+	cJSON *checks;    /* object: check -> { key: value }; NULL without a file */
+	const char **sets; /* "check.key=value", borrowed */
+	size_t n_sets;
+};
+
+void pf_profile_init(struct pf_profile *p);
+void pf_profile_release(struct pf_profile *p);
+
+/*
+ * Load a profile file.  -errno or -EINVAL with *ret_err naming the file and
+ * the offending key (caller frees *ret_err).
+ */
+int pf_profile_load(struct pf_profile *p, const char *path, char **ret_err);
+/* Load a profile from a string (tests, shipped profiles). */
+int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin, char **ret_err);
+
+/* Add a --set override ("check.key=value"); kept as a borrowed pointer. */
+void pf_profile_add_set(struct pf_profile *p, const char *set);
+
+/*
+ * Check every check name, key and value type of the profile and of the --set
+ * overrides against @checks.  -EINVAL with *ret_err on the first problem.
+ */
+int pf_profile_validate(const struct pf_profile *p, const struct pf_check *const *checks,
+			size_t n, char **ret_err);
+
+/* Build the effective config of @c: defaults, then the profile, then --set. */
+int pf_config_build(const struct pf_check *c, const struct pf_profile *p, void **ret_cfg,
+		    char **ret_err);
+void pf_config_free(const struct pf_check *c, void *cfg);
+/* The effective config as a JSON object (the report's "config"). */
+cJSON *pf_config_to_json(const struct pf_check *c, const void *cfg);
+
+const struct pf_param *pf_param_find(const struct pf_check *c, const char *key);
+/* Parse @value (command-line spelling) into the field of @cfg; bounds checked. */
+int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, char **ret_err);
+const char *pf_param_type_name(enum pf_param_type t);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.h - the table of checks expanded from checks/checks.def.
+ */
+#ifndef PREFLIGHT_REGISTRY_H
+#define PREFLIGHT_REGISTRY_H
+
+#include "preflight/check.h"
+
+/* All checks in run order; *ret_n receives the count. */
+const struct pf_check *const *pf_registry(size_t *ret_n);
+const struct pf_check *pf_registry_find(const char *name);
+
+/*
+ * Validate one descriptor: name [a-z0-9_]+, summary, run, param table
+ * (unique keys, offsets inside cfg_size, defaults that parse within bounds).
+ * -EINVAL with *ret_err describing the first problem.
+ */
+int pf_check_validate(const struct pf_check *c, char **ret_err);
+/* Validate a table of checks (each descriptor, plus unique names). */
+int pf_registry_validate(const struct pf_check *const *checks, size_t n, char **ret_err);
+
+#endif

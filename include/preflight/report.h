@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - the finished report (schema preflight.report/v1) and its
+ * renderers.  Renderers only read; they run after every check has finished.
+ */
+#ifndef PREFLIGHT_REPORT_H
+#define PREFLIGHT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "preflight/runner.h"
+
+#define PF_REPORT_SCHEMA "preflight.report/v1"
+
+enum pf_format {
+	PF_FORMAT_JSON,
+	PF_FORMAT_TEXT,
+	PF_FORMAT_COUNT,
+};
+
+struct pf_report {
+	const char *version;
+	char hostname[256];
+	char kernel[256];
+	const char *root;
+	const char *profile;
+	time_t started_at;
+	double duration_ms;
+	struct pf_run *runs;
+	size_t n_runs;
+};
+
+/* Fill hostname and kernel from uname(2), or from the root's files when not live. */
+void pf_report_describe_node(struct pf_report *r, const struct pf_fs *fs);
+
+/* fail > error > warn > pass, over all checks. */
+enum pf_status pf_report_verdict(const struct pf_report *r);
+void pf_report_counts(const struct pf_report *r, size_t counts[PF_STATUS_COUNT]);
+
+int pf_format_from_name(const char *name, enum pf_format *ret);
+
+cJSON *pf_report_to_json(const struct pf_report *r);
+/* Write the report; returns 0 or -errno (from the stream). */
+int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool color);
+int pf_render_json(const struct pf_report *r, FILE *out);
+int pf_render_text(const struct pf_report *r, FILE *out, bool color);
+
+#endif

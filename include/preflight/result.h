@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * result.h - what a check returns: a status and findings, one per subject.
+ *
+ * A finding names its subject ("mlx5_3/1", "net.core.rmem_max"), carries a
+ * status, a one-line message, observed and expected values (JSON objects so
+ * that renderers can print them without knowing the check) and a remedy.
+ * The check's status is its worst finding (pf_result_finish()).
+ */
+#ifndef PREFLIGHT_RESULT_H
+#define PREFLIGHT_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "preflight/macro.h"
+
+enum pf_status {
+	PF_STATUS_PASS,
+	PF_STATUS_WARN,
+	PF_STATUS_FAIL,
+	PF_STATUS_SKIP,
+	PF_STATUS_ERROR,
+	PF_STATUS_COUNT,
+};
+
+struct pf_finding {
+	char *subject;
+	enum pf_status status;
+	char *message;
+	cJSON *observed; /* object or NULL */
+	cJSON *expected; /* object or NULL */
+	char *remedy;    /* or NULL */
+};
+
+struct pf_result {
+	enum pf_status status;
+	char *summary;
+	struct pf_finding *findings;
+	size_t n_findings;
+};
+
+const char *pf_status_name(enum pf_status s);
+/* Parse "pass", "warn", ...; -EINVAL for anything else. */
+int pf_status_from_name(const char *name, enum pf_status *ret);
+/* Severity order used for "worst": skip < pass < warn < error < fail. */
+int pf_status_rank(enum pf_status s);
+enum pf_status pf_status_worst(enum pf_status a, enum pf_status b);
+
+void pf_result_init(struct pf_result *res);
+void pf_result_release(struct pf_result *res);
+
+/*
+ * Append a finding and return it (owned by @res; valid until the next add).
+ * @subject may be NULL for a check-wide finding.
+ */
+struct pf_finding *pf_add(struct pf_result *res, enum pf_status st, const char *subject,
+			  const char *fmt, ...) PF_PRINTF(4, 5);
+
+/* Observed and expected values of a finding. */
+void pf_obs_num(struct pf_finding *f, const char *key, double v);
+void pf_obs_str(struct pf_finding *f, const char *key, const char *v);
+void pf_obs_bool(struct pf_finding *f, const char *key, bool v);
+void pf_exp_num(struct pf_finding *f, const char *key, double v);
+void pf_exp_str(struct pf_finding *f, const char *key, const char *v);
+void pf_exp_bool(struct pf_finding *f, const char *key, bool v);
+/* Attach an arbitrary JSON value (ownership moves to the finding). */
+void pf_obs_json(struct pf_finding *f, const char *key, cJSON *v);
+void pf_remedy(struct pf_finding *f, const char *fmt, ...) PF_PRINTF(2, 3);
+
+/* Set the one-line summary (replaces any earlier one). */
+void pf_summary(struct pf_result *res, const char *fmt, ...) PF_PRINTF(2, 3);
+
+/*
+ * Record that the check could not decide: adds an error finding with
+ * "<message>: <strerror(-err)>" and returns @err (negative errno) so that
+ * `return pf_error(res, r, "cannot read '%s'", path);` works.
+ */
+int pf_error(struct pf_result *res, int err, const char *fmt, ...) PF_PRINTF(3, 4);
+/* Mark the whole check skipped with a reason; returns 0. */
+int pf_skip(struct pf_result *res, const char *fmt, ...) PF_PRINTF(2, 3);
+
+/*
+ * Compute the check's status from its findings and fill a default summary
+ * ("2 of 8 findings fail") when the check set none.  A result with no
+ * findings becomes an error: a check never passes silently.
+ */
+void pf_result_finish(struct pf_result *res);
+
+/* Serialise to / from the report's per-check JSON fields (status, summary, findings). */
+cJSON *pf_result_to_json(const struct pf_result *res);
+int pf_result_from_json(const cJSON *json, struct pf_result *res);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner.h - runs selected checks, each in a forked child with a deadline.
+ *
+ * The child runs the check and writes its result to a pipe as JSON; the
+ * parent reads it, kills the child's process group when the deadline passes
+ * ("timed out after N s") and turns a crash into an error ("crashed:
+ * SIGSEGV").  Every run ends with a finished, valid result.
+ */
+#ifndef PREFLIGHT_RUNNER_H
+#define PREFLIGHT_RUNNER_H
+
+#include <stdbool.h>
+
+#include "preflight/check.h"
+
+struct pf_run {
+	const struct pf_check *check;
+	void *cfg;
+	struct pf_result res;
+	double duration_ms;
+	unsigned int timeout_s; /* the deadline applied */
+};
+
+struct pf_runner_opts {
+	bool no_fork;           /* run in-process (debugging) */
+	unsigned int timeout_s; /* overrides each check's deadline when non-zero */
+};
+
+/* Run @runs in order; fills each run's res, duration_ms and timeout_s. */
+void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
+		   const struct pf_runner_opts *opts);
+
+/* Run one check in this process and finish its result. */
+void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run);
+
+#endif

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fs.c - root-relative file access (see include/preflight/fs.h).
+ *
+ * Under a root other than "/", paths are opened with openat2(RESOLVE_IN_ROOT)
+ * when the kernel has it; otherwise they are resolved component by component
+ * in user space, with every symlink re-anchored at the root and ".." clamped
+ * there, and the result is opened with O_NOFOLLOW.  The user-space resolver
+ * also implements pf_fs_realpath(), which inventory uses for PCI paths.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "preflight/fs.h"
+
+#define PF_MAX_SYMLINKS 40
+
+struct pf_fs {
+	int root_fd;
+	char *root;
+	bool live;
+	bool have_openat2;
+};
+
+static int sys_openat2(int dirfd, const char *path, int flags, uint64_t resolve)
+{
+#ifdef SYS_openat2
+	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+int pf_fs_open(const char *root, struct pf_fs **ret_fs)
+{
+	struct pf_fs *fs;
+	size_t len;
+	int fd, probe;
+
+	if (!root || !*root)
+		return -EINVAL;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	fs = pf_xcalloc(1, sizeof(*fs));
+	fs->root_fd = fd;
+	fs->root = pf_xstrdup(root);
+	len = strlen(fs->root);
+	while (len > 1 && fs->root[len - 1] == '/')
+		fs->root[--len] = '\0';
+	fs->live = strcmp(fs->root, "/") == 0;
+
+	probe = sys_openat2(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, RESOLVE_IN_ROOT);
+	if (probe >= 0) {
+		fs->have_openat2 = true;
+		close(probe);
+	}
+	*ret_fs = fs;
+	return 0;
+}
+
+struct pf_fs *pf_fs_free(struct pf_fs *fs)
+{
+	if (!fs)
+		return NULL;
+	if (fs->root_fd >= 0)
+		close(fs->root_fd);
+	free(fs->root);
+	free(fs);
+	return NULL;
+}
+
+const char *pf_fs_root(const struct pf_fs *fs)
+{
+	return fs->root;
+}
+
+bool pf_fs_is_live(const struct pf_fs *fs)
+{
+	return fs->live;
+}
+
+/* Drop the last component of a relative path held in @out (length *len). */
+static void pop_component(char *out, size_t *len)
+{
+	while (*len > 0 && out[*len - 1] != '/')
+		(*len)--;
+	if (*len > 0)
+		(*len)--;
+	out[*len] = '\0';
+}
+
+/*
+ * Resolve @path under the root into a relative path with no symlinks (the
+ * last component is left alone unless @follow_last).  "" stands for the root.
+ */
+static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, char **ret)
+{
+	pf_autofree char *todo = pf_xstrdup(path);
+	char out[PATH_MAX], target[PATH_MAX];
+	size_t len = 0;
+	int links = 0;
+	char *p = todo;
+
+	out[0] = '\0';
+	for (;;) {
+		char *comp, *slash;
+		size_t clen;
+		ssize_t n;
+		bool last;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		slash = strchr(p, '/');
+		clen = slash ? (size_t)(slash - p) : strlen(p);
+		p += clen;
+		while (*p == '/')
+			p++;
+		last = *p == '\0';
+
+		if (clen == 1 && comp[0] == '.')
+			continue;
+		if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
+			pop_component(out, &len);
+			continue;
+		}
+		if (len + 1 + clen + 1 > sizeof(out))
+			return -ENAMETOOLONG;
+		if (len > 0)
+			out[len++] = '/';
+		memcpy(out + len, comp, clen);
+		len += clen;
+		out[len] = '\0';
+		if (last && !follow_last)
+			break;
+
+		n = readlinkat(fs->root_fd, out, target, sizeof(target) - 1);
+		if (n < 0) {
+			if (errno == EINVAL)
+				continue; /* not a symlink */
+			if (errno == ENOENT && last)
+				break; /* let the caller's open say ENOENT */
+			return -errno;
+		}
+		target[n] = '\0';
+		if (++links > PF_MAX_SYMLINKS)
+			return -ELOOP;
+		pop_component(out, &len);
+		if (target[0] == '/') {
+			len = 0;
+			out[0] = '\0';
+		}
+		{
+			char *next = pf_xasprintf("%s/%s", target, p);
+
+			free(todo);
+			todo = next;
+			p = todo;
+		}
+	}
+	*ret = pf_xstrdup(out);
+	return 0;
+}
+
+int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
+{
+	pf_autofree char *rel = NULL;
+	int fd, r;
+
+	flags |= O_RDONLY | O_CLOEXEC;
+	if (fs->live) {
+		fd = open(path, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	if (fs->have_openat2) {
+		while (*path == '/')
+			path++;
+		fd = sys_openat2(fs->root_fd, *path ? path : ".", flags,
+				 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		return fd < 0 ? -errno : fd;
+	}
+	r = resolve(fs, path, true, &rel);
+	if (r < 0)
+		return r;
+	fd = openat(fs->root_fd, *rel ? rel : ".", flags | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
+		    char **ret_buf, size_t *ret_len)
+{
+	pf_autoclose int fd = -1;
+	pf_autofree char *buf = NULL;
+	size_t len = 0, cap = 4096;
+
+	if (max == 0)
+		max = PF_FS_MAX_DEFAULT;
+	fd = pf_fs_open_file(fs, path, 0);
+	if (fd < 0)
+		return fd;
+	buf = pf_xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap > max)
+				return -EFBIG;
+			cap *= 2;
+			buf = pf_xrealloc(buf, cap + 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max)
+			return -EFBIG;
+	}
+	buf[len] = '\0';
+	*ret_buf = PF_TAKE_PTR(buf);
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line)
+{
+	char *buf = NULL;
+	int r;
+
+	r = pf_fs_read_full(fs, path, 0, &buf, NULL);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	*ret_line = buf;
+	return 0;
+}
+
+static const char *skip_blank(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return s;
+}
+
+static int check_tail(const char *end)
+{
+	return *skip_blank(end) ? -EINVAL : 0;
+}
+
+int pf_parse_u64(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+	int base = 10;
+
+	s = skip_blank(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!((*s >= '0' && *s <= '9') || (base == 16 && strchr("abcdefABCDEF", *s) && *s)))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || check_tail(end) < 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int pf_parse_i64(const char *s, int64_t *ret)
+{
+	long long v;
+	char *end;
+
+	s = skip_blank(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		uint64_t u;
+		int r = pf_parse_u64(s, &u);
+
+		if (r < 0)
+			return r;
+		if (u > INT64_MAX)
+			return -ERANGE;
+		*ret = (int64_t)u;
+		return 0;
+	}
+	if (!(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || check_tail(end) < 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int pf_fs_read_u64(const struct pf_fs *fs, const char *path, uint64_t *ret)
+{
+	pf_autofree char *line = NULL;
+	uint64_t v;
+	int r;
+
+	r = pf_fs_read_line(fs, path, &line);
+	if (r < 0)
+		return r;
+	r = pf_parse_u64(line, &v);
+	if (r < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
+int pf_fs_read_i64(const struct pf_fs *fs, const char *path, int64_t *ret)
+{
+	pf_autofree char *line = NULL;
+	int64_t v;
+	int r;
+
+	r = pf_fs_read_line(fs, path, &line);
+	if (r < 0)
+		return r;
+	r = pf_parse_i64(line, &v);
+	if (r < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
+static int readlink_at(int dirfd, const char *rel, char **ret)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	n = readlinkat(dirfd, rel, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	*ret = pf_xstrdup(buf);
+	return 0;
+}
+
+int pf_fs_readlink(const struct pf_fs *fs, const char *path, char **ret_target)
+{
+	pf_autofree char *rel = NULL;
+	int r;
+
+	if (fs->live)
+		return readlink_at(AT_FDCWD, path, ret_target);
+	r = resolve(fs, path, false, &rel);
+	if (r < 0)
+		return r;
+	if (!*rel)
+		return -EINVAL;
+	return readlink_at(fs->root_fd, rel, ret_target);
+}
+
+int pf_fs_realpath(const struct pf_fs *fs, const char *path, char **ret_path)
+{
+	pf_autofree char *rel = NULL;
+	int r;
+
+	if (fs->live) {
+		char *p = realpath(path, NULL);
+
+		if (!p)
+			return -errno;
+		*ret_path = p;
+		return 0;
+	}
+	r = resolve(fs, path, true, &rel);
+	if (r < 0)
+		return r;
+	r = pf_fs_exists(fs, path);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOENT;
+	*ret_path = pf_xasprintf("/%s", rel);
+	return 0;
+}
+
+int pf_fs_opendir(const struct pf_fs *fs, const char *path, DIR **ret_dir)
+{
+	DIR *d;
+	int fd;
+
+	fd = pf_fs_open_file(fs, path, O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret_dir = d;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pf_fs_list(const struct pf_fs *fs, const char *path, char ***ret_names)
+{
+	pf_autoclosedir DIR *d = NULL;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r;
+
+	r = pf_fs_opendir(fs, path, &d);
+	if (r < 0)
+		return r;
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n + 2 > cap) {
+			cap = cap ? cap * 2 : 16;
+			v = pf_xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = pf_xstrdup(de->d_name);
+	}
+	if (!v)
+		v = pf_xcalloc(1, sizeof(*v));
+	v[n] = NULL;
+	qsort(v, n, sizeof(*v), cmp_str);
+	*ret_names = v;
+	return (int)n;
+}
+
+int pf_fs_exists(const struct pf_fs *fs, const char *path)
+{
+	int fd = pf_fs_open_file(fs, path, O_PATH);
+
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	return fd;
+}
+
+void pf_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+#define PF_FS_VFORMAT(fmt, path)                      \
+	char path[PATH_MAX];                           \
+	do {                                           \
+		va_list ap;                            \
+		int n_;                                \
+		va_start(ap, fmt);                     \
+		n_ = vsnprintf(path, sizeof(path), fmt, ap); \
+		va_end(ap);                            \
+		if (n_ < 0 || (size_t)n_ >= sizeof(path)) \
+			return -ENAMETOOLONG;          \
+	} while (0)
+
+int pf_fs_readf_line(const struct pf_fs *fs, char **ret_line, const char *fmt, ...)
+{
+	PF_FS_VFORMAT(fmt, path);
+	return pf_fs_read_line(fs, path, ret_line);
+}
+
+int pf_fs_readf_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...)
+{
+	PF_FS_VFORMAT(fmt, path);
+	return pf_fs_read_u64(fs, path, ret);
+}
+
+int pf_fs_readf_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...)
+{
+	PF_FS_VFORMAT(fmt, path);
+	return pf_fs_read_i64(fs, path, ret);
+}

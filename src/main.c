@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - argv -> options -> checks -> report -> exit code.
+ *
+ * The only place that prints diagnostics for the user and chooses the exit
+ * status: 0 no fail and no error, 1 a fail, 2 an error and no fail, 64 usage
+ * or profile error, 70 internal bug, 74 the report could not be written.
+ */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "preflight/profile.h"
+#include "preflight/providers.h"
+#include "preflight/registry.h"
+#include "preflight/report.h"
+#include "preflight/runner.h"
+
+#ifndef PF_VERSION
+#define PF_VERSION "0.0.0"
+#endif
+
+enum {
+	PF_EXIT_OK = 0,
+	PF_EXIT_FAIL = 1,
+	PF_EXIT_ERROR = 2,
+	PF_EXIT_USAGE = 64,
+	PF_EXIT_SOFTWARE = 70,
+	PF_EXIT_IOERR = 74,
+};
+
+struct pf_opts {
+	const char *only;
+	const char *skip;
+	const char *format;
+	const char *output;
+	const char *root;
+	const char *profile;
+	const char *describe;
+	bool list;
+	struct pf_runner_opts runner;
+	struct pf_profile prof;
+};
+
+static int usage_error(const char *fmt, ...) PF_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("preflight: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n", stderr);
+	return PF_EXIT_USAGE;
+}
+
+static void print_help(FILE *out)
+{
+	fputs("usage: preflight [options]\n"
+	      "\n"
+	      "Check that this node is fit to join a GPU/RDMA training job.\n"
+	      "\n"
+	      "  --list                 list the checks\n"
+	      "  --describe NAME        what a check reads and its thresholds\n"
+	      "  --only A,B             run only these checks\n"
+	      "  --skip C,D             do not run these checks\n"
+	      "  --format json|text     report format (default: text on a terminal, else json)\n"
+	      "  --output FILE          write the report to FILE atomically\n"
+	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
+	      "  --profile FILE         expectations from a JSON profile\n"
+	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
+	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
+	      "  --no-fork              run checks in this process (debugging)\n"
+	      "  --version              print the version\n"
+	      "  --help                 this text\n"
+	      "\n"
+	      "Exit status: 0 pass, 1 a check failed, 2 a check could not decide,\n"
+	      "64 usage or profile error, 70 internal error, 74 report not written.\n",
+	      out);
+}
+
+static int check_names(const char *list, const char *opt)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!pf_registry_find(t))
+			return usage_error("%s: unknown check '%s' (see --list)", opt, t);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct pf_opts *o)
+{
+	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
+	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "describe", required_argument, NULL, OPT_DESCRIBE },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LIST: o->list = true; break;
+		case OPT_DESCRIBE: o->describe = optarg; break;
+		case OPT_ONLY: o->only = optarg; break;
+		case OPT_SKIP: o->skip = optarg; break;
+		case OPT_FORMAT: o->format = optarg; break;
+		case OPT_OUTPUT: o->output = optarg; break;
+		case OPT_ROOT: o->root = optarg; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_SET: pf_profile_add_set(&o->prof, optarg); break;
+		case OPT_NO_FORK: o->runner.no_fork = true; break;
+		case OPT_TIMEOUT: {
+			uint64_t t;
+
+			if (pf_parse_u64(optarg, &t) < 0 || t == 0 || t > 86400)
+				return usage_error("--timeout: '%s' is not a number of seconds "
+						   "(1..86400)", optarg);
+			o->runner.timeout_s = (unsigned int)t;
+			break;
+		}
+		case OPT_VERSION:
+			printf("preflight %s\n", PF_VERSION);
+			return -1;
+		case OPT_HELP:
+			print_help(stdout);
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->only && check_names(o->only, "--only"))
+		return PF_EXIT_USAGE;
+	if (o->skip && check_names(o->skip, "--skip"))
+		return PF_EXIT_USAGE;
+	return 0;
+}
+
+static void list_checks(void)
+{
+	size_t n;
+	const struct pf_check *const *checks = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%-16s %-62s [%s]\n", checks[i]->name, checks[i]->summary, checks[i]->tags);
+}
+
+static int describe_check(const char *name)
+{
+	const struct pf_check *c = pf_registry_find(name);
+
+	if (!c)
+		return usage_error("--describe: unknown check '%s' (see --list)", name);
+	printf("%s - %s\n\ntags:     %s\ndeadline: %u s\nreads:    %s\n", c->name, c->summary,
+	       c->tags, c->timeout_s, c->reads);
+	if (!c->params || !c->params->key) {
+		printf("\nno parameters\n");
+		return 0;
+	}
+	printf("\nparameters (--set %s.KEY=VALUE, or \"checks\": {\"%s\": {...}} in a profile):\n",
+	       c->name, c->name);
+	for (const struct pf_param *p = c->params; p->key; p++) {
+		printf("  %-24s %s, default %s%s%s", p->key, pf_param_type_name(p->type),
+		       *p->def ? p->def : "\"\"", p->unit ? " " : "", p->unit ? p->unit : "");
+		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64 || p->type == PF_PARAM_DOUBLE)
+			printf(", range %.15g..%.15g", p->min, p->max);
+		printf("\n      %s\n", p->help);
+	}
+	return 0;
+}
+
+static bool selected(const struct pf_opts *o, const struct pf_check *c)
+{
+	if (o->only && !pf_list_has(o->only, c->name))
+		return false;
+	return !(o->skip && pf_list_has(o->skip, c->name));
+}
+
+/* Write through a temporary file in the same directory, then rename. */
+static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
+{
+	pf_autofree char *dir_copy = pf_xstrdup(path), *base_copy = pf_xstrdup(path);
+	pf_autofree char *tmp = pf_xasprintf("%s/.%s.XXXXXX", dirname(dir_copy),
+					      basename(base_copy));
+	FILE *f;
+	int fd, r_render, r_close;
+
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
+		return PF_EXIT_IOERR;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
+		return PF_EXIT_IOERR;
+	}
+	r_render = pf_render(r, fmt, f, false);
+	if (fflush(f) == EOF || fsync(fileno(f)) < 0)
+		r_render = r_render ? r_render : -errno;
+	r_close = fclose(f) == EOF ? -errno : 0;
+	if (r_render == 0)
+		r_render = r_close;
+	if (r_render == 0 && rename(tmp, path) < 0)
+		r_render = -errno;
+	if (r_render < 0) {
+		unlink(tmp);
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(-r_render));
+		return PF_EXIT_IOERR;
+	}
+	return 0;
+}
+
+static int exit_code(enum pf_status verdict)
+{
+	switch (verdict) {
+	case PF_STATUS_FAIL: return PF_EXIT_FAIL;
+	case PF_STATUS_ERROR: return PF_EXIT_ERROR;
+	default: return PF_EXIT_OK;
+	}
+}
+
+static double wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int run_checks(struct pf_opts *o)
+{
+	size_t n_all, n = 0;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	pf_autofs struct pf_fs *fs = NULL;
+	struct pf_report report = { .version = PF_VERSION };
+	struct pf_ctx ctx = { 0 };
+	enum pf_format fmt;
+	pf_autofree struct pf_run *runs = NULL;
+	pf_autofree char *err = NULL;
+	double t0 = wall_ms();
+	int r, rc;
+
+	if (o->format) {
+		if (pf_format_from_name(o->format, &fmt) < 0)
+			return usage_error("--format: unknown format '%s' (json or text)", o->format);
+	} else {
+		fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
+	}
+	if (o->profile) {
+		r = pf_profile_load(&o->prof, o->profile, &err);
+		if (r < 0)
+			return usage_error("%s", err ? err : "cannot load the profile");
+	}
+	r = pf_profile_validate(&o->prof, all, n_all, &err);
+	if (r < 0)
+		return usage_error("%s", err ? err : "invalid profile");
+
+	o->root = o->root ? o->root : "/";
+	r = pf_fs_open(o->root, &fs);
+	if (r < 0)
+		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+
+	runs = pf_xcalloc(n_all, sizeof(*runs));
+	for (size_t i = 0; i < n_all; i++) {
+		if (!selected(o, all[i]))
+			continue;
+		runs[n].check = all[i];
+		r = pf_config_build(all[i], &o->prof, &runs[n].cfg, &err);
+		PF_BUG_ON(r < 0); /* validated above */
+		pf_result_init(&runs[n].res);
+		n++;
+	}
+
+	ctx.fs = fs;
+	ctx.prov = pf_providers_for(fs);
+	report.started_at = time(NULL);
+	pf_runner_run(&ctx, runs, n, &o->runner);
+
+	report.root = pf_fs_root(fs);
+	report.profile = o->prof.name ? o->prof.name : "generic";
+	report.runs = runs;
+	report.n_runs = n;
+	pf_report_describe_node(&report, fs);
+	report.duration_ms = wall_ms() - t0;
+
+	if (o->output) {
+		rc = write_report_file(&report, fmt, o->output);
+	} else {
+		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+
+		r = pf_render(&report, fmt, stdout, color);
+		if (r == 0 && (fflush(stdout) == EOF || ferror(stdout)))
+			r = -errno;
+		rc = r < 0 ? PF_EXIT_IOERR : 0;
+		if (r < 0)
+			fprintf(stderr, "preflight: cannot write the report: %s\n", strerror(-r));
+	}
+	if (rc == 0)
+		rc = exit_code(pf_report_verdict(&report));
+
+	for (size_t i = 0; i < n; i++) {
+		pf_config_free(runs[i].check, runs[i].cfg);
+		pf_result_release(&runs[i].res);
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct pf_opts o = { 0 };
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+	pf_autofree char *err = NULL;
+	int rc;
+
+	if (pf_registry_validate(all, n, &err) < 0) {
+		fprintf(stderr, "preflight: BUG: %s\n", err);
+		return PF_EXIT_SOFTWARE;
+	}
+	pf_profile_init(&o.prof);
+	rc = parse_args(argc, argv, &o);
+	if (rc == 0) {
+		if (o.list)
+			list_checks();
+		else if (o.describe)
+			rc = describe_check(o.describe);
+		else
+			rc = run_checks(&o);
+	} else if (rc < 0) {
+		rc = 0; /* --help, --version */
+	}
+	pf_profile_release(&o.prof);
+	if (fclose(stdout) == EOF && rc == 0) {
+		fprintf(stderr, "preflight: cannot write to stdout: %s\n", strerror(errno));
+		rc = PF_EXIT_IOERR;
+	}
+	return rc;
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * profile.c - parameter tables, profile files and --set overrides.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "preflight/fs.h"
+#include "preflight/profile.h"
+
+void pf_profile_init(struct pf_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void pf_profile_release(struct pf_profile *p)
+{
+	free(p->name);
+	free(p->path);
+	cJSON_Delete(p->checks);
+	free(p->sets);
+	pf_profile_init(p);
+}
+
+static int fail(char **ret_err, const char *fmt, ...) PF_PRINTF(2, 3);
+static int fail(char **ret_err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(ret_err, fmt, ap) < 0)
+		*ret_err = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *pf_param_type_name(enum pf_param_type t)
+{
+	switch (t) {
+	case PF_PARAM_BOOL: return "bool";
+	case PF_PARAM_U64: return "unsigned integer";
+	case PF_PARAM_I64: return "integer";
+	case PF_PARAM_DOUBLE: return "number";
+	case PF_PARAM_STRING: return "string";
+	}
+	return "?";
+}
+
+const struct pf_param *pf_param_find(const struct pf_check *c, const char *key)
+{
+	for (const struct pf_param *p = c->params; p && p->key; p++)
+		if (!strcmp(p->key, key))
+			return p;
+	return NULL;
+}
+
+static int out_of_bounds(const struct pf_param *prm, double v, const char *value, char **ret_err)
+{
+	return fail(ret_err, "value '%s' for '%s' is out of range [%.15g, %.15g]", value,
+		    prm->key, prm->min, prm->max);
+}
+
+int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, char **ret_err)
+{
+	char *field = (char *)cfg + prm->offset;
+	char *end;
+
+	switch (prm->type) {
+	case PF_PARAM_BOOL:
+		if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes"))
+			*(bool *)field = true;
+		else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no"))
+			*(bool *)field = false;
+		else
+			return fail(ret_err, "value '%s' for '%s' is not a bool (true or false)",
+				    value, prm->key);
+		return 0;
+	case PF_PARAM_U64: {
+		uint64_t v;
+
+		if (pf_parse_u64(value, &v) < 0)
+			return fail(ret_err, "value '%s' for '%s' is not an unsigned integer",
+				    value, prm->key);
+		if ((double)v < prm->min || (double)v > prm->max)
+			return out_of_bounds(prm, (double)v, value, ret_err);
+		*(uint64_t *)field = v;
+		return 0;
+	}
+	case PF_PARAM_I64: {
+		int64_t v;
+
+		if (pf_parse_i64(value, &v) < 0)
+			return fail(ret_err, "value '%s' for '%s' is not an integer", value,
+				    prm->key);
+		if ((double)v < prm->min || (double)v > prm->max)
+			return out_of_bounds(prm, (double)v, value, ret_err);
+		*(int64_t *)field = v;
+		return 0;
+	}
+	case PF_PARAM_DOUBLE: {
+		double v;
+
+		errno = 0;
+		v = strtod(value, &end);
+		if (end == value || *end || errno || !isfinite(v))
+			return fail(ret_err, "value '%s' for '%s' is not a number", value, prm->key);
+		if (v < prm->min || v > prm->max)
+			return out_of_bounds(prm, v, value, ret_err);
+		*(double *)field = v;
+		return 0;
+	}
+	case PF_PARAM_STRING:
+		free(*(char **)field);
+		*(char **)field = pf_xstrdup(value);
+		return 0;
+	}
+	return fail(ret_err, "parameter '%s' has an unknown type", prm->key);
+}
+
+/* Turn a profile JSON value into the command-line spelling, then parse it. */
+static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg,
+			   char **ret_err)
+{
+	char buf[64];
+
+	switch (prm->type) {
+	case PF_PARAM_BOOL:
+		if (!cJSON_IsBool(v))
+			break;
+		return pf_param_parse(prm, cJSON_IsTrue(v) ? "true" : "false", cfg, ret_err);
+	case PF_PARAM_U64:
+	case PF_PARAM_I64:
+		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+		    fabs(v->valuedouble) > 9.007199254740992e15)
+			break;
+		snprintf(buf, sizeof(buf), "%.0f", v->valuedouble);
+		return pf_param_parse(prm, buf, cfg, ret_err);
+	case PF_PARAM_DOUBLE:
+		if (!cJSON_IsNumber(v))
+			break;
+		snprintf(buf, sizeof(buf), "%.17g", v->valuedouble);
+		return pf_param_parse(prm, buf, cfg, ret_err);
+	case PF_PARAM_STRING:
+		if (cJSON_IsString(v))
+			return pf_param_parse(prm, v->valuestring, cfg, ret_err);
+		if (cJSON_IsArray(v)) {
+			pf_autofree char *joined = pf_xstrdup("");
+			const cJSON *it;
+
+			cJSON_ArrayForEach(it, v) {
+				char *next;
+
+				if (!cJSON_IsString(it))
+					return fail(ret_err, "'%s' must be a string or a list of strings",
+						    prm->key);
+				next = pf_xasprintf("%s%s%s", joined, *joined ? "," : "",
+						    it->valuestring);
+				free(joined);
+				joined = next;
+			}
+			return pf_param_parse(prm, joined, cfg, ret_err);
+		}
+		break;
+	}
+	return fail(ret_err, "'%s' must be a %s%s", prm->key, pf_param_type_name(prm->type),
+		    prm->type == PF_PARAM_STRING ? " or a list of strings" : "");
+}
+
+int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin, char **ret_err)
+{
+	pf_autofree char *copy = pf_xstrdup(text);
+	cJSON *root, *it;
+
+	cJSON_Minify(copy);
+	root = cJSON_Parse(copy);
+	if (!root)
+		return fail(ret_err, "profile '%s': not valid JSON", origin);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return fail(ret_err, "profile '%s': top level must be an object", origin);
+	}
+	cJSON_ArrayForEach(it, root) {
+		const char *k = it->string;
+
+		if (!strcmp(k, "name") || !strcmp(k, "description")) {
+			if (!cJSON_IsString(it)) {
+				cJSON_Delete(root);
+				return fail(ret_err, "profile '%s': '%s' must be a string", origin, k);
+			}
+		} else if (!strcmp(k, "checks")) {
+			if (!cJSON_IsObject(it)) {
+				cJSON_Delete(root);
+				return fail(ret_err, "profile '%s': 'checks' must be an object", origin);
+			}
+		} else {
+			int r = fail(ret_err, "profile '%s': unknown key '%s'", origin, k);
+
+			cJSON_Delete(root);
+			return r;
+		}
+	}
+	it = cJSON_GetObjectItemCaseSensitive(root, "name");
+	free(p->name);
+	p->name = pf_xstrdup(cJSON_IsString(it) ? it->valuestring : origin);
+	free(p->path);
+	p->path = pf_xstrdup(origin);
+	cJSON_Delete(p->checks);
+	p->checks = cJSON_DetachItemFromObjectCaseSensitive(root, "checks");
+	cJSON_Delete(root);
+	return 0;
+}
+
+int pf_profile_load(struct pf_profile *p, const char *path, char **ret_err)
+{
+	pf_autofs struct pf_fs *fs = NULL;
+	pf_autofree char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	/* The live root opens relative paths from the working directory. */
+	r = pf_fs_open("/", &fs);
+	if (r >= 0)
+		r = pf_fs_read_full(fs, path, 4 * 1024 * 1024, &text, &len);
+	if (r < 0) {
+		fail(ret_err, "cannot read profile '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (strlen(text) != len)
+		return fail(ret_err, "profile '%s': contains NUL bytes", path);
+	return pf_profile_parse(p, text, path, ret_err);
+}
+
+void pf_profile_add_set(struct pf_profile *p, const char *set)
+{
+	p->sets = pf_xrealloc(p->sets, (p->n_sets + 1) * sizeof(*p->sets));
+	p->sets[p->n_sets++] = set;
+}
+
+static int split_set(const char *set, char *check, size_t clen, char *key, size_t klen,
+		     const char **ret_value, char **ret_err)
+{
+	const char *dot = strchr(set, '.'), *eq = strchr(set, '=');
+
+	if (!dot || !eq || dot > eq || dot == set || eq == dot + 1)
+		return fail(ret_err, "--set '%s': expected CHECK.KEY=VALUE", set);
+	if ((size_t)(dot - set) >= clen || (size_t)(eq - dot - 1) >= klen)
+		return fail(ret_err, "--set '%s': name too long", set);
+	memcpy(check, set, (size_t)(dot - set));
+	check[dot - set] = '\0';
+	memcpy(key, dot + 1, (size_t)(eq - dot - 1));
+	key[eq - dot - 1] = '\0';
+	*ret_value = eq + 1;
+	return 0;
+}
+
+static const struct pf_check *find_check(const struct pf_check *const *checks, size_t n,
+					 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(checks[i]->name, name))
+			return checks[i];
+	return NULL;
+}
+
+int pf_profile_validate(const struct pf_profile *p, const struct pf_check *const *checks,
+			size_t n, char **ret_err)
+{
+	const cJSON *sec;
+	int r;
+
+	cJSON_ArrayForEach(sec, p->checks) {
+		if (!find_check(checks, n, sec->string))
+			return fail(ret_err, "profile '%s': unknown check '%s'", p->path,
+				    sec->string);
+		if (!cJSON_IsObject(sec))
+			return fail(ret_err, "profile '%s': checks.%s must be an object", p->path,
+				    sec->string);
+	}
+	for (size_t i = 0; i < p->n_sets; i++) {
+		char check[64], key[128];
+		const char *value;
+
+		r = split_set(p->sets[i], check, sizeof(check), key, sizeof(key), &value, ret_err);
+		if (r < 0)
+			return r;
+		if (!find_check(checks, n, check))
+			return fail(ret_err, "--set '%s': unknown check '%s'", p->sets[i], check);
+	}
+	for (size_t i = 0; i < n; i++) {
+		void *cfg = NULL;
+
+		r = pf_config_build(checks[i], p, &cfg, ret_err);
+		if (r < 0)
+			return r;
+		pf_config_free(checks[i], cfg);
+	}
+	return 0;
+}
+
+int pf_config_build(const struct pf_check *c, const struct pf_profile *p, void **ret_cfg,
+		    char **ret_err)
+{
+	void *cfg = pf_xcalloc(1, c->cfg_size);
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(p ? p->checks : NULL, c->name);
+	const cJSON *it;
+	int r;
+
+	for (const struct pf_param *prm = c->params; prm && prm->key; prm++) {
+		pf_autofree char *err = NULL;
+
+		r = pf_param_parse(prm, prm->def, cfg, &err);
+		PF_BUG_ON(r < 0); /* the registry validates defaults */
+	}
+	cJSON_ArrayForEach(it, sec) {
+		const struct pf_param *prm = pf_param_find(c, it->string);
+		pf_autofree char *err = NULL;
+
+		if (!prm) {
+			pf_config_free(c, cfg);
+			return fail(ret_err, "profile '%s': unknown key '%s' of check '%s'", p->path,
+				    it->string, c->name);
+		}
+		r = param_from_json(prm, it, cfg, &err);
+		if (r < 0) {
+			pf_config_free(c, cfg);
+			return fail(ret_err, "profile '%s': checks.%s.%s: %s", p->path, c->name,
+				    it->string, err ? err : "invalid");
+		}
+	}
+	for (size_t i = 0; p && i < p->n_sets; i++) {
+		char check[64], key[128];
+		const char *value;
+		const struct pf_param *prm;
+		pf_autofree char *err = NULL;
+
+		r = split_set(p->sets[i], check, sizeof(check), key, sizeof(key), &value, ret_err);
+		if (r < 0) {
+			pf_config_free(c, cfg);
+			return r;
+		}
+		if (strcmp(check, c->name))
+			continue;
+		prm = pf_param_find(c, key);
+		if (!prm) {
+			pf_config_free(c, cfg);
+			return fail(ret_err, "--set '%s': unknown key '%s' of check '%s'", p->sets[i],
+				    key, c->name);
+		}
+		r = pf_param_parse(prm, value, cfg, &err);
+		if (r < 0) {
+			pf_config_free(c, cfg);
+			return fail(ret_err, "--set '%s': %s", p->sets[i], err ? err : "invalid");
+		}
+	}
+	*ret_cfg = cfg;
+	return 0;
+}
+
+void pf_config_free(const struct pf_check *c, void *cfg)
+{
+	if (!cfg)
+		return;
+	for (const struct pf_param *prm = c->params; prm && prm->key; prm++)
+		if (prm->type == PF_PARAM_STRING)
+			free(*(char **)((char *)cfg + prm->offset));
+	free(cfg);
+}
+
+cJSON *pf_config_to_json(const struct pf_check *c, const void *cfg)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	for (const struct pf_param *prm = c->params; prm && prm->key; prm++) {
+		const char *field = (const char *)cfg + prm->offset;
+
+		switch (prm->type) {
+		case PF_PARAM_BOOL:
+			cJSON_AddBoolToObject(j, prm->key, *(const bool *)field);
+			break;
+		case PF_PARAM_U64:
+			cJSON_AddNumberToObject(j, prm->key, (double)*(const uint64_t *)field);
+			break;
+		case PF_PARAM_I64:
+			cJSON_AddNumberToObject(j, prm->key, (double)*(const int64_t *)field);
+			break;
+		case PF_PARAM_DOUBLE:
+			cJSON_AddNumberToObject(j, prm->key, *(const double *)field);
+			break;
+		case PF_PARAM_STRING:
+			cJSON_AddStringToObject(j, prm->key, *(char *const *)field);
+			break;
+		}
+	}
+	return j;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * providers.c - the live and recorded provider tables.
+ */
+#include <sys/resource.h>
+
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+static uint64_t rlim_to_u64(rlim_t v)
+{
+	return v == RLIM_INFINITY ? PF_RLIM_UNLIMITED : (uint64_t)v;
+}
+
+static int live_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+		return -errno;
+	ret->soft = rlim_to_u64(rl.rlim_cur);
+	ret->hard = rlim_to_u64(rl.rlim_max);
+	return 0;
+}
+
+/* Under a recorded root the limits of the capturing process are a file. */
+static int recorded_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
+{
+	pf_autofree char *text = NULL;
+	int r;
+
+	r = pf_fs_read_full(ctx->fs, "/proc/self/limits", 0, &text, NULL);
+	if (r < 0)
+		return r;
+	return pf_parse_proc_limits(text, "Max locked memory", ret);
+}
+
+const struct pf_providers pf_providers_live = {
+	.name = "live",
+	.memlock = live_memlock,
+};
+
+const struct pf_providers pf_providers_recorded = {
+	.name = "recorded",
+	.memlock = recorded_memlock,
+};
+
+const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
+{
+	return pf_fs_is_live(fs) ? &pf_providers_live : &pf_providers_recorded;
+}

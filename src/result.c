@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * result.c - findings storage, status arithmetic and JSON (de)serialisation
+ * of a check's result.  The same JSON crosses the runner's pipe and lands in
+ * the report, so a result read back is identical to the one written.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "preflight/result.h"
+
+static const char *const status_names[PF_STATUS_COUNT] = {
+	[PF_STATUS_PASS] = "pass", [PF_STATUS_WARN] = "warn",
+	[PF_STATUS_FAIL] = "fail", [PF_STATUS_SKIP] = "skip",
+	[PF_STATUS_ERROR] = "error",
+};
+
+const char *pf_status_name(enum pf_status s)
+{
+	return s < PF_STATUS_COUNT ? status_names[s] : "error";
+}
+
+int pf_status_from_name(const char *name, enum pf_status *ret)
+{
+	for (int i = 0; i < PF_STATUS_COUNT; i++)
+		if (name && !strcmp(name, status_names[i])) {
+			*ret = (enum pf_status)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int pf_status_rank(enum pf_status s)
+{
+	static const int rank[PF_STATUS_COUNT] = {
+		[PF_STATUS_SKIP] = 0, [PF_STATUS_PASS] = 1, [PF_STATUS_WARN] = 2,
+		[PF_STATUS_ERROR] = 3, [PF_STATUS_FAIL] = 4,
+	};
+	return s < PF_STATUS_COUNT ? rank[s] : 3;
+}
+
+enum pf_status pf_status_worst(enum pf_status a, enum pf_status b)
+{
+	return pf_status_rank(a) >= pf_status_rank(b) ? a : b;
+}
+
+void pf_result_init(struct pf_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->status = PF_STATUS_ERROR;
+}
+
+static void finding_release(struct pf_finding *f)
+{
+	free(f->subject);
+	free(f->message);
+	free(f->remedy);
+	cJSON_Delete(f->observed);
+	cJSON_Delete(f->expected);
+}
+
+void pf_result_release(struct pf_result *res)
+{
+	for (size_t i = 0; i < res->n_findings; i++)
+		finding_release(&res->findings[i]);
+	free(res->findings);
+	free(res->summary);
+	pf_result_init(res);
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = pf_xstrdup("out of memory");
+	return s;
+}
+
+static struct pf_finding *add_finding(struct pf_result *res, enum pf_status st,
+				      const char *subject, char *message)
+{
+	struct pf_finding *f;
+
+	res->findings = pf_xrealloc(res->findings, (res->n_findings + 1) * sizeof(*f));
+	f = &res->findings[res->n_findings++];
+	memset(f, 0, sizeof(*f));
+	f->status = st;
+	f->subject = subject ? pf_xstrdup(subject) : NULL;
+	f->message = message;
+	return f;
+}
+
+struct pf_finding *pf_add(struct pf_result *res, enum pf_status st, const char *subject,
+			  const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = vformat(fmt, ap);
+	va_end(ap);
+	return add_finding(res, st, subject, msg);
+}
+
+static cJSON *obj(cJSON **slot)
+{
+	if (!*slot)
+		*slot = cJSON_CreateObject();
+	return *slot;
+}
+
+void pf_obs_num(struct pf_finding *f, const char *key, double v)
+{
+	cJSON_AddNumberToObject(obj(&f->observed), key, v);
+}
+
+void pf_obs_str(struct pf_finding *f, const char *key, const char *v)
+{
+	cJSON_AddStringToObject(obj(&f->observed), key, v ? v : "");
+}
+
+void pf_obs_bool(struct pf_finding *f, const char *key, bool v)
+{
+	cJSON_AddBoolToObject(obj(&f->observed), key, v);
+}
+
+void pf_obs_json(struct pf_finding *f, const char *key, cJSON *v)
+{
+	cJSON_AddItemToObject(obj(&f->observed), key, v);
+}
+
+void pf_exp_num(struct pf_finding *f, const char *key, double v)
+{
+	cJSON_AddNumberToObject(obj(&f->expected), key, v);
+}
+
+void pf_exp_str(struct pf_finding *f, const char *key, const char *v)
+{
+	cJSON_AddStringToObject(obj(&f->expected), key, v ? v : "");
+}
+
+void pf_exp_bool(struct pf_finding *f, const char *key, bool v)
+{
+	cJSON_AddBoolToObject(obj(&f->expected), key, v);
+}
+
+void pf_remedy(struct pf_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->remedy);
+	va_start(ap, fmt);
+	f->remedy = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void pf_summary(struct pf_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(res->summary);
+	va_start(ap, fmt);
+	res->summary = vformat(fmt, ap);
+	va_end(ap);
+}
+
+int pf_error(struct pf_result *res, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *full;
+
+	va_start(ap, fmt);
+	msg = vformat(fmt, ap);
+	va_end(ap);
+	full = err ? pf_xasprintf("%s: %s", msg, strerror(err < 0 ? -err : err)) : pf_xstrdup(msg);
+	free(msg);
+	add_finding(res, PF_STATUS_ERROR, NULL, full);
+	return err < 0 ? err : -err;
+}
+
+int pf_skip(struct pf_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = vformat(fmt, ap);
+	va_end(ap);
+	add_finding(res, PF_STATUS_SKIP, NULL, msg);
+	free(res->summary);
+	res->summary = pf_xstrdup(res->findings[res->n_findings - 1].message);
+	return 0;
+}
+
+void pf_result_finish(struct pf_result *res)
+{
+	size_t count[PF_STATUS_COUNT] = { 0 };
+	enum pf_status worst = PF_STATUS_SKIP;
+	size_t i;
+
+	if (res->n_findings == 0) {
+		add_finding(res, PF_STATUS_ERROR, NULL,
+			    pf_xstrdup("check recorded no findings"));
+	}
+	for (i = 0; i < res->n_findings; i++) {
+		worst = pf_status_worst(worst, res->findings[i].status);
+		count[res->findings[i].status]++;
+	}
+	res->status = worst;
+	if (res->summary)
+		return;
+	if (worst == PF_STATUS_PASS || worst == PF_STATUS_SKIP) {
+		if (res->n_findings == 1)
+			res->summary = pf_xstrdup(res->findings[0].message);
+		else
+			res->summary = pf_xasprintf("%zu of %zu subjects %s", count[worst],
+						    res->n_findings, pf_status_name(worst));
+		return;
+	}
+	/* Lead with the first finding of the worst status. */
+	for (i = 0; i < res->n_findings; i++)
+		if (res->findings[i].status == worst)
+			break;
+	if (count[worst] == 1) {
+		const struct pf_finding *f = &res->findings[i];
+
+		res->summary = f->subject ? pf_xasprintf("%s: %s", f->subject, f->message)
+					  : pf_xstrdup(f->message);
+	} else {
+		res->summary = pf_xasprintf("%zu of %zu subjects %s (first: %s%s%s)", count[worst],
+					    res->n_findings, pf_status_name(worst),
+					    res->findings[i].subject ? res->findings[i].subject : "",
+					    res->findings[i].subject ? ": " : "",
+					    res->findings[i].message);
+	}
+}
+
+cJSON *pf_result_to_json(const struct pf_result *res)
+{
+	cJSON *j = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(j, "status", pf_status_name(res->status));
+	cJSON_AddStringToObject(j, "summary", res->summary ? res->summary : "");
+	arr = cJSON_AddArrayToObject(j, "findings");
+	for (size_t i = 0; i < res->n_findings; i++) {
+		const struct pf_finding *f = &res->findings[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "subject", f->subject ? f->subject : "");
+		cJSON_AddStringToObject(o, "status", pf_status_name(f->status));
+		cJSON_AddStringToObject(o, "message", f->message);
+		if (f->observed)
+			cJSON_AddItemToObject(o, "observed", cJSON_Duplicate(f->observed, 1));
+		if (f->expected)
+			cJSON_AddItemToObject(o, "expected", cJSON_Duplicate(f->expected, 1));
+		if (f->remedy)
+			cJSON_AddStringToObject(o, "remedy", f->remedy);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return j;
+}
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int pf_result_from_json(const cJSON *json, struct pf_result *res)
+{
+	const cJSON *arr, *it;
+	enum pf_status st;
+
+	pf_result_init(res);
+	if (!cJSON_IsObject(json) || pf_status_from_name(json_str(json, "status"), &st) < 0)
+		return -EINVAL;
+	arr = cJSON_GetObjectItemCaseSensitive(json, "findings");
+	if (!cJSON_IsArray(arr))
+		return -EINVAL;
+	cJSON_ArrayForEach(it, arr) {
+		const char *subject = json_str(it, "subject"), *msg = json_str(it, "message");
+		const char *remedy = json_str(it, "remedy");
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(it, "observed");
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "expected");
+		struct pf_finding *f;
+		enum pf_status fst;
+
+		if (!msg || pf_status_from_name(json_str(it, "status"), &fst) < 0) {
+			pf_result_release(res);
+			return -EINVAL;
+		}
+		f = add_finding(res, fst, subject && *subject ? subject : NULL, pf_xstrdup(msg));
+		if (cJSON_IsObject(o))
+			f->observed = cJSON_Duplicate(o, 1);
+		if (cJSON_IsObject(e))
+			f->expected = cJSON_Duplicate(e, 1);
+		if (remedy)
+			f->remedy = pf_xstrdup(remedy);
+	}
+	res->status = st;
+	if (json_str(json, "summary"))
+		res->summary = pf_xstrdup(json_str(json, "summary"));
+	return 0;
+}

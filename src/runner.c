@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner.c - per-check isolation: fork, deadline, result over a pipe.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "preflight/runner.h"
+
+/* A result larger than this is a broken check, not a report. */
+#define PF_RESULT_MAX (64u << 20)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run)
+{
+	int r;
+
+	pf_result_init(&run->res);
+	r = run->check->run(ctx, run->cfg, &run->res);
+	if (r < 0) {
+		bool has_error = false;
+
+		for (size_t i = 0; i < run->res.n_findings; i++)
+			has_error |= run->res.findings[i].status == PF_STATUS_ERROR;
+		if (!has_error)
+			pf_error(&run->res, r, "check could not decide");
+	}
+	pf_result_finish(&run->res);
+	if (r < 0 && run->res.status != PF_STATUS_FAIL)
+		run->res.status = PF_STATUS_ERROR;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run *run,
+						 int fd)
+{
+	char *text;
+	cJSON *j;
+
+	setpgid(0, 0);
+	/* stdout carries only the report: anything a library prints goes to stderr */
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	pf_run_inline(ctx, run);
+	j = pf_result_to_json(&run->res);
+	text = cJSON_PrintUnformatted(j);
+	if (!text || write_all(fd, text, strlen(text)) < 0)
+		_exit(3);
+	_exit(0);
+}
+
+static void result_error(struct pf_run *run, const char *fmt, ...) PF_PRINTF(2, 3);
+static void result_error(struct pf_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	pf_result_release(&run->res);
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	pf_add(&run->res, PF_STATUS_ERROR, NULL, "%s", msg ? msg : "check failed");
+	pf_summary(&run->res, "%s", msg ? msg : "check failed");
+	free(msg);
+	pf_result_finish(&run->res);
+}
+
+static const char *signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+/* Read the child's result until EOF or the deadline; returns 0, -ETIME or -errno. */
+static int read_result(int fd, double deadline, char **ret_buf, size_t *ret_len)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double left = deadline - now_ms();
+		ssize_t n;
+		int r;
+
+		if (left <= 0)
+			return -ETIME;
+		r = poll(&pfd, 1, (int)(left + 1));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			continue;
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 16384;
+			if (cap > PF_RESULT_MAX)
+				return -EFBIG;
+			buf = pf_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf)
+		buf = pf_xstrdup("");
+	buf[len] = '\0';
+	*ret_buf = PF_TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+/* Reap @pid by the deadline, killing its process group if it is late. */
+static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
+{
+	*ret_killed = false;
+	for (;;) {
+		pid_t w = waitpid(pid, ret_status, WNOHANG);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (now_ms() >= deadline && !*ret_killed) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			*ret_killed = true;
+			if (waitpid(pid, ret_status, 0) == pid)
+				return 0;
+			return -errno;
+		}
+		{
+			struct timespec ts = { 0, 200000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static void run_forked(const struct pf_ctx *ctx, struct pf_run *run)
+{
+	double deadline = now_ms() + run->timeout_s * 1000.0;
+	pf_autofree char *buf = NULL;
+	pf_autoclose int rfd = -1;
+	int fds[2], status = 0, r, rr;
+	bool killed;
+	size_t len = 0;
+	pid_t pid;
+
+	pf_result_init(&run->res);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		result_error(run, "cannot create a pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		result_error(run, "cannot fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(ctx, run, fds[1]);
+	}
+	setpgid(pid, pid); /* both sides, to win the race */
+	close(fds[1]);
+	rfd = fds[0];
+
+	r = read_result(rfd, deadline, &buf, &len);
+	rr = reap(pid, r == -ETIME ? 0 : deadline, &status, &killed);
+	if (r == -ETIME || killed) {
+		result_error(run, "timed out after %u s", run->timeout_s);
+		return;
+	}
+	if (rr < 0) {
+		result_error(run, "cannot wait for the check: %s", strerror(-rr));
+		return;
+	}
+	if (WIFSIGNALED(status)) {
+		char name[32];
+
+		result_error(run, "crashed: %s", signal_name(WTERMSIG(status), name, sizeof(name)));
+		return;
+	}
+	if (r < 0) {
+		result_error(run, "cannot read the check's result: %s", strerror(-r));
+		return;
+	}
+	if (WEXITSTATUS(status) != 0 || len == 0) {
+		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
+		return;
+	}
+	{
+		cJSON *j = cJSON_ParseWithLength(buf, len);
+
+		r = pf_result_from_json(j, &run->res);
+		cJSON_Delete(j);
+		if (r < 0)
+			result_error(run, "sent an unreadable result");
+	}
+}
+
+void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
+		   const struct pf_runner_opts *opts)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pf_run *run = &runs[i];
+		double t0 = now_ms();
+
+		run->timeout_s = opts->timeout_s ? opts->timeout_s : run->check->timeout_s;
+		if (opts->no_fork)
+			pf_run_inline(ctx, run);
+		else
+			run_forked(ctx, run);
+		run->duration_ms = now_ms() - t0;
+	}
+}
