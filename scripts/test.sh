@@ -1,8 +1,10 @@
 #!/bin/sh
-# Set up, build and run the whole test suite.
+# Set up, build and run the whole test suite.  -Werror when CI=true.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
-cmake -S . -B build -DPF_WERROR="${PF_WERROR:-OFF}" >/dev/null
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+cmake -S . -B build -DPF_WERROR="$werror" >/dev/null
 cmake --build build -j "$(nproc)"
 cd build && ctest --output-on-failure -j "$(nproc)"
