@@ -106,4 +106,44 @@ struct pf_node *pf_node_free(struct pf_node *node);
 /* Lookups; NULL when absent. */
 const struct pf_pci_dev *pf_node_pci(const struct pf_node *node, const char *bdf);
 
+/*
+ * PCI distance between two devices (src/pci_path.c), in nvidia-smi's
+ * vocabulary, best first.  PIX: at most one PCIe switch between them; PXB:
+ * several switches, no host bridge; PHB: through the host bridge (root
+ * complex); NODE: across host bridges of one NUMA node; SYS: across NUMA
+ * nodes (the socket interconnect); UNKNOWN: different host bridges and a
+ * NUMA node unknown (-1).  NCCL has no NODE (it calls that PHB) and uses
+ * GPUDirect RDMA by default only up to PXB (NCCL_NET_GDR_LEVEL).
+ */
+enum pf_path_class {
+	PF_PATH_PIX,
+	PF_PATH_PXB,
+	PF_PATH_PHB,
+	PF_PATH_NODE,
+	PF_PATH_SYS,
+	PF_PATH_UNKNOWN,
+};
+
+/* "PIX" ... "SYS", "UNKNOWN". */
+const char *pf_path_class_name(enum pf_path_class c);
+/* Parse a class name (case-insensitive); -EINVAL for anything else. */
+int pf_path_class_from_name(const char *name, enum pf_path_class *ret);
+/* Order for "nearest": PIX 0 < PXB < PHB < NODE < UNKNOWN < SYS 5. */
+int pf_path_class_rank(enum pf_path_class c);
+/* True when NCCL uses GPUDirect RDMA at this distance by default (<= PXB). */
+bool pf_path_gdr_default(enum pf_path_class c);
+/*
+ * Classify the path between two devices from their canonical sysfs paths
+ * ("/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:10.0/0000:1b:00.0")
+ * and NUMA nodes (-1 unknown).  Different host bridges: NODE when the NUMA
+ * nodes are equal, SYS when they differ, UNKNOWN when either is -1.  Same
+ * host bridge: PHB when they part at the root complex (different root
+ * ports); else the (upstream, downstream) bridge pairs below the root port
+ * are switches, and one switch on the path is PIX, more is PXB.
+ * -EINVAL when a path has no "pci<domain>:<bus>" component followed by a
+ * BDF, -E2BIG when it is absurdly deep.
+ */
+int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int numa_b,
+			 enum pf_path_class *ret);
+
 #endif

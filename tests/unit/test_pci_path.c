@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pci_path.c - the PCI path classifier: every class, PCI domains other
+ * than 0000, multi-level switch trees, devices on root ports, odd paths, and
+ * the class names, ranks and NCCL GPUDirect default.
+ */
+#include <string.h>
+
+#include "preflight/node.h"
+#include "testutil.h"
+
+#define RC "/sys/devices/pci0000:16"
+/* A switch below root port 16:02.0: upstream 17:00.0, downstreams 18:10.0 and 18:14.0. */
+#define SW RC "/0000:16:02.0/0000:17:00.0"
+
+static enum pf_path_class cls(const char *a, int na, const char *b, int nb)
+{
+	enum pf_path_class c = PF_PATH_UNKNOWN, c2 = PF_PATH_UNKNOWN;
+
+	assert_int_equal(pf_pci_path_classify(a, na, b, nb, &c), 0);
+	/* symmetric */
+	assert_int_equal(pf_pci_path_classify(b, nb, a, na, &c2), 0);
+	assert_int_equal(c, c2);
+	return c;
+}
+
+static void test_pix(void **state)
+{
+	(void)state;
+	/* the interfaces.md example: GPU and NIC on two downstream ports of one switch */
+	assert_int_equal(cls(SW "/0000:18:10.0/0000:1b:00.0", 0, SW "/0000:18:14.0/0000:1c:00.0", 0),
+			 PF_PATH_PIX);
+	/* same downstream port (a switch behind it would make it PXB; here two functions) */
+	assert_int_equal(cls(SW "/0000:18:10.0/0000:1b:00.0", 0, SW "/0000:18:10.0/0000:1b:00.1", 0),
+			 PF_PATH_PIX);
+	/* NUMA does not matter below one host bridge */
+	assert_int_equal(cls(SW "/0000:18:10.0/0000:1b:00.0", -1, SW "/0000:18:14.0/0000:1c:00.0", 3),
+			 PF_PATH_PIX);
+}
+
+static void test_pxb(void **state)
+{
+	(void)state;
+	/*
+	 * DGX A100 style: a two-level switch.  Root port 16:02.0, top switch
+	 * 17:00.0 (up) with downstreams 18:00.0 and 18:04.0, each leading to a
+	 * second-level switch (19:00.0 / 1d:00.0) with GPU and NIC below.
+	 */
+	const char *gpu = SW "/0000:18:00.0/0000:19:00.0/0000:1a:00.0/0000:1b:00.0";
+	const char *nic_same = SW "/0000:18:00.0/0000:19:00.0/0000:1a:04.0/0000:1c:00.0";
+	const char *nic_other = SW "/0000:18:04.0/0000:1d:00.0/0000:1e:00.0/0000:1f:00.0";
+	const char *nic_top = SW "/0000:18:08.0/0000:20:00.0";
+
+	assert_int_equal(cls(gpu, 0, nic_same, 0), PF_PATH_PIX);
+	assert_int_equal(cls(gpu, 0, nic_other, 0), PF_PATH_PXB);
+	/* one side hangs off the top switch directly: two switches on the path */
+	assert_int_equal(cls(gpu, 0, nic_top, 0), PF_PATH_PXB);
+	assert_int_equal(cls(nic_top, 0, SW "/0000:18:0c.0/0000:21:00.0", 0), PF_PATH_PIX);
+}
+
+static void test_deep_tree(void **state)
+{
+	/* four switch levels below one root port */
+	const char *base = "/sys/devices/pci0000:80/0000:80:01.0"
+			   "/0000:81:00.0/0000:82:00.0"  /* switch 1 */
+			   "/0000:83:00.0/0000:84:00.0"; /* switch 2 */
+	char a[512], b[512], c[512], d[512];
+
+	(void)state;
+	/* switch 3 (85:00.0) with switch 4 (87:00.0) below one port */
+	snprintf(a, sizeof(a), "%s/0000:85:00.0/0000:86:00.0/0000:87:00.0/0000:88:00.0/0000:89:00.0",
+		 base);
+	snprintf(b, sizeof(b), "%s/0000:85:00.0/0000:86:00.0/0000:87:00.0/0000:88:01.0/0000:8a:00.0",
+		 base);
+	snprintf(c, sizeof(c), "%s/0000:85:00.0/0000:86:04.0/0000:8b:00.0", base);
+	snprintf(d, sizeof(d), "%s/0000:84:04.0/0000:8c:00.0", base);
+	assert_int_equal(cls(a, 1, b, 1), PF_PATH_PIX);  /* siblings below switch 4 */
+	assert_int_equal(cls(a, 1, c, 1), PF_PATH_PXB);  /* switch 4 + switch 3 */
+	assert_int_equal(cls(a, 1, d, 1), PF_PATH_PXB);  /* 4, 3, 2 */
+	assert_int_equal(cls(c, 1, d, 1), PF_PATH_PXB);
+	/* a device on root port 80:03.0 of the same host bridge */
+	assert_int_equal(cls(a, 1, "/sys/devices/pci0000:80/0000:80:03.0/0000:90:00.0", 1),
+			 PF_PATH_PHB);
+}
+
+static void test_phb(void **state)
+{
+	(void)state;
+	/* different root ports of one host bridge */
+	assert_int_equal(cls(RC "/0000:16:02.0/0000:17:00.0", 0, RC "/0000:16:03.0/0000:18:00.0", 0),
+			 PF_PATH_PHB);
+	/* behind switches on different root ports: still the host bridge */
+	assert_int_equal(cls(SW "/0000:18:10.0/0000:1b:00.0", 0,
+			     RC "/0000:16:04.0/0000:30:00.0/0000:31:00.0/0000:32:00.0", 0),
+			 PF_PATH_PHB);
+	/* a device directly on the host bridge (integrated, bus 00) */
+	assert_int_equal(cls("/sys/devices/pci0000:00/0000:00:1f.6", 0,
+			     "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0", 0),
+			 PF_PATH_PHB);
+	/* two functions directly on one root port: NCCL hangs both on the CPU */
+	assert_int_equal(cls(RC "/0000:16:02.0/0000:17:00.0", 0, RC "/0000:16:02.0/0000:17:00.1", 0),
+			 PF_PATH_PHB);
+}
+
+static void test_node_sys_unknown(void **state)
+{
+	const char *a = "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0";
+	const char *b = "/sys/devices/pci0000:32/0000:32:02.0/0000:33:00.0";
+
+	(void)state;
+	assert_int_equal(cls(a, 0, b, 0), PF_PATH_NODE);
+	assert_int_equal(cls(a, 0, b, 1), PF_PATH_SYS);
+	assert_int_equal(cls(a, -1, b, 1), PF_PATH_UNKNOWN);
+	assert_int_equal(cls(a, 0, b, -1), PF_PATH_UNKNOWN);
+	assert_int_equal(cls(a, -1, b, -1), PF_PATH_UNKNOWN);
+}
+
+static void test_domains(void **state)
+{
+	(void)state;
+	/* same bus numbers, different domains: different host bridges */
+	assert_int_equal(cls("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0", 0,
+			     "/sys/devices/pci0001:00/0001:00:01.0/0001:01:00.0", 0),
+			 PF_PATH_NODE);
+	assert_int_equal(cls("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0", 0,
+			     "/sys/devices/pci0001:00/0001:00:01.0/0001:01:00.0", 8),
+			 PF_PATH_SYS);
+	/* POWER9 style domains, a switch in domain 0035 */
+	assert_int_equal(cls("/sys/devices/pci0035:00/0035:00:00.0/0035:01:00.0/0035:02:04.0/0035:03:00.0", 0,
+			     "/sys/devices/pci0035:00/0035:00:00.0/0035:01:00.0/0035:02:05.0/0035:04:00.0", 0),
+			 PF_PATH_PIX);
+	/* VMD: 5-digit domain, and upper-case hex compares equal */
+	assert_int_equal(cls("/sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:06.0/10000:e1:00.0/10000:e2:00.0/10000:e3:00.0", 0,
+			     "/sys/devices/pci0000:00/0000:00:0e.0/pci10000:E0/10000:E0:06.0/10000:E1:00.0/10000:E2:01.0/10000:E4:00.0", 0),
+			 PF_PATH_PIX);
+}
+
+static void test_odd_paths(void **state)
+{
+	enum pf_path_class c = PF_PATH_PIX;
+	const char *ok = SW "/0000:18:10.0/0000:1b:00.0";
+
+	(void)state;
+	/* a path below the device (the infiniband/ directory) is cut at the device */
+	assert_int_equal(cls(SW "/0000:18:14.0/0000:1c:00.0/infiniband/mlx5_0", 0, ok, 0),
+			 PF_PATH_PIX);
+	/* virtual buses above the host bridge (Hyper-V) */
+	assert_int_equal(cls("/sys/devices/LNXSYSTM:00/VMBUS:00/abcd/pci7870:00/7870:00:00.0", 0,
+			     "/sys/devices/LNXSYSTM:00/VMBUS:00/ef01/pci8a30:00/8a30:00:00.0", 0),
+			 PF_PATH_NODE);
+	/* no host bridge, no BDF, nothing */
+	assert_int_equal(pf_pci_path_classify("/sys/bus/pci/devices/0000:1b:00.0", 0, ok, 0, &c),
+			 -EINVAL);
+	assert_int_equal(pf_pci_path_classify(ok, 0, "/sys/devices/pci0000:16", 0, &c), -EINVAL);
+	assert_int_equal(pf_pci_path_classify(ok, 0, "", 0, &c), -EINVAL);
+	assert_int_equal(pf_pci_path_classify(ok, 0, "/sys/devices/pci0000:16/0000:16:2.0", 0, &c),
+			 -EINVAL);
+	assert_int_equal(pf_pci_path_classify(ok, 0, "/sys/devices/pcixyz/0000:16:02.0", 0, &c),
+			 -EINVAL);
+	assert_int_equal(c, PF_PATH_PIX); /* untouched on error */
+}
+
+static void test_too_deep(void **state)
+{
+	char path[4096];
+	size_t len;
+	enum pf_path_class c;
+
+	(void)state;
+	len = (size_t)snprintf(path, sizeof(path), "/sys/devices/pci0000:00");
+	for (int i = 0; i < 40; i++)
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "/0000:%02x:00.0", i);
+	assert_int_equal(pf_pci_path_classify(path, 0, path, 0, &c), -E2BIG);
+}
+
+static void test_names(void **state)
+{
+	enum pf_path_class c;
+
+	(void)state;
+	assert_string_equal(pf_path_class_name(PF_PATH_PIX), "PIX");
+	assert_string_equal(pf_path_class_name(PF_PATH_PXB), "PXB");
+	assert_string_equal(pf_path_class_name(PF_PATH_PHB), "PHB");
+	assert_string_equal(pf_path_class_name(PF_PATH_NODE), "NODE");
+	assert_string_equal(pf_path_class_name(PF_PATH_SYS), "SYS");
+	assert_string_equal(pf_path_class_name(PF_PATH_UNKNOWN), "UNKNOWN");
+	assert_string_equal(pf_path_class_name((enum pf_path_class)42), "UNKNOWN");
+	for (int i = PF_PATH_PIX; i <= PF_PATH_UNKNOWN; i++) {
+		assert_int_equal(pf_path_class_from_name(pf_path_class_name(i), &c), 0);
+		assert_int_equal(c, i);
+	}
+	assert_int_equal(pf_path_class_from_name("pxb", &c), 0);
+	assert_int_equal(c, PF_PATH_PXB);
+	assert_int_equal(pf_path_class_from_name("NVL", &c), -EINVAL);
+	assert_int_equal(pf_path_class_from_name("", &c), -EINVAL);
+
+	assert_true(pf_path_class_rank(PF_PATH_PIX) < pf_path_class_rank(PF_PATH_PXB));
+	assert_true(pf_path_class_rank(PF_PATH_PXB) < pf_path_class_rank(PF_PATH_PHB));
+	assert_true(pf_path_class_rank(PF_PATH_PHB) < pf_path_class_rank(PF_PATH_NODE));
+	assert_true(pf_path_class_rank(PF_PATH_NODE) < pf_path_class_rank(PF_PATH_UNKNOWN));
+	assert_true(pf_path_class_rank(PF_PATH_UNKNOWN) < pf_path_class_rank(PF_PATH_SYS));
+
+	assert_true(pf_path_gdr_default(PF_PATH_PIX));
+	assert_true(pf_path_gdr_default(PF_PATH_PXB));
+	assert_false(pf_path_gdr_default(PF_PATH_PHB));
+	assert_false(pf_path_gdr_default(PF_PATH_NODE));
+	assert_false(pf_path_gdr_default(PF_PATH_SYS));
+	assert_false(pf_path_gdr_default(PF_PATH_UNKNOWN));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pix),
+		cmocka_unit_test(test_pxb),
+		cmocka_unit_test(test_deep_tree),
+		cmocka_unit_test(test_phb),
+		cmocka_unit_test(test_node_sys_unknown),
+		cmocka_unit_test(test_domains),
+		cmocka_unit_test(test_odd_paths),
+		cmocka_unit_test(test_too_deep),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests_name("pci_path", tests, NULL, NULL);
+}
