@@ -4,6 +4,7 @@
  */
 #include <sys/resource.h>
 
+#include "preflight/net.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 
@@ -38,11 +39,21 @@ static int recorded_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
 const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
+	.linkmodes = pf_live_linkmodes,
+	.pause = pf_live_pause,
+	.ethtool_stats = pf_live_ethtool_stats,
+	.pfc = pf_live_pfc,
+	.wait = pf_live_wait,
 };
 
 const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
 	.memlock = recorded_memlock,
+	.linkmodes = pf_recorded_linkmodes,
+	.pause = pf_recorded_pause,
+	.ethtool_stats = pf_recorded_ethtool_stats,
+	.pfc = pf_recorded_pfc,
+	.wait = pf_recorded_wait,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

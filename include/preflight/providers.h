@@ -22,10 +22,27 @@ struct pf_rlimit {
 	uint64_t hard;
 };
 
+struct pf_linkmodes;
+struct pf_pause;
+struct pf_stats;
+struct pf_pfc;
+
 struct pf_providers {
 	const char *name; /* "live", "recorded", or a test's name */
 	/* RLIMIT_MEMLOCK of the process that runs the checks. */
 	int (*memlock)(const struct pf_ctx *ctx, struct pf_rlimit *ret);
+	/*
+	 * RoCE netdev facts (include/preflight/net.h); -EOPNOTSUPP when the
+	 * driver lacks the operation, -ENOENT when a snapshot lacks the file.
+	 */
+	int (*linkmodes)(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret);
+	int (*pause)(const struct pf_ctx *ctx, const char *ifname, struct pf_pause *ret);
+	/* `ethtool -S`; @sample 0 or 1 (recorded: stats, stats.after). */
+	int (*ethtool_stats)(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
+			     struct pf_stats *ret);
+	int (*pfc)(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+	/* Wait between two samples; elapsed ms (recorded: preflight/window_ms, no sleep). */
+	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 };
 
 extern const struct pf_providers pf_providers_live;

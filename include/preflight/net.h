@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net.h - facts about RoCE netdevs that are not files: link modes and pause
+ * parameters (ethtool netlink), driver statistics (SIOCETHTOOL, the
+ * `ethtool -S` counters) and the PFC configuration (rtnetlink DCB).
+ *
+ * Each fact has three layers: socket I/O (src/ethtool_nl.c,
+ * src/ethtool_ioctl.c, src/dcb_nl.c) that returns the kernel's raw reply,
+ * a parser that turns reply bytes into the structs below (unit-tested on
+ * recorded bytes), and a text parser for the standard tools' output that
+ * the recorded backend reads under <root>/preflight/ (src/parse_ethtool.c,
+ * src/recorded_net.c; docs/snapshot.md).  A driver that lacks the
+ * operation gives -EOPNOTSUPP, which callers report as "not supported",
+ * never as an error.
+ */
+#ifndef PREFLIGHT_NET_H
+#define PREFLIGHT_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preflight/check.h"
+
+#define PF_SPEED_UNKNOWN UINT32_MAX
+#define PF_PRIOS 8 /* IEEE 802.1Q priorities */
+
+/* ETHTOOL_MSG_LINKMODES_GET, or `ethtool <if>` text. */
+struct pf_linkmodes {
+	uint32_t speed_mbps; /* PF_SPEED_UNKNOWN when the link is down */
+	uint32_t lanes;      /* 0 unknown (kernel < 5.10 or driver silent) */
+	int duplex;          /* 0 half, 1 full, -1 unknown */
+	int autoneg;         /* 0 off, 1 on, -1 unknown */
+};
+
+/* ETHTOOL_MSG_PAUSE_GET with ETHTOOL_FLAG_STATS, or `ethtool -I -a <if>` text. */
+struct pf_pause {
+	bool autoneg, rx, tx;
+	bool has_stats;      /* the driver reported IEEE 802.3 pause frame counters */
+	uint64_t tx_frames, rx_frames;
+};
+
+/* One driver statistic, as `ethtool -S` names it. */
+struct pf_stat {
+	char name[64];
+	uint64_t value;
+};
+
+/* The driver statistics of one netdev, in the driver's order. */
+struct pf_stats {
+	struct pf_stat *v;
+	size_t n;
+};
+
+/* DCB_ATTR_IEEE_PFC (struct ieee_pfc), or `dcb -s pfc show dev <if>` text. */
+struct pf_pfc {
+	unsigned int pfc_cap; /* traffic classes that may have PFC */
+	uint8_t pfc_en;       /* bit p: PFC enabled on priority p */
+	bool mbc;             /* MACsec bypass */
+	unsigned int delay;   /* allowance for cable delay, bit times */
+	bool has_counters;    /* requests/indications were reported */
+	uint64_t requests[PF_PRIOS];    /* PFC frames sent per priority */
+	uint64_t indications[PF_PRIOS]; /* PFC frames received per priority */
+};
+
+/* Release the array of @s; the struct is left empty. */
+void pf_stats_release(struct pf_stats *s);
+/* The value of statistic @name: 0, or -ENOENT when the driver has none. */
+int pf_stats_get(const struct pf_stats *s, const char *name, uint64_t *ret);
+
+/*
+ * Text parsers (src/parse_ethtool.c).  Each tolerates the header line,
+ * indentation with blanks or tabs, CRLF, and garbage lines (skipped); an
+ * error message the tool prints instead of data ("netlink error: Operation
+ * not supported", "Attribute read: Operation not supported", "no stats
+ * available") gives -EOPNOTSUPP.
+ */
+
+/*
+ * `ethtool -S <if>`: "NIC statistics:" then "     name: value" lines.
+ * Returns the number of statistics (0 is valid), -EOPNOTSUPP, or -EINVAL
+ * when the text has no statistic and no recognised header.
+ */
+int pf_parse_ethtool_stats(const char *text, struct pf_stats *ret);
+/*
+ * `ethtool -a` / `ethtool -I -a <if>`: "Autonegotiate: off", "RX: on",
+ * "TX: on", and the optional "Statistics:" block ("tx_pause_frames: N").
+ * -EINVAL when RX or TX is missing.
+ */
+int pf_parse_ethtool_pause(const char *text, struct pf_pause *ret);
+/*
+ * `dcb [-s] pfc show dev <if>`: "pfc-cap 8 macsec-bypass off delay 0" and
+ * "prio-pfc 0:off ... 3:on ...", optionally "requests 0:N ..." and
+ * "indications 0:N ...".  Priorities not listed are off.  -EINVAL without a
+ * prio-pfc line.
+ */
+int pf_parse_dcb_pfc(const char *text, struct pf_pfc *ret);
+/*
+ * `ethtool <if>`: "Speed: 100000Mb/s" ("Unknown!" when down), "Duplex:
+ * Full", "Lanes: 4", "Auto-negotiation: on".  -EINVAL without a Speed line.
+ */
+int pf_parse_ethtool_settings(const char *text, struct pf_linkmodes *ret);
+
+/*
+ * Netlink reply parsers.  @buf holds one or more netlink messages as
+ * recv(2) returned them; the first reply of the expected type is parsed.
+ * An NLMSG_ERROR message gives its error (-EOPNOTSUPP, -ENODEV, ...);
+ * -EBADMSG for truncated or malformed messages, -ENODATA when no reply.
+ */
+int pf_ethtool_parse_linkmodes(const void *buf, size_t len, struct pf_linkmodes *ret);
+int pf_ethtool_parse_pause(const void *buf, size_t len, struct pf_pause *ret);
+/* An RTM_GETDCB reply to DCB_CMD_IEEE_GET; -EOPNOTSUPP when it has no DCB_ATTR_IEEE_PFC. */
+int pf_dcb_parse_ieee(const void *buf, size_t len, struct pf_pfc *ret);
+
+/*
+ * The ETHTOOL_GSTRINGS and ETHTOOL_GSTATS payloads: @n_strings names of
+ * ETH_GSTRING_LEN bytes each (NUL-padded) and @n_values counters.  -EAGAIN
+ * when the counts differ (the driver's set changed between the calls).
+ */
+int pf_ethtool_stats_from_raw(const char *strings, size_t n_strings, const uint64_t *values,
+			      size_t n_values, struct pf_stats *ret);
+
+/*
+ * Netlink plumbing shared by the parsers and the socket I/O
+ * (src/netlink_util.c).
+ */
+struct nlmsghdr;
+struct nl_sock;
+struct nl_msg;
+/*
+ * The first message in @buf (@len bytes) of type @type, or of any non-control
+ * type when @type is negative.  NLMSG_ERROR with a non-zero error gives that
+ * error; -ENODATA when there is none; -EBADMSG when the bytes are malformed.
+ */
+int pf_nl_find_reply(const void *buf, size_t len, int type, const struct nlmsghdr **ret);
+/* A libnl error code (negative NLE_*) as -errno. */
+int pf_nl_errno(int nlerr);
+/*
+ * Send @msg on @sk and receive one reply datagram into *ret_buf (malloc'd),
+ * its length in *ret_len.  -errno.
+ */
+int pf_nl_transact(struct nl_sock *sk, struct nl_msg *msg, void **ret_buf, size_t *ret_len);
+
+/*
+ * Socket I/O, the live backend: each opens its own socket in the caller's
+ * network namespace, so a caller that entered another namespace queries it.
+ */
+int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret);
+int pf_ethtool_pause_get(const char *ifname, struct pf_pause *ret);
+int pf_ethtool_stats_get(const char *ifname, struct pf_stats *ret);
+int pf_dcb_pfc_get(const char *ifname, struct pf_pfc *ret);
+
+/*
+ * Provider implementations (see struct pf_providers).  The recorded ones
+ * read <root>/preflight/...; a missing file gives -ENOENT.  @sample 0 is
+ * the first sample of the driver statistics, 1 the second (live: read
+ * again; recorded: stats.after).
+ */
+int pf_live_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret);
+int pf_live_pause(const struct pf_ctx *ctx, const char *ifname, struct pf_pause *ret);
+int pf_live_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
+			  struct pf_stats *ret);
+int pf_live_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+/* Sleep @ms and return the elapsed monotonic time in *ret_ms. */
+int pf_live_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
+
+int pf_recorded_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret);
+int pf_recorded_pause(const struct pf_ctx *ctx, const char *ifname, struct pf_pause *ret);
+int pf_recorded_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
+			      struct pf_stats *ret);
+int pf_recorded_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+/* No sleep: the interval recorded in preflight/window_ms; -ENOENT without one. */
+int pf_recorded_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
+
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_net_netns.c - the live RoCE netdev providers against a real kernel:
+ * a veth pair in a private network namespace.
+ *
+ * veth answers ETHTOOL_MSG_LINKMODES_GET (10000 Mb/s, full duplex), has
+ * driver statistics (peer_ifindex, rx_queue_0_xdp_packets, ...) and lacks
+ * pause and DCB operations, so the "not supported" outcome is exercised
+ * for real.  Needs root (CAP_SYS_ADMIN for `ip netns add`); skips with a
+ * reason otherwise.  The namespace is removed in the group teardown and,
+ * should the process die first, by an atexit handler.
+ */
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preflight/net.h"
+#include "testutil.h"
+
+static char netns[64];
+static bool have_netns;
+static const char *why_skip = "not run";
+
+static int sh(const char *fmt, ...) PF_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	return r == 0 ? 0 : -1;
+}
+
+static void remove_netns(void)
+{
+	if (!netns[0])
+		return;
+	sh("ip netns del %s >/dev/null 2>&1", netns);
+	netns[0] = '\0';
+}
+
+static int group_setup(void **state)
+{
+	if (geteuid() != 0) {
+		why_skip = "needs root to create a network namespace";
+		return 0;
+	}
+	if (sh("ip -V >/dev/null 2>&1") < 0) {
+		why_skip = "iproute2 'ip' not found";
+		return 0;
+	}
+	snprintf(netns, sizeof(netns), "pftest_net_%ld", (long)getpid());
+	atexit(remove_netns);
+	if (sh("ip netns add %s 2>/dev/null", netns) < 0) {
+		why_skip = "'ip netns add' failed (no CAP_SYS_ADMIN or no netns support)";
+		netns[0] = '\0';
+		return 0;
+	}
+	if (sh("ip -n %s link add vt0 type veth peer name vt1 2>/dev/null", netns) < 0 ||
+	    sh("ip -n %s link set vt0 up && ip -n %s link set vt1 up", netns, netns) < 0) {
+		why_skip = "cannot create a veth pair (no veth module?)";
+		remove_netns();
+		return 0;
+	}
+	have_netns = true;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	remove_netns();
+	return 0;
+}
+
+/* Enter the test namespace; returns the fd of the original one. */
+static int enter(void)
+{
+	char path[128];
+	int self, ns;
+
+	if (!have_netns) {
+		print_message("skip: %s\n", why_skip);
+		skip();
+	}
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	assert_true(self >= 0);
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(ns >= 0);
+	assert_int_equal(setns(ns, CLONE_NEWNET), 0);
+	close(ns);
+	return self;
+}
+
+static void leave(int self)
+{
+	assert_int_equal(setns(self, CLONE_NEWNET), 0);
+	close(self);
+}
+
+static void test_linkmodes_veth(void **state)
+{
+	struct pf_linkmodes lm;
+	int self = enter(), r;
+
+	r = pf_providers_live.linkmodes(NULL, "vt0", &lm);
+	leave(self);
+	assert_int_equal(r, 0);
+	assert_int_equal(lm.speed_mbps, 10000);
+	assert_int_equal(lm.duplex, 1);
+}
+
+static void test_pause_not_supported(void **state)
+{
+	struct pf_pause pa;
+	int self = enter(), r;
+
+	r = pf_providers_live.pause(NULL, "vt0", &pa);
+	leave(self);
+	assert_int_equal(r, -EOPNOTSUPP);
+}
+
+static void test_dcb_not_supported(void **state)
+{
+	struct pf_pfc pfc;
+	int self = enter(), r;
+
+	r = pf_providers_live.pfc(NULL, "vt0", &pfc);
+	leave(self);
+	assert_int_equal(r, -EOPNOTSUPP);
+}
+
+static void test_driver_stats(void **state)
+{
+	struct pf_stats s = { 0 };
+	uint64_t peer;
+	unsigned int vt1;
+	int self = enter(), r, r2;
+
+	r = pf_providers_live.ethtool_stats(NULL, "vt0", 0, &s);
+	vt1 = if_nametoindex("vt1");
+	leave(self);
+	assert_int_equal(r, 0);
+	assert_true(s.n >= 1);
+	r2 = pf_stats_get(&s, "peer_ifindex", &peer);
+	assert_int_equal(r2, 0);
+	assert_true(vt1 > 0);
+	assert_int_equal(peer, vt1);
+	pf_stats_release(&s);
+}
+
+static void test_no_such_device(void **state)
+{
+	struct pf_linkmodes lm;
+	struct pf_stats s = { 0 };
+	struct pf_pfc pfc;
+	int self = enter(), r1, r2, r3;
+
+	r1 = pf_ethtool_linkmodes_get("pfnosuch0", &lm);
+	r2 = pf_ethtool_stats_get("pfnosuch0", &s);
+	r3 = pf_dcb_pfc_get("pfnosuch0", &pfc);
+	leave(self);
+	assert_int_equal(r1, -ENODEV);
+	assert_int_equal(r2, -ENODEV);
+	assert_int_equal(r3, -ENODEV);
+}
+
+static void test_wait(void **state)
+{
+	double ms = 0;
+
+	/* Not namespaced, but live: the sampling window sleeps at least as asked. */
+	assert_int_equal(pf_providers_live.wait(NULL, 20, &ms), 0);
+	assert_true(ms >= 20.0);
+	assert_true(ms < 2000.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_linkmodes_veth),
+		cmocka_unit_test(test_pause_not_supported),
+		cmocka_unit_test(test_dcb_not_supported),
+		cmocka_unit_test(test_driver_stats),
+		cmocka_unit_test(test_no_such_device),
+		cmocka_unit_test(test_wait),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
