@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "preflight/fleet.h"
 #include "preflight/profile.h"
 #include "preflight/providers.h"
 #include "preflight/registry.h"
@@ -344,6 +345,13 @@ int main(int argc, char **argv)
 	if (pf_registry_validate(all, n, &err) < 0) {
 		fprintf(stderr, "preflight: BUG: %s\n", err);
 		return PF_EXIT_SOFTWARE;
+	}
+	/* subcommands, dispatched before option parsing */
+	if (argc > 1 && !strcmp(argv[1], "fleet")) {
+		rc = pf_fleet_main(argc - 1, argv + 1, stdout, stderr);
+		if (fclose(stdout) == EOF && rc == 0)
+			rc = PF_EXIT_IOERR;
+		return rc;
 	}
 	pf_profile_init(&o.prof);
 	rc = parse_args(argc, argv, &o);

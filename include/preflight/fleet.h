@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleet.h - many nodes' reports in one view (`preflight fleet`).
+ *
+ * Reads preflight.report/v1 documents, keeps a compact record per node (the
+ * latest report of each hostname wins), and derives: the nodes whose verdict
+ * is fail or error with their failing checks, the per-check status counts,
+ * and outliers against the fleet median for numeric bandwidth-like
+ * observations.  Output schema preflight.fleet/v1 is documented in
+ * docs/fleet.md.  Everything is hash- or sort-based: linear in the number of
+ * reports up to an n log n sort.
+ */
+#ifndef PREFLIGHT_FLEET_H
+#define PREFLIGHT_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#define PF_FLEET_SCHEMA "preflight.fleet/v1"
+#define PF_FLEET_OUTLIER_FRACTION 0.9
+/* A (check, key) series is judged only when this many nodes report it. */
+#define PF_FLEET_MIN_SERIES 3
+
+enum pf_fleet_format {
+	PF_FLEET_TEXT,
+	PF_FLEET_JSON,
+	PF_FLEET_CSV,
+};
+
+struct pf_fleet;
+
+/* A new, empty fleet; nodes below @outlier_fraction x median are outliers. */
+struct pf_fleet *pf_fleet_new(double outlier_fraction);
+struct pf_fleet *pf_fleet_free(struct pf_fleet *f);
+
+/*
+ * Add one report.  @origin names it (a file path) in messages and output.
+ * Returns 0, or -EINVAL with *ret_err (caller frees) when the text is not a
+ * preflight.report/v1 document; the rejection is counted and listed.
+ */
+int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const char *origin,
+			char **ret_err);
+/* Read and add a file; -errno or -EINVAL with *ret_err; failures are counted. */
+int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err);
+
+/*
+ * The *.json files directly in @dir (not recursive), as "dir/name", sorted.
+ * Returns the count; *ret_paths is NULL-terminated, freed with pf_strv_free().
+ */
+int pf_fleet_list_dir(const char *dir, char ***ret_paths);
+
+/* Derive the view; call once after the last add. */
+void pf_fleet_finish(struct pf_fleet *f);
+
+/* Nodes (after de-duplication) whose verdict is fail or error. */
+size_t pf_fleet_n_failing(const struct pf_fleet *f);
+/* Reports accepted, and inputs rejected. */
+size_t pf_fleet_n_reports(const struct pf_fleet *f);
+size_t pf_fleet_n_rejected(const struct pf_fleet *f);
+
+/* The finished view as a preflight.fleet/v1 object (caller deletes). */
+cJSON *pf_fleet_to_json(const struct pf_fleet *f);
+int pf_fleet_format_from_name(const char *name, enum pf_fleet_format *ret);
+/* Write the view; 0 or -errno from the stream. */
+int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *out);
+
+/* True for observed keys that the outlier rule looks at (see docs/fleet.md). */
+bool pf_fleet_key_is_rate(const char *key);
+/* Median of @v[0..n) (reorders @v); NAN when n is 0. */
+double pf_median(double *v, size_t n);
+/* Write @s as one CSV field (RFC 4180: quoted when it holds , " CR or LF). */
+void pf_csv_field(FILE *out, const char *s);
+
+/*
+ * The `preflight fleet` command: parses its own arguments (argv[0] is
+ * "fleet"), writes the view to @out and diagnostics to @err, returns the
+ * exit status (0 no failing node, 1 some, 64 usage).
+ */
+int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_fleet.c - the fleet view: median, which keys are judged, per-check
+ * counts, failing nodes and their first bad finding, outliers against the
+ * fleet median (strictly below the fraction, min over subjects, series too
+ * small to judge), newest report per hostname, rejected inputs, and CSV
+ * quoting.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "preflight/fleet.h"
+#include "testutil.h"
+
+/* A tiny report: @host, nic_link_speed with one finding per rate in @rates, memlock. */
+static char *report(const char *host, const char *started, const char *memlock_status,
+		    const double *rates, size_t n_rates)
+{
+	cJSON *j = cJSON_CreateObject(), *node, *checks, *chk, *fds;
+	bool any_fail = !strcmp(memlock_status, "fail");
+	char *s;
+
+	cJSON_AddStringToObject(j, "schema", "preflight.report/v1");
+	node = cJSON_AddObjectToObject(j, "node");
+	cJSON_AddStringToObject(node, "hostname", host);
+	cJSON_AddStringToObject(j, "started_at", started);
+	checks = cJSON_AddArrayToObject(j, "checks");
+
+	chk = cJSON_CreateObject();
+	cJSON_AddStringToObject(chk, "name", "memlock");
+	cJSON_AddStringToObject(chk, "status", memlock_status);
+	cJSON_AddStringToObject(chk, "summary", "memlock summary");
+	fds = cJSON_AddArrayToObject(chk, "findings");
+	{
+		cJSON *f = cJSON_CreateObject(), *o;
+
+		cJSON_AddStringToObject(f, "subject", "process");
+		cJSON_AddStringToObject(f, "status", memlock_status);
+		cJSON_AddStringToObject(f, "message", "hard limit 64 KiB, expected unlimited");
+		o = cJSON_AddObjectToObject(f, "observed");
+		cJSON_AddNumberToObject(o, "soft_kib", 64); /* not a rate: never judged */
+		cJSON_AddItemToArray(fds, f);
+	}
+	cJSON_AddItemToArray(checks, chk);
+
+	chk = cJSON_CreateObject();
+	cJSON_AddStringToObject(chk, "name", "nic_link_speed");
+	cJSON_AddStringToObject(chk, "status", "pass");
+	fds = cJSON_AddArrayToObject(chk, "findings");
+	for (size_t i = 0; i < n_rates; i++) {
+		cJSON *f = cJSON_CreateObject(), *o;
+		char subj[32];
+
+		snprintf(subj, sizeof(subj), "mlx5_%zu/1", i);
+		cJSON_AddStringToObject(f, "subject", subj);
+		cJSON_AddStringToObject(f, "status", "pass");
+		cJSON_AddStringToObject(f, "message", "ok");
+		o = cJSON_AddObjectToObject(f, "observed");
+		cJSON_AddNumberToObject(o, "rate_gbps", rates[i]);
+		cJSON_AddStringToObject(o, "width", "4X");
+		cJSON_AddItemToArray(fds, f);
+	}
+	cJSON_AddItemToArray(checks, chk);
+	cJSON_AddStringToObject(j, "verdict", any_fail ? "fail" : "pass");
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static void add(struct pf_fleet *f, char *text, const char *origin)
+{
+	char *err = NULL;
+
+	assert_int_equal(pf_fleet_add_report(f, text, strlen(text), origin, &err), 0);
+	assert_null(err);
+	free(text);
+}
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	assert_non_null(it);
+	return it;
+}
+
+static const cJSON *check_counts(const cJSON *view, const char *name)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, get(view, "checks"))
+		if (!strcmp(get(c, "name")->valuestring, name))
+			return c;
+	fail_msg("no counts for %s", name);
+	return NULL;
+}
+
+static void test_median(void **state)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, one[] = { 7 };
+
+	assert_true(isnan(pf_median(NULL, 0)));
+	assert_true(pf_median(odd, 3) == 3);
+	assert_true(pf_median(even, 4) == 2.5);
+	assert_true(pf_median(one, 1) == 7);
+}
+
+static void test_key_is_rate(void **state)
+{
+	assert_true(pf_fleet_key_is_rate("rate_gbps"));
+	assert_true(pf_fleet_key_is_rate("busbw_gbps"));
+	assert_true(pf_fleet_key_is_rate("algbw"));
+	assert_true(pf_fleet_key_is_rate("bandwidth"));
+	assert_true(pf_fleet_key_is_rate("Host_BW_GBps"));
+	assert_true(pf_fleet_key_is_rate("speed_mbps"));
+	assert_false(pf_fleet_key_is_rate("width"));
+	assert_false(pf_fleet_key_is_rate("soft_kib"));
+	assert_false(pf_fleet_key_is_rate("count"));
+}
+
+static void test_counts_failing_outliers(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	double good[] = { 400, 400 }, slow[] = { 400, 200 }, edge[] = { 360, 400 };
+	cJSON *view;
+	const cJSON *fl, *ol, *c;
+	char host[16];
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(host, sizeof(host), "n%02d", i);
+		add(f, report(host, "2026-11-22T05:00:00Z", "pass", good, 2), host);
+	}
+	add(f, report("slow", "2026-11-22T05:00:00Z", "pass", slow, 2), "slow.json");
+	add(f, report("edge", "2026-11-22T05:00:00Z", "pass", edge, 2), "edge.json");
+	add(f, report("bad", "2026-11-22T05:00:00Z", "fail", good, 2), "bad.json");
+	pf_fleet_finish(f);
+
+	assert_int_equal(pf_fleet_n_failing(f), 1);
+	view = pf_fleet_to_json(f);
+	assert_string_equal(get(view, "schema")->valuestring, PF_FLEET_SCHEMA);
+	assert_int_equal(get(view, "nodes")->valueint, 8);
+	assert_int_equal(get(get(view, "verdicts"), "fail")->valueint, 1);
+	c = check_counts(view, "memlock");
+	assert_int_equal(get(c, "pass")->valueint, 7);
+	assert_int_equal(get(c, "fail")->valueint, 1);
+	c = check_counts(view, "nic_link_speed");
+	assert_int_equal(get(c, "pass")->valueint, 8);
+
+	fl = get(view, "failing");
+	assert_int_equal(cJSON_GetArraySize(fl), 1);
+	fl = cJSON_GetArrayItem(fl, 0);
+	assert_string_equal(get(fl, "node")->valuestring, "bad");
+	fl = cJSON_GetArrayItem(get(fl, "checks"), 0);
+	assert_string_equal(get(fl, "name")->valuestring, "memlock");
+	assert_string_equal(get(fl, "subject")->valuestring, "process");
+	assert_string_equal(get(fl, "message")->valuestring,
+			    "hard limit 64 KiB, expected unlimited");
+
+	/* median of the per-node minimum is 400: 200 is an outlier, 360 (exactly 90%) is not */
+	ol = get(view, "outliers");
+	assert_int_equal(cJSON_GetArraySize(ol), 1);
+	ol = cJSON_GetArrayItem(ol, 0);
+	assert_string_equal(get(ol, "node")->valuestring, "slow");
+	assert_string_equal(get(ol, "check")->valuestring, "nic_link_speed");
+	assert_string_equal(get(ol, "key")->valuestring, "rate_gbps");
+	assert_string_equal(get(ol, "subject")->valuestring, "mlx5_1/1");
+	assert_true(get(ol, "value")->valuedouble == 200);
+	assert_true(get(ol, "median")->valuedouble == 400);
+	assert_true(get(ol, "ratio")->valuedouble == 0.5);
+	cJSON_Delete(view);
+	pf_fleet_free(f);
+}
+
+static void test_fraction_is_a_parameter(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.95);
+	double good[] = { 400 }, edge[] = { 370 };
+	cJSON *view;
+
+	for (int i = 0; i < 3; i++)
+		add(f, report(i ? "b" : "a", "t", "pass", good, 1), "x");
+	/* "b" twice: the second, same started_at, supersedes the first */
+	add(f, report("c", "t", "pass", good, 1), "c");
+	add(f, report("edge", "t", "pass", edge, 1), "edge");
+	pf_fleet_finish(f);
+	view = pf_fleet_to_json(f);
+	assert_int_equal(get(view, "nodes")->valueint, 4);
+	assert_int_equal(get(get(view, "inputs"), "superseded")->valueint, 1);
+	assert_int_equal(cJSON_GetArraySize(get(view, "outliers")), 1);
+	cJSON_Delete(view);
+	pf_fleet_free(f);
+}
+
+static void test_small_series_not_judged(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	double good[] = { 400 }, slow[] = { 100 };
+	cJSON *view;
+
+	add(f, report("a", "t", "pass", good, 1), "a");
+	add(f, report("b", "t", "pass", slow, 1), "b");
+	pf_fleet_finish(f);
+	view = pf_fleet_to_json(f);
+	assert_int_equal(cJSON_GetArraySize(get(view, "outliers")), 0);
+	assert_false(cJSON_IsTrue(get(cJSON_GetArrayItem(get(view, "series"), 0), "judged")));
+	cJSON_Delete(view);
+	pf_fleet_free(f);
+}
+
+static void test_newest_report_wins(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	double good[] = { 400 };
+
+	add(f, report("a", "2026-11-22T06:00:00Z", "pass", good, 1), "new");
+	add(f, report("a", "2026-11-22T05:00:00Z", "fail", good, 1), "old");
+	pf_fleet_finish(f);
+	assert_int_equal(pf_fleet_n_failing(f), 0);
+	assert_int_equal(pf_fleet_n_reports(f), 2);
+	pf_fleet_free(f);
+}
+
+static void test_rejects(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	static const char *const bad[] = {
+		"{ not json",
+		"[1, 2]",
+		"{\"schema\": \"preflight.fleet/v1\", \"checks\": []}",
+		"{\"schema\": \"preflight.report/v1\"}",
+		"{\"schema\": \"preflight.report/v1\", \"checks\": [{\"name\": \"x\", \"status\": \"meh\"}]}",
+	};
+	static const char *const why[] = { "not valid JSON",
+					   "not a preflight.report/v1 report (schema missing)",
+					   "not a preflight.report/v1 report (schema 'preflight.fleet/v1')",
+					   "report has no 'checks' array",
+					   "malformed report: a check without a valid name and status" };
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(bad); i++) {
+		char *err = NULL;
+
+		assert_int_equal(pf_fleet_add_report(f, bad[i], strlen(bad[i]), "x", &err), -EINVAL);
+		assert_string_equal(err, why[i]);
+		free(err);
+	}
+	assert_int_equal(pf_fleet_n_rejected(f), PF_ARRAY_SIZE(bad));
+	assert_int_equal(pf_fleet_n_reports(f), 0);
+	pf_fleet_free(f);
+}
+
+static char *csv(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	pf_csv_field(out, s);
+	fclose(out);
+	return buf;
+}
+
+static void test_csv_quoting(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" },
+		{ "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)" },
+	};
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(cases); i++) {
+		char *got = csv(cases[i][0]);
+
+		assert_string_equal(got, cases[i][1]);
+		free(got);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_key_is_rate),
+		cmocka_unit_test(test_counts_failing_outliers),
+		cmocka_unit_test(test_fraction_is_a_parameter),
+		cmocka_unit_test(test_small_series_not_judged),
+		cmocka_unit_test(test_newest_report_wins),
+		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_csv_quoting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
