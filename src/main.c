@@ -19,6 +19,7 @@
 #include "preflight/registry.h"
 #include "preflight/report.h"
 #include "preflight/runner.h"
+#include "preflight/slurm.h"
 
 #ifndef PF_VERSION
 #define PF_VERSION "0.0.0"
@@ -42,6 +43,8 @@ struct pf_opts {
 	const char *profile;
 	const char *describe;
 	bool list;
+	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
+	struct pf_slurm_opts slurm_opts;
 	struct pf_runner_opts runner;
 	struct pf_profile prof;
 };
@@ -69,13 +72,18 @@ static void print_help(FILE *out)
 	      "  --describe NAME        what a check reads and its thresholds\n"
 	      "  --only A,B             run only these checks\n"
 	      "  --skip C,D             do not run these checks\n"
-	      "  --format json|text     report format (default: text on a terminal, else json)\n"
+	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
+	      "                         else json)\n"
 	      "  --output FILE          write the report to FILE atomically\n"
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --profile FILE         expectations from a JSON profile\n"
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
 	      "  --no-fork              run checks in this process (debugging)\n"
+	      "  --slurm                print a one-line reason on stderr when failing\n"
+	      "                         (automatic under Slurm)\n"
+	      "  --drain                on fail or error, drain this Slurm node with that reason\n"
+	      "  --undrain              on pass or warn, resume the node if preflight drained it\n"
 	      "  --version              print the version\n"
 	      "  --help                 this text\n"
 	      "\n"
@@ -98,7 +106,8 @@ static int check_names(const char *list, const char *opt)
 static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
-	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP };
+	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
+	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "describe", required_argument, NULL, OPT_DESCRIBE },
@@ -111,6 +120,9 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
+		{ "slurm", no_argument, NULL, OPT_SLURM },
+		{ "drain", no_argument, NULL, OPT_DRAIN },
+		{ "undrain", no_argument, NULL, OPT_UNDRAIN },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -131,6 +143,9 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_PROFILE: o->profile = optarg; break;
 		case OPT_SET: pf_profile_add_set(&o->prof, optarg); break;
 		case OPT_NO_FORK: o->runner.no_fork = true; break;
+		case OPT_SLURM: o->slurm = true; break;
+		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
+		case OPT_UNDRAIN: o->slurm = o->slurm_opts.undrain = true; break;
 		case OPT_TIMEOUT: {
 			uint64_t t;
 
@@ -271,7 +286,8 @@ static int run_checks(struct pf_opts *o)
 
 	if (o->format) {
 		if (pf_format_from_name(o->format, &fmt) < 0)
-			return usage_error("--format: unknown format '%s' (json or text)", o->format);
+			return usage_error("--format: unknown format '%s' (json, text, junit "
+					   "or prom)", o->format);
 	} else {
 		fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
 	}
@@ -326,6 +342,9 @@ static int run_checks(struct pf_opts *o)
 	}
 	if (rc == 0)
 		rc = exit_code(pf_report_verdict(&report));
+	/* the gate never changes the exit code: a Prolog drains on it as is */
+	if (o->slurm || pf_slurm_detected())
+		pf_slurm_gate(&report, &o->slurm_opts, stderr);
 
 	for (size_t i = 0; i < n; i++) {
 		pf_config_free(runs[i].check, runs[i].cfg);

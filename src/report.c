@@ -64,6 +64,7 @@ int pf_format_from_name(const char *name, enum pf_format *ret)
 {
 	static const char *const names[PF_FORMAT_COUNT] = {
 		[PF_FORMAT_JSON] = "json", [PF_FORMAT_TEXT] = "text",
+		[PF_FORMAT_JUNIT] = "junit", [PF_FORMAT_PROM] = "prom",
 	};
 
 	for (int i = 0; i < PF_FORMAT_COUNT; i++)
@@ -147,6 +148,8 @@ int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool col
 	switch (fmt) {
 	case PF_FORMAT_JSON: return pf_render_json(r, out);
 	case PF_FORMAT_TEXT: return pf_render_text(r, out, color);
+	case PF_FORMAT_JUNIT: return pf_render_junit(r, out);
+	case PF_FORMAT_PROM: return pf_render_prom(r, out);
 	case PF_FORMAT_COUNT: break;
 	}
 	return -EINVAL;

@@ -7,6 +7,7 @@
 #define PREFLIGHT_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -17,6 +18,8 @@
 enum pf_format {
 	PF_FORMAT_JSON,
 	PF_FORMAT_TEXT,
+	PF_FORMAT_JUNIT,
+	PF_FORMAT_PROM,
 	PF_FORMAT_COUNT,
 };
 
@@ -46,5 +49,17 @@ cJSON *pf_report_to_json(const struct pf_report *r);
 int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool color);
 int pf_render_json(const struct pf_report *r, FILE *out);
 int pf_render_text(const struct pf_report *r, FILE *out, bool color);
+/* JUnit XML: one testsuite, one testcase per check (src/render_junit.c). */
+int pf_render_junit(const struct pf_report *r, FILE *out);
+/* Prometheus text exposition for node_exporter's textfile collector (src/render_prom.c). */
+int pf_render_prom(const struct pf_report *r, FILE *out);
+
+/*
+ * Decode one UTF-8 sequence at @s: its length in bytes, or -EINVAL for an
+ * invalid, overlong or surrogate sequence and for the terminating NUL.
+ */
+int pf_utf8_decode(const char *s, uint32_t *ret_cp);
+/* A double as Prometheus and XML readers parse it: "%.15g", "NaN", "+Inf", "-Inf". */
+void pf_format_double(char *buf, size_t len, double v);
 
 #endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * render_util.c - small helpers shared by the machine-readable renderers
+ * (JUnit XML, Prometheus text): UTF-8 validation and number spelling.
+ *
+ * Findings carry bytes read from the node (sysfs strings, tool output), so
+ * a renderer cannot assume valid UTF-8; both XML and the Prometheus text
+ * format require it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "preflight/report.h"
+
+int pf_utf8_decode(const char *s, uint32_t *ret_cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp, min;
+	int n;
+
+	if (u[0] < 0x80) {
+		*ret_cp = u[0];
+		return u[0] ? 1 : -EINVAL;
+	}
+	if ((u[0] & 0xe0) == 0xc0) {
+		n = 2, cp = u[0] & 0x1f, min = 0x80;
+	} else if ((u[0] & 0xf0) == 0xe0) {
+		n = 3, cp = u[0] & 0x0f, min = 0x800;
+	} else if ((u[0] & 0xf8) == 0xf0) {
+		n = 4, cp = u[0] & 0x07, min = 0x10000;
+	} else {
+		return -EINVAL;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+			return -EINVAL;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return -EINVAL; /* overlong, out of range, or a surrogate */
+	*ret_cp = cp;
+	return n;
+}
+
+void pf_format_double(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "NaN");
+	else if (isinf(v))
+		snprintf(buf, len, "%s", v > 0 ? "+Inf" : "-Inf");
+	else if (v == 0.0)
+		snprintf(buf, len, "0"); /* no "-0" */
+	else
+		snprintf(buf, len, "%.15g", v);
+}
