@@ -97,14 +97,40 @@ struct pf_node {
 /*
  * Read the inventory under @fs; with @topology_xml (a file, or NULL to use
  * <root>/preflight/topology.xml when present) from hwloc instead.
- * -errno with *ret_err on a failure that leaves no usable model.
+ * -errno with *ret_err on a failure that leaves no usable model.  Missing
+ * sysfs directories are not a failure (a root without /sys/class/infiniband
+ * has no RDMA devices); unreadable ones are.
  */
 int pf_node_load(const struct pf_fs *fs, const char *topology_xml, struct pf_node **ret,
 		 char **ret_err);
+/* Sysfs only (src/node_sysfs.c). */
+int pf_node_load_sysfs(const struct pf_fs *fs, struct pf_node **ret, char **ret_err);
+/*
+ * From an lstopo XML export (src/node_hwloc.c).  @xml_path is a path in the
+ * host filesystem, not under the root: pf_node_load() passes --topology as
+ * given, or "<root>/preflight/topology.xml".
+ */
+int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_node **ret,
+		       char **ret_err);
+/*
+ * Free a model: every string and array in it is malloc'ed (except source,
+ * a literal).  NULL-safe; returns NULL.
+ */
 struct pf_node *pf_node_free(struct pf_node *node);
+PF_DEFINE_AUTO(node_free, struct pf_node *, pf_node_free)
+#define pf_autonode PF_CLEANUP(pf_node_freep)
+
+/* An empty model with @source ("sysfs", "hwloc"); for loaders. */
+struct pf_node *pf_node_new(const char *source);
+/* Append a printf-formatted line to node->notes; for loaders. */
+void pf_node_note(struct pf_node *node, const char *fmt, ...) PF_PRINTF(2, 3);
 
 /* Lookups; NULL when absent. */
 const struct pf_pci_dev *pf_node_pci(const struct pf_node *node, const char *bdf);
+/* Index of @bdf in node->pci, or -1. */
+int pf_node_pci_index(const struct pf_node *node, const char *bdf);
+const struct pf_rdma_dev *pf_node_rdma(const struct pf_node *node, const char *name);
+const struct pf_netdev *pf_node_netdev(const struct pf_node *node, const char *name);
 
 /*
  * PCI distance between two devices (src/pci_path.c), in nvidia-smi's

@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen_root.py - write a realistic GPU/RDMA node as a sysfs/proc root.
+
+The tree mirrors what the kernel shows, relative symlinks included:
+
+  /sys/devices/pci<D>:<B>/<D>:<B>:01.0            root port (one host bridge per switch)
+      <D>:<B+1>:00.0                             PCIe switch upstream port
+          <D>:<B+2>:<k>.0                         switch downstream port k
+              <D>:<B+3+k>:00.0                    GPU (10de:2330) or NIC (15b3:1021)
+                  infiniband/mlx5_<n>/ports/1/    state, phys_state, rate, link_layer, counters
+                  net/ib<n> | net/enp<bus>s0np0   IPoIB or RoCE netdev
+  /sys/bus/pci/devices/<bdf> -> ../../../devices/...
+  /sys/class/infiniband/<dev> -> ../../devices/.../infiniband/<dev>
+  /sys/class/net/<if> -> ../../devices/.../net/<if>
+  /sys/devices/system/node/node<K>/cpulist
+  /proc/self/limits, /proc/sys/..., /proc/uptime
+
+GPU i and its rail NIC share a PCIe switch (DGX-style); switches are spread
+evenly over the NUMA nodes.  With more NICs than GPUs the NICs are spread
+over the GPU switches (16 GPUs / 32 NICs: two NICs per switch).  A chipset
+host bridge and a 1 GbE management NIC (eno1) live in domain 0000.
+Fault flags inject what the checks must catch.  Only the standard library is
+used, so tests and benchmarks can run it anywhere.
+"""
+
+import argparse
+import os
+import sys
+
+RATES = {
+    # Gb/s -> (rate line, netdev Mb/s); 4X widths as the kernel prints them
+    10: "10 Gb/sec (4X SDR)",
+    20: "20 Gb/sec (4X DDR)",
+    40: "40 Gb/sec (4X QDR)",
+    56: "56 Gb/sec (4X FDR)",
+    100: "100 Gb/sec (4X EDR)",
+    200: "200 Gb/sec (4X HDR)",
+    400: "400 Gb/sec (4X NDR)",
+    800: "800 Gb/sec (4X XDR)",
+}
+
+IB_COUNTERS = [
+    "symbol_error", "link_downed", "link_error_recovery", "port_rcv_errors",
+    "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors",
+    "port_xmit_discards", "port_xmit_constraint_errors", "port_rcv_constraint_errors",
+    "local_link_integrity_errors", "excessive_buffer_overrun_errors", "VL15_dropped",
+    "port_xmit_wait", "port_xmit_data", "port_rcv_data", "port_xmit_packets",
+    "port_rcv_packets", "unicast_xmit_packets", "unicast_rcv_packets",
+    "multicast_xmit_packets", "multicast_rcv_packets",
+]
+HW_COUNTERS = [
+    "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
+    "duplicate_request", "implied_nak_seq_err", "out_of_buffer", "req_cqe_error",
+    "req_remote_access_errors", "req_remote_invalid_request", "resp_cqe_error",
+    "resp_local_length_error", "resp_remote_access_errors", "rx_atomic_requests",
+    "rx_read_requests", "rx_write_requests", "np_cnp_sent", "rp_cnp_handled",
+    "np_ecn_marked_roce_packets", "rp_cnp_ignored", "roce_adp_retrans",
+    "roce_slow_restart", "lifespan",
+]
+
+
+class Root:
+    def __init__(self, top):
+        self.top = top
+        self.ifaces = []
+        self.roce_ifs = []
+
+    def path(self, rel):
+        return os.path.join(self.top, rel.lstrip("/"))
+
+    def write(self, rel, text):
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+
+    def mkdir(self, rel):
+        os.makedirs(self.path(rel), exist_ok=True)
+
+    def link(self, rel, target):
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        if os.path.lexists(p):
+            os.unlink(p)
+        os.symlink(target, p)
+
+
+def cpulist(cpus):
+    """[0,1,2,3,8] -> '0-3,8'"""
+    out, start, prev = [], None, None
+    for c in sorted(cpus):
+        if start is None:
+            start = prev = c
+        elif c == prev + 1:
+            prev = c
+        else:
+            out.append(f"{start}-{prev}" if prev != start else f"{start}")
+            start = prev = c
+    if start is not None:
+        out.append(f"{start}-{prev}" if prev != start else f"{start}")
+    return ",".join(out)
+
+
+def cpumask(cpus, ncpus):
+    """Kernel cpumask: hex in comma-separated 32-bit words, most significant first."""
+    words = max(1, (ncpus + 31) // 32)
+    v = 0
+    for c in cpus:
+        v |= 1 << c
+    return ",".join(f"{(v >> (32 * w)) & 0xffffffff:08x}" for w in reversed(range(words)))
+
+
+def rel_link(from_dir, to_path):
+    """Relative symlink text from directory from_dir (absolute, in-root) to to_path."""
+    return os.path.relpath(to_path, from_dir)
+
+
+def parse_list(values):
+    out = []
+    for v in values or []:
+        out += [x for x in v.split(",") if x]
+    return out
+
+
+def build(args):
+    r = Root(args.out)
+    ncpus = args.numa * args.cpus_per_numa
+    numa_cpus = [list(range(k * args.cpus_per_numa, (k + 1) * args.cpus_per_numa))
+                 for k in range(args.numa)]
+    all_cpus = list(range(ncpus))
+
+    # --- NUMA / CPUs
+    for k in range(args.numa):
+        r.write(f"/sys/devices/system/node/node{k}/cpulist", cpulist(numa_cpus[k]) + "\n")
+        r.write(f"/sys/devices/system/node/node{k}/cpumap", cpumask(numa_cpus[k], ncpus) + "\n")
+    r.write("/sys/devices/system/node/online", f"0-{args.numa - 1}\n" if args.numa > 1 else "0\n")
+    r.write("/sys/devices/system/node/possible", f"0-{args.numa - 1}\n" if args.numa > 1 else "0\n")
+    r.write("/sys/devices/system/cpu/online", cpulist(all_cpus) + "\n")
+    r.write("/sys/devices/system/cpu/possible", cpulist(all_cpus) + "\n")
+
+    def pci_dev(path, vendor, device, cls, numa, speed="32.0 GT/s PCIe", width=16,
+                max_speed=None, max_width=None):
+        """Write one PCI function at absolute sysfs path `path`."""
+        bdf = os.path.basename(path)
+        cpus = numa_cpus[numa] if numa >= 0 else all_cpus
+        nn = -1 if args.numa_minus_one else numa
+        files = {
+            "vendor": f"0x{vendor:04x}", "device": f"0x{device:04x}", "class": f"0x{cls:06x}",
+            "subsystem_vendor": f"0x{vendor:04x}", "subsystem_device": "0x0000",
+            "numa_node": str(nn), "local_cpulist": cpulist(cpus),
+            "local_cpus": cpumask(cpus, ncpus), "enable": "1", "irq": "0",
+            "uevent": f"PCI_CLASS={cls:X}\nPCI_ID={vendor:04X}:{device:04X}\n"
+                      f"PCI_SLOT_NAME={bdf}\n",
+        }
+        if speed is not None:
+            files["current_link_speed"] = speed
+            files["current_link_width"] = str(width)
+            files["max_link_speed"] = max_speed or speed
+            files["max_link_width"] = str(max_width or width)
+        for name, text in files.items():
+            r.write(f"{path}/{name}", text + "\n")
+        r.link(f"/sys/bus/pci/devices/{bdf}", rel_link("/sys/bus/pci/devices", path))
+        return bdf
+
+    dom = args.domain
+
+    # --- chipset and management NIC in domain 0000
+    hb0 = "/sys/devices/pci0000:00"
+    pci_dev(f"{hb0}/0000:00:00.0", 0x8086, 0x09a2, 0x060000, 0, speed=None)
+    rp_mgmt = f"{hb0}/0000:00:1c.0"
+    pci_dev(rp_mgmt, 0x8086, 0xa190, 0x060400, 0, speed="5.0 GT/s PCIe", width=1)
+    eno1 = f"{rp_mgmt}/0000:01:00.0"
+    pci_dev(eno1, 0x8086, 0x1533, 0x020000, 0, speed="2.5 GT/s PCIe", width=1)
+    netdev(r, args, eno1, "eno1", 1, speed=1000, mtu=1500, up=True)
+    netdev(r, args, None, "lo", 772, speed=None, mtu=65536, up=None)
+
+    # --- switches: one per GPU (or per NIC when there are no GPUs)
+    n_sw = args.gpus if args.gpus > 0 else max(args.nics, 1)
+    sw_numa = [s * args.numa // n_sw for s in range(n_sw)]
+    sw_of_gpu = list(range(args.gpus))
+    sw_of_nic = [n * n_sw // args.nics for n in range(args.nics)] if args.nics else []
+
+    def socket_peer(s, same_socket):
+        """Another switch on the same socket (else any other), or on the next socket."""
+        want = sw_numa[s] if same_socket else (sw_numa[s] + 1) % args.numa
+        cands = [t for t in range(n_sw) if sw_numa[t] == want and t != s]
+        if not cands and same_socket:
+            cands = [t for t in range(n_sw) if t != s]
+        if not cands:
+            sys.exit(f"gen_root: no other switch on NUMA node {want} to move a NIC to")
+        later = [t for t in cands if t > s]
+        return (later or cands)[0]
+
+    for g in parse_list(args.gpu_without_nic):
+        g = int(g)
+        if g >= args.gpus:
+            sys.exit(f"gen_root: --gpu-without-nic {g}: no such GPU")
+        for n in range(args.nics):
+            if sw_of_nic[n] == g:
+                sw_of_nic[n] = socket_peer(g, True)
+    for n in parse_list(args.nic_wrong_socket):
+        n = int(n.replace("mlx5_", ""))
+        if n >= args.nics or args.numa < 2:
+            sys.exit(f"gen_root: --nic-wrong-socket {n}: needs that NIC and 2+ NUMA nodes")
+        sw_of_nic[n] = socket_peer(sw_of_nic[n], False)
+
+    per_sw = [[] for _ in range(n_sw)]
+    for g in range(args.gpus):
+        per_sw[sw_of_gpu[g]].append(("gpu", g))
+    for n in range(args.nics):
+        per_sw[sw_of_nic[n]].append(("nic", n))
+    stride = max(8, 3 + max(len(p) for p in per_sw) + 1)
+    stride = (stride + 7) // 8 * 8
+    if 0x10 + n_sw * stride > (0xf0 if args.nvswitch else 0x100):
+        sys.exit("gen_root: too many switches for one PCI domain")
+
+    degraded = {int(x) for x in parse_list(args.gpu_degraded_link)}
+    slow = set(parse_list(args.slow_port))
+    narrow = set(parse_list(args.width_port))
+    down = set(parse_list(args.down_port))
+    ll = args.link_layer
+
+    for s in range(n_sw):
+        b = 0x10 + s * stride
+        numa = sw_numa[s]
+        hb = f"/sys/devices/pci{dom}:{b:02x}"
+        rp = f"{hb}/{dom}:{b:02x}:01.0"
+        pci_dev(rp, 0x8086, 0x352a, 0x060400, numa)
+        up = f"{rp}/{dom}:{b + 1:02x}:00.0"
+        pci_dev(up, 0x1000, 0xc030, 0x060400, numa)
+        for k, (kind, idx) in enumerate(per_sw[s]):
+            dn = f"{up}/{dom}:{b + 2:02x}:{k:02x}.0"
+            pci_dev(dn, 0x1000, 0xc030, 0x060400, numa)
+            ep = f"{dn}/{dom}:{b + 3 + k:02x}:00.0"
+            if kind == "gpu":
+                if idx in degraded:
+                    pci_dev(ep, 0x10de, 0x2330, 0x030200, numa, speed="8.0 GT/s PCIe", width=8,
+                            max_speed="32.0 GT/s PCIe", max_width=16)
+                else:
+                    pci_dev(ep, 0x10de, 0x2330, 0x030200, numa)
+            else:
+                cls = 0x020700 if ll == "ib" else 0x020000
+                pci_dev(ep, 0x15b3, 0x1021, cls, numa)
+                rdma(r, args, ep, f"mlx5_{idx}", b + 3 + k, "MT4129", "MT_0000000838",
+                     args.rate, f"mlx5_{idx}" in slow, f"mlx5_{idx}" in narrow,
+                     f"mlx5_{idx}" in down)
+
+    # NVSwitches: bridges of class 0x0680 that must not count as GPUs
+    for i in range(args.nvswitch):
+        b = 0xf0 + i
+        if b > 0xff:
+            break
+        hb = f"/sys/devices/pci{dom}:{b:02x}"
+        rp = f"{hb}/{dom}:{b:02x}:01.0"
+        pci_dev(rp, 0x8086, 0x352a, 0x060400, 0)
+        pci_dev(f"{rp}/{dom}:{b:02x}:00.0", 0x10de, 0x22a3, 0x068000, 0, speed="16.0 GT/s PCIe",
+                width=2)
+
+    if args.storage_nic:
+        rp = f"{hb0}/0000:00:1d.0"
+        pci_dev(rp, 0x8086, 0xa198, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
+        ep = f"{rp}/0000:02:00.0"
+        pci_dev(ep, 0x15b3, 0x101b, 0x020000 if ll == "eth" else 0x020700, 0,
+                speed="16.0 GT/s PCIe", width=16)
+        rdma(r, args, ep, f"mlx5_{args.nics}", 2, "MT4123", "MT_0000000223", 200,
+             False, False, False)
+
+    for name in parse_list(args.no_pci_parent_dev):
+        # e.g. Intel MIC's scif0: an RDMA device with no PCI function behind it
+        d = f"/sys/devices/virtual/infiniband/{name}"
+        r.write(f"{d}/node_type", "1: CA\n")
+        port = f"{d}/ports/1"
+        r.write(f"{port}/state", "4: ACTIVE\n")
+        r.write(f"{port}/phys_state", "5: LinkUp\n")
+        r.write(f"{port}/rate", "40 Gb/sec (4X QDR)\n")
+        r.write(f"{port}/link_layer", "InfiniBand\n")
+        r.link(f"/sys/class/infiniband/{name}", rel_link("/sys/class/infiniband", d))
+
+    # --- /proc: limits and sysctls that pass memlock and sysctl
+    r.write("/proc/self/limits",
+            "Limit                     Soft Limit           Hard Limit           Units     \n"
+            "Max cpu time              unlimited            unlimited            seconds   \n"
+            "Max open files            1048576              1048576              files     \n"
+            "Max locked memory         unlimited            unlimited            bytes     \n")
+    sysctls = {
+        "net/core/rmem_max": "16777216", "net/core/wmem_max": "16777216",
+        "net/core/rmem_default": "16777216", "net/core/wmem_default": "16777216",
+        "net/core/netdev_max_backlog": "250000",
+        "net/ipv4/tcp_rmem": "4096\t131072\t16777216",
+        "net/ipv4/tcp_wmem": "4096\t65536\t16777216",
+        "kernel/numa_balancing": "0", "vm/zone_reclaim_mode": "0",
+        "kernel/hostname": args.hostname, "kernel/osrelease": "6.8.0-generated",
+    }
+    for ifname in ["all", "default"] + r.roce_ifs:
+        sysctls[f"net/ipv4/conf/{ifname}/arp_ignore"] = "1"
+        sysctls[f"net/ipv4/conf/{ifname}/arp_announce"] = "2"
+        sysctls[f"net/ipv4/conf/{ifname}/rp_filter"] = "0"
+    for k, v in sysctls.items():
+        r.write(f"/proc/sys/{k}", v + "\n")
+    r.write("/proc/uptime", f"{args.uptime:.2f} {args.uptime * ncpus * 0.9:.2f}\n")
+
+    for spec in args.file or []:
+        rel, sep, text = spec.partition("=")
+        if not sep:
+            sys.exit(f"gen_root: --file {spec}: expected PATH=TEXT")
+        r.write(rel, text + "\n")
+
+
+def netdev(r, args, parent, name, arptype, speed, mtu, up, dev_port=0):
+    """A netdev under PCI function `parent` (or virtual when None)."""
+    d = f"{parent}/net/{name}" if parent else f"/sys/devices/virtual/net/{name}"
+    files = {
+        "type": str(arptype), "mtu": str(mtu), "dev_port": str(dev_port), "dev_id": "0x0",
+        "operstate": "up" if up else ("down" if up is False else "unknown"),
+        "carrier": "1" if up else "0", "ifindex": str(len(r.ifaces) + 1),
+        "address": "00:00:00:00:00:00",
+    }
+    if speed is not None and up:
+        files["speed"] = str(speed)
+        files["duplex"] = "full"
+    for k, v in files.items():
+        r.write(f"{d}/{k}", v + "\n")
+    if parent:
+        r.link(f"{d}/device", rel_link(d, parent))
+    r.link(f"/sys/class/net/{name}", rel_link("/sys/class/net", d))
+    r.ifaces.append(name)
+    return d
+
+
+def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down):
+    """An mlx5 RDMA device with one port on PCI function `pcipath`."""
+    ll = args.link_layer
+    d = f"{pcipath}/infiniband/{name}"
+    r.write(f"{d}/hca_type", hca + "\n")
+    r.write(f"{d}/board_id", board + "\n")
+    r.write(f"{d}/fw_ver", "28.39.1002\n")
+    r.write(f"{d}/node_type", "1: CA\n")
+    r.write(f"{d}/node_guid", "b83f:d203:00aa:%04x\n" % bus)
+    r.link(f"{d}/device", rel_link(d, pcipath))
+    r.link(f"/sys/class/infiniband/{name}", rel_link("/sys/class/infiniband", d))
+
+    port = f"{d}/ports/1"
+    gbps = args.slow_rate if slow else rate
+    line = RATES.get(gbps, f"{gbps} Gb/sec (4X NDR)")
+    if narrow:
+        g2, rest = line.split(" Gb/sec (4X")
+        line = f"{int(g2) // 2} Gb/sec (2X{rest}"
+        gbps //= 2
+    if down:
+        state, phys = "1: DOWN", ("3: Disabled" if ll == "eth" else "2: Polling")
+        line = "40 Gb/sec (4X QDR)" if ll == "eth" else "10 Gb/sec (4X SDR)"
+    else:
+        state, phys = "4: ACTIVE", "5: LinkUp"
+    r.write(f"{port}/state", state + "\n")
+    r.write(f"{port}/phys_state", phys + "\n")
+    r.write(f"{port}/rate", line + "\n")
+    r.write(f"{port}/link_layer", ("Ethernet" if ll == "eth" else "InfiniBand") + "\n")
+    r.write(f"{port}/lid", "0x0\n" if ll == "eth" else "0x%x\n" % (bus + 1))
+    r.write(f"{port}/sm_lid", "0x0\n" if ll == "eth" else "0x1\n")
+    r.write(f"{port}/cap_mask", "0x00010000\n" if ll == "eth" else "0xa751e848\n")
+    for c in IB_COUNTERS:
+        r.write(f"{port}/counters/{c}", "0\n")
+    for c in HW_COUNTERS:
+        r.write(f"{port}/hw_counters/{c}", "0\n")
+
+    if ll == "eth":
+        ifname = f"enp{bus}s0np0"
+        mtu = args.roce_mtu_bad if name in parse_list(args.mtu_port) else args.mtu
+        nspeed = gbps * 1000
+        if name in parse_list(args.netdev_speed_port):
+            nspeed = args.netdev_bad_speed
+        netdev(r, args, pcipath, ifname, 1, speed=nspeed, mtu=mtu, up=not down)
+        r.write(f"{port}/gid_attrs/ndevs/0", ifname + "\n")
+        r.write(f"{port}/gid_attrs/ndevs/1", ifname + "\n")
+        r.write(f"{port}/gid_attrs/types/0", "IB/RoCE v1\n")
+        r.write(f"{port}/gid_attrs/types/1", "RoCE v2\n")
+        r.roce_ifs.append(ifname)
+    else:
+        ifname = "ib" + name.replace("mlx5_", "")
+        netdev(r, args, pcipath, ifname, 32, speed=None if down else gbps * 1000,
+               mtu=4092, up=not down)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="gen_root.py",
+        description="Write a realistic GPU/RDMA node (sysfs + /proc) under OUT for preflight "
+                    "--root.  GPU i and NIC i share a PCIe switch; switches are spread over "
+                    "the NUMA nodes.  Lists take comma-separated values or repeat the flag.")
+    p.add_argument("out", help="directory to write (created; must be empty or absent)")
+    p.add_argument("--gpus", type=int, default=8, help="GPUs, 10de:2330 class 0x0302 (default 8)")
+    p.add_argument("--nics", type=int, default=8, help="single-port ConnectX-7 NICs (default 8)")
+    p.add_argument("--numa", type=int, default=2, help="NUMA nodes / sockets (default 2)")
+    p.add_argument("--cpus-per-numa", type=int, default=8, help="CPUs per NUMA node (default 8)")
+    p.add_argument("--link-layer", choices=["ib", "eth"], default="ib",
+                   help="InfiniBand (IPoIB ib<n>) or RoCE (enp<bus>s0np0) (default ib)")
+    p.add_argument("--rate", type=int, default=400, choices=sorted(RATES),
+                   help="port rate in Gb/s, 4X (default 400 = NDR)")
+    p.add_argument("--mtu", type=int, default=9000, help="RoCE netdev MTU (default 9000)")
+    p.add_argument("--domain", default="0000",
+                   help="PCI domain of the GPU/NIC hierarchy, 4 hex digits (default 0000)")
+    p.add_argument("--nvswitch", type=int, default=0,
+                   help="add NVSwitch functions (10de:22a3, class 0x0680; not GPUs)")
+    p.add_argument("--storage-nic", action="store_true",
+                   help="add a ConnectX-6 (MT4123, 200 Gb/s HDR) on the chipset, "
+                        "named mlx5_<nics>")
+    p.add_argument("--hostname", default="gen-node", help="/proc/sys/kernel/hostname")
+    p.add_argument("--uptime", type=float, default=86400.0, help="/proc/uptime seconds")
+    g = p.add_argument_group("faults")
+    g.add_argument("--slow-port", action="append", metavar="DEV",
+                   help="port 1 of DEV (mlx5_3) runs at --slow-rate")
+    g.add_argument("--slow-rate", type=int, default=100, choices=sorted(RATES),
+                   help="rate of --slow-port, Gb/s (default 100 = 4X EDR)")
+    g.add_argument("--width-port", action="append", metavar="DEV",
+                   help="port 1 of DEV trained at 2X (half the rate)")
+    g.add_argument("--down-port", action="append", metavar="DEV",
+                   help="port 1 of DEV DOWN (IB: Polling; RoCE: Disabled, netdev down)")
+    g.add_argument("--mtu-port", action="append", metavar="DEV",
+                   help="RoCE netdev of DEV at --roce-mtu-bad")
+    g.add_argument("--roce-mtu-bad", type=int, default=1500, help="(default 1500)")
+    g.add_argument("--netdev-speed-port", action="append", metavar="DEV",
+                   help="RoCE netdev of DEV reports --netdev-bad-speed")
+    g.add_argument("--netdev-bad-speed", type=int, default=100000, help="Mb/s (default 100000)")
+    g.add_argument("--gpu-without-nic", action="append", metavar="GPU",
+                   help="move the rail NIC(s) of GPU index GPU to another switch")
+    g.add_argument("--nic-wrong-socket", action="append", metavar="NIC",
+                   help="move NIC index NIC (or mlx5_N) under a switch on another socket")
+    g.add_argument("--gpu-degraded-link", action="append", metavar="GPU",
+                   help="GPU index GPU trained at 8 GT/s x8 (max 32 GT/s x16)")
+    g.add_argument("--numa-minus-one", action="store_true",
+                   help="every numa_node reads -1 (local_cpulist stays right)")
+    g.add_argument("--no-pci-parent-dev", action="append", metavar="NAME",
+                   help="an RDMA device NAME (e.g. scif0) without a PCI function")
+    g.add_argument("--file", action="append", metavar="PATH=TEXT",
+                   help="write TEXT to PATH under the root (after everything else), e.g. "
+                        "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error=5")
+    args = p.parse_args(argv)
+
+    if len(args.domain) != 4 or any(c not in "0123456789abcdef" for c in args.domain):
+        p.error("--domain: 4 lower-case hex digits")
+    if args.numa < 1 or args.gpus < 0 or args.nics < 0 or args.cpus_per_numa < 1:
+        p.error("--numa and --cpus-per-numa must be >= 1, counts >= 0")
+    if os.path.exists(args.out) and os.listdir(args.out):
+        p.error(f"{args.out}: not empty")
+    os.makedirs(args.out, exist_ok=True)
+    build(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
