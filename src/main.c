@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "preflight/fleet.h"
+#include "preflight/node.h"
 #include "preflight/profile.h"
 #include "preflight/providers.h"
 #include "preflight/registry.h"
@@ -42,6 +43,7 @@ struct pf_opts {
 	const char *root;
 	const char *profile;
 	const char *describe;
+	const char *topology; /* --topology: lstopo XML instead of sysfs */
 	bool list;
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
 	struct pf_slurm_opts slurm_opts;
@@ -76,6 +78,8 @@ static void print_help(FILE *out)
 	      "                         else json)\n"
 	      "  --output FILE          write the report to FILE atomically\n"
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
+	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
+	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
 	      "  --profile FILE         expectations from a JSON profile\n"
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
@@ -107,7 +111,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
 	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
-	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN };
+	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "describe", required_argument, NULL, OPT_DESCRIBE },
@@ -116,6 +120,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -140,6 +145,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_FORMAT: o->format = optarg; break;
 		case OPT_OUTPUT: o->output = optarg; break;
 		case OPT_ROOT: o->root = optarg; break;
+		case OPT_TOPOLOGY: o->topology = optarg; break;
 		case OPT_PROFILE: o->profile = optarg; break;
 		case OPT_SET: pf_profile_add_set(&o->prof, optarg); break;
 		case OPT_NO_FORK: o->runner.no_fork = true; break;
@@ -276,6 +282,7 @@ static int run_checks(struct pf_opts *o)
 	size_t n_all, n = 0;
 	const struct pf_check *const *all = pf_registry(&n_all);
 	pf_autofs struct pf_fs *fs = NULL;
+	pf_autonode struct pf_node *node = NULL;
 	struct pf_report report = { .version = PF_VERSION };
 	struct pf_ctx ctx = { 0 };
 	enum pf_format fmt;
@@ -304,6 +311,26 @@ static int run_checks(struct pf_opts *o)
 	r = pf_fs_open(o->root, &fs);
 	if (r < 0)
 		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+
+	/*
+	 * The inventory is read once, here, and inherited by the forked checks.
+	 * A --topology file that cannot be used is a usage error (64); node data
+	 * under the root that cannot be read leaves the checks undecided (2).
+	 */
+	for (size_t i = 0; i < n_all && !ctx.node; i++) {
+		if (!selected(o, all[i]) ||
+		    !(o->topology || (all[i]->flags & PF_CHECK_NEEDS_NODE)))
+			continue;
+		r = pf_node_load(fs, o->topology, &node, &err);
+		if (r < 0) {
+			if (o->topology)
+				return usage_error("--topology: %s", err ? err : strerror(-r));
+			fprintf(stderr, "preflight: cannot read the node inventory under %s: %s\n",
+				o->root, err ? err : strerror(-r));
+			return PF_EXIT_ERROR;
+		}
+		ctx.node = node;
+	}
 
 	runs = pf_xcalloc(n_all, sizeof(*runs));
 	for (size_t i = 0; i < n_all; i++) {
