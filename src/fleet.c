@@ -25,6 +25,7 @@
 #include "preflight/fleet.h"
 #include "preflight/fs.h"
 #include "preflight/result.h"
+#include "preflight/strmap.h"
 
 #define GROW(arr, n, cap)                                                          \
 	do {                                                                       \
@@ -33,84 +34,6 @@
 			(arr) = pf_xrealloc((arr), (cap) * sizeof(*(arr)));        \
 		}                                                                  \
 	} while (0)
-
-/* String -> index, open addressing with linear probing; keys are owned. */
-struct strmap {
-	char **keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static bool strmap_get(const struct strmap *m, const char *key, uint32_t *ret)
-{
-	if (!m->cap)
-		return false;
-	for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->keys[i])
-			return false;
-		if (!strcmp(m->keys[i], key)) {
-			*ret = m->vals[i];
-			return true;
-		}
-	}
-}
-
-static void strmap_insert_owned(struct strmap *m, char *key, uint32_t val)
-{
-	size_t i = hash_str(key) & (m->cap - 1);
-
-	while (m->keys[i])
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-}
-
-/* Insert or replace @key (copied). */
-static void strmap_put(struct strmap *m, const char *key, uint32_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct strmap big = { .cap = m->cap ? m->cap * 2 : 64 };
-
-		big.keys = pf_xcalloc(big.cap, sizeof(*big.keys));
-		big.vals = pf_xcalloc(big.cap, sizeof(*big.vals));
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				strmap_insert_owned(&big, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = big;
-	}
-	for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->keys[i])
-			break;
-		if (!strcmp(m->keys[i], key)) {
-			m->vals[i] = val;
-			return;
-		}
-	}
-	strmap_insert_owned(m, pf_xstrdup(key), val);
-}
-
-static void strmap_release(struct strmap *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = (struct strmap){ 0 };
-}
 
 struct fl_check_rec {
 	uint32_t check;
@@ -158,10 +81,10 @@ struct pf_fleet {
 	size_t n_nodes, cap_nodes;
 	char **checks; /* interned check names, first-seen order */
 	size_t n_checks, cap_checks;
-	struct strmap check_ids;
+	struct pf_strmap check_ids;
 	struct fl_series *series;
 	size_t n_series, cap_series;
-	struct strmap series_ids; /* "check\x1fkey" */
+	struct pf_strmap series_ids; /* "check\x1fkey" */
 	struct fl_reject *rejects;
 	size_t n_rejects, cap_rejects;
 	/* derived by pf_fleet_finish() */
@@ -206,11 +129,11 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	for (size_t i = 0; i < f->n_checks; i++)
 		free(f->checks[i]);
 	free(f->checks);
-	strmap_release(&f->check_ids);
+	pf_strmap_release(&f->check_ids);
 	for (size_t i = 0; i < f->n_series; i++)
 		free(f->series[i].key);
 	free(f->series);
-	strmap_release(&f->series_ids);
+	pf_strmap_release(&f->series_ids);
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		free(f->rejects[i].origin);
 		free(f->rejects[i].reason);
@@ -274,12 +197,12 @@ static uint32_t intern_check(struct pf_fleet *f, const char *name)
 {
 	uint32_t id;
 
-	if (strmap_get(&f->check_ids, name, &id))
+	if (pf_strmap_get(&f->check_ids, name, &id))
 		return id;
 	GROW(f->checks, f->n_checks, f->cap_checks);
 	id = (uint32_t)f->n_checks;
 	f->checks[f->n_checks++] = pf_xstrdup(name);
-	strmap_put(&f->check_ids, name, id);
+	pf_strmap_put(&f->check_ids, name, id);
 	return id;
 }
 
@@ -288,12 +211,12 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 	pf_autofree char *k = pf_xasprintf("%s\x1f%s", f->checks[check], key);
 	uint32_t id;
 
-	if (strmap_get(&f->series_ids, k, &id))
+	if (pf_strmap_get(&f->series_ids, k, &id))
 		return id;
 	GROW(f->series, f->n_series, f->cap_series);
 	id = (uint32_t)f->n_series;
 	f->series[f->n_series++] = (struct fl_series){ .check = check, .key = pf_xstrdup(key) };
-	strmap_put(&f->series_ids, k, id);
+	pf_strmap_put(&f->series_ids, k, id);
 	return id;
 }
 
@@ -555,27 +478,27 @@ static int cmp_outlier(const void *a, const void *b, void *arg)
 /* Keep the newest report per hostname (started_at, then the later input). */
 static void dedupe(struct pf_fleet *f)
 {
-	struct strmap seen = { 0 };
+	struct pf_strmap seen = { 0 };
 
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		struct fl_node *n = &f->nodes[i];
 		uint32_t j;
 
-		if (strmap_get(&seen, n->host, &j)) {
+		if (pf_strmap_get(&seen, n->host, &j)) {
 			struct fl_node *o = &f->nodes[j];
 
 			if (strcmp(n->started, o->started) >= 0) {
 				o->superseded = true;
-				strmap_put(&seen, n->host, (uint32_t)i);
+				pf_strmap_put(&seen, n->host, (uint32_t)i);
 			} else {
 				n->superseded = true;
 			}
 			f->n_superseded++;
 		} else {
-			strmap_put(&seen, n->host, (uint32_t)i);
+			pf_strmap_put(&seen, n->host, (uint32_t)i);
 		}
 	}
-	strmap_release(&seen);
+	pf_strmap_release(&seen);
 	f->n_live = f->n_nodes - f->n_superseded;
 }
 
