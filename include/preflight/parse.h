@@ -92,4 +92,108 @@ int pf_bdf_normalize(const char *s, char out[16]);
  */
 int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16]);
 
+/*
+ * PCI configuration space images (src/parse_pci_config.c), constants as in
+ * linux/pci_regs.h.
+ */
+#define PF_PCI_CFG_SPACE_SIZE 256      /* conventional space; extended caps start here */
+#define PF_PCI_CFG_SPACE_EXP_SIZE 4096
+#define PF_PCI_EXT_CAP_ID(h) ((h) & 0xffffu)
+#define PF_PCI_EXT_CAP_NEXT(h) (((h) >> 20) & 0xffcu)
+#define PF_PCI_EXT_CAP_ID_ACS 0x000d
+#define PF_PCI_ACS_CAP 0x04            /* u16 capability register, from the cap header */
+#define PF_PCI_ACS_CTRL 0x06           /* u16 control register */
+#define PF_PCI_ACS_SV 0x0001           /* source validation */
+#define PF_PCI_ACS_TB 0x0002           /* translation blocking */
+#define PF_PCI_ACS_RR 0x0004           /* P2P request redirect */
+#define PF_PCI_ACS_CR 0x0008           /* P2P completion redirect */
+#define PF_PCI_ACS_UF 0x0010           /* upstream forwarding */
+#define PF_PCI_ACS_EC 0x0020           /* P2P egress control */
+#define PF_PCI_ACS_DT 0x0040           /* direct translated P2P */
+
+/*
+ * Find extended capability @id by walking the list from 0x100 in the
+ * config image @cfg of @len bytes; its offset into *ret_off.  -ENODATA when
+ * the image does not reach the list (a non-root read gives 64 bytes, a
+ * conventional device 256) or a pointer leaves it, -ENOENT when absent,
+ * -ELOOP on a cyclic list, -EIO when the header reads all ones.
+ */
+int pf_pci_find_ext_cap(const uint8_t *cfg, size_t len, uint16_t id, unsigned int *ret_off);
+
+struct pf_pci_acs {
+	unsigned int offset; /* of the capability header */
+	uint16_t cap;        /* PF_PCI_ACS_* features the port implements */
+	uint16_t ctrl;       /* PF_PCI_ACS_* features enabled */
+};
+
+/* The ACS capability of @cfg; errors as pf_pci_find_ext_cap(). */
+int pf_parse_pci_acs(const uint8_t *cfg, size_t len, struct pf_pci_acs *ret);
+/*
+ * lspci-style names of the bits set in an ACS control value
+ * ("SrcValid,ReqRedir,CmpltRedir") into @buf; returns the length needed.
+ */
+size_t pf_pci_acs_ctrl_names(uint16_t ctrl, char *buf, size_t len);
+
+/*
+ * RDMA counters (src/parse_ib_counters.c).
+ */
+
+/*
+ * One counter file of /sys/class/infiniband/<dev>/ports/<n>/{counters,hw_counters}/:
+ * a decimal value.  -EOPNOTSUPP for "N/A (no PMA)", -EINVAL for anything else.
+ */
+int pf_parse_ib_counter(const char *text, uint64_t *ret);
+
+/* The change of a counter between two samples. */
+struct pf_counter_delta {
+	uint64_t delta;  /* increase (a lower bound when saturated or reset) */
+	bool saturated;  /* the later sample sits at the counter's maximum */
+	bool wrapped;    /* a wrapping counter passed its maximum once */
+	bool reset;      /* the counter went back: cleared during the window */
+};
+
+/*
+ * Compare two samples of a counter @width bits wide (1..64).  A saturating
+ * counter (IB PMA error counters) sticks at 2^width-1; any other wraps
+ * modulo 2^width (mlx5 Q counters are 32-bit).  -ERANGE when a sample does
+ * not fit the width, -EINVAL for a bad width.
+ */
+int pf_counter_delta(uint64_t before, uint64_t after, unsigned int width, bool saturating,
+		     struct pf_counter_delta *ret);
+
+/*
+ * GPU formats (src/parse_gpu.c).
+ */
+
+/* One NVIDIA Xid line of the kernel log: "NVRM: Xid (PCI:0000:1b:00): 79, pid=..., ...". */
+struct pf_xid {
+	char pci[16];     /* as printed after "PCI:", lower-case: "0000:1b:00" */
+	unsigned int xid;
+	double t_s;       /* seconds since boot from the line, -1 when it carries none */
+	char text[160];   /* the rest of the message */
+};
+
+/*
+ * Collect the Xid lines of a kernel log: /dev/kmsg records
+ * ("4,1234,5678901,-;NVRM: Xid ..."), dmesg lines ("[ 5.678901] NVRM: Xid ...")
+ * or lines without a boot-relative time (journalctl, dmesg -T).  Returns the
+ * count (at most 4096) and the events in *ret (caller frees; NULL for none).
+ */
+int pf_parse_kmsg_xids(const char *text, struct pf_xid **ret, size_t *ret_n);
+/* True if an Xid's PCI address ("0000:1b:00") names the function @bdf ("0000:1b:00.0"). */
+bool pf_xid_matches_bdf(const char *pci, const char *bdf);
+/* A short meaning of a common Xid, or NULL. */
+const char *pf_xid_meaning(unsigned int xid);
+
+/* Major and minor of a kernel release ("6.8.0-45-generic"); -EINVAL if malformed. */
+int pf_parse_kernel_release(const char *text, int *ret_major, int *ret_minor);
+/*
+ * The first line of /proc/driver/nvidia/version: the driver version
+ * ("550.54.15") into @version and whether it is the open kernel module.
+ * -EINVAL if it is not that line, -ERANGE if @len is too small.
+ */
+int pf_parse_nvidia_version(const char *text, char *version, size_t len, bool *ret_open);
+/* Compare dotted numeric versions ("550.54.15" < "550.127"): <0, 0, >0. */
+int pf_version_cmp(const char *a, const char *b);
+
 #endif

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pcie_link - every GPU and RDMA NIC runs its PCIe link at full speed and
+ * width, and peer-to-peer between a GPU and its nearest NIC is not
+ * redirected to the root complex by ACS.
+ *
+ * Link: current_link_{speed,width} against max_link_{speed,width} of each
+ * GPU and RDMA NIC function (from the inventory).  A link below what both
+ * the device and its upstream port support fails ("x8 on an x16 GPU"); a
+ * link held down only by the upstream port's own maximum warns (the slot
+ * limits it); a GPU at the lowest speed with full width warns, since NVIDIA
+ * GPUs drop to 2.5 GT/s when idle.  Unknown values are an error, never a pass.
+ *
+ * ACS: for each GPU, the bridges on the path to its nearest NIC (through
+ * the deepest common bridge); their config space is walked for the ACS
+ * extended capability and P2P Request/Completion Redirect or Egress Control
+ * enabled warns.  Extended config space is readable only by root: otherwise
+ * a skip finding says so.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "preflight/check.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+
+#define SPEED_EPS 0.05     /* GT/s: "8 GT/s" vs "8.0 GT/s PCIe" */
+#define MAX_DEPTH 64       /* bridges above a device; more means a corrupt model */
+#define REDIRECT_BITS (PF_PCI_ACS_RR | PF_PCI_ACS_CR | PF_PCI_ACS_EC)
+
+struct pcie_link_cfg {
+	bool check_acs;
+	double gpu_idle_gts;
+	char *ignore;
+};
+
+static const struct pf_param pcie_link_params[] = {
+	PF_PARAM_BOOL(struct pcie_link_cfg, check_acs, "true",
+		      "read ACS control of the bridges between each GPU and its nearest NIC "
+		      "(needs root)"),
+	PF_PARAM_DOUBLE(struct pcie_link_cfg, gpu_idle_gts, "2.5", 0, 64, "GT/s",
+			"a GPU at full width and at or below this speed warns instead of failing "
+			"(idle GPUs lower their link speed); 0 fails it"),
+	PF_PARAM_STRING(struct pcie_link_cfg, ignore, "",
+			"devices not to judge: BDFs (\"0000:17:00.0\") or RDMA device names"),
+	PF_PARAM_END,
+};
+
+/* A device the check judges: a GPU or an RDMA NIC function. */
+struct target {
+	int pci;             /* index into node->pci */
+	bool gpu;
+	const char *name;    /* RDMA device name, or NULL for a GPU */
+};
+
+static const char *subject_of(const struct pf_node *node, const struct target *t)
+{
+	return t->name ? t->name : node->pci[t->pci].bdf;
+}
+
+static void describe(char *buf, size_t len, const struct pf_node *node, const struct target *t)
+{
+	const struct pf_pci_dev *d = &node->pci[t->pci];
+
+	if (t->gpu)
+		snprintf(buf, len, "GPU %s", d->bdf);
+	else
+		snprintf(buf, len, "NIC %s (%s)", t->name, d->bdf);
+}
+
+static void fmt_link(char *buf, size_t len, double gts, int width)
+{
+	int gen = pf_pci_gen(gts);
+
+	if (gen)
+		snprintf(buf, len, "%g GT/s (Gen%d) x%d", gts, gen, width);
+	else
+		snprintf(buf, len, "%g GT/s x%d", gts, width);
+}
+
+static bool link_known(const struct pf_pci_dev *d)
+{
+	return d->cur_speed_gts > 0 && d->max_speed_gts > 0 && d->cur_width > 0 && d->max_width > 0;
+}
+
+static void judge_unknown(struct pf_result *res, const struct pf_node *node,
+			  const struct target *t, const char *what)
+{
+	const struct pf_pci_dev *d = &node->pci[t->pci];
+	bool hwloc = node->source && !strcmp(node->source, "hwloc");
+	struct pf_finding *f;
+
+	if (hwloc) {
+		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
+			   "%s: the topology export records no current and maximum link speed "
+			   "and width", what);
+		pf_remedy(f, "run preflight on the node itself (sysfs has both)");
+	} else {
+		f = pf_add(res, PF_STATUS_ERROR, subject_of(node, t),
+			   "%s: link speed or width unknown (current %g GT/s x%d, max %g GT/s x%d; "
+			   "0 = unreadable or \"Unknown\")", what, d->cur_speed_gts, d->cur_width,
+			   d->max_speed_gts, d->max_width);
+		pf_remedy(f, "read /sys/bus/pci/devices/%s/{current,max}_link_{speed,width}; "
+			  "\"Unknown\" means the link is down or the device is in D3cold: "
+			  "check 'lspci -vv -s %s' (LnkSta) and dmesg for AER errors", d->bdf, d->bdf);
+	}
+	pf_obs_num(f, "current_speed_gts", d->cur_speed_gts);
+	pf_obs_num(f, "current_width", d->cur_width);
+	pf_obs_num(f, "max_speed_gts", d->max_speed_gts);
+	pf_obs_num(f, "max_width", d->max_width);
+}
+
+static void judge_link(struct pf_result *res, const struct pf_node *node,
+		       const struct pcie_link_cfg *cfg, const struct target *t)
+{
+	const struct pf_pci_dev *d = &node->pci[t->pci];
+	const struct pf_pci_dev *up = d->parent >= 0 && (size_t)d->parent < node->n_pci
+					      ? &node->pci[d->parent] : NULL;
+	double want_gts = d->max_speed_gts;
+	int want_width = d->max_width;
+	bool slot_limited = false, speed_short, width_short;
+	char what[64], cur[48], max[48], dev_max[48];
+	struct pf_finding *f;
+
+	describe(what, sizeof(what), node, t);
+	if (!link_known(d)) {
+		judge_unknown(res, node, t, what);
+		return;
+	}
+	/* The link trains to what both ends support: the upstream port may cap it. */
+	if (up && up->max_speed_gts > 0 && up->max_speed_gts + SPEED_EPS < want_gts) {
+		want_gts = up->max_speed_gts;
+		slot_limited = true;
+	}
+	if (up && up->max_width > 0 && up->max_width < want_width) {
+		want_width = up->max_width;
+		slot_limited = true;
+	}
+	speed_short = d->cur_speed_gts + SPEED_EPS < want_gts;
+	width_short = d->cur_width < want_width;
+	fmt_link(cur, sizeof(cur), d->cur_speed_gts, d->cur_width);
+	fmt_link(max, sizeof(max), want_gts, want_width);
+	fmt_link(dev_max, sizeof(dev_max), d->max_speed_gts, d->max_width);
+
+	if (!speed_short && !width_short && !slot_limited) {
+		f = pf_add(res, PF_STATUS_PASS, subject_of(node, t), "%s at %s, its maximum",
+			   what, cur);
+	} else if (!speed_short && !width_short) {
+		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),
+			   "%s at %s: the device supports %s but its upstream port %s only %s",
+			   what, cur, dev_max, up->bdf, max);
+		pf_remedy(f, "move the card to a slot whose port supports %s, or check the "
+			  "BIOS PCIe speed and bifurcation settings of port %s", dev_max, up->bdf);
+	} else if (t->gpu && !width_short && cfg->gpu_idle_gts > 0 &&
+		   d->cur_speed_gts <= cfg->gpu_idle_gts + SPEED_EPS) {
+		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),
+			   "%s at %s, max %s: likely idle power saving (GPUs lower the link "
+			   "speed when idle)", what, cur, max);
+		pf_remedy(f, "confirm under load: 'nvidia-smi -q -d PCIE' (Link Gen Current vs Max) "
+			  "while a job runs; if it stays low, reseat the GPU and check the BIOS "
+			  "PCIe speed setting");
+	} else {
+		f = pf_add(res, PF_STATUS_FAIL, subject_of(node, t), "%s trained at %s, max %s",
+			   what, cur, max);
+		if (width_short)
+			pf_remedy(f, "reseat the card and its riser or cable; check 'lspci -vv -s %s' "
+				  "(LnkSta vs LnkCap), the BIOS bifurcation setting of the slot and "
+				  "dmesg for AER errors; x%d carries %d%% of the bandwidth", d->bdf,
+				  d->cur_width, d->cur_width * 100 / want_width);
+		else
+			pf_remedy(f, "check the BIOS PCIe speed setting (Auto/Gen%d) of the slot, "
+				  "reseat the card and riser or retimer, and look for AER errors in "
+				  "dmesg; the link retrains at the next boot", pf_pci_gen(want_gts));
+	}
+	pf_obs_str(f, "bdf", d->bdf);
+	pf_obs_num(f, "speed_gts", d->cur_speed_gts);
+	pf_obs_num(f, "width", d->cur_width);
+	if (pf_pci_gen(d->cur_speed_gts))
+		pf_obs_num(f, "gen", pf_pci_gen(d->cur_speed_gts));
+	pf_exp_num(f, "speed_gts", want_gts);
+	pf_exp_num(f, "width", want_width);
+	if (slot_limited) {
+		pf_obs_str(f, "upstream_port", up->bdf);
+		pf_obs_num(f, "device_max_speed_gts", d->max_speed_gts);
+		pf_obs_num(f, "device_max_width", d->max_width);
+	}
+}
+
+/*
+ * ACS
+ */
+
+/* Bridges above @pci, nearest first; returns how many (at most MAX_DEPTH). */
+static size_t ancestors(const struct pf_node *node, int pci, int *out)
+{
+	size_t n = 0;
+
+	for (int p = node->pci[pci].parent; p >= 0 && (size_t)p < node->n_pci && n < MAX_DEPTH;
+	     p = node->pci[p].parent)
+		out[n++] = p;
+	return n;
+}
+
+/* A bridge on some GPU-NIC path, with the first pair that crosses it. */
+struct bridge {
+	int pci;
+	int gpu_pci, nic;    /* nic: index into @targets */
+	unsigned int pairs;
+};
+
+static struct bridge *bridge_add(struct bridge *b, size_t *n, int pci, int gpu_pci, int nic)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (b[i].pci == pci) {
+			b[i].pairs++;
+			return b;
+		}
+	b = pf_xrealloc(b, (*n + 1) * sizeof(*b));
+	b[(*n)++] = (struct bridge){ .pci = pci, .gpu_pci = gpu_pci, .nic = nic, .pairs = 1 };
+	return b;
+}
+
+/*
+ * For the GPU at @gpu_pci, the NIC in @targets with the fewest bridges
+ * between them through a common bridge; -1 when none shares one.  Fills
+ * @path with those bridges (including the common one).
+ */
+static int nearest_nic(const struct pf_node *node, const struct target *targets, size_t n,
+		       int gpu_pci, int *path, size_t *ret_len)
+{
+	int ga[MAX_DEPTH], na[MAX_DEPTH];
+	size_t gn = ancestors(node, gpu_pci, ga);
+	size_t best_hops = SIZE_MAX;
+	int best = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t nn;
+
+		if (targets[i].gpu)
+			continue;
+		nn = ancestors(node, targets[i].pci, na);
+		for (size_t a = 0; a < gn; a++) {
+			size_t b;
+
+			for (b = 0; b < nn && na[b] != ga[a]; b++)
+				;
+			if (b == nn)
+				continue;
+			/* ga[a] == na[b] is the lowest common bridge */
+			if (a + b + 1 < best_hops) {
+				size_t len = 0;
+
+				best_hops = a + b + 1;
+				best = (int)i;
+				for (size_t k = 0; k <= a; k++)
+					path[len++] = ga[k];
+				for (size_t k = 0; k < b; k++)
+					path[len++] = na[k];
+				*ret_len = len;
+			}
+			break;
+		}
+	}
+	return best;
+}
+
+static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
+			 const struct target *targets, const struct bridge *b)
+{
+	const struct pf_node *node = ctx->node;
+	const struct pf_pci_dev *d = &node->pci[b->pci];
+	const struct target *nic = &targets[b->nic];
+	pf_autofree char *buf = NULL;
+	char path[512], between[96], names[96];
+	struct pf_pci_acs acs;
+	struct pf_finding *f;
+	size_t len = 0;
+	int r;
+
+	if (d->path && !strncmp(d->path, "/sys/", 5))
+		snprintf(path, sizeof(path), "%s/config", d->path);
+	else
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", d->bdf);
+	if (b->pairs > 1)
+		snprintf(between, sizeof(between), "GPU %s and %s, +%u more pairs",
+			 node->pci[b->gpu_pci].bdf, nic->name, b->pairs - 1);
+	else
+		snprintf(between, sizeof(between), "GPU %s and %s", node->pci[b->gpu_pci].bdf,
+			 nic->name);
+
+	r = pf_fs_read_full(ctx->fs, path, PF_PCI_CFG_SPACE_EXP_SIZE, &buf, &len);
+	if (r == -ENOENT) {
+		f = pf_add(res, PF_STATUS_SKIP, d->bdf, "bridge %s (between %s): no config file "
+			   "under the root, cannot read ACS", d->bdf, between);
+		pf_remedy(f, "capture /sys/bus/pci/devices/%s/config as root, or run on the node",
+			  d->bdf);
+		return;
+	}
+	if (r < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, d->bdf, "bridge %s (between %s): cannot read %s: %s",
+			   d->bdf, between, path, strerror(-r));
+		pf_remedy(f, "check that the bridge is present ('lspci -s %s') and readable", d->bdf);
+		return;
+	}
+	if (len < PF_PCI_CFG_SPACE_SIZE) {
+		f = pf_add(res, PF_STATUS_SKIP, d->bdf, "bridge %s (between %s): only %zu bytes of "
+			   "config space readable; ACS lives in extended config space, which needs "
+			   "root", d->bdf, between, len);
+		pf_remedy(f, "run preflight as root (or capture the snapshot as root) to check ACS");
+		pf_obs_num(f, "config_bytes", (double)len);
+		return;
+	}
+	r = pf_parse_pci_acs((const uint8_t *)buf, len, &acs);
+	if (r == -ENOENT || (r == -ENODATA && len == PF_PCI_CFG_SPACE_SIZE)) {
+		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): no ACS capability, "
+			   "peer-to-peer is not redirected", d->bdf, between);
+		pf_obs_bool(f, "acs", false);
+		return;
+	}
+	if (r < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, d->bdf, "bridge %s: malformed extended capability "
+			   "list in %s: %s", d->bdf, path, strerror(-r));
+		pf_remedy(f, "compare with 'lspci -vvv -s %s'; an all-ones header means the "
+			  "bridge does not answer config reads", d->bdf);
+		return;
+	}
+	pf_pci_acs_ctrl_names(acs.ctrl, names, sizeof(names));
+	if (acs.ctrl & REDIRECT_BITS) {
+		char redir[64];
+
+		pf_pci_acs_ctrl_names(acs.ctrl & REDIRECT_BITS, redir, sizeof(redir));
+		f = pf_add(res, PF_STATUS_WARN, d->bdf, "bridge %s (between %s): ACS %s enabled: "
+			   "GPUDirect peer-to-peer is redirected through the root complex", d->bdf,
+			   between, redir);
+		pf_remedy(f, "disable ACS redirect on this port: 'setpci -s %s ECAP_ACS+0x6.w=0000' "
+			  "(until reboot), or persistently with the kernel parameter "
+			  "pci=disable_acs_redir=%s or the BIOS ACS/IOMMU setting; iommu=pt alone keeps "
+			  "ACS enabled", d->bdf, d->bdf);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): ACS redirect off "
+			   "(ACSCtl %s)", d->bdf, between, *names ? names : "none");
+	}
+	pf_obs_bool(f, "acs", true);
+	{
+		char hex[8];
+
+		snprintf(hex, sizeof(hex), "0x%04x", acs.ctrl);
+		pf_obs_str(f, "acs_ctrl", hex);
+	}
+	pf_obs_str(f, "acs_ctrl_bits", names);
+	pf_obs_str(f, "gpu", node->pci[b->gpu_pci].bdf);
+	pf_obs_str(f, "nic", nic->name);
+	pf_exp_str(f, "acs_redirect", "off (ReqRedir, CmpltRedir, EgressCtrl clear)");
+}
+
+static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const struct target *targets,
+		      size_t n)
+{
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct bridge *bridges = NULL;
+	size_t n_bridges = 0, n_gpus = 0, n_nics = 0;
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (targets[i].gpu)
+			n_gpus++;
+		else
+			n_nics++;
+	}
+	if (!n_gpus || !n_nics) {
+		pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: no %s on the PCI bus",
+		       n_gpus ? "RDMA NIC" : "GPU");
+		return;
+	}
+	if (pf_fs_is_live(ctx->fs) && geteuid() != 0) {
+		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: reading a bridge's extended "
+			   "config space needs root (running as uid %u)", (unsigned)geteuid());
+		pf_remedy(f, "run preflight as root to check ACS on the GPU-NIC paths");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int path[2 * MAX_DEPTH];
+		size_t len = 0;
+		int nic;
+
+		if (!targets[i].gpu)
+			continue;
+		nic = nearest_nic(node, targets, n, targets[i].pci, path, &len);
+		if (nic < 0)
+			continue;
+		for (size_t k = 0; k < len; k++)
+			bridges = bridge_add(bridges, &n_bridges, path[k], targets[i].pci, nic);
+	}
+	if (!n_bridges) {
+		pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: no GPU shares a PCIe switch or "
+		       "root port with a NIC, so peer-to-peer crosses the host bridge regardless");
+		return;
+	}
+	for (size_t i = 0; i < n_bridges; i++)
+		judge_bridge(res, ctx, targets, &bridges[i]);
+}
+
+static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct pcie_link_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct target *targets = NULL;
+	size_t n = 0, n_bad = 0;
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	targets = pf_xcalloc(node->n_gpus + node->n_rdma + 1, sizeof(*targets));
+	for (size_t i = 0; i < node->n_gpus; i++)
+		if (node->gpus[i].pci >= 0 && (size_t)node->gpus[i].pci < node->n_pci)
+			targets[n++] = (struct target){ .pci = node->gpus[i].pci, .gpu = true };
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *rd = &node->rdma[i];
+		bool dup = false;
+
+		if (rd->pci < 0 || (size_t)rd->pci >= node->n_pci)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			dup |= targets[k].pci == rd->pci;
+		if (!dup)
+			targets[n++] = (struct target){ .pci = rd->pci, .name = rd->name };
+	}
+	if (!n)
+		return pf_skip(res, "no GPU or RDMA NIC on the PCI bus");
+
+	for (size_t i = 0; i < n; i++) {
+		const char *bdf = node->pci[targets[i].pci].bdf;
+
+		if (pf_list_has(cfg->ignore, bdf) ||
+		    (targets[i].name && pf_list_has(cfg->ignore, targets[i].name))) {
+			pf_add(res, PF_STATUS_SKIP, subject_of(node, &targets[i]),
+			       "%s ignored by the profile", bdf);
+			continue;
+		}
+		judge_link(res, node, cfg, &targets[i]);
+		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
+			n_bad++;
+	}
+	if (cfg->check_acs)
+		judge_acs(res, ctx, targets, n);
+	if (n_bad)
+		pf_summary(res, "%zu of %zu PCIe links below their maximum or unknown", n_bad, n);
+	return 0;
+}
+
+const struct pf_check pf_check_pcie_link = {
+	.name = "pcie_link",
+	.summary = "GPUs and RDMA NICs run at full PCIe speed and width; no ACS redirect between them",
+	.tags = "pcie,gpu,rdma,static",
+	.reads = "/sys/bus/pci/devices/<bdf>/{current,max}_link_{speed,width} of GPUs, RDMA NICs "
+		 "and their upstream ports; /sys/bus/pci/devices/<bridge>/config (ACS, as root)",
+	.params = pcie_link_params,
+	.cfg_size = sizeof(struct pcie_link_cfg),
+	.timeout_s = 5,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = pcie_link_run,
+};

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: MIT
+/*
+ * port_errors - RDMA port error counters: links that flap, corrupt or drop.
+ *
+ * Reads the IB PMA counters (/sys/class/infiniband/<dev>/ports/<n>/counters/)
+ * and the driver's hw_counters/ of every port in the inventory.  Counters
+ * fall in four classes (table below): hard faults of the link itself, soft
+ * physical errors, transport errors (loss and retries seen by the RDMA
+ * engine) and informational ones that are reported but never judged.
+ *
+ * Live (root "/"): two samples `window_ms` apart; any increase of a hard
+ * counter fails, of a soft or transport counter warns.  PMA error counters
+ * saturate at 2^width-1 (a saturated counter hides new errors: warn), mlx5 Q
+ * counters are 32-bit and wrap (the change is taken modulo 2^32).
+ * Recorded root: the absolute values since boot, per hour of /proc/uptime
+ * (at least one hour, so boot-time link events do not look like a storm),
+ * against per-class thresholds, as warnings only.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "preflight/check.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+
+enum ctr_class {
+	CTR_HARD,      /* the link went down, retrained or corrupted packets: fail */
+	CTR_SOFT,      /* physical errors a marginal link shows first: warn */
+	CTR_TRANSPORT, /* loss and retries seen by the RDMA engine: warn */
+	CTR_INFO,      /* reported, not judged (application errors, SMP drops) */
+};
+
+struct ctr_def {
+	const char *name;
+	bool hw;              /* in hw_counters/ rather than counters/ */
+	unsigned char width;  /* bits */
+	enum ctr_class cls;
+};
+
+/* Widths: drivers/infiniband/core/sysfs.c (PMA), mlx5 Q counters (32-bit). */
+static const struct ctr_def ctrs[] = {
+	{ "link_downed", false, 8, CTR_HARD },
+	{ "link_error_recovery", false, 8, CTR_HARD },
+	{ "local_link_integrity_errors", false, 4, CTR_HARD },
+	{ "excessive_buffer_overrun_errors", false, 4, CTR_HARD },
+	{ "port_rcv_errors", false, 16, CTR_HARD },
+	{ "symbol_error", false, 16, CTR_SOFT },
+	{ "port_rcv_remote_physical_errors", false, 16, CTR_SOFT },
+	{ "port_xmit_discards", false, 16, CTR_SOFT },
+	{ "port_xmit_constraint_errors", false, 8, CTR_SOFT },
+	{ "port_rcv_constraint_errors", false, 8, CTR_SOFT },
+	{ "port_rcv_switch_relay_errors", false, 16, CTR_INFO },
+	{ "VL15_dropped", false, 16, CTR_INFO },
+	{ "rx_icrc_encapsulated", true, 64, CTR_SOFT },
+	{ "out_of_sequence", true, 32, CTR_TRANSPORT },
+	{ "packet_seq_err", true, 32, CTR_TRANSPORT },
+	{ "implied_nak_seq_err", true, 32, CTR_TRANSPORT },
+	{ "local_ack_timeout_err", true, 32, CTR_TRANSPORT },
+	{ "rnr_nak_retry_err", true, 32, CTR_TRANSPORT },
+	{ "out_of_buffer", true, 32, CTR_TRANSPORT },
+	{ "req_transport_retries_exceeded", true, 32, CTR_TRANSPORT },
+	{ "req_rnr_retries_exceeded", true, 32, CTR_TRANSPORT },
+	{ "duplicate_request", true, 32, CTR_INFO },
+	{ "req_cqe_error", true, 32, CTR_INFO },
+	{ "resp_cqe_error", true, 32, CTR_INFO },
+	{ "req_remote_access_errors", true, 32, CTR_INFO },
+	{ "resp_remote_access_errors", true, 32, CTR_INFO },
+	{ "req_remote_invalid_request", true, 32, CTR_INFO },
+	{ "resp_local_length_error", true, 32, CTR_INFO },
+};
+
+#define N_CTRS PF_ARRAY_SIZE(ctrs)
+
+struct port_errors_cfg {
+	char *mode;
+	uint64_t window_ms;
+	double hard_per_hour, soft_per_hour, transport_per_hour;
+	char *ignore, *ignore_ports;
+};
+
+static const struct pf_param port_errors_params[] = {
+	PF_PARAM_STRING(struct port_errors_cfg, mode, "auto",
+			"auto: a sampling window on the live node, absolute values under --root; "
+			"or window, absolute"),
+	PF_PARAM_U64(struct port_errors_cfg, window_ms, "1000", 0, 10000, "ms",
+		     "sampling window on the live node (the check's deadline is 15 s)"),
+	PF_PARAM_DOUBLE(struct port_errors_cfg, hard_per_hour, "1", 0, 1e12, "errors/h",
+			"absolute mode: warn above this rate of a hard counter (link_downed, ...)"),
+	PF_PARAM_DOUBLE(struct port_errors_cfg, soft_per_hour, "10", 0, 1e12, "errors/h",
+			"absolute mode: warn above this rate of a soft counter (symbol_error, ...)"),
+	PF_PARAM_DOUBLE(struct port_errors_cfg, transport_per_hour, "3600", 0, 1e12, "errors/h",
+			"absolute mode: warn above this rate of a transport counter "
+			"(out_of_sequence, local_ack_timeout_err, ...)"),
+	PF_PARAM_STRING(struct port_errors_cfg, ignore, "", "counters not to judge, by file name"),
+	PF_PARAM_STRING(struct port_errors_cfg, ignore_ports, "",
+			"ports not to judge: \"mlx5_4/1\", or a device name for all its ports"),
+	PF_PARAM_END,
+};
+
+/* One read of a port's counters. */
+struct sample {
+	uint64_t v[N_CTRS];
+	bool have[N_CTRS];
+	size_t n_have;
+	size_t n_na;          /* "N/A (no PMA)" */
+	bool dirs;            /* counters/ or hw_counters/ exists */
+	int err;              /* first read or parse error, with the counter and text */
+	size_t err_ctr;
+	char err_text[48];
+};
+
+struct port {
+	const char *dev;
+	unsigned int num;
+	char subject[80];
+	struct sample a, b;
+};
+
+static int read_sample(const struct pf_fs *fs, struct port *p, struct sample *s)
+{
+	char base[2][160];
+
+	*s = (struct sample){ 0 };
+	snprintf(base[0], sizeof(base[0]), "/sys/class/infiniband/%s/ports/%u/counters", p->dev,
+		 p->num);
+	snprintf(base[1], sizeof(base[1]), "/sys/class/infiniband/%s/ports/%u/hw_counters",
+		 p->dev, p->num);
+	s->dirs = pf_fs_exists(fs, base[0]) > 0 || pf_fs_exists(fs, base[1]) > 0;
+	if (!s->dirs)
+		return 0;
+	for (size_t i = 0; i < N_CTRS; i++) {
+		pf_autofree char *text = NULL;
+		int r;
+
+		r = pf_fs_readf_line(fs, &text, "%s/%s", base[ctrs[i].hw], ctrs[i].name);
+		if (r == -ENOENT)
+			continue;
+		if (r == 0) {
+			r = pf_parse_ib_counter(text, &s->v[i]);
+			if (r == -EOPNOTSUPP) {
+				s->n_na++;
+				continue;
+			}
+		}
+		if (r < 0) {
+			if (!s->err) {
+				s->err = r;
+				s->err_ctr = i;
+				snprintf(s->err_text, sizeof(s->err_text), "%s", text ? text : "");
+			}
+			continue;
+		}
+		s->have[i] = true;
+		s->n_have++;
+	}
+	return 0;
+}
+
+static uint64_t ctr_max(const struct ctr_def *c)
+{
+	return c->width == 64 ? UINT64_MAX : (UINT64_C(1) << c->width) - 1;
+}
+
+static const char *class_name(enum ctr_class c)
+{
+	static const char *const names[] = { "hard", "soft", "transport", "info" };
+
+	return names[c];
+}
+
+static const char *remedy_for(enum ctr_class worst, bool saturated)
+{
+	switch (worst) {
+	case CTR_HARD:
+		return "the link went down, retrained or corrupted packets: reseat or replace the "
+		       "cable or transceiver of this port, check the peer switch port's counters "
+		       "(ibqueryerrors, or the switch CLI), then clear the counters "
+		       "(perfquery -x -R -C <dev> -P <port>) and rerun";
+	case CTR_SOFT:
+		return "a marginal link shows these first: clear the counters "
+		       "(perfquery -x -R -C <dev> -P <port>) and rerun; if they keep growing, "
+		       "replace the cable or transceiver";
+	case CTR_TRANSPORT:
+		return "packets were lost or reordered on the fabric: on RoCE check PFC/ECN "
+		       "(the pfc_pause check) and the switches' drop counters; on InfiniBand look "
+		       "for congestion or a flapping link along the path";
+	default:
+		return saturated ? "clear the saturated counters (perfquery -x -R -C <dev> -P <port>) "
+				   "so new errors become visible"
+				 : NULL;
+	}
+}
+
+static void append(char *buf, size_t len, size_t *n_listed, const char *fmt, ...) PF_PRINTF(4, 5);
+static void append(char *buf, size_t len, size_t *n_listed, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (++*n_listed > 4) {
+		if (*n_listed == 5 && used + 8 < len)
+			strcat(buf, ", ...");
+		return;
+	}
+	if (used && used + 2 < len) {
+		strcat(buf, ", ");
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static bool ignored(const struct port_errors_cfg *cfg, const struct ctr_def *c)
+{
+	return pf_list_has(cfg->ignore, c->name);
+}
+
+/* A port that cannot be judged: skip or error, from its first sample. */
+static bool judge_unusable(struct pf_result *res, const struct port *p)
+{
+	const struct sample *s = &p->a;
+	struct pf_finding *f;
+
+	if (!s->dirs) {
+		f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: no counters/ or hw_counters/ "
+			   "directory, the driver exposes no port counters", p->subject);
+		pf_remedy(f, "read the counters with the vendor tool (mlxlink -d <pci> -c, "
+			  "ethtool -S <netdev>)");
+		return true;
+	}
+	if (s->err) {
+		const char *text = s->err_text;
+
+		if (s->err == -EINVAL)
+			f = pf_add(res, PF_STATUS_ERROR, p->subject, "%s: counter %s holds '%s', not "
+				   "a number", p->subject, ctrs[s->err_ctr].name, text);
+		else
+			f = pf_add(res, PF_STATUS_ERROR, p->subject, "%s: cannot read counter %s: %s",
+				   p->subject, ctrs[s->err_ctr].name, strerror(-s->err));
+		pf_remedy(f, "check /sys/class/infiniband/%s/ports/%u/%s/%s and the driver's "
+			  "messages in dmesg", p->dev, p->num,
+			  ctrs[s->err_ctr].hw ? "hw_counters" : "counters", ctrs[s->err_ctr].name);
+		return true;
+	}
+	if (!s->n_have) {
+		if (s->n_na)
+			f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: the port has no PMA, its "
+				   "counters read \"N/A (no PMA)\"", p->subject);
+		else
+			f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: none of the %zu known error "
+				   "counters is present", p->subject, N_CTRS);
+		pf_remedy(f, "read the counters with the vendor tool (mlxlink, ethtool -S)");
+		return true;
+	}
+	return false;
+}
+
+static void judge_window(struct pf_result *res, const struct port_errors_cfg *cfg,
+			 const struct port *p, double window_ms)
+{
+	enum pf_status st = PF_STATUS_PASS;
+	enum ctr_class worst = CTR_INFO;
+	bool any_saturated = false;
+	char list[256] = "";
+	size_t n_listed = 0, n_judged = 0;
+	cJSON *inc = cJSON_CreateObject(), *sat = cJSON_CreateArray();
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < N_CTRS; i++) {
+		const struct ctr_def *c = &ctrs[i];
+		struct pf_counter_delta d;
+		int r;
+
+		if (!p->a.have[i] || !p->b.have[i] || ignored(cfg, c))
+			continue;
+		r = pf_counter_delta(p->a.v[i], p->b.v[i], c->width, !c->hw, &d);
+		if (r == -ERANGE) /* wider than the table says: judge as 64-bit */
+			r = pf_counter_delta(p->a.v[i], p->b.v[i], 64, false, &d);
+		if (r < 0)
+			continue;
+		if (c->cls != CTR_INFO)
+			n_judged++;
+		if (d.delta)
+			cJSON_AddNumberToObject(inc, c->name, (double)d.delta);
+		if (c->cls == CTR_INFO)
+			continue;
+		if (d.delta) {
+			enum pf_status cs = c->cls == CTR_HARD ? PF_STATUS_FAIL : PF_STATUS_WARN;
+
+			append(list, sizeof(list), &n_listed, "%s +%llu%s%s", c->name,
+			       (unsigned long long)d.delta, d.saturated ? " (now saturated)" : "",
+			       d.reset ? " (cleared meanwhile)" : d.wrapped ? " (wrapped)" : "");
+			st = pf_status_worst(st, cs);
+			if (c->cls < worst)
+				worst = c->cls;
+		} else if (d.saturated) {
+			/* stuck at its maximum: new errors are invisible */
+			append(list, sizeof(list), &n_listed, "%s saturated at %llu", c->name,
+			       (unsigned long long)p->b.v[i]);
+			st = pf_status_worst(st, PF_STATUS_WARN);
+			any_saturated = true;
+		}
+		if (d.saturated)
+			cJSON_AddItemToArray(sat, cJSON_CreateString(c->name));
+	}
+
+	if (st == PF_STATUS_PASS) {
+		f = pf_add(res, st, p->subject, "%s: no error counter increased in %.1f s "
+			   "(%zu counters)", p->subject, window_ms / 1000, n_judged);
+	} else {
+		f = pf_add(res, st, p->subject, "%s: %s in %.1f s", p->subject, list,
+			   window_ms / 1000);
+		pf_remedy(f, "%s", remedy_for(worst, any_saturated));
+	}
+	pf_obs_num(f, "window_ms", window_ms);
+	pf_obs_json(f, "increase", inc);
+	if (cJSON_GetArraySize(sat))
+		pf_obs_json(f, "saturated", sat);
+	else
+		cJSON_Delete(sat);
+	pf_exp_num(f, "hard_increase", 0);
+	pf_exp_num(f, "soft_increase", 0);
+}
+
+static double threshold(const struct port_errors_cfg *cfg, enum ctr_class c)
+{
+	switch (c) {
+	case CTR_HARD:
+		return cfg->hard_per_hour;
+	case CTR_SOFT:
+		return cfg->soft_per_hour;
+	case CTR_TRANSPORT:
+		return cfg->transport_per_hour;
+	default:
+		return INFINITY;
+	}
+}
+
+static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *cfg,
+			   const struct port *p, double uptime_s)
+{
+	/* at least one hour, so that a link event at boot is not a storm */
+	double hours = uptime_s > 3600 ? uptime_s / 3600 : 1;
+	enum pf_status st = PF_STATUS_PASS;
+	enum ctr_class worst = CTR_INFO;
+	bool any_saturated = false;
+	char list[256] = "", when[64];
+	size_t n_listed = 0, n_judged = 0;
+	cJSON *vals = cJSON_CreateObject(), *sat = cJSON_CreateArray();
+	struct pf_finding *f;
+
+	if (uptime_s > 0)
+		snprintf(when, sizeof(when), "%.1f h uptime", uptime_s / 3600);
+	else
+		snprintf(when, sizeof(when), "unknown uptime, taken as 1 h");
+	for (size_t i = 0; i < N_CTRS; i++) {
+		const struct ctr_def *c = &ctrs[i];
+		uint64_t v = p->a.v[i];
+		double rate;
+
+		if (!p->a.have[i] || ignored(cfg, c))
+			continue;
+		if (v)
+			cJSON_AddNumberToObject(vals, c->name, (double)v);
+		if (c->cls == CTR_INFO)
+			continue;
+		n_judged++;
+		rate = (double)v / hours;
+		if (!c->hw && c->width < 64 && v == ctr_max(c)) {
+			append(list, sizeof(list), &n_listed, "%s saturated at %llu", c->name,
+			       (unsigned long long)v);
+			cJSON_AddItemToArray(sat, cJSON_CreateString(c->name));
+			any_saturated = true;
+		} else if (rate > threshold(cfg, c->cls)) {
+			append(list, sizeof(list), &n_listed, "%s %llu (%.3g/h, %s threshold %g/h)",
+			       c->name, (unsigned long long)v, rate, class_name(c->cls),
+			       threshold(cfg, c->cls));
+		} else {
+			continue;
+		}
+		st = PF_STATUS_WARN;
+		if (c->cls < worst)
+			worst = c->cls;
+	}
+
+	if (st == PF_STATUS_PASS) {
+		f = pf_add(res, st, p->subject, "%s: %zu error counters within thresholds over %s",
+			   p->subject, n_judged, when);
+	} else {
+		f = pf_add(res, st, p->subject, "%s: %s over %s (since boot or last clear)",
+			   p->subject, list, when);
+		pf_remedy(f, "%s; a recorded root holds values since boot, so confirm on the node "
+			  "itself, where preflight compares two samples", remedy_for(worst, any_saturated)
+			  ?: remedy_for(CTR_INFO, true));
+	}
+	if (uptime_s > 0)
+		pf_obs_num(f, "uptime_s", uptime_s);
+	pf_obs_json(f, "counters", vals);
+	if (cJSON_GetArraySize(sat))
+		pf_obs_json(f, "saturated", sat);
+	else
+		cJSON_Delete(sat);
+	pf_exp_num(f, "hard_per_hour", cfg->hard_per_hour);
+	pf_exp_num(f, "soft_per_hour", cfg->soft_per_hour);
+	pf_exp_num(f, "transport_per_hour", cfg->transport_per_hour);
+}
+
+/* Seconds since boot from /proc/uptime; 0 when unknown. */
+static double read_uptime(const struct pf_fs *fs)
+{
+	pf_autofree char *line = NULL;
+	char *end;
+	double v;
+
+	if (pf_fs_read_line(fs, "/proc/uptime", &line) < 0)
+		return 0;
+	v = strtod(line, &end);
+	if (end == line || !isfinite(v) || v < 0)
+		return 0;
+	return v;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+}
+
+static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct port_errors_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct port *ports = NULL;
+	size_t n = 0, n_ports = 0, n_bad = 0;
+	bool window;
+	double t0, elapsed = 0;
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	if (!strcmp(cfg->mode, "auto"))
+		window = pf_fs_is_live(ctx->fs);
+	else if (!strcmp(cfg->mode, "window") || !strcmp(cfg->mode, "absolute"))
+		window = !strcmp(cfg->mode, "window");
+	else
+		return pf_error(res, -EINVAL, "mode '%s' is not one of auto, window, absolute",
+				cfg->mode);
+
+	for (size_t i = 0; i < node->n_rdma; i++)
+		n_ports += node->rdma[i].n_ports;
+	if (!n_ports)
+		return pf_skip(res, "no RDMA ports on this node");
+	ports = pf_xcalloc(n_ports, sizeof(*ports));
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *rd = &node->rdma[i];
+
+		for (size_t j = 0; j < rd->n_ports; j++) {
+			struct port *p = &ports[n++];
+
+			p->dev = rd->name;
+			p->num = rd->ports[j].num;
+			snprintf(p->subject, sizeof(p->subject), "%s/%u", rd->name, p->num);
+		}
+	}
+
+	t0 = now_ms();
+	for (size_t i = 0; i < n; i++)
+		read_sample(ctx->fs, &ports[i], &ports[i].a);
+	if (window) {
+		double left = cfg->window_ms - (now_ms() - t0);
+
+		if (left > 0)
+			sleep_ms((uint64_t)left);
+		for (size_t i = 0; i < n; i++)
+			read_sample(ctx->fs, &ports[i], &ports[i].b);
+		elapsed = now_ms() - t0;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		struct port *p = &ports[i];
+
+		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev)) {
+			pf_add(res, PF_STATUS_SKIP, p->subject, "%s ignored by the profile", p->subject);
+			continue;
+		}
+		if (judge_unusable(res, p)) {
+			n_bad++;
+			continue;
+		}
+		if (window)
+			judge_window(res, cfg, p, elapsed);
+		else
+			judge_absolute(res, cfg, p, read_uptime(ctx->fs));
+		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
+			n_bad++;
+	}
+	if (window)
+		pf_summary(res, "%zu of %zu ports with errors or unreadable counters in a %.1f s window",
+			   n_bad, n, elapsed / 1000);
+	else
+		pf_summary(res, "%zu of %zu ports with error counters above thresholds or unreadable "
+			   "(since boot)", n_bad, n);
+	return 0;
+}
+
+const struct pf_check pf_check_port_errors = {
+	.name = "port_errors",
+	.summary = "RDMA port error counters do not increase (live) or stay low (since boot)",
+	.tags = "rdma,static",
+	.reads = "/sys/class/infiniband/<dev>/ports/<n>/counters/*, .../hw_counters/*, "
+		 "/proc/uptime (under --root)",
+	.params = port_errors_params,
+	.cfg_size = sizeof(struct port_errors_cfg),
+	.timeout_s = 15,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = port_errors_run,
+};

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_pcie_link.c - the pcie_link check on hand-built inventories:
+ * link speed and width against the maximum (GPU at x8, at Gen3, idle at
+ * 2.5 GT/s, held down by its slot, a degraded NIC, unknown values), and ACS
+ * on the bridges between a GPU and its NIC from config-space files written
+ * into a temporary root (redirect on, off, absent, 64-byte non-root images).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/registry.h"
+#include "testutil.h"
+
+/*
+ * root port 0000:00:01.0
+ *   switch upstream 0000:01:00.0
+ *     downstream 0000:02:00.0 -> GPU 0000:03:00.0
+ *     downstream 0000:02:01.0 -> NIC 0000:04:00.0 (mlx5_0)
+ * root port 0000:00:02.0 -> GPU 0000:05:00.0 (no NIC below it)
+ */
+enum { RP, USP, DSP0, DSP1, GPU0, NIC0, RP2, GPU1, N_PCI };
+
+struct tnode {
+	struct pf_node node;
+	struct pf_pci_dev pci[N_PCI];
+	struct pf_gpu gpus[2];
+	struct pf_rdma_dev rdma[1];
+};
+
+static void set_pci(struct tnode *t, int i, const char *bdf, int parent, uint16_t vendor,
+		    uint32_t class, double gts, int width)
+{
+	struct pf_pci_dev *d = &t->pci[i];
+
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
+	d->parent = parent;
+	d->vendor = vendor;
+	d->class = class;
+	d->numa_node = 0;
+	d->cur_speed_gts = d->max_speed_gts = gts;
+	d->cur_width = d->max_width = width;
+}
+
+/* A healthy Gen5 node; tests then break one thing. */
+static void build(struct tnode *t)
+{
+	static char mlx5_0[] = "mlx5_0";
+
+	memset(t, 0, sizeof(*t));
+	set_pci(t, RP, "0000:00:01.0", -1, 0x8086, 0x060400, 32, 16);
+	set_pci(t, USP, "0000:01:00.0", RP, 0x1000, 0x060400, 32, 16);
+	set_pci(t, DSP0, "0000:02:00.0", USP, 0x1000, 0x060400, 32, 16);
+	set_pci(t, DSP1, "0000:02:01.0", USP, 0x1000, 0x060400, 32, 16);
+	set_pci(t, GPU0, "0000:03:00.0", DSP0, PF_PCI_VENDOR_NVIDIA, 0x030200, 32, 16);
+	set_pci(t, NIC0, "0000:04:00.0", DSP1, PF_PCI_VENDOR_MELLANOX, 0x020700, 32, 16);
+	set_pci(t, RP2, "0000:00:02.0", -1, 0x8086, 0x060400, 32, 16);
+	set_pci(t, GPU1, "0000:05:00.0", RP2, PF_PCI_VENDOR_NVIDIA, 0x030200, 32, 16);
+	t->gpus[0].pci = GPU0;
+	t->gpus[1].pci = GPU1;
+	t->rdma[0] = (struct pf_rdma_dev){ .name = mlx5_0, .pci = NIC0 };
+	t->node = (struct pf_node){
+		.source = "sysfs",
+		.pci = t->pci, .n_pci = N_PCI,
+		.gpus = t->gpus, .n_gpus = 2,
+		.rdma = t->rdma, .n_rdma = 1,
+	};
+}
+
+static void run_check(const char *root, struct pf_node *node, const char *const *sets,
+		      struct pf_result *res)
+{
+	const struct pf_check *c = pf_registry_find("pcie_link");
+	struct pf_profile prof;
+	struct pf_fs *fs = NULL;
+	struct pf_run run = { 0 };
+	struct pf_ctx ctx = { 0 };
+	char *err = NULL;
+
+	assert_non_null(c);
+	assert_true(c->flags & PF_CHECK_NEEDS_NODE);
+	pf_profile_init(&prof);
+	for (size_t i = 0; sets && sets[i]; i++)
+		pf_profile_add_set(&prof, sets[i]);
+	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	ctx.fs = fs;
+	ctx.prov = &pf_providers_recorded;
+	ctx.node = node;
+	run.check = c;
+	pf_run_inline(&ctx, &run);
+	*res = run.res;
+	pf_config_free(c, run.cfg);
+	pf_fs_free(fs);
+	pf_profile_release(&prof);
+}
+
+static const char *const no_acs[] = { "pcie_link.check_acs=false", NULL };
+
+static const struct pf_finding *must_find(const struct pf_result *res, const char *subject)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (!f)
+		fail_msg("no finding for %s", subject);
+	return f;
+}
+
+static void assert_contains(const char *s, const char *part)
+{
+	if (!s || !strstr(s, part))
+		fail_msg("'%s' does not contain '%s'", s ? s : "(null)", part);
+}
+
+static int state_setup(void **state)
+{
+	*state = pf_test_mkdtemp();
+	return 0;
+}
+
+static int state_teardown(void **state)
+{
+	pf_test_rmtree(*state);
+	free(*state);
+	return 0;
+}
+
+static void test_healthy(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 3);
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_PASS);
+	assert_contains(must_find(&res, "0000:03:00.0")->message, "32 GT/s (Gen5) x16");
+	pf_result_release(&res);
+}
+
+static void test_gpu_x8(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	t.pci[GPU0].cur_width = 8;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "GPU 0000:03:00.0");
+	assert_contains(f->message, "x8");
+	assert_contains(f->message, "max 32 GT/s (Gen5) x16");
+	assert_non_null(f->remedy);
+	assert_int_equal(cJSON_GetObjectItem(f->observed, "width")->valueint, 8);
+	assert_int_equal(cJSON_GetObjectItem(f->expected, "width")->valueint, 16);
+	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_gpu_gen3(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	t.pci[GPU1].cur_speed_gts = 8;
+	t.pci[RP2].cur_speed_gts = 8; /* both ends of a link report it */
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = must_find(&res, "0000:05:00.0");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "8 GT/s (Gen3) x16");
+	assert_contains(f->message, "max 32 GT/s (Gen5)");
+	assert_int_equal(cJSON_GetObjectItem(f->observed, "gen")->valueint, 3);
+	pf_result_release(&res);
+}
+
+static void test_gpu_idle(void **state)
+{
+	static const char *const strict[] = { "pcie_link.check_acs=false",
+					      "pcie_link.gpu_idle_gts=0", NULL };
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	t.pci[GPU0].cur_speed_gts = 2.5;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "0000:03:00.0")->message, "idle");
+	pf_result_release(&res);
+
+	run_check(*state, &t.node, strict, &res);
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	/* the idle allowance is for full width only, and for GPUs only */
+	t.pci[GPU0].cur_width = 8;
+	t.pci[NIC0].cur_speed_gts = 2.5;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+}
+
+static void test_nic_degraded(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	t.pci[NIC0].cur_width = 4;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = must_find(&res, "mlx5_0");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "NIC mlx5_0 (0000:04:00.0)");
+	assert_contains(f->message, "x4");
+	assert_contains(f->remedy, "reseat");
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_slot_limited(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	/* a Gen5 GPU behind a Gen4 port that trains to Gen4: the slot limits it */
+	t.pci[DSP0].max_speed_gts = t.pci[DSP0].cur_speed_gts = 16;
+	t.pci[GPU0].cur_speed_gts = 16;
+	run_check(*state, &t.node, no_acs, &res);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "upstream port 0000:02:00.0");
+	assert_string_equal(cJSON_GetObjectItem(f->observed, "upstream_port")->valuestring,
+			    "0000:02:00.0");
+	pf_result_release(&res);
+
+	/* below even what the port supports: fail */
+	t.pci[GPU0].cur_speed_gts = 8;
+	run_check(*state, &t.node, no_acs, &res);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "max 16 GT/s (Gen4)");
+	pf_result_release(&res);
+}
+
+static void test_unknown(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	t.pci[GPU0].cur_speed_gts = 0; /* "Unknown" */
+	run_check(*state, &t.node, no_acs, &res);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	assert_contains(f->message, "unknown");
+	assert_non_null(f->remedy);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+
+	/* from an hwloc export the values are simply not recorded: skip */
+	t.node.source = "hwloc";
+	t.pci[NIC0].max_width = 0;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_SKIP);
+	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+}
+
+static void test_ignore_and_empty(void **state)
+{
+	static const char *const ign[] = { "pcie_link.check_acs=false",
+					   "pcie_link.ignore=mlx5_0, 0000:05:00.0", NULL };
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	t.pci[NIC0].cur_width = 4;
+	t.pci[GPU1].cur_width = 4;
+	run_check(*state, &t.node, ign, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_SKIP);
+	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+
+	t.node.n_gpus = 0;
+	t.node.n_rdma = 0;
+	run_check(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+
+	run_check(*state, NULL, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+}
+
+/*
+ * ACS
+ */
+
+static void write_bin(const char *dir, const char *rel, const uint8_t *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	pf_test_write(dir, rel, ""); /* creates the parents */
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+static void put32(uint8_t *cfg, unsigned int off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		cfg[off + i] = (v >> (8 * i)) & 0xff;
+}
+
+/* A 4 KiB config image: AER at 0x100, then ACS at 0x148 with @ctrl (or no ACS). */
+static void write_config(const char *root, const char *bdf, bool acs, uint16_t ctrl, size_t len)
+{
+	uint8_t cfg[PF_PCI_CFG_SPACE_EXP_SIZE] = { 0 };
+	char rel[128];
+
+	cfg[0] = 0xb5;
+	cfg[1] = 0x10;
+	cfg[0x0a] = 0x04;
+	cfg[0x0b] = 0x06;
+	put32(cfg, 0x100, 0x0001 | 1u << 16 | (acs ? 0x148u : 0) << 20);
+	if (acs) {
+		put32(cfg, 0x148, PF_PCI_EXT_CAP_ID_ACS | 1u << 16);
+		put32(cfg, 0x148 + PF_PCI_ACS_CAP, 0x005f | (uint32_t)ctrl << 16);
+	}
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/config", bdf);
+	write_bin(root, rel, cfg, len);
+}
+
+static const char *const acs_on[] = { NULL };
+
+static void test_acs_redirect(void **state)
+{
+	const char *root = *state;
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_SV | PF_PCI_ACS_RR | PF_PCI_ACS_CR |
+		     PF_PCI_ACS_UF, 4096);
+	write_config(root, "0000:01:00.0", false, 0, 4096);
+	write_config(root, "0000:02:01.0", true, PF_PCI_ACS_SV, 4096);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	f = must_find(&res, "0000:02:00.0");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "ReqRedir,CmpltRedir");
+	assert_contains(f->message, "GPU 0000:03:00.0 and mlx5_0");
+	assert_contains(f->remedy, "setpci -s 0000:02:00.0 ECAP_ACS+0x6.w=0000");
+	assert_string_equal(cJSON_GetObjectItem(f->observed, "acs_ctrl")->valuestring, "0x001d");
+	f = must_find(&res, "0000:01:00.0");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_contains(f->message, "no ACS capability");
+	f = must_find(&res, "0000:02:01.0");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_contains(f->message, "SrcValid");
+	/* the root port above the common switch is not on the GPU-NIC path */
+	assert_null(pf_test_finding(&res, "0000:00:01.0"));
+	/* GPU1 has no NIC below its root port: nothing to check for it */
+	assert_null(pf_test_finding(&res, "0000:00:02.0"));
+	pf_result_release(&res);
+
+	/* egress control redirects too */
+	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_EC, 4096);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
+	pf_result_release(&res);
+
+	/* redirect off everywhere: pass */
+	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_SV, 4096);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_acs_not_root(void **state)
+{
+	const char *root = *state;
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* a capture made without root holds 64 bytes of each config file */
+	build(&t);
+	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_RR, 64);
+	write_config(root, "0000:01:00.0", true, PF_PCI_ACS_RR, 64);
+	write_config(root, "0000:02:01.0", true, PF_PCI_ACS_RR, 64);
+	run_check(root, &t.node, acs_on, &res);
+	f = must_find(&res, "0000:02:00.0");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "needs root");
+	assert_int_equal(res.status, PF_STATUS_PASS); /* links pass, ACS unknown */
+	pf_result_release(&res);
+
+	/* no config files at all (e.g. a partial capture) */
+	pf_test_rmtree(root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "0000:02:00.0")->message, "no config file");
+	pf_result_release(&res);
+}
+
+static void test_acs_malformed(void **state)
+{
+	const char *root = *state;
+	uint8_t cfg[4096] = { 0 };
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	put32(cfg, 0x100, 0x0001 | 1u << 16 | 0x100u << 20); /* points at itself */
+	write_bin(root, "sys/bus/pci/devices/0000:02:00.0/config", cfg, sizeof(cfg));
+	write_config(root, "0000:01:00.0", false, 0, 4096);
+	write_config(root, "0000:02:01.0", false, 0, 4096);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_ERROR);
+	assert_contains(must_find(&res, "0000:02:00.0")->message, "malformed");
+	pf_result_release(&res);
+}
+
+static void test_acs_not_applicable(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	/* the NIC moves under GPU1's root port's sibling: no shared bridge */
+	build(&t);
+	t.gpus[0].pci = GPU1;
+	t.node.n_gpus = 1;
+	run_check(*state, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "acs")->message, "host bridge");
+	pf_result_release(&res);
+
+	build(&t);
+	t.node.n_rdma = 0;
+	run_check(*state, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "acs")->message, "no RDMA NIC");
+	pf_result_release(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_healthy, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_x8, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_gen3, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_idle, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_nic_degraded, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_slot_limited, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_ignore_and_empty, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_acs_redirect, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_acs_not_root, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_acs_malformed, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_acs_not_applicable, state_setup, state_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

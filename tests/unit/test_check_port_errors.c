@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_port_errors.c - the port_errors check on temporary roots with
+ * hand-written counter files: absolute values normalised by uptime (the
+ * recorded-root mode), missing, N/A and garbage counters, and the sampling
+ * window, with a thread that bumps a counter while the check sleeps.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "preflight/node.h"
+#include "preflight/registry.h"
+#include "testutil.h"
+
+#define PORT1 "sys/class/infiniband/mlx5_0/ports/1/"
+#define PORT2 "sys/class/infiniband/mlx5_1/ports/1/"
+
+static const char *const pma[] = {
+	"symbol_error", "link_downed", "link_error_recovery", "port_rcv_errors",
+	"port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors", "port_xmit_discards",
+	"port_xmit_constraint_errors", "port_rcv_constraint_errors",
+	"local_link_integrity_errors", "excessive_buffer_overrun_errors", "VL15_dropped",
+	"port_xmit_data", "port_rcv_data", NULL,
+};
+
+static const char *const hw[] = {
+	"out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err",
+	"implied_nak_seq_err", "out_of_buffer", "rx_write_requests", "np_cnp_sent", NULL,
+};
+
+struct tnode {
+	struct pf_node node;
+	struct pf_rdma_dev rdma[2];
+	struct pf_rdma_port ports[2];
+};
+
+static void build(struct tnode *t)
+{
+	static char mlx5_0[] = "mlx5_0", mlx5_1[] = "mlx5_1";
+
+	memset(t, 0, sizeof(*t));
+	t->ports[0].num = 1;
+	t->ports[1].num = 1;
+	t->rdma[0] = (struct pf_rdma_dev){ .name = mlx5_0, .pci = -1, .ports = &t->ports[0],
+					   .n_ports = 1 };
+	t->rdma[1] = (struct pf_rdma_dev){ .name = mlx5_1, .pci = -1, .ports = &t->ports[1],
+					   .n_ports = 1 };
+	t->node = (struct pf_node){ .source = "sysfs", .rdma = t->rdma, .n_rdma = 2 };
+}
+
+/* Zero counters for both ports, and an uptime. */
+static void write_zero(const char *root, const char *uptime)
+{
+	char rel[256];
+
+	for (const char *const *port = (const char *const[]){ PORT1, PORT2, NULL }; *port; port++) {
+		for (size_t i = 0; pma[i]; i++) {
+			snprintf(rel, sizeof(rel), "%scounters/%s", *port, pma[i]);
+			pf_test_write(root, rel, "0\n");
+		}
+		for (size_t i = 0; hw[i]; i++) {
+			snprintf(rel, sizeof(rel), "%shw_counters/%s", *port, hw[i]);
+			pf_test_write(root, rel, "0\n");
+		}
+	}
+	/* data and op counters are not errors: large values are fine */
+	pf_test_write(root, PORT1 "counters/port_xmit_data", "98765432109\n");
+	pf_test_write(root, PORT1 "hw_counters/rx_write_requests", "4000000000\n");
+	if (uptime)
+		pf_test_write(root, "proc/uptime", uptime);
+}
+
+static void run_check(const char *root, struct pf_node *node, const char *const *sets,
+		      struct pf_result *res)
+{
+	const struct pf_check *c = pf_registry_find("port_errors");
+	struct pf_profile prof;
+	struct pf_fs *fs = NULL;
+	struct pf_run run = { 0 };
+	struct pf_ctx ctx = { 0 };
+	char *err = NULL;
+
+	assert_non_null(c);
+	assert_true(c->flags & PF_CHECK_NEEDS_NODE);
+	/* the deadline covers the longest window with a margin */
+	assert_true(c->timeout_s * 1000 >= 10000 + 2000);
+	pf_profile_init(&prof);
+	for (size_t i = 0; sets && sets[i]; i++)
+		pf_profile_add_set(&prof, sets[i]);
+	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	ctx.fs = fs;
+	ctx.prov = &pf_providers_recorded;
+	ctx.node = node;
+	run.check = c;
+	pf_run_inline(&ctx, &run);
+	*res = run.res;
+	pf_config_free(c, run.cfg);
+	pf_fs_free(fs);
+	pf_profile_release(&prof);
+}
+
+static const struct pf_finding *must_find(const struct pf_result *res, const char *subject)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (!f)
+		fail_msg("no finding for %s", subject);
+	return f;
+}
+
+static void assert_contains(const char *s, const char *part)
+{
+	if (!s || !strstr(s, part))
+		fail_msg("'%s' does not contain '%s'", s ? s : "(null)", part);
+}
+
+static int state_setup(void **state)
+{
+	*state = pf_test_mkdtemp();
+	return 0;
+}
+
+static int state_teardown(void **state)
+{
+	pf_test_rmtree(*state);
+	free(*state);
+	return 0;
+}
+
+static void test_zero_pass(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	write_zero(*state, "7200.00 14000.00\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 2);
+	f = must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_contains(f->message, "2.0 h uptime");
+	assert_int_equal(cJSON_GetObjectItem(f->observed, "uptime_s")->valueint, 7200);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_symbol_error_short_uptime(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	write_zero(*state, "600.5 1000.0\n");
+	pf_test_write(*state, PORT1 "counters/symbol_error", "50000\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN); /* never fail on history */
+	f = must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "symbol_error 50000");
+	assert_non_null(f->remedy);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "counters"),
+					     "symbol_error")->valueint, 50000);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* the same count over 10000 hours is 5/h: under the soft threshold */
+	pf_test_write(*state, "proc/uptime", "36000000.00 1.0\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_hard_and_boot_events(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	/* one link_downed right after boot is normal: rates use at least one hour */
+	write_zero(*state, "120.0 100.0\n");
+	pf_test_write(*state, PORT1 "counters/link_downed", "1\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	pf_test_write(*state, PORT1 "counters/link_downed", "6\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "mlx5_0/1")->message, "link_downed 6");
+	assert_contains(must_find(&res, "mlx5_0/1")->remedy, "cable");
+	pf_result_release(&res);
+
+	/* ignoring the counter */
+	run_check(*state, &t.node, (const char *const[]){ "port_errors.ignore=link_downed", NULL },
+		  &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_saturated_and_transport(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	write_zero(*state, "360000.0 1.0\n");
+	/* 4-bit counter at 15: saturated, its true count is unknown */
+	pf_test_write(*state, PORT2 "counters/excessive_buffer_overrun_errors", "15\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "mlx5_1/1")->message, "saturated at 15");
+	pf_result_release(&res);
+
+	/* transport counters have their own, higher threshold */
+	write_zero(*state, "3600.0 1.0\n");
+	pf_test_write(*state, PORT2 "hw_counters/out_of_sequence", "3000\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_test_write(*state, PORT2 "hw_counters/out_of_sequence", "4000\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "mlx5_1/1")->message, "out_of_sequence 4000");
+	assert_contains(must_find(&res, "mlx5_1/1")->remedy, "PFC");
+	pf_result_release(&res);
+}
+
+static void test_missing_and_garbage(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	/* only mlx5_1 has counters */
+	pf_test_write(*state, PORT2 "counters/symbol_error", "0\n");
+	pf_test_write(*state, PORT2 "counters/link_downed", "garbage\n");
+	pf_test_write(*state, "sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+	run_check(*state, &t.node, NULL, &res);
+	f = must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "no counters/");
+	f = must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	assert_contains(f->message, "link_downed holds 'garbage'");
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+
+	/* a port without PMA */
+	pf_test_write(*state, PORT2 "counters/symbol_error", "N/A (no PMA)\n");
+	pf_test_write(*state, PORT2 "counters/link_downed", "N/A (no PMA)\n");
+	run_check(*state, &t.node, NULL, &res);
+	f = must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "no PMA");
+	pf_result_release(&res);
+}
+
+static void test_no_uptime_ignore_ports(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	write_zero(*state, NULL);
+	pf_test_write(*state, PORT1 "counters/port_rcv_errors", "3\n");
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "mlx5_0/1")->message, "unknown uptime");
+	pf_result_release(&res);
+
+	run_check(*state, &t.node, (const char *const[]){ "port_errors.ignore_ports=mlx5_0", NULL },
+		  &res);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_result_release(&res);
+}
+
+static void test_edge_configs(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+
+	build(&t);
+	write_zero(*state, "100.0 1.0\n");
+	run_check(*state, &t.node, (const char *const[]){ "port_errors.mode=sometimes", NULL },
+		  &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+
+	t.node.n_rdma = 0;
+	run_check(*state, &t.node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+
+	run_check(*state, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+}
+
+/*
+ * The sampling window (the live mode), forced on a temporary root: the
+ * counter files do not change unless a thread changes them mid-window.
+ */
+
+struct bump {
+	const char *root;
+	const char *rel, *value;
+};
+
+static void *bump_later(void *arg)
+{
+	const struct bump *b = arg;
+	struct timespec ts = { 0, 80 * 1000000L };
+	char tmp[PATH_MAX], path[PATH_MAX];
+
+	nanosleep(&ts, NULL);
+	/* write beside and rename, so the check never reads a half-written file */
+	snprintf(tmp, sizeof(tmp), "%s.new", b->rel);
+	pf_test_write(b->root, tmp, b->value);
+	snprintf(tmp, sizeof(tmp), "%s/%s.new", b->root, b->rel);
+	snprintf(path, sizeof(path), "%s/%s", b->root, b->rel);
+	assert_int_equal(rename(tmp, path), 0);
+	return NULL;
+}
+
+static void run_window_with_bump(const char *root, struct pf_node *node, const char *rel,
+				 const char *value, struct pf_result *res)
+{
+	static const char *const sets[] = { "port_errors.mode=window",
+					    "port_errors.window_ms=300", NULL };
+	struct bump b = { root, rel, value };
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, bump_later, &b), 0);
+	run_check(root, node, sets, res);
+	pthread_join(th, NULL);
+}
+
+static void test_window(void **state)
+{
+	static const char *const quick[] = { "port_errors.mode=window", "port_errors.window_ms=0",
+					     NULL };
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	/* history does not matter in a window: huge but constant counters pass */
+	write_zero(*state, "60.0 1.0\n");
+	pf_test_write(*state, PORT1 "counters/symbol_error", "50000\n");
+	run_check(*state, &t.node, quick, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_contains(must_find(&res, "mlx5_0/1")->message, "no error counter increased");
+	pf_result_release(&res);
+
+	/* a hard counter increasing during the window fails */
+	run_window_with_bump(*state, &t.node, PORT1 "counters/link_downed", "2\n", &res);
+	f = must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "link_downed +2");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
+					     "link_downed")->valueint, 2);
+	assert_true(cJSON_GetObjectItem(f->observed, "window_ms")->valuedouble >= 300);
+	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* a soft counter increasing warns */
+	run_window_with_bump(*state, &t.node, PORT1 "counters/symbol_error", "50007\n", &res);
+	f = must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "symbol_error +7");
+	pf_result_release(&res);
+
+	/* a 32-bit Q counter wrapping mid-window is an increase of 10 */
+	pf_test_write(*state, PORT2 "hw_counters/packet_seq_err", "4294967291\n");
+	run_window_with_bump(*state, &t.node, PORT2 "hw_counters/packet_seq_err", "5\n", &res);
+	f = must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "packet_seq_err +10 (wrapped)");
+	pf_result_release(&res);
+
+	/* a PMA counter stuck at its maximum hides increases: warn */
+	pf_test_write(*state, PORT2 "counters/port_rcv_errors", "65535\n");
+	run_check(*state, &t.node, quick, &res);
+	f = must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "port_rcv_errors saturated at 65535");
+	assert_contains(f->remedy, "perfquery");
+	pf_result_release(&res);
+
+	/* info counters are reported, not judged */
+	pf_test_write(*state, PORT2 "counters/port_rcv_errors", "0\n");
+	run_window_with_bump(*state, &t.node, PORT2 "counters/VL15_dropped", "9\n", &res);
+	f = must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
+					     "VL15_dropped")->valueint, 9);
+	pf_result_release(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_zero_pass, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_symbol_error_short_uptime, state_setup,
+						state_teardown),
+		cmocka_unit_test_setup_teardown(test_hard_and_boot_events, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_saturated_and_transport, state_setup,
+						state_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_and_garbage, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_no_uptime_ignore_ports, state_setup,
+						state_teardown),
+		cmocka_unit_test_setup_teardown(test_edge_configs, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_window, state_setup, state_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
