@@ -253,10 +253,11 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 	pf_autostrv char **rails = NULL;
 	int n = roce_netdevs(ctx->fs, &rails);
 
+	if (n == -ENOENT)
+		n = 0; /* no /sys/class/net under the root: no RoCE netdevs, say so below */
 	if (n < 0) {
-		if (n != -ENOENT)
-			pf_add(res, PF_STATUS_ERROR, "net.ipv4.conf", "cannot list /sys/class/net: %s",
-			       strerror(-n));
+		pf_add(res, PF_STATUS_ERROR, "net.ipv4.conf", "cannot list /sys/class/net: %s",
+		       strerror(-n));
 		return;
 	}
 	if (n < 2) {

@@ -163,7 +163,9 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 		}
 		break;
 	}
-	return fail(ret_err, "'%s' must be a %s%s", prm->key, pf_param_type_name(prm->type),
+	return fail(ret_err, "'%s' must be %s %s%s", prm->key,
+		    strchr("aeiou", pf_param_type_name(prm->type)[0]) ? "an" : "a",
+		    pf_param_type_name(prm->type),
 		    prm->type == PF_PARAM_STRING ? " or a list of strings" : "");
 }
 
@@ -183,10 +185,13 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 
+		/* format the message before freeing the tree that owns @k */
 		if (!strcmp(k, "name") || !strcmp(k, "description")) {
 			if (!cJSON_IsString(it)) {
+				int r = fail(ret_err, "profile '%s': '%s' must be a string", origin, k);
+
 				cJSON_Delete(root);
-				return fail(ret_err, "profile '%s': '%s' must be a string", origin, k);
+				return r;
 			}
 		} else if (!strcmp(k, "checks")) {
 			if (!cJSON_IsObject(it)) {

@@ -61,10 +61,14 @@ static int write_all(int fd, const char *buf, size_t len)
 static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run *run,
 						 int fd)
 {
+	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 	char *text;
 	cJSON *j;
 
 	setpgid(0, 0);
+	/* a crash must end the child, whatever handlers the parent installed */
+	for (size_t i = 0; i < PF_ARRAY_SIZE(crash_signals); i++)
+		signal(crash_signals[i], SIG_DFL);
 	/* stdout carries only the report: anything a library prints goes to stderr */
 	dup2(STDERR_FILENO, STDOUT_FILENO);
 	pf_run_inline(ctx, run);

@@ -25,7 +25,9 @@ struct pf_fs;
 
 /*
  * Open the root directory @root.  Returns 0 and sets *ret_fs, or -errno
- * (-ENOTDIR, -ENOENT, -EACCES, ...).
+ * (-ENOTDIR, -ENOENT, -EACCES, ...).  With PF_FS_NO_OPENAT2 set in the
+ * environment the user-space resolver is used even where openat2 exists
+ * (tests exercise both).
  */
 int pf_fs_open(const char *root, struct pf_fs **ret_fs);
 /* Release @fs; NULL-safe; returns NULL. */
