@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_memlock.c - the memlock check on the fixture roots under
+ * tests/fixtures/memlock-*, on temporary roots for slurmd discovery, and
+ * through a test provider table.
+ */
+#include <string.h>
+
+#include "preflight/parse.h"
+#include "testutil.h"
+
+static const struct pf_finding *need(const struct pf_result *res, const char *subject,
+				     enum pf_status st)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (!f)
+		fail_msg("no finding for '%s'", subject);
+	if (f->status != st)
+		fail_msg("'%s' is %s (%s), expected %s", subject, pf_status_name(f->status),
+			 f->message, pf_status_name(st));
+	return f;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!hay || !strstr(hay, needle))
+		fail_msg("'%s' does not contain '%s'", hay ? hay : "(null)", needle);
+}
+
+static const char *obs_str(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(f->observed, key);
+
+	assert_true(cJSON_IsString(v));
+	return v->valuestring;
+}
+
+static double obs_num(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(f->observed, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static char *limits_text(const char *soft, const char *hard)
+{
+	return pf_xasprintf("Limit                     Soft Limit           Hard Limit           Units     \n"
+			    "Max cpu time              unlimited            unlimited            seconds   \n"
+			    "Max locked memory         %-20s %-20s bytes     \n"
+			    "Max address space         unlimited            unlimited            bytes     \n",
+			    soft, hard);
+}
+
+static void test_unlimited(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 1);
+	f = need(&res, "process", PF_STATUS_PASS);
+	assert_string_equal(f->message, "soft unlimited, hard unlimited");
+	assert_string_equal(obs_str(f, "soft_kib"), "unlimited");
+	assert_string_equal(obs_str(f, "hard_kib"), "unlimited");
+	assert_string_equal(cJSON_GetObjectItem(f->expected, "limit")->valuestring, "unlimited");
+	assert_null(f->remedy);
+	pf_result_release(&res);
+}
+
+static void test_finite(void **state)
+{
+	static const char *const exact[] = { "memlock.min_kib=8192", NULL };
+	static const char *const above[] = { "memlock.min_kib=8193", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = need(&res, "process", PF_STATUS_FAIL);
+	assert_string_equal(f->message, "hard limit 8192 KiB, expected unlimited");
+	assert_true(obs_num(f, "soft_kib") == 8192);
+	assert_true(obs_num(f, "hard_kib") == 8192);
+	assert_contains(f->remedy, "/etc/security/limits.conf");
+	assert_contains(f->remedy, "memlock unlimited");
+	assert_string_equal(res.summary, "process: hard limit 8192 KiB, expected unlimited");
+	pf_result_release(&res);
+
+	/* a profile may accept a finite limit */
+	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, exact, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = need(&res, "process", PF_STATUS_PASS);
+	assert_string_equal(f->message, "soft 8192 KiB, hard 8192 KiB");
+	assert_true(cJSON_GetObjectItem(f->expected, "min_kib")->valuedouble == 8192);
+	pf_result_release(&res);
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, above, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = need(&res, "process", PF_STATUS_FAIL);
+	assert_string_equal(f->message, "hard limit 8192 KiB, expected at least 8193 KiB");
+	pf_result_release(&res);
+}
+
+static void test_soft_below_hard(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-soft-below-hard"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = need(&res, "process", PF_STATUS_FAIL);
+	assert_string_equal(f->message,
+			    "soft limit 64 KiB below hard limit unlimited, expected unlimited");
+	assert_true(obs_num(f, "soft_kib") == 64);
+	assert_string_equal(obs_str(f, "hard_kib"), "unlimited");
+	assert_contains(f->remedy, "PropagateResourceLimitsExcept=MEMLOCK");
+	assert_contains(f->remedy, "/etc/security/limits.conf");
+	pf_result_release(&res);
+}
+
+static void test_slurmd(void **state)
+{
+	static const char *const off[] = { "memlock.check_slurmd=false", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-slurmd"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(res.n_findings, 2);
+	need(&res, "process", PF_STATUS_PASS);
+	f = need(&res, "slurmd[4242]", PF_STATUS_FAIL);
+	assert_string_equal(f->message, "hard limit 64 KiB, expected unlimited");
+	assert_contains(f->remedy, "LimitMEMLOCK=infinity");
+	assert_contains(f->remedy, "systemctl edit slurmd");
+	assert_contains(res.summary, "slurmd[4242]");
+	pf_result_release(&res);
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-slurmd"), NULL, off, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 1);
+	pf_result_release(&res);
+}
+
+static void test_slurmd_discovery(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	char *unl = limits_text("unlimited", "unlimited"), *low = limits_text("32768", "32768");
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_write(dir, "proc/self/limits", unl);
+	/* no pid file: found by scanning /proc/<pid>/comm */
+	pf_test_write(dir, "proc/77/comm", "bash\n");
+	pf_test_write(dir, "proc/900/comm", "slurmd\n");
+	pf_test_write(dir, "proc/900/limits", low);
+	pf_test_write(dir, "proc/slurmd/comm", "slurmd\n"); /* not a pid */
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	f = need(&res, "slurmd[900]", PF_STATUS_FAIL);
+	/* at rdma-core's own warning level the message says so */
+	assert_string_equal(f->message, "hard limit 32 KiB, expected unlimited "
+					"(libibverbs warns at this level)");
+	pf_result_release(&res);
+
+	/* a stale pid file pointing at another process: still found by the scan */
+	pf_test_write(dir, "run/slurmd.pid", "77\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	need(&res, "slurmd[900]", PF_STATUS_FAIL);
+	assert_null(pf_test_finding(&res, "slurmd[77]"));
+	pf_result_release(&res);
+
+	/* the pid file wins over the scan; slurmd unlimited passes */
+	pf_test_write(dir, "proc/1234/comm", "slurmd\n");
+	pf_test_write(dir, "proc/1234/limits", unl);
+	pf_test_write(dir, "run/slurmd.pid", "1234\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	need(&res, "slurmd[1234]", PF_STATUS_PASS);
+	assert_null(pf_test_finding(&res, "slurmd[900]"));
+	pf_result_release(&res);
+
+	/* slurmd's limits file garbled: an error finding for slurmd alone */
+	pf_test_write(dir, "proc/1234/limits", "Max locked memory         lots      lots\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	need(&res, "process", PF_STATUS_PASS);
+	f = need(&res, "slurmd[1234]", PF_STATUS_ERROR);
+	assert_contains(f->message, "cannot read /proc/1234/limits");
+	pf_result_release(&res);
+
+	/* slurmd gone between the scan and the read: nothing to say about it */
+	pf_test_write(dir, "proc/1234/comm", "sshd\n");
+	pf_test_write(dir, "proc/900/comm", "sshd\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 1);
+	pf_result_release(&res);
+
+	free(unl);
+	free(low);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+static void test_unreadable(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* no /proc/self/limits at all */
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_int_equal(res.n_findings, 1);
+	assert_string_equal(res.findings[0].message,
+			    "cannot read RLIMIT_MEMLOCK from /proc/self/limits: "
+			    "No such file or directory");
+	pf_result_release(&res);
+
+	/* no "Max locked memory" row */
+	pf_test_write(dir, "proc/self/limits", "Max cpu time  unlimited  unlimited  seconds\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+
+	/* a garbled row */
+	pf_test_write(dir, "proc/self/limits", "Max locked memory   64k   unlimited  bytes\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	f = &res.findings[0];
+	assert_contains(f->message, "cannot read RLIMIT_MEMLOCK");
+	pf_result_release(&res);
+
+	/* /proc/self/limits is a directory */
+	pf_test_rmtree(dir);
+	pf_test_write(dir, "proc/self/limits/x", "");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_contains(res.findings[0].message, "Is a directory");
+	pf_result_release(&res);
+
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+static int fake_eperm(const struct pf_ctx *ctx, struct pf_rlimit *ret)
+{
+	return -EPERM;
+}
+
+static int fake_low(const struct pf_ctx *ctx, struct pf_rlimit *ret)
+{
+	ret->soft = 16384;
+	ret->hard = PF_RLIM_UNLIMITED;
+	return 0;
+}
+
+static void test_providers(void **state)
+{
+	static const struct pf_providers eperm = { .name = "test", .memlock = fake_eperm };
+	static const struct pf_providers low = { .name = "test", .memlock = fake_low };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* the check asks the provider, not the file */
+	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), &low, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = need(&res, "process", PF_STATUS_FAIL);
+	assert_true(obs_num(f, "soft_kib") == 16);
+	pf_result_release(&res);
+
+	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), &eperm, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_contains(res.findings[0].message, "Operation not permitted");
+	pf_result_release(&res);
+}
+
+static void test_parse_limits(void **state)
+{
+	struct pf_rlimit rl;
+	char *t = limits_text("65536", "unlimited");
+
+	assert_int_equal(pf_parse_proc_limits(t, "Max locked memory", &rl), 0);
+	assert_true(rl.soft == 65536);
+	assert_true(rl.hard == PF_RLIM_UNLIMITED);
+	assert_int_equal(pf_parse_proc_limits(t, "Max cpu time", &rl), 0);
+	assert_int_equal(pf_parse_proc_limits(t, "Max locked", &rl), -EINVAL);
+	assert_int_equal(pf_parse_proc_limits(t, "Max nice priority", &rl), -ENOENT);
+	assert_int_equal(pf_parse_proc_limits("", "Max locked memory", &rl), -ENOENT);
+	assert_int_equal(pf_parse_proc_limits("Max locked memory 1\n", "Max locked memory", &rl),
+			 -EINVAL);
+	assert_int_equal(pf_parse_proc_limits("Max locked memory 1 2", "Max locked memory", &rl),
+			 0);
+	assert_true(rl.soft == 1 && rl.hard == 2);
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unlimited),
+		cmocka_unit_test(test_finite),
+		cmocka_unit_test(test_soft_below_hard),
+		cmocka_unit_test(test_slurmd),
+		cmocka_unit_test(test_slurmd_discovery),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_providers),
+		cmocka_unit_test(test_parse_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

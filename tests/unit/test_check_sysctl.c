@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_sysctl.c - the sysctl check on the fixture roots under
+ * tests/fixtures/sysctl-* (pass, fail, missing, garbage) and on small
+ * temporary roots for the multi-rail rules.
+ */
+#include <string.h>
+
+#include "testutil.h"
+
+static const char *const globals[] = {
+	"net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default",
+	"net.core.wmem_default", "net.core.netdev_max_backlog", "net.ipv4.tcp_rmem",
+	"net.ipv4.tcp_wmem", "kernel.numa_balancing", "vm.zone_reclaim_mode",
+};
+
+static const struct pf_finding *need(const struct pf_result *res, const char *subject,
+				     enum pf_status st)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (!f)
+		fail_msg("no finding for '%s'", subject);
+	if (f->status != st)
+		fail_msg("'%s' is %s (%s), expected %s", subject, pf_status_name(f->status),
+			 f->message, pf_status_name(st));
+	return f;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!hay || !strstr(hay, needle))
+		fail_msg("'%s' does not contain '%s'", hay ? hay : "(null)", needle);
+}
+
+static size_t count(const struct pf_result *res, enum pf_status st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->n_findings; i++)
+		n += res->findings[i].status == st;
+	return n;
+}
+
+static void test_pass(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-pass"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(globals); i++)
+		need(&res, globals[i], PF_STATUS_PASS);
+	/* both RoCE rails; not the plain Ethernet port, IPoIB or loopback */
+	f = need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_PASS);
+	/* all=1 wins over the interface's 0 */
+	assert_true(num(f->observed, "value") == 1);
+	assert_true(num(f->expected, "value") == 1);
+	f = need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
+	assert_string_equal(cJSON_GetObjectItem(f->expected, "one_of")->valuestring, "0,2");
+	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens2f0np0.arp_announce", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, PF_ARRAY_SIZE(globals) + 6);
+	for (size_t i = 0; i < res.n_findings; i++) {
+		assert_null(strstr(res.findings[i].subject, "eno1"));
+		assert_null(strstr(res.findings[i].subject, "ib0"));
+		assert_null(res.findings[i].remedy);
+	}
+	f = need(&res, "net.ipv4.tcp_rmem", PF_STATUS_PASS);
+	assert_true(num(f->observed, "value") == 16777216); /* the third field */
+	assert_string_equal(f->message, "16777216 (>= 16777216)");
+	pf_result_release(&res);
+}
+
+static void test_fail(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+
+	f = need(&res, "net.core.rmem_max", PF_STATUS_FAIL);
+	assert_true(num(f->observed, "value") == 212992);
+	assert_true(num(f->expected, "min") == 16777216);
+	assert_contains(f->message, "212992, expected >= 16777216");
+	assert_contains(f->remedy, "sysctl -w net.core.rmem_max=16777216");
+	assert_contains(f->remedy, "/etc/sysctl.d/");
+	need(&res, "net.core.wmem_max", PF_STATUS_FAIL);
+	need(&res, "net.core.rmem_default", PF_STATUS_WARN);
+	need(&res, "net.core.wmem_default", PF_STATUS_PASS);
+	need(&res, "net.core.netdev_max_backlog", PF_STATUS_WARN);
+	f = need(&res, "net.ipv4.tcp_rmem", PF_STATUS_WARN);
+	assert_true(num(f->observed, "value") == 6291456);
+	assert_contains(f->remedy, "raise the last field");
+	assert_contains(f->remedy, "net.ipv4.tcp_rmem=\"<min> <default> 16777216\"");
+	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
+	f = need(&res, "kernel.numa_balancing", PF_STATUS_WARN);
+	assert_contains(f->remedy, "sysctl -w kernel.numa_balancing=0");
+	need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
+
+	/* strict rp_filter on one rail: max(all=0, if=1) = 1 */
+	f = need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_FAIL);
+	assert_true(num(f->observed, "value") == 1);
+	assert_contains(f->message, "1, expected one of 0,2");
+	assert_contains(f->remedy, "sysctl -w net.ipv4.conf.ens1f0np0.rp_filter=0");
+	f = need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_FAIL);
+	assert_contains(f->remedy, "net.ipv4.conf.ens1f0np0.arp_ignore=1");
+	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
+	/* the summary leads with the first failure */
+	assert_contains(res.summary, "4 of 15 subjects fail (first: net.core.rmem_max: ");
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (res.findings[i].status != PF_STATUS_PASS)
+			assert_non_null(res.findings[i].remedy);
+	pf_result_release(&res);
+}
+
+static void test_overrides(void **state)
+{
+	static const char *const lower[] = { "sysctl.rmem_max=200000", "sysctl.wmem_max=4194304",
+					     "sysctl.rp_filter=0,1,2", "sysctl.arp_ignore=0",
+					     NULL };
+	static const char *const demote[] = {
+		"sysctl.warn_only=net.core.rmem_max, net.core.wmem_max,rp_filter,arp_ignore", NULL
+	};
+	static const char *const ignore[] = {
+		"sysctl.ignore=net.core.rmem_max,net.core.wmem_max,rp_filter,arp_ignore,"
+		"kernel.numa_balancing", NULL
+	};
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, lower, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = need(&res, "net.core.rmem_max", PF_STATUS_PASS);
+	assert_true(num(f->expected, "min") == 200000);
+	need(&res, "net.core.wmem_max", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
+	/* ens2 has arp_ignore 1 now above the required 0: exact match fails */
+	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, demote, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	need(&res, "net.core.rmem_max", PF_STATUS_WARN);
+	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_WARN);
+	assert_int_equal(count(&res, PF_STATUS_FAIL), 0);
+	pf_result_release(&res);
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, ignore, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_null(pf_test_finding(&res, "net.core.rmem_max"));
+	assert_null(pf_test_finding(&res, "kernel.numa_balancing"));
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.ens1f0np0.rp_filter"));
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.ens2f0np0.arp_ignore"));
+	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	need(&res, "net.core.rmem_default", PF_STATUS_WARN);
+	pf_result_release(&res);
+}
+
+static void test_missing(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-missing"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	/* an error for those keys only */
+	f = need(&res, "kernel.numa_balancing", PF_STATUS_ERROR);
+	assert_string_equal(f->message, "cannot read /proc/sys/kernel/numa_balancing: "
+					"No such file or directory");
+	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_ERROR);
+	assert_int_equal(count(&res, PF_STATUS_ERROR), 2);
+	need(&res, "net.core.rmem_max", PF_STATUS_PASS);
+	need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
+	/* no /sys/class/net: the rail rules say why they did not run */
+	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	assert_contains(f->message, "0 RoCE netdevs");
+	pf_result_release(&res);
+}
+
+static void test_garbage(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_run_check("sysctl", pf_test_fixture("sysctl-garbage"), NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	f = need(&res, "net.core.rmem_max", PF_STATUS_ERROR);
+	assert_string_equal(f->message, "cannot parse /proc/sys/net/core/rmem_max: "
+					"unexpected contents");
+	need(&res, "net.core.wmem_max", PF_STATUS_ERROR);      /* two fields */
+	need(&res, "net.ipv4.tcp_rmem", PF_STATUS_ERROR);      /* no third field */
+	need(&res, "kernel.numa_balancing", PF_STATUS_ERROR);  /* empty */
+	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_ERROR);
+	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	need(&res, "net.core.rmem_default", PF_STATUS_PASS);
+	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
+	assert_int_equal(count(&res, PF_STATUS_ERROR), 5);
+	pf_result_release(&res);
+}
+
+/* A root with the global sysctls passing and the given rails. */
+static char *rails_root(void)
+{
+	static const char *const files[][2] = {
+		{ "net/core/rmem_max", "16777216" }, { "net/core/wmem_max", "16777216" },
+		{ "net/core/rmem_default", "16777216" }, { "net/core/wmem_default", "16777216" },
+		{ "net/core/netdev_max_backlog", "250000" },
+		{ "net/ipv4/tcp_rmem", "4096 87380 16777216" },
+		{ "net/ipv4/tcp_wmem", "4096 65536 16777216" },
+		{ "kernel/numa_balancing", "0" }, { "vm/zone_reclaim_mode", "0" },
+	};
+	char *dir = pf_test_mkdtemp();
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(files); i++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "proc/sys/%s", files[i][0]);
+		pf_test_write(dir, rel, files[i][1]);
+	}
+	return dir;
+}
+
+static void add_rail(const char *dir, const char *ifname, const char *type)
+{
+	char rel[160];
+
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/type", ifname);
+	pf_test_write(dir, rel, type);
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/device/infiniband/mlx5_%s/x", ifname, ifname);
+	pf_test_write(dir, rel, "");
+}
+
+static void set_conf(const char *dir, const char *ifname, const char *ai, const char *aa,
+		     const char *rp)
+{
+	char rel[160];
+
+	snprintf(rel, sizeof(rel), "proc/sys/net/ipv4/conf/%s/arp_ignore", ifname);
+	if (ai)
+		pf_test_write(dir, rel, ai);
+	snprintf(rel, sizeof(rel), "proc/sys/net/ipv4/conf/%s/arp_announce", ifname);
+	if (aa)
+		pf_test_write(dir, rel, aa);
+	snprintf(rel, sizeof(rel), "proc/sys/net/ipv4/conf/%s/rp_filter", ifname);
+	if (rp)
+		pf_test_write(dir, rel, rp);
+}
+
+static void test_single_rail_skips(void **state)
+{
+	char *dir = rails_root();
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	add_rail(dir, "eth0", "1");
+	add_rail(dir, "ib0", "32"); /* InfiniBand: not RoCE */
+	set_conf(dir, "all", "0", "0", "1");
+	set_conf(dir, "eth0", "0", "0", "1");
+	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	assert_string_equal(f->message,
+			    "1 RoCE netdev: multi-rail ARP and rp_filter rules do not apply");
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.eth0.rp_filter"));
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+static void test_rails_effective_value(void **state)
+{
+	char *dir = rails_root();
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	add_rail(dir, "r0", "1");
+	add_rail(dir, "r1", "1");
+	add_rail(dir, "r2", "1");
+	/* all=2 raises arp_ignore above the required 1 on every rail */
+	set_conf(dir, "all", "2", "2", "0");
+	set_conf(dir, "r0", "1", "2", "2");
+	set_conf(dir, "r1", "0", "0", "0");
+	set_conf(dir, "r2", "1", NULL, "2"); /* arp_announce missing for r2 only */
+	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	for (int i = 0; i < 3; i++) {
+		char subject[64];
+
+		snprintf(subject, sizeof(subject), "net.ipv4.conf.r%d.arp_ignore", i);
+		f = need(&res, subject, PF_STATUS_FAIL);
+		assert_true(num(f->observed, "value") == 2);
+		snprintf(subject, sizeof(subject), "net.ipv4.conf.r%d.rp_filter", i);
+		need(&res, subject, PF_STATUS_PASS);
+	}
+	need(&res, "net.ipv4.conf.r0.arp_announce", PF_STATUS_PASS);
+	need(&res, "net.ipv4.conf.r1.arp_announce", PF_STATUS_PASS); /* max(2, 0) */
+	f = need(&res, "net.ipv4.conf.r2.arp_announce", PF_STATUS_ERROR);
+	assert_contains(f->message, "cannot read /proc/sys/net/ipv4/conf/r2/arp_announce");
+	pf_result_release(&res);
+
+	/* the "all" value unreadable: one error for that key, not per rail */
+	pf_test_rmtree(dir);
+	free(dir);
+	dir = rails_root();
+	add_rail(dir, "r0", "1");
+	add_rail(dir, "r1", "1");
+	set_conf(dir, "all", "1", "2", NULL);
+	set_conf(dir, "r0", "1", "2", "0");
+	set_conf(dir, "r1", "1", "2", "0");
+	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	need(&res, "net.ipv4.conf.all.rp_filter", PF_STATUS_ERROR);
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.r0.rp_filter"));
+	need(&res, "net.ipv4.conf.r0.arp_ignore", PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_fail),
+		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_single_rail_skips),
+		cmocka_unit_test(test_rails_effective_value),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_profile.c - defaults < profile file < --set, and every error path
+ * with a message that names the offending file, check and key.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+
+#include "preflight/profile.h"
+#include "preflight/registry.h"
+#include "testutil.h"
+
+struct acfg {
+	uint64_t count;
+	int64_t offset;
+	double ratio;
+	bool flag;
+	char *names;
+};
+
+struct bcfg {
+	uint64_t limit;
+};
+
+static int trun(const struct pf_ctx *ctx, const void *cfg, struct pf_result *res)
+{
+	return 0;
+}
+
+static const struct pf_param alpha_params[] = {
+	PF_PARAM_U64(struct acfg, count, "10", 0, 100, "widgets", "how many"),
+	PF_PARAM_I64(struct acfg, offset, "-1", -5, 5, NULL, "an offset"),
+	PF_PARAM_DOUBLE(struct acfg, ratio, "0.5", 0, 1, NULL, "a ratio"),
+	PF_PARAM_BOOL(struct acfg, flag, "true", "a switch"),
+	PF_PARAM_STRING(struct acfg, names, "a,b", "a list"),
+	PF_PARAM_END,
+};
+
+static const struct pf_param beta_params[] = {
+	PF_PARAM_U64(struct bcfg, limit, "7", 0, 1000, NULL, "a limit"),
+	PF_PARAM_END,
+};
+
+static const struct pf_check alpha = {
+	.name = "alpha", .summary = "a", .reads = "r", .params = alpha_params,
+	.cfg_size = sizeof(struct acfg), .timeout_s = 1, .run = trun,
+};
+static const struct pf_check beta = {
+	.name = "beta", .summary = "b", .reads = "r", .params = beta_params,
+	.cfg_size = sizeof(struct bcfg), .timeout_s = 1, .run = trun,
+};
+static const struct pf_check *const checks[] = { &alpha, &beta };
+
+#define assert_contains(hay, needle)                                            \
+	do {                                                                    \
+		if (!(hay) || !strstr((hay), (needle)))                         \
+			fail_msg("'%s' does not contain '%s'", (hay) ? (hay) : "(null)", \
+				 (needle));                                     \
+	} while (0)
+
+static struct acfg *build_alpha(const struct pf_profile *p)
+{
+	void *cfg = NULL;
+	char *err = NULL;
+
+	if (pf_config_build(&alpha, p, &cfg, &err) < 0)
+		fail_msg("%s", err);
+	return cfg;
+}
+
+static void test_defaults(void **state)
+{
+	struct pf_profile p;
+	struct acfg *a;
+	char *err = NULL;
+
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_validate(&p, checks, 2, &err), 0);
+	a = build_alpha(&p);
+	assert_int_equal(a->count, 10);
+	assert_int_equal(a->offset, -1);
+	assert_true(a->ratio == 0.5);
+	assert_true(a->flag);
+	assert_string_equal(a->names, "a,b");
+	pf_config_free(&alpha, a);
+	/* a NULL profile means the defaults too */
+	a = build_alpha(NULL);
+	assert_int_equal(a->count, 10);
+	pf_config_free(&alpha, a);
+	pf_profile_release(&p);
+}
+
+static const char *const profile_text =
+	"/* a profile with comments */\n"
+	"{\n"
+	"  \"name\": \"lab\", // trailing comment\n"
+	"  \"description\": \"test profile\",\n"
+	"  \"checks\": {\n"
+	"    \"alpha\": { \"count\": 20, \"offset\": -3, \"ratio\": 0.25,\n"
+	"               \"flag\": false, \"names\": [\"x\", \"y\", \"z\"] },\n"
+	"    \"beta\": { \"limit\": 1000 }\n"
+	"  }\n"
+	"}\n";
+
+static void test_profile_overrides(void **state)
+{
+	struct pf_profile p;
+	struct acfg *a;
+	struct bcfg *b = NULL;
+	char *err = NULL;
+	cJSON *j;
+
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, profile_text, "lab.json", &err), 0);
+	assert_string_equal(p.name, "lab");
+	assert_string_equal(p.path, "lab.json");
+	assert_int_equal(pf_profile_validate(&p, checks, 2, &err), 0);
+	a = build_alpha(&p);
+	assert_int_equal(a->count, 20);
+	assert_int_equal(a->offset, -3);
+	assert_true(a->ratio == 0.25);
+	assert_false(a->flag);
+	assert_string_equal(a->names, "x,y,z");
+
+	/* the report's "config" shows the effective values */
+	j = pf_config_to_json(&alpha, a);
+	assert_int_equal(cJSON_GetObjectItem(j, "count")->valuedouble, 20);
+	assert_int_equal(cJSON_GetObjectItem(j, "offset")->valuedouble, -3);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "flag")));
+	assert_string_equal(cJSON_GetObjectItem(j, "names")->valuestring, "x,y,z");
+	assert_true(cJSON_GetObjectItem(j, "ratio")->valuedouble == 0.25);
+	assert_int_equal(cJSON_GetArraySize(j), 5);
+	cJSON_Delete(j);
+	pf_config_free(&alpha, a);
+
+	assert_int_equal(pf_config_build(&beta, &p, (void **)&b, &err), 0);
+	assert_int_equal(b->limit, 1000);
+	pf_config_free(&beta, b);
+	pf_profile_release(&p);
+
+	/* without "name" the profile is called after its file; an empty list is "" */
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, "{\"checks\":{\"alpha\":{\"names\":[]}}}",
+					  "site.json", &err), 0);
+	assert_string_equal(p.name, "site.json");
+	a = build_alpha(&p);
+	assert_string_equal(a->names, "");
+	assert_int_equal(a->count, 10);
+	pf_config_free(&alpha, a);
+	pf_profile_release(&p);
+}
+
+static void test_set_overrides_profile(void **state)
+{
+	struct pf_profile p;
+	struct acfg *a;
+	char *err = NULL;
+
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, profile_text, "lab.json", &err), 0);
+	pf_profile_add_set(&p, "alpha.count=30");
+	pf_profile_add_set(&p, "alpha.names=q");
+	pf_profile_add_set(&p, "alpha.flag=yes");
+	pf_profile_add_set(&p, "alpha.ratio=1e-1");
+	pf_profile_add_set(&p, "alpha.offset=0x2");
+	pf_profile_add_set(&p, "alpha.count=31"); /* the last one wins */
+	pf_profile_add_set(&p, "beta.limit=0");
+	assert_int_equal(pf_profile_validate(&p, checks, 2, &err), 0);
+	a = build_alpha(&p);
+	assert_int_equal(a->count, 31);
+	assert_string_equal(a->names, "q");
+	assert_true(a->flag);
+	assert_true(a->ratio == 0.1);
+	assert_int_equal(a->offset, 2);
+	pf_config_free(&alpha, a);
+	pf_profile_release(&p);
+
+	/* a value may contain '.' and '=' */
+	pf_profile_init(&p);
+	pf_profile_add_set(&p, "alpha.names=a.b=c");
+	a = build_alpha(&p);
+	assert_string_equal(a->names, "a.b=c");
+	pf_config_free(&alpha, a);
+	pf_profile_release(&p);
+}
+
+/* Parse @text as profile "bad.json" and validate it; expect -EINVAL naming @want. */
+static void expect_profile_error(const char *text, const char *const *sets, const char *want)
+{
+	struct pf_profile p;
+	char *err = NULL;
+	int r;
+
+	pf_profile_init(&p);
+	for (size_t i = 0; sets && sets[i]; i++)
+		pf_profile_add_set(&p, sets[i]);
+	r = text ? pf_profile_parse(&p, text, "bad.json", &err) : 0;
+	if (r == 0)
+		r = pf_profile_validate(&p, checks, 2, &err);
+	assert_int_equal(r, -EINVAL);
+	assert_contains(err, want);
+	free(err);
+	pf_profile_release(&p);
+}
+
+static void test_profile_errors(void **state)
+{
+	expect_profile_error("{ \"checks\": ", NULL, "profile 'bad.json': not valid JSON");
+	expect_profile_error("", NULL, "profile 'bad.json': not valid JSON");
+	expect_profile_error("[1, 2]", NULL, "profile 'bad.json': top level must be an object");
+	expect_profile_error("{\"chekcs\": {}}", NULL, "profile 'bad.json': unknown key 'chekcs'");
+	expect_profile_error("{\"name\": 3}", NULL, "profile 'bad.json': 'name' must be a string");
+	expect_profile_error("{\"description\": []}", NULL, "'description' must be a string");
+	expect_profile_error("{\"checks\": []}", NULL, "'checks' must be an object");
+	expect_profile_error("{\"checks\": {\"gamma\": {}}}", NULL,
+			     "profile 'bad.json': unknown check 'gamma'");
+	expect_profile_error("{\"checks\": {\"alpha\": 1}}", NULL,
+			     "profile 'bad.json': checks.alpha must be an object");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"cuont\": 1}}}", NULL,
+			     "profile 'bad.json': unknown key 'cuont' of check 'alpha'");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": \"12\"}}}", NULL,
+			     "profile 'bad.json': checks.alpha.count: 'count' must be an "
+			     "unsigned integer");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": 1.5}}}", NULL,
+			     "checks.alpha.count: 'count' must be an unsigned integer");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": 1e300}}}", NULL,
+			     "checks.alpha.count");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": 101}}}", NULL,
+			     "checks.alpha.count: value '101' for 'count' is out of range [0, 100]");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": -1}}}", NULL,
+			     "checks.alpha.count: value '-1' for 'count' is not an unsigned integer");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"offset\": 6}}}", NULL,
+			     "checks.alpha.offset: value '6' for 'offset' is out of range [-5, 5]");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"ratio\": true}}}", NULL,
+			     "checks.alpha.ratio: 'ratio' must be a number");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"ratio\": 1.5}}}", NULL,
+			     "checks.alpha.ratio: value '1.5' for 'ratio' is out of range [0, 1]");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"flag\": 1}}}", NULL,
+			     "checks.alpha.flag: 'flag' must be a bool");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"names\": 3}}}", NULL,
+			     "checks.alpha.names: 'names' must be a string or a list of strings");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"names\": [\"a\", 1]}}}", NULL,
+			     "checks.alpha.names: 'names' must be a string or a list of strings");
+	expect_profile_error("{\"checks\": {\"beta\": {\"limit\": null}}}", NULL,
+			     "checks.beta.limit: 'limit' must be an unsigned integer");
+}
+
+static void test_set_errors(void **state)
+{
+	static const char *const nodot[] = { "alpha=1", NULL };
+	static const char *const noeq[] = { "alpha.count", NULL };
+	static const char *const nokey[] = { "alpha.=1", NULL };
+	static const char *const nocheck[] = { ".count=1", NULL };
+	static const char *const eqfirst[] = { "alpha=x.y", NULL };
+	static const char *const unknown_check[] = { "gamma.count=1", NULL };
+	static const char *const unknown_key[] = { "alpha.cuont=1", NULL };
+	static const char *const not_u64[] = { "alpha.count=many", NULL };
+	static const char *const neg_u64[] = { "alpha.count=-1", NULL };
+	static const char *const high[] = { "alpha.count=101", NULL };
+	static const char *const empty[] = { "alpha.count=", NULL };
+	static const char *const not_bool[] = { "alpha.flag=maybe", NULL };
+	static const char *const nan_ratio[] = { "alpha.ratio=nan", NULL };
+	static const char *const inf_ratio[] = { "alpha.ratio=inf", NULL };
+	static const char *const junk_ratio[] = { "alpha.ratio=0.5x", NULL };
+	static const char *const not_i64[] = { "alpha.offset=1.0", NULL };
+	static const char *const later_bad[] = { "alpha.count=5", "beta.limit=1001", NULL };
+
+	expect_profile_error(NULL, nodot, "--set 'alpha=1': expected CHECK.KEY=VALUE");
+	expect_profile_error(NULL, noeq, "--set 'alpha.count': expected CHECK.KEY=VALUE");
+	expect_profile_error(NULL, nokey, "--set 'alpha.=1': expected CHECK.KEY=VALUE");
+	expect_profile_error(NULL, nocheck, "--set '.count=1': expected CHECK.KEY=VALUE");
+	expect_profile_error(NULL, eqfirst, "--set 'alpha=x.y': expected CHECK.KEY=VALUE");
+	expect_profile_error(NULL, unknown_check, "--set 'gamma.count=1': unknown check 'gamma'");
+	expect_profile_error(NULL, unknown_key,
+			     "--set 'alpha.cuont=1': unknown key 'cuont' of check 'alpha'");
+	expect_profile_error(NULL, not_u64,
+			     "--set 'alpha.count=many': value 'many' for 'count' is not an "
+			     "unsigned integer");
+	expect_profile_error(NULL, neg_u64, "value '-1' for 'count' is not an unsigned integer");
+	expect_profile_error(NULL, high, "value '101' for 'count' is out of range [0, 100]");
+	expect_profile_error(NULL, empty, "value '' for 'count' is not an unsigned integer");
+	expect_profile_error(NULL, not_bool, "value 'maybe' for 'flag' is not a bool");
+	expect_profile_error(NULL, nan_ratio, "value 'nan' for 'ratio' is not a number");
+	expect_profile_error(NULL, inf_ratio, "value 'inf' for 'ratio' is not a number");
+	expect_profile_error(NULL, junk_ratio, "value '0.5x' for 'ratio' is not a number");
+	expect_profile_error(NULL, not_i64, "value '1.0' for 'offset' is not an integer");
+	expect_profile_error(NULL, later_bad, "--set 'beta.limit=1001': value '1001'");
+}
+
+static void test_load_file(void **state)
+{
+	char *dir = pf_test_mkdtemp(), path[PATH_MAX + 32];
+	struct pf_profile p;
+	struct acfg *a;
+	char *err = NULL;
+	int fd;
+
+	pf_test_write(dir, "lab.json", profile_text);
+	pf_test_write(dir, "broken.json", "{ \"checks\": { \"alpha\": { \"count\": } } }");
+
+	pf_profile_init(&p);
+	snprintf(path, sizeof(path), "%s/lab.json", dir);
+	assert_int_equal(pf_profile_load(&p, path, &err), 0);
+	assert_string_equal(p.name, "lab");
+	assert_string_equal(p.path, path);
+	pf_profile_add_set(&p, "alpha.count=0");
+	a = build_alpha(&p);
+	assert_int_equal(a->count, 0);
+	assert_int_equal(a->offset, -3);
+	pf_config_free(&alpha, a);
+	pf_profile_release(&p);
+
+	pf_profile_init(&p);
+	snprintf(path, sizeof(path), "%s/missing.json", dir);
+	assert_int_equal(pf_profile_load(&p, path, &err), -ENOENT);
+	assert_contains(err, "cannot read profile '");
+	assert_contains(err, "missing.json': No such file or directory");
+	free(err);
+	err = NULL;
+
+	/* unreadable even as root: a directory */
+	assert_int_equal(pf_profile_load(&p, dir, &err), -EISDIR);
+	assert_contains(err, dir);
+	assert_contains(err, "Is a directory");
+	free(err);
+	err = NULL;
+
+	snprintf(path, sizeof(path), "%s/broken.json", dir);
+	assert_int_equal(pf_profile_load(&p, path, &err), -EINVAL);
+	assert_contains(err, "broken.json': not valid JSON");
+	free(err);
+	err = NULL;
+
+	snprintf(path, sizeof(path), "%s/nul.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{}\0{}", 5), 5);
+	close(fd);
+	assert_int_equal(pf_profile_load(&p, path, &err), -EINVAL);
+	assert_contains(err, "nul.json': contains NUL bytes");
+	free(err);
+	pf_profile_release(&p);
+
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+static void test_param_helpers(void **state)
+{
+	assert_ptr_equal(pf_param_find(&alpha, "ratio"), &alpha_params[2]);
+	assert_null(pf_param_find(&alpha, "nope"));
+	assert_string_equal(pf_param_type_name(PF_PARAM_BOOL), "bool");
+	assert_string_equal(pf_param_type_name(PF_PARAM_U64), "unsigned integer");
+	assert_string_equal(pf_param_type_name(PF_PARAM_I64), "integer");
+	assert_string_equal(pf_param_type_name(PF_PARAM_DOUBLE), "number");
+	assert_string_equal(pf_param_type_name(PF_PARAM_STRING), "string");
+}
+
+/* The registered checks' own tables work with a real profile. */
+static void test_registered_checks(void **state)
+{
+	size_t n = 0;
+	const struct pf_check *const *all = pf_registry(&n);
+	struct pf_profile p;
+	char *err = NULL;
+
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p,
+					  "{\"checks\": {\"memlock\": {\"min_kib\": 65536},"
+					  " \"sysctl\": {\"ignore\": [\"kernel.numa_balancing\","
+					  " \"vm.zone_reclaim_mode\"]}}}",
+					  "real.json", &err), 0);
+	if (pf_profile_validate(&p, all, n, &err) < 0)
+		fail_msg("%s", err);
+	pf_profile_release(&p);
+
+	pf_profile_init(&p);
+	pf_profile_add_set(&p, "memlock.min_kib=lots");
+	assert_int_equal(pf_profile_validate(&p, all, n, &err), -EINVAL);
+	assert_contains(err, "--set 'memlock.min_kib=lots'");
+	free(err);
+	pf_profile_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_profile_overrides),
+		cmocka_unit_test(test_set_overrides_profile),
+		cmocka_unit_test(test_profile_errors),
+		cmocka_unit_test(test_set_errors),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_param_helpers),
+		cmocka_unit_test(test_registered_checks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
