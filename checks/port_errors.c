@@ -425,19 +425,19 @@ static double read_uptime(const struct pf_fs *fs)
 	return v;
 }
 
-static double now_ms(void)
+static double ms_since(const struct timespec *t0)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)(ts.tv_sec - t0->tv_sec) * 1e3 + (double)(ts.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void sleep_ms(uint64_t ms)
+/* Sleep until @ms after the monotonic time @from (restarting on signals). */
+static void sleep_until(const struct timespec *from, uint64_t ms)
 {
-	struct timespec until;
+	struct timespec until = *from;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (time_t)(ms / 1000);
 	until.tv_nsec += (long)(ms % 1000) * 1000000L;
 	if (until.tv_nsec >= 1000000000L) {
@@ -454,8 +454,9 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct port *ports = NULL;
 	size_t n = 0, n_ports = 0, n_bad = 0;
+	struct timespec t0;
 	bool window;
-	double t0, elapsed = 0;
+	double elapsed = 0;
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -484,17 +485,14 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		}
 	}
 
-	t0 = now_ms();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < n; i++)
 		read_sample(ctx->fs, &ports[i], &ports[i].a);
 	if (window) {
-		double left = cfg->window_ms - (now_ms() - t0);
-
-		if (left > 0)
-			sleep_ms((uint64_t)left);
+		sleep_until(&t0, cfg->window_ms);
 		for (size_t i = 0; i < n; i++)
 			read_sample(ctx->fs, &ports[i], &ports[i].b);
-		elapsed = now_ms() - t0;
+		elapsed = ms_since(&t0);
 	}
 
 	for (size_t i = 0; i < n; i++) {
