@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nic_link_speed - every RDMA port is ACTIVE/LinkUp at the rate and width
+ * it should run at; for RoCE also its netdev's speed and MTU.
+ *
+ * Reads the inventory (ports of /sys/class/infiniband/<dev>: state,
+ * phys_state, rate, link_layer, active_mtu where present; the netdev of
+ * each port) and, for RoCE netdevs, the link speed from the linkmodes
+ * provider (ethtool netlink; `ethtool <if>` text under --root) with
+ * /sys/class/net/<if>/speed as the fallback.
+ *
+ * A port that is not ACTIVE/LinkUp fails, and its rate is not judged (mlx5
+ * RoCE reports 40 Gb/s on a down port).  An ACTIVE port fails below the
+ * profile's min_rate_gbps, and - by default - below the best rate or width
+ * of the ports of the same HCA model on this node, so one 100 Gb/s port
+ * among 400 Gb/s siblings or a 2X link among 4X ones fails without any
+ * configuration.  RoCE: the netdev speed must equal the port rate, and its
+ * MTU must give the RoCE path MTU wanted (fail) and reach the site MTU
+ * (warn).  Devices without a PCI function (scif0, rxe) are skipped by name.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/net.h"
+#include "preflight/node.h"
+#include "preflight/providers.h"
+
+/* RoCEv2 headers the kernel subtracts from the netdev MTU (iboe_get_mtu()). */
+#define ROCE_HEADER_BYTES 96
+#define MAX_PROBLEMS 6
+
+struct nic_link_speed_cfg {
+	double min_rate_gbps;
+	uint64_t min_width;
+	uint64_t expected_ports;
+	bool infer;
+	uint64_t active_mtu;
+	uint64_t roce_netdev_mtu;
+	char *ignore;
+};
+
+static const struct pf_param nic_link_speed_params[] = {
+	PF_PARAM_DOUBLE(struct nic_link_speed_cfg, min_rate_gbps, "0", 0, 1e6, "Gb/s",
+			"minimum rate of every ACTIVE port; 0: only the inferred expectation"),
+	PF_PARAM_U64(struct nic_link_speed_cfg, min_width, "0", 0, 12, "lanes",
+		     "minimum link width (4 for 4X); 0: only the inferred expectation"),
+	PF_PARAM_U64(struct nic_link_speed_cfg, expected_ports, "0", 0, 1024, "ports",
+		     "number of RDMA ports the node must have (not counting ignored ones); "
+		     "0: any"),
+	PF_PARAM_BOOL(struct nic_link_speed_cfg, infer, "true",
+		      "ports of the same HCA model must match the best rate and width among "
+		      "them"),
+	PF_PARAM_U64(struct nic_link_speed_cfg, active_mtu, "4096", 256, 4096, "bytes",
+		     "IB MTU every port should get; for RoCE the netdev MTU must allow it "
+		     "(4096 needs at least 4192)"),
+	PF_PARAM_U64(struct nic_link_speed_cfg, roce_netdev_mtu, "9000", 0, 65536, "bytes",
+		     "site MTU of RoCE netdevs; below it (but enough for active_mtu) warns; "
+		     "0: not judged"),
+	PF_PARAM_STRING(struct nic_link_speed_cfg, ignore, "",
+			"ports not to judge: \"mlx5_0/1\" or a whole device \"mlx5_4\""),
+	PF_PARAM_END,
+};
+
+/* The best ACTIVE rate and width among ports of one HCA model. */
+struct group_best {
+	double rate_gbps;
+	int width;
+	int n_ports;
+};
+
+struct problem {
+	enum pf_status status;
+	char text[160];
+	char remedy[240];
+};
+
+struct verdict {
+	struct problem p[MAX_PROBLEMS];
+	size_t n;
+};
+
+static void problem(struct verdict *v, enum pf_status st, const char *remedy, const char *fmt,
+		    ...) PF_PRINTF(4, 5);
+static void problem(struct verdict *v, enum pf_status st, const char *remedy, const char *fmt,
+		    ...)
+{
+	va_list ap;
+
+	if (v->n == MAX_PROBLEMS)
+		return;
+	v->p[v->n].status = st;
+	va_start(ap, fmt);
+	vsnprintf(v->p[v->n].text, sizeof(v->p[v->n].text), fmt, ap);
+	va_end(ap);
+	snprintf(v->p[v->n].remedy, sizeof(v->p[v->n].remedy), "%s", remedy);
+	v->n++;
+}
+
+/* Append @prefix and @text with "<dev>" and "<netdev>" filled in. */
+static void append_remedy(char *dst, size_t len, const char *prefix, const char *text,
+			  const char *dev, const char *netdev)
+{
+	size_t o;
+
+	if (len == 0)
+		return;
+	o = (size_t)snprintf(dst, len, "%s", prefix);
+	if (o >= len)
+		return;
+
+	while (*text && o + 1 < len) {
+		const char *sub = NULL;
+		size_t skip = 0;
+
+		if (!strncmp(text, "<dev>", 5)) {
+			sub = dev;
+			skip = 5;
+		} else if (!strncmp(text, "<netdev>", 8)) {
+			sub = netdev;
+			skip = 8;
+		}
+		if (sub) {
+			o += (size_t)snprintf(dst + o, len - o, "%s", sub);
+			if (o >= len)
+				return; /* truncated */
+			text += skip;
+		} else {
+			dst[o++] = *text++;
+			dst[o] = '\0';
+		}
+	}
+}
+
+static bool port_up(const struct pf_rdma_port *p)
+{
+	/* phys_state 0: unknown (an hwloc export carries only the state) */
+	return p->state == 4 && (p->phys_state == 5 || p->phys_state == 0);
+}
+
+static bool ignored(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_dev *d,
+		    const struct pf_rdma_port *p)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s/%u", d->name, p->num);
+	return pf_list_has(cfg->ignore, d->name) || pf_list_has(cfg->ignore, key);
+}
+
+/* HCA model and link layer: ports that must behave alike. */
+static void model_of(const struct pf_node *node, const struct pf_rdma_dev *d,
+		     const struct pf_rdma_port *p, char *buf, size_t len)
+{
+	const char *ll = p->link_layer == PF_LINK_ETH ? "RoCE" :
+			 p->link_layer == PF_LINK_IB ? "IB" : "?";
+
+	if (d->hca_type && *d->hca_type)
+		snprintf(buf, len, "%s %s", d->hca_type, ll);
+	else if (d->pci >= 0)
+		snprintf(buf, len, "%04x:%04x %s", node->pci[d->pci].vendor,
+			 node->pci[d->pci].device, ll);
+	else
+		snprintf(buf, len, "%s %s", d->name, ll);
+}
+
+static void find_best(const struct pf_node *node, const struct nic_link_speed_cfg *cfg,
+		      const char *model, struct group_best *best)
+{
+	char m[96];
+
+	*best = (struct group_best){ 0 };
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (d->pci < 0)
+			continue;
+		for (size_t k = 0; k < d->n_ports; k++) {
+			const struct pf_rdma_port *p = &d->ports[k];
+
+			if (ignored(cfg, d, p))
+				continue;
+			model_of(node, d, p, m, sizeof(m));
+			if (strcmp(m, model))
+				continue;
+			best->n_ports++;
+			if (!port_up(p) || p->rate_gbps <= 0)
+				continue;
+			if (p->rate_gbps > best->rate_gbps) {
+				best->rate_gbps = p->rate_gbps;
+				best->width = p->width;
+			} else if (p->rate_gbps == best->rate_gbps && p->width > best->width) {
+				best->width = p->width;
+			}
+		}
+	}
+}
+
+static const char *rate_text(const struct pf_rdma_port *p, char *buf, size_t len)
+{
+	if (p->speed_name && *p->speed_name)
+		snprintf(buf, len, "%g Gb/s (%dX %s)", p->rate_gbps, p->width, p->speed_name);
+	else
+		snprintf(buf, len, "%g Gb/s (%dX)", p->rate_gbps, p->width);
+	return buf;
+}
+
+/* The smallest netdev MTU that gives a RoCE path MTU of @ib_mtu. */
+static int64_t netdev_mtu_for(uint64_t ib_mtu)
+{
+	return (int64_t)ib_mtu + ROCE_HEADER_BYTES;
+}
+
+/* The RoCE path MTU the kernel derives from a netdev MTU (0 below 256). */
+static int roce_mtu_of(int64_t netdev_mtu)
+{
+	int64_t m = netdev_mtu - ROCE_HEADER_BYTES;
+
+	for (int ib = 4096; ib >= 256; ib /= 2)
+		if (m >= ib)
+			return ib;
+	return 0;
+}
+
+/* A netdev's speed in Mb/s: the linkmodes provider when it has one, else sysfs; -1 unknown. */
+static int64_t netdev_speed(const struct pf_ctx *ctx, const struct pf_netdev *nd,
+			    const char **ret_src)
+{
+	struct pf_linkmodes lm;
+
+	if (ctx->prov && ctx->prov->linkmodes &&
+	    ctx->prov->linkmodes(ctx, nd->name, &lm) == 0 && lm.speed_mbps != PF_SPEED_UNKNOWN) {
+		*ret_src = "ethtool";
+		return lm.speed_mbps;
+	}
+	*ret_src = "sysfs";
+	return nd->speed_mbps;
+}
+
+/* RoCE: netdev speed and MTU. */
+static void judge_netdev(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+			 const struct pf_rdma_port *p, const struct pf_netdev *nd,
+			 struct verdict *v, bool up)
+{
+	const char *speed_src = "sysfs";
+	int64_t speed = netdev_speed(ctx, nd, &speed_src);
+
+	if (up) {
+		double want = p->rate_gbps * 1000;
+
+		if (speed < 0)
+			problem(v, PF_STATUS_WARN,
+				"check `ethtool <netdev>`: the driver reports no speed for an "
+				"active link",
+				"%s speed unknown while the port is ACTIVE", nd->name);
+		else if (p->rate_gbps > 0 && fabs((double)speed - want) > 0.5)
+			problem(v, PF_STATUS_FAIL,
+				"compare `ethtool <netdev>` with the port rate; a forced speed or "
+				"a rate cap on the netdev differs from what the port negotiated",
+				"%s at %lld Mb/s (%s), port at %g Gb/s", nd->name,
+				(long long)speed, speed_src, p->rate_gbps);
+	}
+	if (nd->mtu >= 0) {
+		int roce = roce_mtu_of(nd->mtu);
+
+		if (roce < (int)cfg->active_mtu)
+			problem(v, PF_STATUS_FAIL,
+				"raise the netdev MTU (ip link set <netdev> mtu 9000, persisted in "
+				"the network configuration) and the switch port MTU to match",
+				"%s MTU %lld gives RoCE MTU %d, expected %llu (needs MTU >= %lld)",
+				nd->name, (long long)nd->mtu, roce,
+				(unsigned long long)cfg->active_mtu,
+				(long long)netdev_mtu_for(cfg->active_mtu));
+		else if (cfg->roce_netdev_mtu && nd->mtu < (int64_t)cfg->roce_netdev_mtu)
+			problem(v, PF_STATUS_WARN,
+				"set the site MTU on the netdev (ip link set <netdev> mtu 9000) "
+				"and on the switch ports",
+				"%s MTU %lld below the site MTU %llu", nd->name, (long long)nd->mtu,
+				(unsigned long long)cfg->roce_netdev_mtu);
+	}
+}
+
+static const char *down_remedy(const struct pf_rdma_port *p)
+{
+	if (p->phys_state == 5)
+		return "the link is up but the port is not ACTIVE: no subnet manager has "
+		       "configured it; check opensm or the fabric's SM (sminfo, ibstat)";
+	if (p->link_layer == PF_LINK_ETH)
+		return "bring the netdev up (ip link set <netdev> up); check the cable or "
+		       "transceiver and the switch port (ethtool <netdev>, mlxlink)";
+	return "check the cable or transceiver and the switch port (ibstat, mlxlink); "
+	       "Polling means the port sees no link partner, Disabled that it was "
+	       "administratively disabled";
+}
+
+static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+		       const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+		       struct pf_result *res)
+{
+	const struct pf_node *node = ctx->node;
+	const struct pf_netdev *nd = p->netdev >= 0 ? &node->netdevs[p->netdev] : NULL;
+	struct verdict v = { .n = 0 };
+	struct group_best best;
+	struct pf_finding *f;
+	enum pf_status st = PF_STATUS_PASS;
+	char subject[96], model[96], rt[64] = "", msg[512], remedy[768];
+	double want_rate = cfg->min_rate_gbps;
+	int want_width = (int)cfg->min_width;
+	bool up = port_up(p);
+	size_t off = 0;
+
+	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
+	model_of(node, d, p, model, sizeof(model));
+	find_best(node, cfg, model, &best);
+	if (cfg->infer && best.n_ports > 1) {
+		want_rate = fmax(want_rate, best.rate_gbps);
+		want_width = want_width > best.width ? want_width : best.width;
+	}
+
+	if (!up) {
+		problem(&v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)",
+			p->state_name ? p->state_name : "state unknown",
+			p->phys_state_name ? p->phys_state_name : "phys_state unknown");
+	} else if (p->rate_gbps <= 0) {
+		if (!strcmp(node->source, "hwloc")) {
+			f = pf_add(res, PF_STATUS_SKIP, subject,
+				   "ACTIVE; the topology export carries no port rate");
+			pf_obs_str(f, "state", p->state_name ? p->state_name : "");
+			return;
+		}
+		problem(&v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
+			"ACTIVE but the rate is unreadable ('%s')", p->rate ? p->rate : "absent");
+	} else {
+		rate_text(p, rt, sizeof(rt));
+		if (want_width > 0 && p->width > 0 && p->width < want_width)
+			problem(&v, PF_STATUS_FAIL,
+				"a lane is down: reseat or replace the cable or transceiver; "
+				"mlxlink -d <dev> shows the lane status",
+				"active at %s: %d lanes where %s %dX", rt, p->width,
+				cfg->infer && best.width == want_width ?
+				"its siblings of the same model run" : "the profile expects",
+				want_width);
+		else if (want_rate > 0 && p->rate_gbps < want_rate - 1e-9)
+			problem(&v, PF_STATUS_FAIL,
+				"reseat or replace the cable or transceiver; check the switch port "
+				"speed (mlxlink -d <dev> shows the negotiated speed)",
+				"active at %s, expected at least %g Gb/s%s", rt, want_rate,
+				cfg->infer && best.rate_gbps == want_rate &&
+				want_rate > cfg->min_rate_gbps ?
+				" like its siblings of the same model" : "");
+	}
+	if (p->active_mtu > 0 && up && p->active_mtu < (int)cfg->active_mtu)
+		problem(&v, PF_STATUS_WARN,
+			p->link_layer == PF_LINK_ETH ? "raise the netdev MTU" :
+			"set the partition MTU to 4096 in the subnet manager (opensm partitions.conf "
+			"mtu=5)", "active MTU %d, expected %llu", p->active_mtu,
+			(unsigned long long)cfg->active_mtu);
+	if (p->link_layer == PF_LINK_ETH) {
+		if (nd)
+			judge_netdev(ctx, cfg, p, nd, &v, up);
+		else
+			problem(&v, PF_STATUS_WARN,
+				"find the port's netdev with `rdma link show`; without it speed and "
+				"MTU cannot be verified",
+				"no netdev found for this RoCE port");
+	}
+
+	for (size_t i = 0; i < v.n; i++)
+		st = pf_status_worst(st, v.p[i].status);
+	msg[0] = remedy[0] = '\0';
+	if (v.n == 0) {
+		if (nd && p->link_layer == PF_LINK_ETH)
+			snprintf(msg, sizeof(msg), "ACTIVE at %s, %s MTU %lld", rt, nd->name,
+				 (long long)nd->mtu);
+		else
+			snprintf(msg, sizeof(msg), "ACTIVE at %s", rt);
+	}
+	for (size_t i = 0; i < v.n; i++) {
+		size_t ro = strlen(remedy);
+
+		off += (size_t)snprintf(msg + off, off < sizeof(msg) ? sizeof(msg) - off : 0,
+					"%s%s", i ? "; " : "", v.p[i].text);
+		if (off >= sizeof(msg))
+			off = sizeof(msg) - 1;
+		if (v.p[i].status != PF_STATUS_PASS && !strstr(remedy, v.p[i].remedy))
+			append_remedy(remedy + ro, sizeof(remedy) - ro, ro ? "; " : "",
+				      v.p[i].remedy, d->name, nd ? nd->name : "<netdev>");
+	}
+	f = pf_add(res, st, subject, "%s", msg);
+	if (st != PF_STATUS_PASS && *remedy)
+		pf_remedy(f, "%s", remedy);
+
+	pf_obs_str(f, "state", p->state_name ? p->state_name : "unknown");
+	pf_obs_str(f, "phys_state", p->phys_state_name ? p->phys_state_name : "unknown");
+	if (up && p->rate_gbps > 0) {
+		char w[16];
+
+		snprintf(w, sizeof(w), "%dX", p->width);
+		pf_obs_num(f, "rate_gbps", p->rate_gbps);
+		pf_obs_str(f, "width", w);
+		if (p->speed_name && *p->speed_name)
+			pf_obs_str(f, "speed", p->speed_name);
+	} else if (p->rate) {
+		pf_obs_str(f, "rate_reported", p->rate); /* not trusted on a down port */
+	}
+	pf_obs_str(f, "link_layer", p->link_layer == PF_LINK_ETH ? "Ethernet" :
+		   p->link_layer == PF_LINK_IB ? "InfiniBand" : "unknown");
+	pf_obs_str(f, "model", model);
+	if (d->pci >= 0)
+		pf_obs_str(f, "pci", node->pci[d->pci].bdf);
+	if (p->active_mtu > 0)
+		pf_obs_num(f, "active_mtu", p->active_mtu);
+	if (nd) {
+		const char *src;
+		int64_t sp = p->link_layer == PF_LINK_ETH ? netdev_speed(ctx, nd, &src) :
+			     nd->speed_mbps;
+
+		pf_obs_str(f, "netdev", nd->name);
+		if (sp >= 0)
+			pf_obs_num(f, "netdev_speed_mbps", (double)sp);
+		if (nd->mtu >= 0)
+			pf_obs_num(f, "netdev_mtu", (double)nd->mtu);
+		if (nd->operstate)
+			pf_obs_str(f, "operstate", nd->operstate);
+	}
+
+	pf_exp_str(f, "state", "ACTIVE");
+	pf_exp_str(f, "phys_state", "LinkUp");
+	if (want_rate > 0)
+		pf_exp_num(f, "min_rate_gbps", want_rate);
+	if (want_width > 0) {
+		char w[16];
+
+		snprintf(w, sizeof(w), "%dX", want_width);
+		pf_exp_str(f, "width", w);
+	}
+	if (p->link_layer == PF_LINK_ETH) {
+		pf_exp_num(f, "min_netdev_mtu", (double)netdev_mtu_for(cfg->active_mtu));
+		if (cfg->roce_netdev_mtu)
+			pf_exp_num(f, "site_netdev_mtu", (double)cfg->roce_netdev_mtu);
+	}
+}
+
+static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
+			      struct pf_result *res)
+{
+	const struct nic_link_speed_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	size_t judged = 0, bad = 0, skipped = 0;
+	double rate = -1;
+	bool uniform = true;
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (d->pci < 0) {
+			pf_add(res, PF_STATUS_SKIP, d->name,
+			       "no PCI function behind this RDMA device (virtual or software "
+			       "device): not judged");
+			skipped++;
+			continue;
+		}
+		if (d->n_ports == 0) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, d->name,
+						      "RDMA device without readable ports");
+
+			pf_remedy(f, "check the driver (dmesg | grep %s)", d->name);
+			continue;
+		}
+		for (size_t k = 0; k < d->n_ports; k++) {
+			const struct pf_rdma_port *p = &d->ports[k];
+			const struct pf_finding *f;
+
+			if (ignored(cfg, d, p)) {
+				char key[96];
+
+				snprintf(key, sizeof(key), "%s/%u", d->name, p->num);
+				pf_add(res, PF_STATUS_SKIP, key, "ignored by the profile");
+				skipped++;
+				continue;
+			}
+			judge_port(ctx, cfg, d, p, res);
+			f = &res->findings[res->n_findings - 1];
+			judged++;
+			if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)
+				bad++;
+			if (rate < 0)
+				rate = p->rate_gbps;
+			else if (rate != p->rate_gbps)
+				uniform = false;
+		}
+	}
+
+	if (cfg->expected_ports && judged != cfg->expected_ports) {
+		struct pf_finding *f = pf_add(res, judged < cfg->expected_ports ? PF_STATUS_FAIL :
+					      PF_STATUS_WARN, "ports",
+					      "%zu RDMA ports, expected %llu", judged,
+					      (unsigned long long)cfg->expected_ports);
+
+		pf_obs_num(f, "ports", (double)judged);
+		pf_exp_num(f, "ports", (double)cfg->expected_ports);
+		pf_remedy(f, "check that every HCA is seated and its driver loaded "
+			  "(lspci -d 15b3:, ibstat, dmesg | grep mlx5)");
+		bad += judged < cfg->expected_ports;
+	}
+	if (judged == 0 && !cfg->expected_ports) {
+		if (skipped == 0)
+			return pf_skip(res, "no RDMA devices under /sys/class/infiniband");
+		pf_summary(res, "no RDMA port judged (%zu skipped)", skipped);
+		return 0;
+	}
+	if (bad)
+		pf_summary(res, "%zu of %zu ports not at the expected state or rate", bad, judged);
+	else if (uniform && rate > 0)
+		pf_summary(res, "%zu ports ACTIVE at %g Gb/s", judged, rate);
+	return 0;
+}
+
+const struct pf_check pf_check_nic_link_speed = {
+	.name = "nic_link_speed",
+	.summary = "RDMA ports ACTIVE at the expected rate and width; RoCE netdev speed and MTU",
+	.tags = "rdma,static",
+	.reads = "/sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer,active_mtu}, "
+		 "/sys/class/infiniband/*/{hca_type,device}, /sys/class/net/<roce-if>/"
+		 "{speed,mtu,operstate}, ethtool link modes of RoCE netdevs",
+	.params = nic_link_speed_params,
+	.cfg_size = sizeof(struct nic_link_speed_cfg),
+	.timeout_s = 10,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = nic_link_speed_run,
+};
