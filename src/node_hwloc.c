@@ -1,18 +1,402 @@
 // SPDX-License-Identifier: MIT
 /*
- * node_hwloc.c - the node inventory from an lstopo XML export.
+ * node_hwloc.c - the node inventory from an lstopo XML export, through
+ * hwloc, into the same model the sysfs loader fills.
  *
- * Placeholder until the hwloc loader lands: every call fails with
- * -ENOTSUP and says so.
+ * Each PCI function gets a synthesised canonical path built from its bridge
+ * chain, "/sys/devices/pci<domain>:<bus>/<bridge>/.../<bdf>", so that the
+ * PCI path classifier treats sysfs and hwloc inventories alike.  A
+ * function's NUMA node is the single NUMA node of its non-I/O ancestor (-1
+ * when there is none or several) and its local CPUs are that ancestor's
+ * cpuset.  OpenFabrics OS devices are the RDMA devices (ports from the
+ * Port<i>State / Port<i>LID infos the Linux backend records), network OS
+ * devices the netdevs.  An export carries no PCIe link speed or width, no
+ * port rate, width or MTU: those stay unknown (0), and a note says so.
+ *
+ * Only the XML is read: the CUDA, NVML, OpenCL, RSMI, Level Zero and GL
+ * components are blacklisted so that nothing of the host this runs on leaks
+ * into the model.
  */
+#include <fcntl.h>
+#include <string.h>
+
+#include <hwloc.h>
+
 #include "preflight/node.h"
+
+PF_DEFINE_AUTO(topology_destroy, hwloc_topology_t, hwloc_topology_destroy)
+#define pf_autotopo PF_CLEANUP(pf_topology_destroyp)
+
+/* Longest bridge chain we follow above a function. */
+#define CHAIN_MAX 32
+
+static const char *const blacklist[] = {
+	"cuda", "nvml", "opencl", "rsmi", "levelzero", "gl",
+};
+
+static bool osdev_is(hwloc_obj_t o, bool openfabrics)
+{
+#if HWLOC_API_VERSION >= 0x00030000
+	return o->attr->osdev.types & (openfabrics ? HWLOC_OBJ_OSDEV_OPENFABRICS
+						   : HWLOC_OBJ_OSDEV_NETWORK);
+#else
+	return o->attr->osdev.type == (openfabrics ? HWLOC_OBJ_OSDEV_OPENFABRICS
+						   : HWLOC_OBJ_OSDEV_NETWORK);
+#endif
+}
+
+static bool is_pci_function(hwloc_obj_t o)
+{
+	return o->type == HWLOC_OBJ_PCI_DEVICE ||
+	       (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI);
+}
+
+static void format_bdf(hwloc_obj_t o, char out[16])
+{
+	snprintf(out, 16, "%04x:%02x:%02x.%x", o->attr->pcidev.domain, o->attr->pcidev.bus,
+		 o->attr->pcidev.dev, o->attr->pcidev.func);
+}
+
+/* The XML's <topology version="...">, for the error message; "" if none. */
+static void xml_version(const char *path, char *out, size_t len)
+{
+	pf_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[1024], *p;
+	ssize_t n;
+	size_t k = 0;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strstr(buf, "<topology");
+	if (!p || !(p = strstr(p, "version=\"")))
+		return;
+	p += strlen("version=\"");
+	while (p[k] && p[k] != '"' && k + 1 < len && k < 16) {
+		out[k] = p[k];
+		k++;
+	}
+	out[k] = '\0';
+}
+
+static char *load_error(const char *path, int err)
+{
+	char ver[20];
+
+	xml_version(path, ver, sizeof(ver));
+	if (ver[0] && strtoul(ver, NULL, 10) > HWLOC_API_VERSION >> 16)
+		return pf_xasprintf("%s: lstopo XML version %s comes from a newer hwloc than the "
+				    "one this build uses, which reads XML versions up to %u.x; "
+				    "export the topology with hwloc %u (lstopo --of xml FILE)",
+				    path, ver, HWLOC_API_VERSION >> 16, HWLOC_API_VERSION >> 16);
+	return pf_xasprintf("%s: hwloc cannot read this file as an lstopo XML export%s%s",
+			    path, err ? ": " : "", err ? strerror(err) : "");
+}
+
+/* The NUMA node and local CPUs of an I/O object, from its non-I/O ancestor. */
+static void locality(hwloc_topology_t topo, hwloc_obj_t o, struct pf_pci_dev *d)
+{
+	hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo, o);
+	char *list = NULL;
+
+	d->numa_node = -1;
+	if (!a)
+		return;
+	if (a->nodeset && hwloc_bitmap_weight(a->nodeset) == 1)
+		d->numa_node = hwloc_bitmap_first(a->nodeset);
+	if (a->cpuset && !hwloc_bitmap_iszero(a->cpuset) &&
+	    hwloc_bitmap_list_asprintf(&list, a->cpuset) >= 0) {
+		d->local_cpulist = pf_xstrdup(list);
+		free(list);
+	}
+}
+
+/*
+ * "/sys/devices/pci<dom>:<bus>/<bdf>/.../<bdf>" from the bridges above @o.
+ * The root is the host bridge's secondary bus, as Linux names it; without a
+ * host bridge object, the bus of the topmost function.
+ */
+static char *synth_path(hwloc_obj_t o)
+{
+	hwloc_obj_t chain[CHAIN_MAX];
+	size_t n = 0, len;
+	char root[24] = "", buf[CHAIN_MAX * 16 + 64];
+
+	for (hwloc_obj_t p = o; p && n < CHAIN_MAX; p = p->parent) {
+		if (p->type != HWLOC_OBJ_BRIDGE && p->type != HWLOC_OBJ_PCI_DEVICE)
+			break;
+		if (!is_pci_function(p)) {
+			snprintf(root, sizeof(root), "pci%04x:%02x",
+				 p->attr->bridge.downstream.pci.domain,
+				 p->attr->bridge.downstream.pci.secondary_bus);
+			break;
+		}
+		chain[n++] = p;
+	}
+	if (!root[0])
+		snprintf(root, sizeof(root), "pci%04x:%02x", chain[n - 1]->attr->pcidev.domain,
+			 chain[n - 1]->attr->pcidev.bus);
+	len = (size_t)snprintf(buf, sizeof(buf), "/sys/devices/%s", root);
+	while (n > 0) {
+		char bdf[16];
+
+		format_bdf(chain[--n], bdf);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "/%s", bdf);
+	}
+	return pf_xstrdup(buf);
+}
+
+static int cmp_pci(const void *a, const void *b)
+{
+	return strcmp(((const struct pf_pci_dev *)a)->bdf, ((const struct pf_pci_dev *)b)->bdf);
+}
+
+/* Index of the upstream bridge: the path component before the last; -1 at a root port. */
+static int parent_index(const struct pf_node *node, const char *path)
+{
+	const char *slash = strrchr(path, '/'), *prev = slash;
+	char up[16];
+	size_t len;
+
+	while (prev > path && *--prev != '/')
+		;
+	len = (size_t)(slash - prev);
+	if (len < 2 || len > sizeof(up))
+		return -1;
+	memcpy(up, prev + 1, len - 1);
+	up[len - 1] = '\0';
+	for (size_t j = 0; j < node->n_pci; j++)
+		if (!strcmp(node->pci[j].bdf, up))
+			return (int)j;
+	return -1;
+}
+
+static void load_pci(hwloc_topology_t topo, struct pf_node *node)
+{
+	size_t cap = 0, n_gpus = 0;
+
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));)
+		cap++;
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_bridge(topo, o));)
+		cap++;
+	node->pci = pf_xcalloc(cap + 1, sizeof(*node->pci));
+	for (int pass = 0; pass < 2; pass++) {
+		hwloc_obj_type_t type = pass == 0 ? HWLOC_OBJ_PCI_DEVICE : HWLOC_OBJ_BRIDGE;
+
+		for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(topo, type, o));) {
+			struct pf_pci_dev *d;
+
+			if (!is_pci_function(o) || node->n_pci == cap)
+				continue;
+			d = &node->pci[node->n_pci++];
+			format_bdf(o, d->bdf);
+			d->path = synth_path(o);
+			d->vendor = o->attr->pcidev.vendor_id;
+			d->device = o->attr->pcidev.device_id;
+			d->class = (uint32_t)o->attr->pcidev.class_id << 8;
+			d->parent = -1;
+			locality(topo, o, d);
+		}
+	}
+	qsort(node->pci, node->n_pci, sizeof(*node->pci), cmp_pci);
+
+	node->gpus = pf_xcalloc(node->n_pci + 1, sizeof(*node->gpus));
+	for (size_t k = 0; k < node->n_pci; k++) {
+		struct pf_pci_dev *d = &node->pci[k];
+
+		d->parent = parent_index(node, d->path);
+		if (d->vendor == PF_PCI_VENDOR_NVIDIA &&
+		    ((d->class >> 8) == 0x0300 || (d->class >> 8) == 0x0302))
+			node->gpus[n_gpus++].pci = (int)k;
+	}
+	node->n_gpus = n_gpus;
+}
+
+static int pci_index(const struct pf_node *node, hwloc_obj_t pci)
+{
+	char bdf[16];
+
+	if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE)
+		return -1;
+	format_bdf(pci, bdf);
+	for (size_t i = 0; i < node->n_pci; i++)
+		if (!strcmp(node->pci[i].bdf, bdf))
+			return (int)i;
+	return -1;
+}
+
+static const char *const port_states[] = {
+	[1] = "DOWN", [2] = "INIT", [3] = "ARMED", [4] = "ACTIVE", [5] = "ACTIVE_DEFER",
+};
+
+static void load_ports(hwloc_obj_t o, const struct pf_pci_dev *pci, struct pf_rdma_dev *d)
+{
+	unsigned int max = 0;
+
+	for (unsigned int i = 0; i < o->infos_count; i++) {
+		unsigned int p;
+		int end = 0;
+
+		if (sscanf(o->infos[i].name, "Port%uState%n", &p, &end) == 1 &&
+		    o->infos[i].name[end] == '\0' && p > max && p < 256)
+			max = p;
+	}
+	if (max == 0)
+		return;
+	d->ports = pf_xcalloc(max, sizeof(*d->ports));
+	d->n_ports = max;
+	for (unsigned int p = 1; p <= max; p++) {
+		struct pf_rdma_port *port = &d->ports[p - 1];
+		char key[32];
+		const char *v;
+
+		port->num = p;
+		port->netdev = -1;
+		snprintf(key, sizeof(key), "Port%uState", p);
+		v = hwloc_obj_get_info_by_name(o, key);
+		if (v) {
+			long s = strtol(v, NULL, 10);
+
+			if (s > 0 && s < (long)PF_ARRAY_SIZE(port_states)) {
+				port->state = (int)s;
+				port->state_name = pf_xstrdup(port_states[s]);
+			}
+		}
+		/* the export has no link layer: the PCI class says how the port is configured */
+		if (pci && pci->class >> 8 == 0x0207)
+			port->link_layer = PF_LINK_IB;
+		else if (pci && pci->class >> 8 == 0x0200)
+			port->link_layer = PF_LINK_ETH;
+	}
+}
+
+static void load_osdevs(hwloc_topology_t topo, struct pf_node *node)
+{
+	size_t n_rdma = 0, n_net = 0;
+
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_osdev(topo, o));) {
+		if (osdev_is(o, true))
+			n_rdma++;
+		else if (osdev_is(o, false))
+			n_net++;
+	}
+	node->rdma = pf_xcalloc(n_rdma + 1, sizeof(*node->rdma));
+	node->netdevs = pf_xcalloc(n_net + 1, sizeof(*node->netdevs));
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_osdev(topo, o));) {
+		struct pf_rdma_dev *d;
+		int pci;
+
+		if (!osdev_is(o, true) || !o->name)
+			continue;
+		pci = pci_index(node, o->parent);
+		if (pci < 0) {
+			pf_node_note(node, "%s: RDMA device without a PCI parent, skipped", o->name);
+			continue;
+		}
+		d = &node->rdma[node->n_rdma++];
+		d->name = pf_xstrdup(o->name);
+		d->pci = pci;
+		load_ports(o, &node->pci[pci], d);
+	}
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_osdev(topo, o));) {
+		struct pf_netdev *nd;
+		const char *port;
+		int pci;
+
+		if (!osdev_is(o, false) || osdev_is(o, true) || !o->name)
+			continue;
+		nd = &node->netdevs[node->n_netdevs];
+		nd->name = pf_xstrdup(o->name);
+		nd->rdma_dev = -1;
+		nd->speed_mbps = -1;
+		nd->mtu = -1;
+		pci = pci_index(node, o->parent);
+		port = hwloc_obj_get_info_by_name(o, "Port");
+		for (size_t r = 0; pci >= 0 && r < node->n_rdma; r++) {
+			struct pf_rdma_dev *d = &node->rdma[r];
+			unsigned long p = port ? strtoul(port, NULL, 10) : 1;
+
+			if (d->pci != pci)
+				continue;
+			nd->rdma_dev = (int)r;
+			if (p >= 1 && p <= d->n_ports) {
+				nd->port = (unsigned int)p;
+				d->ports[p - 1].netdev = (int)node->n_netdevs;
+			}
+			break;
+		}
+		node->n_netdevs++;
+	}
+}
+
+static void load_numa(hwloc_topology_t topo, struct pf_node *node)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+
+	if (n <= 0)
+		return;
+	node->numa = pf_xcalloc((size_t)n, sizeof(*node->numa));
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o));) {
+		struct pf_numa *m = &node->numa[node->n_numa++];
+		char *list = NULL;
+
+		m->id = (int)o->os_index;
+		if (o->cpuset && hwloc_bitmap_list_asprintf(&list, o->cpuset) >= 0) {
+			m->cpulist = pf_xstrdup(list);
+			free(list);
+		} else {
+			m->cpulist = pf_xstrdup("");
+		}
+	}
+}
+
+static int fail(char **ret_err, char *err, int r)
+{
+	if (ret_err)
+		*ret_err = err;
+	else
+		free(err);
+	return r;
+}
 
 int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_node **ret,
 		       char **ret_err)
 {
-	(void)fs;
-	(void)ret;
-	if (ret_err)
-		*ret_err = pf_xasprintf("%s: hwloc topology input not built yet", xml_path);
-	return -ENOTSUP;
+	pf_autotopo hwloc_topology_t topo = NULL;
+	pf_autonode struct pf_node *node = NULL;
+	pf_autoclose int fd = -1;
+
+	(void)fs; /* the path is in the host filesystem (see node.h) */
+	fd = open(xml_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int r = -errno;
+
+		return fail(ret_err, pf_xasprintf("%s: cannot open the topology: %s", xml_path,
+						  strerror(-r)), r);
+	}
+	if (hwloc_topology_init(&topo) < 0) {
+		topo = NULL;
+		return fail(ret_err, pf_xasprintf("%s: cannot initialise hwloc", xml_path), -ENOMEM);
+	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(blacklist); i++)
+		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+					      blacklist[i]);
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	errno = 0;
+	if (hwloc_topology_set_xml(topo, xml_path) < 0 || hwloc_topology_load(topo) < 0)
+		return fail(ret_err, load_error(xml_path, errno == EINVAL ? 0 : errno), -EINVAL);
+
+	node = pf_node_new("hwloc");
+	load_numa(topo, node);
+	load_pci(topo, node);
+	load_osdevs(topo, node);
+	pf_node_note(node, "%s: an lstopo export has no PCIe link speeds or widths and no port "
+		     "rates, widths, physical states or MTUs; link layers come from the PCI class",
+		     xml_path);
+	*ret = PF_TAKE_PTR(node);
+	return 0;
 }

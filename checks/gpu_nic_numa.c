@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_nic_numa - every GPU has an RDMA NIC close to it on the PCI tree and
+ * on its NUMA node.
+ *
+ * From the inventory (sysfs or an lstopo export): for each GPU, the nearest
+ * RDMA NIC by PCI path class (PIX < PXB < PHB < NODE < SYS, see
+ * src/pci_path.c; ties go to the NIC on the GPU's NUMA node, then by name)
+ * and whether the two share a NUMA node.  The GPU -> NIC map is reported as
+ * observed values: it is the per-rank choice NCCL_IB_HCA should follow.
+ * Expected class: `worst_class` when set, else the class most GPUs of the
+ * node achieve, so one GPU left without its rail NIC on a rail-aligned node
+ * fails while a node built without switches is not judged against PIX.
+ * A GPU whose nearest NIC is on another NUMA node fails (require_numa).
+ */
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/node.h"
+
+struct gpu_nic_numa_cfg {
+	char *worst_class;
+	bool require_numa;
+	char *nics;
+	char *ignore_gpus;
+};
+
+static const struct pf_param gpu_nic_numa_params[] = {
+	PF_PARAM_STRING(struct gpu_nic_numa_cfg, worst_class, "",
+			"worst acceptable PCI distance from a GPU to its nearest NIC: PIX, PXB, "
+			"PHB, NODE or SYS; empty infers it from the node (the class most GPUs "
+			"achieve)"),
+	PF_PARAM_BOOL(struct gpu_nic_numa_cfg, require_numa, "true",
+		      "fail a GPU whose nearest NIC is on another NUMA node"),
+	PF_PARAM_STRING(struct gpu_nic_numa_cfg, nics, "",
+			"RDMA devices that count as NICs, e.g. \"mlx5_0,mlx5_1\" (as in "
+			"NCCL_IB_HCA); empty for all with a PCI function"),
+	PF_PARAM_STRING(struct gpu_nic_numa_cfg, ignore_gpus, "",
+			"GPU PCI addresses not to judge, e.g. \"0000:17:00.0\""),
+	PF_PARAM_END,
+};
+
+/* The nearest NIC of one GPU. */
+struct pairing {
+	const struct pf_pci_dev *gpu;
+	int nic;                 /* index into node->rdma, -1 none */
+	enum pf_path_class cls;
+	int gpu_numa, nic_numa;  /* as judged: -1 unknown */
+	size_t n_at_best;        /* NICs at the same class */
+};
+
+static int rank(enum pf_path_class c)
+{
+	return pf_path_class_rank(c);
+}
+
+/*
+ * A device's NUMA node for the classifier: on a node with at most one NUMA
+ * node every device is local to it, whatever numa_node says.
+ */
+static int effective_numa(const struct pf_node *node, const struct pf_pci_dev *d)
+{
+	if (d->numa_node >= 0)
+		return d->numa_node;
+	return node->n_numa <= 1 ? (node->n_numa == 1 ? node->numa[0].id : 0) : -1;
+}
+
+static bool nic_selected(const struct gpu_nic_numa_cfg *cfg, const struct pf_rdma_dev *d)
+{
+	return d->pci >= 0 && (!cfg->nics[0] || pf_list_has(cfg->nics, d->name));
+}
+
+/* Is candidate (cls, numa, name) nearer than the current pick? */
+static bool better(const struct pf_node *node, const struct pairing *p, enum pf_path_class cls,
+		   int numa, size_t cand)
+{
+	bool cand_local, cur_local;
+
+	if (p->nic < 0 || rank(cls) < rank(p->cls))
+		return true;
+	if (rank(cls) > rank(p->cls))
+		return false;
+	cand_local = numa >= 0 && numa == p->gpu_numa;
+	cur_local = p->nic_numa >= 0 && p->nic_numa == p->gpu_numa;
+	if (cand_local != cur_local)
+		return cand_local;
+	return strcmp(node->rdma[cand].name, node->rdma[p->nic].name) < 0;
+}
+
+static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *cfg,
+		     struct pairing *p)
+{
+	p->nic = -1;
+	p->cls = PF_PATH_UNKNOWN;
+	p->gpu_numa = effective_numa(node, p->gpu);
+	p->nic_numa = -1;
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+		const struct pf_pci_dev *nic;
+		enum pf_path_class cls;
+		int numa;
+
+		if (!nic_selected(cfg, d))
+			continue;
+		nic = &node->pci[d->pci];
+		numa = effective_numa(node, nic);
+		if (!p->gpu->path || !nic->path ||
+		    pf_pci_path_classify(p->gpu->path, p->gpu_numa, nic->path, numa, &cls) < 0)
+			cls = PF_PATH_UNKNOWN;
+		if (p->nic >= 0 && rank(cls) == rank(p->cls))
+			p->n_at_best++;
+		if (better(node, p, cls, numa, i)) {
+			if (p->nic < 0 || rank(cls) < rank(p->cls))
+				p->n_at_best = 1;
+			p->nic = (int)i;
+			p->cls = cls;
+			p->nic_numa = numa;
+		}
+	}
+}
+
+/* The class most GPUs achieve; on a tie the nearer one. */
+static enum pf_path_class majority(const struct pairing *pairs, size_t n)
+{
+	size_t count[PF_PATH_UNKNOWN + 1] = { 0 };
+	enum pf_path_class best = PF_PATH_UNKNOWN;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count[pairs[i].cls]++;
+	for (int c = PF_PATH_PIX; c <= PF_PATH_UNKNOWN; c++) {
+		if (count[c] > best_n ||
+		    (count[c] == best_n && count[c] > 0 && rank(c) < rank(best))) {
+			best = (enum pf_path_class)c;
+			best_n = count[c];
+		}
+	}
+	return best;
+}
+
+static const char *class_meaning(enum pf_path_class c)
+{
+	switch (c) {
+	case PF_PATH_PIX: return "behind one PCIe switch";
+	case PF_PATH_PXB: return "across several PCIe switches";
+	case PF_PATH_PHB: return "through the PCIe host bridge";
+	case PF_PATH_NODE: return "across host bridges of one NUMA node";
+	case PF_PATH_SYS: return "across NUMA nodes";
+	default: return "on different host bridges with an unknown NUMA node";
+	}
+}
+
+static void observe(struct pf_finding *f, const struct pf_node *node, const struct pairing *p,
+		    enum pf_path_class expected, bool inferred, bool require_numa)
+{
+	const struct pf_rdma_dev *nic = &node->rdma[p->nic];
+
+	pf_obs_str(f, "nic", nic->name);
+	pf_obs_str(f, "nic_pci", node->pci[nic->pci].bdf);
+	pf_obs_str(f, "class", pf_path_class_name(p->cls));
+	if (p->gpu_numa >= 0)
+		pf_obs_num(f, "gpu_numa", p->gpu_numa);
+	if (p->nic_numa >= 0)
+		pf_obs_num(f, "nic_numa", p->nic_numa);
+	if (p->gpu_numa >= 0 && p->nic_numa >= 0)
+		pf_obs_bool(f, "same_numa", p->gpu_numa == p->nic_numa);
+	pf_obs_bool(f, "gdr_default", pf_path_gdr_default(p->cls));
+	pf_obs_num(f, "nics_at_class", (double)p->n_at_best);
+	pf_exp_str(f, "worst_class", pf_path_class_name(expected));
+	pf_exp_str(f, "worst_class_from", inferred ? "node" : "profile");
+	if (require_numa)
+		pf_exp_bool(f, "same_numa", true);
+}
+
+enum verdict { VERDICT_OK, VERDICT_NUMA, VERDICT_FAR, VERDICT_UNKNOWN };
+
+static enum verdict judge(struct pf_result *res, const struct pf_node *node,
+			  const struct gpu_nic_numa_cfg *cfg, const struct pairing *p,
+			  enum pf_path_class expected, bool inferred)
+{
+	const struct pf_rdma_dev *nic = &node->rdma[p->nic];
+	enum verdict v = VERDICT_OK;
+	const char *gpu = p->gpu->bdf, *cls = pf_path_class_name(p->cls);
+	bool numa_bad = cfg->require_numa && p->gpu_numa >= 0 && p->nic_numa >= 0 &&
+			p->gpu_numa != p->nic_numa;
+	bool far = p->cls != PF_PATH_UNKNOWN && rank(p->cls) > rank(expected);
+	struct pf_finding *f;
+
+	if (numa_bad) {
+		v = VERDICT_NUMA;
+		f = pf_add(res, PF_STATUS_FAIL, gpu,
+			   "GPU %s (NUMA %d): nearest RDMA NIC %s is on NUMA node %d (%s, %s)", gpu,
+			   p->gpu_numa, nic->name, p->nic_numa, cls, class_meaning(p->cls));
+		pf_remedy(f, "no NIC shares this GPU's NUMA node: install or move a NIC onto a "
+			  "root complex of NUMA node %d, or check that its NIC is detected (lspci, "
+			  "ibv_devinfo); until then traffic of this GPU crosses the socket "
+			  "interconnect and NCCL disables GPUDirect RDMA for it", p->gpu_numa);
+	} else if (far) {
+		v = VERDICT_FAR;
+		f = pf_add(res, PF_STATUS_FAIL, gpu,
+			   "GPU %s: nearest RDMA NIC %s is %s (%s), expected %s or nearer%s", gpu,
+			   nic->name, cls, class_meaning(p->cls), pf_path_class_name(expected),
+			   inferred ? " like most GPUs of this node" : "");
+		pf_remedy(f, "this GPU has no NIC at the distance its peers have: check that its "
+			  "rail NIC is present and bound to its driver (lspci -d 15b3:, "
+			  "ibv_devinfo) and seated in the slot behind the GPU's PCIe switch; "
+			  "if the layout is intended, set gpu_nic_numa.worst_class=%s", cls);
+	} else if (p->cls == PF_PATH_UNKNOWN) {
+		v = VERDICT_UNKNOWN;
+		f = pf_add(res, PF_STATUS_WARN, gpu,
+			   "GPU %s: nearest RDMA NIC %s is on another host bridge and the NUMA "
+			   "node of one of them is unknown", gpu, nic->name);
+		pf_remedy(f, "the firmware reports no NUMA affinity (numa_node -1): enable "
+			  "ACPI SRAT/_PXM (NUMA per socket) in the BIOS so that locality can be "
+			  "checked");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, gpu, "GPU %s -> %s: %s (%s)%s", gpu, nic->name, cls,
+			   class_meaning(p->cls),
+			   pf_path_gdr_default(p->cls) ? ", GPUDirect RDMA by default"
+						       : ", no GPUDirect RDMA by default");
+	}
+	observe(f, node, p, expected, inferred, cfg->require_numa);
+	return v;
+}
+
+static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct gpu_nic_numa_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct pairing *pairs = NULL;
+	enum pf_path_class expected = PF_PATH_UNKNOWN;
+	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, len = 0;
+	char map[1024] = "";
+	bool inferred = !cfg->worst_class[0];
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	if (!inferred && (pf_path_class_from_name(cfg->worst_class, &expected) < 0 ||
+			  expected == PF_PATH_UNKNOWN))
+		return pf_error(res, -EINVAL, "worst_class '%s' is not PIX, PXB, PHB, NODE or SYS",
+				cfg->worst_class);
+	for (size_t i = 0; i < node->n_rdma; i++)
+		if (nic_selected(cfg, &node->rdma[i]))
+			n_nics++;
+	pairs = pf_xcalloc(node->n_gpus + 1, sizeof(*pairs));
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const struct pf_pci_dev *gpu = &node->pci[node->gpus[i].pci];
+
+		if (!pf_list_has(cfg->ignore_gpus, gpu->bdf))
+			pairs[n++].gpu = gpu;
+	}
+	if (n == 0)
+		return pf_skip(res, "no NVIDIA GPU on the PCI bus%s",
+			       node->n_gpus ? " that is not ignored" : "");
+	if (n_nics == 0)
+		return pf_skip(res, "%zu GPU%s but no RDMA NIC%s: nothing to pair", n,
+			       n == 1 ? "" : "s", cfg->nics[0] ? " among gpu_nic_numa.nics" : "");
+
+	for (size_t i = 0; i < n; i++)
+		pair_gpu(node, cfg, &pairs[i]);
+	if (inferred)
+		expected = majority(pairs, n);
+	for (size_t i = 0; i < n; i++) {
+		switch (judge(res, node, cfg, &pairs[i], expected, inferred)) {
+		case VERDICT_NUMA: n_numa++; break;
+		case VERDICT_FAR: n_far++; break;
+		case VERDICT_UNKNOWN: n_unknown++; break;
+		default: break;
+		}
+		if (len < sizeof(map))
+			len += (size_t)snprintf(map + len, sizeof(map) - len, "%s%s",
+						i ? "," : "", node->rdma[pairs[i].nic].name);
+	}
+	if (n_far + n_numa + n_unknown == 0) {
+		pf_summary(res, "%zu GPU%s, each with a NIC at %s or nearer (%s) on its NUMA node; "
+			   "nearest NIC by GPU: %s", n, n == 1 ? "" : "s",
+			   pf_path_class_name(expected), inferred ? "as most GPUs here" : "profile",
+			   map);
+	} else {
+		char what[256];
+		size_t w = 0;
+
+		what[0] = '\0';
+		if (n_numa)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with no NIC on its "
+					      "NUMA node", w ? ", " : "", n_numa);
+		if (n_far)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with no NIC at %s "
+					      "or nearer (%s)", w ? ", " : "", n_far,
+					      pf_path_class_name(expected),
+					      inferred ? "as most GPUs here" : "profile");
+		if (n_unknown)
+			snprintf(what + w, sizeof(what) - w, "%s%zu with unknown NUMA locality",
+				 w ? ", " : "", n_unknown);
+		pf_summary(res, "%zu of %zu GPU%s: %s; nearest NIC by GPU: %s",
+			   n_far + n_numa + n_unknown, n, n == 1 ? "" : "s", what, map);
+	}
+	return 0;
+}
+
+const struct pf_check pf_check_gpu_nic_numa = {
+	.name = "gpu_nic_numa",
+	.summary = "every GPU has an RDMA NIC near it on the PCI tree and on its NUMA node",
+	.tags = "rdma,gpu,topology,static",
+	.reads = "the inventory: canonical PCI paths of GPUs and RDMA devices and their NUMA "
+		 "nodes, from /sys/bus/pci/devices/*/{numa_node,local_cpulist}, "
+		 "/sys/class/infiniband/*/device, or an lstopo XML export (--topology, "
+		 "<root>/preflight/topology.xml)",
+	.params = gpu_nic_numa_params,
+	.cfg_size = sizeof(struct gpu_nic_numa_cfg),
+	.timeout_s = 5,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = gpu_nic_numa_run,
+};
