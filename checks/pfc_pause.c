@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pfc_pause - lossless RoCE: PFC on the RoCE priority, no global pause
+ * beside it, and no pause storm or pause pressure on an idle node.
+ *
+ * For each RoCE netdev (the netdev of an RDMA port whose link layer is
+ * Ethernet) it reads the PFC configuration (DCB ieee_pfc), the 802.3x pause
+ * parameters (ethtool -a) and the driver counters (ethtool -S) through the
+ * providers.  Counters are sampled twice, window_ms apart (live; a snapshot
+ * may carry stats.after and preflight/window_ms), and judged on deltas:
+ * pause storm events increasing fail; the fraction of the window a priority
+ * spent paused warns or fails; pause frames arriving at an idle node warn.
+ * With one sample (a snapshot), storm events above zero fail and large
+ * since-boot pause counts, normalised by /proc/uptime, warn.
+ * Subjects: "<if>" (configuration), "<if>/storm", "<if>/prio<p>".
+ */
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/net.h"
+#include "preflight/node.h"
+#include "preflight/providers.h"
+
+struct pfc_pause_cfg {
+	uint64_t roce_prio;
+	bool require_pfc;
+	uint64_t window_ms;
+	double warn_pause_pct, fail_pause_pct;
+	double idle_rx_pause_per_s;
+	double boot_pause_pct, boot_pause_per_s;
+};
+
+#define WINDOW_MAX_MS 30000
+
+static const struct pf_param pfc_pause_params[] = {
+	PF_PARAM_U64(struct pfc_pause_cfg, roce_prio, "3", 0, 7, NULL,
+		     "the 802.1p priority that carries RoCE traffic; PFC must be on for it"),
+	PF_PARAM_BOOL(struct pfc_pause_cfg, require_pfc, "true",
+		      "fail when PFC is off on roce_prio (false for lossy RoCE fabrics)"),
+	PF_PARAM_U64(struct pfc_pause_cfg, window_ms, "1000", 0, WINDOW_MAX_MS, "ms",
+		     "interval between the two counter samples; 0 judges one sample since boot"),
+	PF_PARAM_DOUBLE(struct pfc_pause_cfg, warn_pause_pct, "1", 0, 100, "%",
+			"warn when a priority spends more of the window paused (rx or tx)"),
+	PF_PARAM_DOUBLE(struct pfc_pause_cfg, fail_pause_pct, "10", 0, 100, "%",
+			"fail when a priority spends more of the window paused (rx or tx)"),
+	PF_PARAM_DOUBLE(struct pfc_pause_cfg, idle_rx_pause_per_s, "0", 0, 1e12, "frames/s",
+			"warn when more pause frames per second arrive on a priority of the idle node"),
+	PF_PARAM_DOUBLE(struct pfc_pause_cfg, boot_pause_pct, "1", 0, 100, "%",
+			"one sample: warn when a priority was paused more of the time since boot"),
+	PF_PARAM_DOUBLE(struct pfc_pause_cfg, boot_pause_per_s, "100", 0, 1e12, "frames/s",
+			"one sample: warn above this many pause frames (rx+tx) per second since boot"),
+	PF_PARAM_END,
+};
+
+/* Everything read about one RoCE netdev. */
+struct roce_if {
+	const char *name;
+	char port[64]; /* "mlx5_0/1" */
+	int r_pfc, r_pause, r_stats, r_after;
+	struct pf_pfc pfc;
+	struct pf_pause pause;
+	struct pf_stats s0, s1;
+};
+
+/* What a check says about a provider outcome that is not a value. */
+static const char *outcome(int r)
+{
+	return r == -EOPNOTSUPP ? "not supported by the driver"
+	       : r == -ENOENT	? "not in the snapshot"
+				: strerror(-r);
+}
+
+static void fmt_prios(char *buf, size_t len, uint8_t mask)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int p = 0; p < PF_PRIOS; p++)
+		if (mask & (1u << p))
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", p);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+/* The configuration finding: PFC on roce_prio, no global pause beside PFC. */
+static void judge_config(struct pf_result *res, const struct roce_if *nd,
+			 const struct pfc_pause_cfg *cfg)
+{
+	unsigned int prio = (unsigned int)cfg->roce_prio;
+	bool pfc_known = nd->r_pfc == 0, pause_known = nd->r_pause == 0;
+	bool pfc_on = pfc_known && (nd->pfc.pfc_en & (1u << prio));
+	bool global = pause_known && (nd->pause.rx || nd->pause.tx);
+	bool global_clash = global && pfc_known && nd->pfc.pfc_en;
+	char prios[32], pause_txt[48];
+	struct pf_finding *f;
+
+	fmt_prios(prios, sizeof(prios), pfc_known ? nd->pfc.pfc_en : 0);
+	if (pause_known)
+		snprintf(pause_txt, sizeof(pause_txt), "global pause rx %s, tx %s",
+			 nd->pause.rx ? "on" : "off", nd->pause.tx ? "on" : "off");
+	else
+		snprintf(pause_txt, sizeof(pause_txt), "global pause %s", outcome(nd->r_pause));
+
+	if (nd->r_pfc < 0 && nd->r_pfc != -EOPNOTSUPP && nd->r_pfc != -ENOENT) {
+		f = pf_add(res, PF_STATUS_ERROR, nd->name, "cannot read the PFC configuration (%s): %s",
+			   nd->port, strerror(-nd->r_pfc));
+	} else if (nd->r_pause < 0 && nd->r_pause != -EOPNOTSUPP && nd->r_pause != -ENOENT) {
+		f = pf_add(res, PF_STATUS_ERROR, nd->name,
+			   "cannot read the pause parameters (%s): %s", nd->port,
+			   strerror(-nd->r_pause));
+	} else if ((pfc_known && !pfc_on && cfg->require_pfc) || global_clash) {
+		f = pf_add(res, PF_STATUS_FAIL, nd->name, "%s: PFC %s for priority %u (enabled: %s); %s%s",
+			   nd->port, pfc_on ? "on" : "off", prio, prios, pause_txt,
+			   global_clash ? " alongside PFC" : "");
+		if (global_clash && !(pfc_known && !pfc_on && cfg->require_pfc))
+			pf_remedy(f, "turn global pause off so that only PFC pauses the link: "
+				  "ethtool -A %s autoneg off rx off tx off (and on the switch port)",
+				  nd->name);
+		else
+			pf_remedy(f, "enable PFC on priority %u%s: dcb pfc set dev %s prio-pfc %u:on "
+				  "(or mlnx_qos -i %s --pfc with priority %u set), and on the switch "
+				  "port; persist it in the NIC's or the node's network configuration",
+				  prio, global ? " and turn global pause off (ethtool -A ... rx off tx off)"
+					       : "",
+				  nd->name, prio, nd->name, prio);
+	} else if (nd->r_pfc == -ENOENT) {
+		f = pf_add(res, PF_STATUS_SKIP, nd->name,
+			   "%s: PFC configuration not in the snapshot (preflight/dcb/%s/pfc); %s",
+			   nd->port, nd->name, pause_txt);
+	} else if (nd->r_pfc == -EOPNOTSUPP && cfg->require_pfc) {
+		f = pf_add(res, PF_STATUS_WARN, nd->name,
+			   "%s: the driver reports no PFC configuration (DCB not supported); %s",
+			   nd->port, pause_txt);
+		pf_remedy(f, "load a driver with DCB support or check PFC in the NIC firmware "
+			  "tool and on the switch; set require_pfc=false for a lossy RoCE fabric");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, nd->name, "%s: PFC %s for priority %u (enabled: %s); %s",
+			   nd->port, pfc_on ? "on" : pfc_known ? "off" : outcome(nd->r_pfc), prio,
+			   prios, pause_txt);
+	}
+	if (pfc_known) {
+		pf_obs_str(f, "pfc_enabled", prios);
+		pf_obs_num(f, "pfc_cap", nd->pfc.pfc_cap);
+	} else {
+		pf_obs_str(f, "pfc", outcome(nd->r_pfc));
+	}
+	if (pause_known) {
+		pf_obs_bool(f, "global_pause_rx", nd->pause.rx);
+		pf_obs_bool(f, "global_pause_tx", nd->pause.tx);
+		if (nd->pause.has_stats) {
+			pf_obs_num(f, "global_pause_rx_frames", (double)nd->pause.rx_frames);
+			pf_obs_num(f, "global_pause_tx_frames", (double)nd->pause.tx_frames);
+		}
+	} else {
+		pf_obs_str(f, "global_pause", outcome(nd->r_pause));
+	}
+	pf_exp_num(f, "pfc_prio", prio);
+	pf_exp_bool(f, "pfc_required", cfg->require_pfc);
+	pf_exp_str(f, "global_pause", "off");
+}
+
+/*
+ * A counter over the window: its delta when both samples have it and it did
+ * not go backwards (driver reload), else -ENOENT.
+ */
+static int delta_of(const struct roce_if *nd, const char *name, uint64_t *ret)
+{
+	uint64_t a, b;
+
+	if (nd->r_after < 0 || pf_stats_get(&nd->s0, name, &a) < 0 ||
+	    pf_stats_get(&nd->s1, name, &b) < 0 || b < a)
+		return -ENOENT;
+	*ret = b - a;
+	return 0;
+}
+
+static void judge_storm(struct pf_result *res, const struct roce_if *nd, double window_ms)
+{
+	static const char *const names[] = { "tx_pause_storm_error_events",
+					     "tx_pause_storm_warning_events" };
+	uint64_t v[2] = { 0, 0 }, d[2] = { 0, 0 };
+	bool have = false, windowed = true;
+	char subject[96];
+	struct pf_finding *f;
+
+	for (int i = 0; i < 2; i++) {
+		if (pf_stats_get(&nd->s0, names[i], &v[i]) == 0)
+			have = true;
+		if (delta_of(nd, names[i], &d[i]) < 0)
+			windowed = false;
+	}
+	if (!have) /* the device has no stall detection */
+		return;
+	snprintf(subject, sizeof(subject), "%s/storm", nd->name);
+	if (windowed && (d[0] || d[1])) {
+		f = pf_add(res, PF_STATUS_FAIL, subject,
+			   "%s: pause storm in progress: %llu error and %llu warning events in %.1f s",
+			   nd->port, (unsigned long long)d[0], (unsigned long long)d[1],
+			   window_ms / 1e3);
+	} else if (!windowed && (v[0] || v[1])) {
+		f = pf_add(res, PF_STATUS_FAIL, subject,
+			   "%s: %llu pause storm error and %llu warning events since boot",
+			   nd->port, (unsigned long long)v[0], (unsigned long long)v[1]);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: no pause storm events%s", nd->port,
+			   windowed ? " in the window" : " since boot");
+	}
+	if (f->status != PF_STATUS_PASS)
+		pf_remedy(f, "a receiver on this link stalled and kept the link paused, and the NIC "
+			  "stopped sending pause: find the stuck host or port (rx_discards_phy, "
+			  "outbound_pci_stalled_*), reload the NIC (devlink dev reload) and check the "
+			  "switch's PFC watchdog before returning the node to service");
+	pf_obs_num(f, "storm_error_events", (double)(windowed ? d[0] : v[0]));
+	pf_obs_num(f, "storm_warning_events", (double)(windowed ? d[1] : v[1]));
+	pf_obs_str(f, "over", windowed ? "window" : "since boot");
+	if (windowed)
+		pf_obs_num(f, "window_ms", window_ms);
+	pf_exp_num(f, "storm_events", 0);
+}
+
+/* The pause counters of one priority, over the window or since boot. */
+struct prio_counts {
+	bool have_frames, have_dur;
+	uint64_t rx, tx;         /* pause frames */
+	uint64_t rx_us, tx_us;   /* time paused */
+	const char *source;
+};
+
+static bool prio_counts(const struct roce_if *nd, int p, bool windowed, struct prio_counts *ret)
+{
+	char n_rx[40], n_tx[40], n_rxd[48], n_txd[48];
+	struct prio_counts c = { .source = "ethtool -S" };
+	int (*get)(const struct roce_if *, const char *, uint64_t *);
+
+	snprintf(n_rx, sizeof(n_rx), "rx_prio%d_pause", p);
+	snprintf(n_tx, sizeof(n_tx), "tx_prio%d_pause", p);
+	snprintf(n_rxd, sizeof(n_rxd), "rx_prio%d_pause_duration", p);
+	snprintf(n_txd, sizeof(n_txd), "tx_prio%d_pause_duration", p);
+	if (windowed) {
+		get = delta_of;
+		c.have_frames = get(nd, n_rx, &c.rx) == 0 && get(nd, n_tx, &c.tx) == 0;
+		c.have_dur = get(nd, n_rxd, &c.rx_us) == 0 && get(nd, n_txd, &c.tx_us) == 0;
+	} else if (nd->r_stats == 0) {
+		c.have_frames = pf_stats_get(&nd->s0, n_rx, &c.rx) == 0 &&
+				pf_stats_get(&nd->s0, n_tx, &c.tx) == 0;
+		c.have_dur = pf_stats_get(&nd->s0, n_rxd, &c.rx_us) == 0 &&
+			     pf_stats_get(&nd->s0, n_txd, &c.tx_us) == 0;
+	}
+	if (!windowed && !c.have_frames && nd->r_pfc == 0 && nd->pfc.has_counters) {
+		/* DCB's per-priority PFC requests (sent) and indications (received). */
+		c.have_frames = true;
+		c.tx = nd->pfc.requests[p];
+		c.rx = nd->pfc.indications[p];
+		c.source = "dcb";
+	}
+	*ret = c;
+	return c.have_frames || c.have_dur;
+}
+
+static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
+		       const struct pfc_pause_cfg *cfg, double window_ms, double uptime_s)
+{
+	bool roce = (uint64_t)p == cfg->roce_prio;
+	bool windowed = nd->r_after == 0;
+	struct prio_counts c;
+	char subject[96];
+	struct pf_finding *f;
+	double secs, rx_pct = 0, tx_pct = 0, pct, rx_rate, rate;
+
+	snprintf(subject, sizeof(subject), "%s/prio%d", nd->name, p);
+	if (!prio_counts(nd, p, windowed, &c) && windowed) {
+		/* Counters absent from one sample: judge what there is since boot. */
+		windowed = false;
+		prio_counts(nd, p, false, &c);
+	}
+	if (!c.have_frames && !c.have_dur) {
+		bool pfc_on = nd->r_pfc == 0 && (nd->pfc.pfc_en & (1u << p));
+
+		if (roce)
+			pf_add(res, PF_STATUS_SKIP, subject,
+			       "%s: no per-priority pause counters for priority %d (%s)", nd->port, p,
+			       nd->r_stats < 0 ? outcome(nd->r_stats)
+			       : pfc_on	       ? "the driver has none"
+					       : "mlx5 shows them only where PFC is on");
+		return;
+	}
+	if (!roce && !(c.rx || c.tx || c.rx_us || c.tx_us))
+		return; /* an idle priority RoCE does not use */
+
+	secs = windowed ? window_ms / 1e3 : uptime_s;
+	if (secs > 0 && c.have_dur) {
+		rx_pct = 100.0 * (double)c.rx_us / (secs * 1e6);
+		tx_pct = 100.0 * (double)c.tx_us / (secs * 1e6);
+	}
+	pct = rx_pct > tx_pct ? rx_pct : tx_pct;
+	rx_rate = secs > 0 ? (double)c.rx / secs : 0;
+	rate = secs > 0 ? (double)(c.rx + c.tx) / secs : 0;
+
+	if (windowed && c.have_dur && pct > cfg->fail_pause_pct) {
+		f = pf_add(res, PF_STATUS_FAIL, subject,
+			   "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%) on an idle node",
+			   nd->port, p, pct, secs, rx_pct, tx_pct);
+	} else if (windowed && c.have_dur && pct > cfg->warn_pause_pct) {
+		f = pf_add(res, PF_STATUS_WARN, subject,
+			   "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%)", nd->port,
+			   p, pct, secs, rx_pct, tx_pct);
+	} else if (windowed && c.have_frames && c.rx && rx_rate > cfg->idle_rx_pause_per_s) {
+		f = pf_add(res, PF_STATUS_WARN, subject,
+			   "%s: %llu pause frames arrived on priority %d in %.1f s (%.0f/s) at an idle node",
+			   nd->port, (unsigned long long)c.rx, p, secs, rx_rate);
+	} else if (windowed) {
+		f = pf_add(res, PF_STATUS_PASS, subject,
+			   "%s: priority %d: %llu rx and %llu tx pause frames, paused %.1f %% of %.1f s",
+			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, pct, secs);
+	} else if (secs <= 0) {
+		f = pf_add(res, PF_STATUS_PASS, subject,
+			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (uptime "
+			   "unknown: not judged)",
+			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx);
+	} else if ((c.have_dur && pct > cfg->boot_pause_pct) ||
+		   (c.have_frames && rate > cfg->boot_pause_per_s)) {
+		f = pf_add(res, PF_STATUS_WARN, subject,
+			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (%.1f/s), "
+			   "paused %.1f %% of %.0f s",
+			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, rate, pct,
+			   secs);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject,
+			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (%.1f/s), "
+			   "paused %.1f %% of %.0f s",
+			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, rate, pct,
+			   secs);
+	}
+	if (f->status == PF_STATUS_FAIL || (f->status == PF_STATUS_WARN && windowed))
+		pf_remedy(f, "the fabric is pausing this idle node: look for congestion or a pause "
+			  "storm upstream (switch PFC counters and watchdog, a stuck peer), check that "
+			  "the switch's PFC priority and buffer settings match priority %d", p);
+	else if (f->status == PF_STATUS_WARN)
+		pf_remedy(f, "heavy pausing since boot: compare with a live run (window_ms) to see "
+			  "whether it continues; check the switch's PFC counters for this port");
+
+	pf_obs_num(f, "rx_pause_frames", (double)c.rx);
+	pf_obs_num(f, "tx_pause_frames", (double)c.tx);
+	if (c.have_dur) {
+		pf_obs_num(f, "rx_pause_us", (double)c.rx_us);
+		pf_obs_num(f, "tx_pause_us", (double)c.tx_us);
+		pf_obs_num(f, "paused_pct", pct);
+	}
+	if (secs > 0)
+		pf_obs_num(f, "rx_pause_per_s", rx_rate);
+	pf_obs_str(f, "over", windowed ? "window" : "since boot");
+	pf_obs_num(f, windowed ? "window_ms" : "uptime_s", windowed ? window_ms : uptime_s);
+	pf_obs_str(f, "source", c.source);
+	if (windowed) {
+		pf_exp_num(f, "max_paused_pct_warn", cfg->warn_pause_pct);
+		pf_exp_num(f, "max_paused_pct_fail", cfg->fail_pause_pct);
+		pf_exp_num(f, "max_rx_pause_per_s", cfg->idle_rx_pause_per_s);
+	} else {
+		pf_exp_num(f, "max_boot_paused_pct", cfg->boot_pause_pct);
+		pf_exp_num(f, "max_boot_pause_per_s", cfg->boot_pause_per_s);
+	}
+}
+
+/* Seconds since boot from /proc/uptime under the root; 0 if unknown. */
+static double read_uptime(const struct pf_fs *fs)
+{
+	pf_autofree char *line = NULL;
+	double v;
+
+	if (pf_fs_read_line(fs, "/proc/uptime", &line) < 0 || sscanf(line, "%lf", &v) != 1 ||
+	    v < 0)
+		return 0;
+	return v;
+}
+
+/* The RoCE netdevs of the node, once each; error findings for RoCE ports without one. */
+static size_t collect(const struct pf_node *node, struct pf_result *res, struct roce_if **ret,
+		      size_t *ret_ports)
+{
+	struct roce_if *v = NULL;
+	size_t n = 0, ports = 0;
+
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *dev = &node->rdma[i];
+
+		for (size_t j = 0; j < dev->n_ports; j++) {
+			const struct pf_rdma_port *port = &dev->ports[j];
+			const char *name;
+			bool dup = false;
+
+			if (port->link_layer != PF_LINK_ETH)
+				continue;
+			ports++;
+			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
+				struct pf_finding *f;
+				char subject[64];
+
+				snprintf(subject, sizeof(subject), "%s/%u", dev->name, port->num);
+				f = pf_add(res, PF_STATUS_ERROR, subject,
+					   "RoCE port has no netdev: its PFC and pause state cannot be read");
+				pf_remedy(f, "check that the port's netdev exists (rdma link show) and "
+					  "that the snapshot includes /sys/class/net");
+				continue;
+			}
+			name = node->netdevs[port->netdev].name;
+			for (size_t k = 0; k < n; k++)
+				dup |= !strcmp(v[k].name, name);
+			if (dup)
+				continue;
+			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].name = name;
+			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
+			n++;
+		}
+	}
+	*ret = v;
+	*ret_ports = ports;
+	return n;
+}
+
+static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct pfc_pause_cfg *cfg = config;
+	const struct pf_providers *prov = ctx->prov;
+	pf_autofree struct roce_if *nds = NULL;
+	double window_ms = 0, uptime_s;
+	size_t n, ports;
+	bool sampled = false;
+	int r;
+
+	if (!ctx->node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	if (!prov->pfc || !prov->pause || !prov->ethtool_stats || !prov->wait)
+		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
+	if (cfg->warn_pause_pct > cfg->fail_pause_pct)
+		return pf_error(res, -EINVAL, "warn_pause_pct %.1f above fail_pause_pct %.1f",
+				cfg->warn_pause_pct, cfg->fail_pause_pct);
+
+	n = collect(ctx->node, res, &nds, &ports);
+	if (ports == 0) {
+		if (ctx->node->n_rdma == 0)
+			return pf_skip(res, "no RDMA devices: no RoCE netdevs to check");
+		return pf_skip(res, "no RoCE netdevs: every RDMA port is InfiniBand (PFC and pause "
+			       "apply to Ethernet links)");
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		nds[i].r_pfc = prov->pfc(ctx, nds[i].name, &nds[i].pfc);
+		nds[i].r_pause = prov->pause(ctx, nds[i].name, &nds[i].pause);
+		nds[i].r_stats = prov->ethtool_stats(ctx, nds[i].name, 0, &nds[i].s0);
+		nds[i].r_after = -ENODATA;
+		sampled |= nds[i].r_stats == 0;
+	}
+	if (sampled && cfg->window_ms > 0) {
+		r = prov->wait(ctx, (unsigned int)cfg->window_ms, &window_ms);
+		for (size_t i = 0; r == 0 && window_ms > 0 && i < n; i++)
+			if (nds[i].r_stats == 0)
+				nds[i].r_after = prov->ethtool_stats(ctx, nds[i].name, 1, &nds[i].s1);
+	}
+	uptime_s = read_uptime(ctx->fs);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct roce_if *nd = &nds[i];
+
+		judge_config(res, nd, cfg);
+		if (nd->r_stats < 0 && nd->r_stats != -EOPNOTSUPP && nd->r_stats != -ENOENT) {
+			char subject[96];
+
+			snprintf(subject, sizeof(subject), "%s/counters", nd->name);
+			pf_add(res, PF_STATUS_ERROR, subject, "%s: cannot read driver statistics: %s",
+			       nd->port, strerror(-nd->r_stats));
+		} else if (nd->r_after < 0 && nd->r_after != -ENODATA && nd->r_after != -ENOENT) {
+			char subject[96];
+
+			snprintf(subject, sizeof(subject), "%s/counters", nd->name);
+			pf_add(res, PF_STATUS_ERROR, subject,
+			       "%s: cannot read the second sample of driver statistics: %s", nd->port,
+			       strerror(-nd->r_after));
+		}
+		judge_storm(res, nd, window_ms);
+		for (int p = 0; p < PF_PRIOS; p++)
+			judge_prio(res, nd, p, cfg, window_ms, uptime_s);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pf_stats_release(&nds[i].s0);
+		pf_stats_release(&nds[i].s1);
+	}
+	return 0;
+}
+
+const struct pf_check pf_check_pfc_pause = {
+	.name = "pfc_pause",
+	.summary = "PFC on the RoCE priority, no global pause, no pause storm or pressure",
+	.tags = "roce,network",
+	.reads = "DCB ieee_pfc (rtnetlink; preflight/dcb/<if>/pfc), ethtool pause parameters "
+		 "(netlink; preflight/ethtool/<if>/pause), ethtool -S counters (SIOCETHTOOL; "
+		 "preflight/ethtool/<if>/stats[.after], preflight/window_ms), /proc/uptime",
+	.params = pfc_pause_params,
+	.cfg_size = sizeof(struct pfc_pause_cfg),
+	.timeout_s = WINDOW_MAX_MS / 1000 + 10,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = pfc_pause_run,
+};
