@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --output FILE: written atomically (temp file + rename), stdout left empty,
+# no temporary files left behind, and no file at all when it cannot be written.
+. "$(dirname "$0")/lib.sh"
+
+fail_root="$PF_FIXTURES/sysctl-fail"
+mkdir "$T/out.d"
+
+pf --root "$fail_root" --only memlock,sysctl --output "$T/out.d/report.json"
+expect_rc 1 "--output keeps the verdict's exit status"
+[ -s "$T/out" ] && not_ok "--output: stdout not empty"
+json_ok "$T/out.d/report.json" && ok "--output: valid JSON (json is the default for files)" ||
+	not_ok "--output: invalid JSON"
+[ "$(ls -A "$T/out.d")" = report.json ] && ok "no temporary files left" ||
+	not_ok "left behind: $(ls -A "$T/out.d")"
+[ "$(tail -c 2 "$T/out.d/report.json" | od -An -c | tr -d ' ')" = '}\n' ] ||
+	not_ok "--output: report does not end with }\\n"
+
+# replacing an existing report: the old content is gone, mode 0644
+echo "old report" >"$T/out.d/report.json"
+pf --root "$PF_FIXTURES/sysctl-pass" --only memlock,sysctl --output "$T/out.d/report.json"
+expect_rc 0 "--output over an existing file"
+json_ok "$T/out.d/report.json" && ok "replaced" || not_ok "old content survived"
+[ "$(stat -c %a "$T/out.d/report.json")" = 644 ] || not_ok "mode $(stat -c %a "$T/out.d/report.json")"
+[ "$(ls -A "$T/out.d")" = report.json ] || not_ok "left behind: $(ls -A "$T/out.d")"
+
+# text into a file: no colour
+pf --root "$fail_root" --only memlock,sysctl --format text --output "$T/out.d/report.txt"
+expect_rc 1 "--format text --output"
+has_esc "$T/out.d/report.txt" && not_ok "escape codes in a text file"
+grep -q '^verdict: FAIL' "$T/out.d/report.txt" || not_ok "text file has no verdict"
+
+# a directory that does not exist, and a path below a regular file
+pf --root "$fail_root" --only memlock,sysctl --output "$T/nodir/report.json"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && ok "unwritable: exit $rc" || not_ok "unwritable: exit $rc"
+expect_err "$T/nodir/report.json"
+[ -e "$T/nodir" ] && not_ok "created $T/nodir"
+pf --root "$fail_root" --only memlock,sysctl --output "$T/out.d/report.txt/x.json"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && ok "below a file: exit $rc" || not_ok "below a file: exit $rc"
+[ "$(ls -A "$T/out.d" | sort | tr '\n' ' ')" = "report.json report.txt " ] ||
+	not_ok "left behind: $(ls -A "$T/out.d")"
+
+# /dev/full as stdout: the write error is reported, not a silent success
+if [ -w /dev/full ]; then
+	"$PREFLIGHT" --root "$PF_FIXTURES/sysctl-pass" --only memlock,sysctl >/dev/full 2>"$T/err"
+	rc=$?
+	[ "$rc" -ne 0 ] && ok "stdout full: exit $rc" || not_ok "stdout full: exit 0"
+fi
+
+done_testing
