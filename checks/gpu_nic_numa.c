@@ -5,7 +5,8 @@
  *
  * From the inventory (sysfs or an lstopo export): for each GPU, the nearest
  * RDMA NIC by PCI path class (PIX < PXB < PHB < NODE < SYS, see
- * src/pci_path.c; ties go to the NIC on the GPU's NUMA node, then by name)
+ * src/pci_path.c; ties go to the NIC on the GPU's NUMA node, then to one no
+ * earlier GPU took, then by name)
  * and whether the two share a NUMA node.  The GPU -> NIC map is reported as
  * observed values: it is the per-rank choice NCCL_IB_HCA should follow.
  * Expected class: `worst_class` when set, else the class most GPUs of the
@@ -70,9 +71,14 @@ static bool nic_selected(const struct gpu_nic_numa_cfg *cfg, const struct pf_rdm
 	return d->pci >= 0 && (!cfg->nics[0] || pf_list_has(cfg->nics, d->name));
 }
 
-/* Is candidate (cls, numa, name) nearer than the current pick? */
-static bool better(const struct pf_node *node, const struct pairing *p, enum pf_path_class cls,
-		   int numa, size_t cand)
+/*
+ * Is candidate (cls, numa, name) nearer than the current pick?  Equal
+ * classes go to the NIC on the GPU's NUMA node, then to the NIC fewer
+ * earlier GPUs took (two GPUs and two NICs behind one switch make two
+ * rails, not one), then to the name.
+ */
+static bool better(const struct pf_node *node, const struct pairing *p, const size_t *taken,
+		   enum pf_path_class cls, int numa, size_t cand)
 {
 	bool cand_local, cur_local;
 
@@ -84,11 +90,14 @@ static bool better(const struct pf_node *node, const struct pairing *p, enum pf_
 	cur_local = p->nic_numa >= 0 && p->nic_numa == p->gpu_numa;
 	if (cand_local != cur_local)
 		return cand_local;
+	if (taken[cand] != taken[p->nic])
+		return taken[cand] < taken[p->nic];
 	return strcmp(node->rdma[cand].name, node->rdma[p->nic].name) < 0;
 }
 
+/* Pick the nearest NIC of p->gpu; @taken counts the GPUs each NIC already serves. */
 static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *cfg,
-		     struct pairing *p)
+		     struct pairing *p, size_t *taken)
 {
 	p->nic = -1;
 	p->cls = PF_PATH_UNKNOWN;
@@ -109,7 +118,7 @@ static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *
 			cls = PF_PATH_UNKNOWN;
 		if (p->nic >= 0 && rank(cls) == rank(p->cls))
 			p->n_at_best++;
-		if (better(node, p, cls, numa, i)) {
+		if (better(node, p, taken, cls, numa, i)) {
 			if (p->nic < 0 || rank(cls) < rank(p->cls))
 				p->n_at_best = 1;
 			p->nic = (int)i;
@@ -117,6 +126,8 @@ static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *
 			p->nic_numa = numa;
 		}
 	}
+	if (p->nic >= 0)
+		taken[p->nic]++;
 }
 
 /* The class most GPUs achieve; on a tie the nearer one. */
@@ -228,6 +239,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	const struct gpu_nic_numa_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct pairing *pairs = NULL;
+	pf_autofree size_t *taken = NULL;
 	enum pf_path_class expected = PF_PATH_UNKNOWN;
 	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, len = 0;
 	char map[1024] = "";
@@ -256,8 +268,9 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 		return pf_skip(res, "%zu GPU%s but no RDMA NIC%s: nothing to pair", n,
 			       n == 1 ? "" : "s", cfg->nics[0] ? " among gpu_nic_numa.nics" : "");
 
+	taken = pf_xcalloc(node->n_rdma, sizeof(*taken));
 	for (size_t i = 0; i < n; i++)
-		pair_gpu(node, cfg, &pairs[i]);
+		pair_gpu(node, cfg, &pairs[i], taken);
 	if (inferred)
 		expected = majority(pairs, n);
 	for (size_t i = 0; i < n; i++) {

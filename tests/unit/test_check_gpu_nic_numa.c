@@ -215,13 +215,16 @@ static void test_rail_without_nic(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 2);
 	for (int g = 4; g <= 5; g++) {
+		/* equally far: the first takes mlx5_6, the second the untaken mlx5_7 */
+		const char *want = g == 4 ? "mlx5_6" : "mlx5_7";
+
 		f = gpu_finding(&res, node->pci[node->gpus[g].pci].bdf);
 		assert_int_equal(f->status, PF_STATUS_FAIL);
 		assert_string_equal(obs_str(f, "class"), "NODE");
-		assert_string_equal(obs_str(f, "nic"), "mlx5_6");
+		assert_string_equal(obs_str(f, "nic"), want);
 		assert_string_equal(exp_str(f, "worst_class"), "PIX");
 		assert_non_null(strstr(f->message, f->subject));
-		assert_non_null(strstr(f->message, "mlx5_6"));
+		assert_non_null(strstr(f->message, want));
 		assert_non_null(f->remedy);
 	}
 	assert_non_null(strstr(res.summary, "2 of 8"));
@@ -364,6 +367,27 @@ static void test_ties_and_filters(void **state)
 	assert_string_equal(obs_str(f, "nic"), "mlx5_0");
 	/* PIX, but the firmware puts the NIC on another NUMA node */
 	assert_int_equal(f->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+static void test_two_rails_one_switch(void **state)
+{
+	struct pf_node *node = pf_node_new("test");
+	struct pf_result res;
+
+	(void)state;
+	add_numa(node, 1);
+	/* DGX A100 style: two GPUs and two NICs behind one switch are two rails */
+	add_gpu(node, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0", 0);
+	add_gpu(node, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0", 0);
+	add_nic(node, "mlx5_1", "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:03.0/0000:06:00.0", 0);
+	add_nic(node, "mlx5_0", "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(pf_test_finding(&res, "0000:03:00.0"), "nic"), "mlx5_0");
+	assert_string_equal(obs_str(pf_test_finding(&res, "0000:04:00.0"), "nic"), "mlx5_1");
+	assert_non_null(strstr(res.summary, "mlx5_0,mlx5_1"));
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -816,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_worst_class),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_ties_and_filters),
+		cmocka_unit_test(test_two_rails_one_switch),
 		cmocka_unit_test(test_numa_unknown),
 		cmocka_unit_test(test_majority_tie),
 		cmocka_unit_test(test_xml_model),
