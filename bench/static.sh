@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Time the static checks on a recorded root, as a Slurm prolog would run them:
+#
+#   bench/static.sh [BINARY [ROOT [RUNS]]]
+#
+# BINARY defaults to build/preflight, ROOT to tests/fixtures/sysctl-pass (a
+# healthy two-rail node), RUNS to 50.  Runs
+#   BINARY --root ROOT --only memlock,sysctl --format json
+# RUNS times after one warm-up run and prints min, median and p90 of the wall
+# time per run in milliseconds (process start to exit, output discarded).
+# Builds nothing.  The goal for the median is under 10 ms.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$here/build/preflight}
+root=${2:-$here/tests/fixtures/sysctl-pass}
+runs=${3:-50}
+
+[ -x "$bin" ] || { echo "static.sh: no executable '$bin' (build first)" >&2; exit 64; }
+[ -d "$root" ] || { echo "static.sh: no root directory '$root'" >&2; exit 64; }
+case $runs in ''|*[!0-9]*|0) echo "static.sh: RUNS must be a positive integer" >&2; exit 64 ;; esac
+
+# the verdict is irrelevant here, but the run must produce a report
+"$bin" --root "$root" --only memlock,sysctl --format json >/dev/null 2>&1 || [ $? -le 2 ] ||
+	{ echo "static.sh: '$bin' failed on '$root'" >&2; exit 1; }
+
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if command -v "$py" >/dev/null 2>&1; then
+	exec "$py" - "$bin" "$root" "$runs" <<'PY'
+import statistics, subprocess, sys, time
+binary, root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cmd = [binary, "--root", root, "--only", "memlock,sysctl", "--format", "json"]
+ms = []
+for _ in range(runs):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ms.append((time.perf_counter() - t0) * 1e3)
+ms.sort()
+p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+print("preflight --root %s --only memlock,sysctl --format json" % root)
+print("runs %d  min %.2f ms  median %.2f ms  p90 %.2f ms"
+      % (runs, ms[0], statistics.median(ms), p90))
+PY
+fi
+
+# without Python: date(1) around each run (adds date's own start-up)
+i=0
+: >"${TMPDIR:-/tmp}/pfbench.$$"
+while [ "$i" -lt "$runs" ]; do
+	t0=$(date +%s%N)
+	"$bin" --root "$root" --only memlock,sysctl --format json >/dev/null 2>&1 || true
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000)) >>"${TMPDIR:-/tmp}/pfbench.$$"
+	i=$((i + 1))
+done
+sort -n "${TMPDIR:-/tmp}/pfbench.$$" | awk -v root="$root" '
+	{ v[NR] = $1 }
+	END {
+		med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		p = int(0.9 * (NR - 1) + 0.5) + 1
+		printf "preflight --root %s --only memlock,sysctl --format json\n", root
+		printf "runs %d  min %.2f ms  median %.2f ms  p90 %.2f ms\n", NR, v[1] / 1000, med / 1000, v[p] / 1000
+	}'
+rm -f "${TMPDIR:-/tmp}/pfbench.$$"
