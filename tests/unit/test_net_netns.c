@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "preflight/net.h"
+#include "preflight/node.h"
+#include "preflight/registry.h"
 #include "testutil.h"
 
 static char netns[64];
@@ -171,6 +173,54 @@ static void test_no_such_device(void **state)
 	assert_int_equal(r3, -ENODEV);
 }
 
+/*
+ * The pfc_pause check end to end on the live providers: vt0 posing as the
+ * netdev of a RoCE port.  veth has no DCB and no pause operations and no
+ * per-priority counters, so the check warns that PFC cannot be read and
+ * says so for the counters; it must not error.
+ */
+static void test_check_live_veth(void **state)
+{
+	struct pf_netdev nd = { .name = (char *)"vt0", .rdma_dev = 0, .port = 1 };
+	struct pf_rdma_port port = { .num = 1, .link_layer = PF_LINK_ETH, .netdev = 0 };
+	struct pf_rdma_dev dev = { .name = (char *)"rxe0", .pci = -1, .ports = &port, .n_ports = 1 };
+	struct pf_node node = { .source = "test", .rdma = &dev, .n_rdma = 1, .netdevs = &nd,
+				.n_netdevs = 1 };
+	const struct pf_check *c = pf_registry_find("pfc_pause");
+	struct pf_profile prof;
+	struct pf_run run = { 0 };
+	struct pf_ctx ctx = { .prov = &pf_providers_live, .node = &node };
+	struct pf_fs *fs = NULL;
+	const struct pf_finding *f;
+	char *err = NULL;
+	int self;
+
+	assert_non_null(c);
+	pf_profile_init(&prof);
+	pf_profile_add_set(&prof, "pfc_pause.window_ms=50");
+	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
+	assert_int_equal(pf_fs_open("/", &fs), 0);
+	ctx.fs = fs;
+	run.check = c;
+	self = enter();
+	pf_run_inline(&ctx, &run);
+	leave(self);
+	f = pf_test_finding(&run.res, "vt0");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "DCB not supported"));
+	assert_non_null(strstr(f->message, "global pause not supported by the driver"));
+	f = pf_test_finding(&run.res, "vt0/prio3");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_null(pf_test_finding(&run.res, "vt0/counters"));
+	assert_int_equal(run.res.status, PF_STATUS_WARN);
+	pf_result_release(&run.res);
+	pf_config_free(c, run.cfg);
+	pf_fs_free(fs);
+	pf_profile_release(&prof);
+}
+
 static void test_wait(void **state)
 {
 	double ms = 0;
@@ -189,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_dcb_not_supported),
 		cmocka_unit_test(test_driver_stats),
 		cmocka_unit_test(test_no_such_device),
+		cmocka_unit_test(test_check_live_veth),
 		cmocka_unit_test(test_wait),
 	};
 
