@@ -18,6 +18,9 @@ done
 "$PREFLIGHT" --root "$PF_FIXTURES/sysctl-pass" --only memlock,sysctl --format json --no-fork \
 	>"$T/no-fork.report.json"
 cp "$PF_SOURCE_DIR/tests/golden/report.json" "$T/golden.report.json"
+# the example in docs/report.md is a valid report too
+sed -n '/^```json$/,/^```$/p' "$PF_SOURCE_DIR/docs/report.md" | sed '1d;$d' \
+	>"$T/docs-example.report.json"
 
 # One interpreter for everything: valid reports pass, each mutation of a
 # valid report is rejected.  Prints ok/not ok lines; exits with the count.
