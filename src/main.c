@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "preflight/fleet.h"
+#include "preflight/snapshot.h"
 #include "preflight/node.h"
 #include "preflight/profile.h"
 #include "preflight/providers.h"
@@ -393,8 +394,9 @@ int main(int argc, char **argv)
 		return PF_EXIT_SOFTWARE;
 	}
 	/* subcommands, dispatched before option parsing */
-	if (argc > 1 && !strcmp(argv[1], "fleet")) {
-		rc = pf_fleet_main(argc - 1, argv + 1, stdout, stderr);
+	if (argc > 1 && (!strcmp(argv[1], "fleet") || !strcmp(argv[1], "snapshot"))) {
+		rc = (!strcmp(argv[1], "fleet") ? pf_fleet_main : pf_snapshot_main)(argc - 1, argv + 1,
+										    stdout, stderr);
 		if (fclose(stdout) == EOF && rc == 0)
 			rc = PF_EXIT_IOERR;
 		return rc;
