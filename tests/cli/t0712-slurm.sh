@@ -6,8 +6,9 @@
 #
 #  1. Prolog = preflight --drain on a failing recorded root: a job does not
 #     run, and the node ends DRAINED with Reason "preflight: memlock: ...".
-#  2. resume the node, switch the Prolog to a passing root: a job runs to
-#     completion.
+#  2. preflight --undrain resumes the node (scontrol update State=RESUME)
+#     only once the root passes.
+#  3. with the Prolog on a passing root, a job runs to completion.
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
 # without the Slurm binaries or without root.  The daemons are always killed.
@@ -131,8 +132,19 @@ esac
 grep -q '"verdict":[[:space:]]*"fail"' "$tmp/prolog-report.json" || fail "prolog report"
 grep -q '^preflight: memlock: ' "$tmp/log/prolog.err" || fail "no reason line in the Prolog's stderr"
 
-# 2. resume, switch the Prolog to a passing root: a batch job runs to completion
-scontrol update NodeName="$node" State=RESUME
+# 2. --undrain: kept drained on the failing root; resumed (State=RESUME) on the passing one
+export SLURMD_NODENAME="$node" SCONTROL="$(command -v scontrol)"
+rc=0
+"$PREFLIGHT" --root "$PF_FIXTURES/slurm-fail" --only memlock,sysctl --undrain --format json \
+	> /dev/null 2> "$tmp/log/undrain1.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "undrain on the failing root exited $rc"
+scontrol show node "$node" | grep -q '^ *State=[^ ]*DRAIN' || fail "undrain resumed a failing node"
+"$PREFLIGHT" --root "$PF_FIXTURES/slurm-pass" --only memlock,sysctl --undrain --format json \
+	> /dev/null 2> "$tmp/log/undrain2.err" || fail "undrain on the passing root: exit $?"
+grep -q "resumed node $node" "$tmp/log/undrain2.err" || fail "undrain did not resume"
+unset SLURMD_NODENAME SCONTROL
+
+# 3. with the Prolog on the passing root, a batch job runs to completion
 echo "$PF_FIXTURES/slurm-pass" > "$tmp/prolog-root"
 wait_state '^IDLE$'
 rc=0
