@@ -183,9 +183,11 @@ static void judge_storm(struct pf_result *res, const struct roce_if *nd, double 
 	char subject[96];
 	struct pf_finding *f;
 
+	/* Either counter may be absent; one that is present must be in both samples. */
 	for (int i = 0; i < 2; i++) {
-		if (pf_stats_get(&nd->s0, names[i], &v[i]) == 0)
-			have = true;
+		if (pf_stats_get(&nd->s0, names[i], &v[i]) < 0)
+			continue;
+		have = true;
 		if (delta_of(nd, names[i], &d[i]) < 0)
 			windowed = false;
 	}

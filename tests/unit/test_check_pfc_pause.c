@@ -251,6 +251,17 @@ static void test_storm_one_priority(void **state)
 	f = finding(&res, fx.ifs[1], "/storm");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_int_equal(obs_num(f, "storm_error_events"), 1);
+	/* A device with only the error counter, still judged over the window. */
+	put(&fx, fx.ifs[0], "stats", "NIC statistics:\n     tx_pause_storm_error_events: 4\n");
+	put(&fx, fx.ifs[0], "stats.after", "NIC statistics:\n     tx_pause_storm_error_events: 4\n");
+	pf_result_release(&res);
+	run(&fx, NULL, NULL, &res);
+	f = finding(&res, fx.ifs[0], "/storm");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(cJSON_GetObjectItem(f->observed, "over")->valuestring, "window");
+	healthy(&fx, fx.ifs[0]);
+	pf_result_release(&res);
+	run(&fx, NULL, NULL, &res);
 	/* The other port stays healthy. */
 	assert_int_equal(finding(&res, fx.ifs[0], "/prio3")->status, PF_STATUS_PASS);
 	assert_int_equal(finding(&res, fx.ifs[0], "/storm")->status, PF_STATUS_PASS);
