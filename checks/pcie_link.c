@@ -83,36 +83,75 @@ static bool link_known(const struct pf_pci_dev *d)
 	return d->cur_speed_gts > 0 && d->max_speed_gts > 0 && d->cur_width > 0 && d->max_width > 0;
 }
 
-static void judge_unknown(struct pf_result *res, const struct pf_node *node,
+/* The sysfs directory of @d under the root. */
+static void dev_dir(char *buf, size_t len, const struct pf_pci_dev *d)
+{
+	if (d->path && !strncmp(d->path, "/sys/", 5))
+		snprintf(buf, len, "%s", d->path);
+	else
+		snprintf(buf, len, "/sys/bus/pci/devices/%s", d->bdf);
+}
+
+static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 			  const struct target *t, const char *what)
 {
+	static const char *const files[] = {
+		"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+	};
+	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[t->pci];
-	bool hwloc = node->source && !strcmp(node->source, "hwloc");
+	const double vals[] = { d->cur_speed_gts, d->cur_width, d->max_speed_gts, d->max_width };
+	char dir[448], missing[128] = "", bad[128] = "";
 	struct pf_finding *f;
 
-	if (hwloc) {
+	dev_dir(dir, sizeof(dir), d);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(files); i++) {
+		char path[512];
+		char *list;
+
+		if (vals[i] > 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		list = pf_fs_exists(ctx->fs, path) > 0 ? bad : missing;
+		snprintf(list + strlen(list), sizeof(missing) - strlen(list), "%s%s",
+			 *list ? ", " : "", files[i]);
+	}
+
+	if (node->source && !strcmp(node->source, "hwloc")) {
 		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
 			   "%s: the topology export records no current and maximum link speed "
 			   "and width", what);
 		pf_remedy(f, "run preflight on the node itself (sysfs has both)");
+	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
+		/* a snapshot that did not capture the files: nothing to judge */
+		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
+			   "%s: the snapshot has no %s", what, missing);
+		pf_remedy(f, "capture %s/{current,max}_link_{speed,width} with the snapshot", dir);
+	} else if (*bad) {
+		f = pf_add(res, PF_STATUS_ERROR, subject_of(node, t),
+			   "%s: link state unknown (%s read \"Unknown\" or unparsable)", what, bad);
+		pf_remedy(f, "\"Unknown\" means the link is down or the device is in D3cold: "
+			  "check 'lspci -vv -s %s' (LnkSta) and dmesg for AER errors", d->bdf);
 	} else {
 		f = pf_add(res, PF_STATUS_ERROR, subject_of(node, t),
-			   "%s: link speed or width unknown (current %g GT/s x%d, max %g GT/s x%d; "
-			   "0 = unreadable or \"Unknown\")", what, d->cur_speed_gts, d->cur_width,
-			   d->max_speed_gts, d->max_width);
-		pf_remedy(f, "read /sys/bus/pci/devices/%s/{current,max}_link_{speed,width}; "
-			  "\"Unknown\" means the link is down or the device is in D3cold: "
-			  "check 'lspci -vv -s %s' (LnkSta) and dmesg for AER errors", d->bdf, d->bdf);
+			   "%s: the kernel exposes no %s", what, missing);
+		pf_remedy(f, "check the link with 'lspci -vv -s %s' (LnkSta vs LnkCap); the "
+			  "sysfs link attributes need Linux 4.13 or later", d->bdf);
 	}
-	pf_obs_num(f, "current_speed_gts", d->cur_speed_gts);
-	pf_obs_num(f, "current_width", d->cur_width);
-	pf_obs_num(f, "max_speed_gts", d->max_speed_gts);
-	pf_obs_num(f, "max_width", d->max_width);
+	if (d->cur_speed_gts > 0)
+		pf_obs_num(f, "speed_gts", d->cur_speed_gts);
+	if (d->cur_width > 0)
+		pf_obs_num(f, "width", d->cur_width);
+	if (*missing)
+		pf_obs_str(f, "missing", missing);
+	if (*bad)
+		pf_obs_str(f, "unknown", bad);
 }
 
-static void judge_link(struct pf_result *res, const struct pf_node *node,
+static void judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 		       const struct pcie_link_cfg *cfg, const struct target *t)
 {
+	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[t->pci];
 	const struct pf_pci_dev *up = d->parent >= 0 && (size_t)d->parent < node->n_pci
 					      ? &node->pci[d->parent] : NULL;
@@ -124,7 +163,7 @@ static void judge_link(struct pf_result *res, const struct pf_node *node,
 
 	describe(what, sizeof(what), node, t);
 	if (!link_known(d)) {
-		judge_unknown(res, node, t, what);
+		judge_unknown(res, ctx, t, what);
 		return;
 	}
 	/* The link trains to what both ends support: the upstream port may cap it. */
@@ -264,8 +303,19 @@ static int nearest_nic(const struct pf_node *node, const struct target *targets,
 	return best;
 }
 
+/* Bridges whose ACS could not be read, reported together. */
+struct unread {
+	size_t n_missing, n_short;
+	const char *first_missing, *first_short;
+	size_t short_len;
+};
+
+/*
+ * One finding for bridge @b, or, when its config file is absent or too
+ * short to hold ACS, a note in @u for judge_acs() to report once.
+ */
 static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
-			 const struct target *targets, const struct bridge *b)
+			 const struct target *targets, const struct bridge *b, struct unread *u)
 {
 	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[b->pci];
@@ -277,10 +327,8 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 	size_t len = 0;
 	int r;
 
-	if (d->path && !strncmp(d->path, "/sys/", 5))
-		snprintf(path, sizeof(path), "%s/config", d->path);
-	else
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", d->bdf);
+	dev_dir(path, sizeof(path) - 8, d);
+	strcat(path, "/config");
 	if (b->pairs > 1)
 		snprintf(between, sizeof(between), "GPU %s and %s, +%u more pairs",
 			 node->pci[b->gpu_pci].bdf, nic->name, b->pairs - 1);
@@ -290,10 +338,8 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 
 	r = pf_fs_read_full(ctx->fs, path, PF_PCI_CFG_SPACE_EXP_SIZE, &buf, &len);
 	if (r == -ENOENT) {
-		f = pf_add(res, PF_STATUS_SKIP, d->bdf, "bridge %s (between %s): no config file "
-			   "under the root, cannot read ACS", d->bdf, between);
-		pf_remedy(f, "capture /sys/bus/pci/devices/%s/config as root, or run on the node",
-			  d->bdf);
+		if (!u->n_missing++)
+			u->first_missing = d->bdf;
 		return;
 	}
 	if (r < 0) {
@@ -303,11 +349,10 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 		return;
 	}
 	if (len < PF_PCI_CFG_SPACE_SIZE) {
-		f = pf_add(res, PF_STATUS_SKIP, d->bdf, "bridge %s (between %s): only %zu bytes of "
-			   "config space readable; ACS lives in extended config space, which needs "
-			   "root", d->bdf, between, len);
-		pf_remedy(f, "run preflight as root (or capture the snapshot as root) to check ACS");
-		pf_obs_num(f, "config_bytes", (double)len);
+		if (!u->n_short++) {
+			u->first_short = d->bdf;
+			u->short_len = len;
+		}
 		return;
 	}
 	r = pf_parse_pci_acs((const uint8_t *)buf, len, &acs);
@@ -359,6 +404,7 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct bridge *bridges = NULL;
 	size_t n_bridges = 0, n_gpus = 0, n_nics = 0;
+	struct unread u = { 0 };
 	struct pf_finding *f;
 
 	for (size_t i = 0; i < n; i++) {
@@ -397,7 +443,22 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		return;
 	}
 	for (size_t i = 0; i < n_bridges; i++)
-		judge_bridge(res, ctx, targets, &bridges[i]);
+		judge_bridge(res, ctx, targets, &bridges[i], &u);
+	if (u.n_short) {
+		/* what a non-root reader or capture gets: the first 64 bytes */
+		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked on %zu of %zu bridges "
+			   "(%s, ...): their config file holds %zu bytes; ACS lives in extended config "
+			   "space, which needs root%s", u.n_short + u.n_missing, n_bridges,
+			   u.first_short, u.short_len, u.n_missing ? " (some have no config file)" : "");
+		pf_remedy(f, "run preflight as root (or capture the snapshot as root) to check ACS");
+		pf_obs_num(f, "config_bytes", (double)u.short_len);
+	} else if (u.n_missing) {
+		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked on %zu of %zu bridges "
+			   "(%s, ...): no config file under the root", u.n_missing, n_bridges,
+			   u.first_missing);
+		pf_remedy(f, "capture /sys/bus/pci/devices/<bridge>/config as root with the "
+			  "snapshot, or run on the node");
+	}
 }
 
 static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
@@ -436,7 +497,7 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 			       "%s ignored by the profile", bdf);
 			continue;
 		}
-		judge_link(res, node, cfg, &targets[i]);
+		judge_link(res, ctx, cfg, &targets[i]);
 		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
 			n_bad++;
 	}

@@ -227,8 +227,8 @@ static bool judge_unusable(struct pf_result *res, const struct port *p)
 	struct pf_finding *f;
 
 	if (!s->dirs) {
-		f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: no counters/ or hw_counters/ "
-			   "directory, the driver exposes no port counters", p->subject);
+		f = pf_add(res, PF_STATUS_SKIP, p->subject, "no counters/ or hw_counters/ directory: "
+			   "the driver exposes no port counters");
 		pf_remedy(f, "read the counters with the vendor tool (mlxlink -d <pci> -c, "
 			  "ethtool -S <netdev>)");
 		return true;
@@ -237,11 +237,11 @@ static bool judge_unusable(struct pf_result *res, const struct port *p)
 		const char *text = s->err_text;
 
 		if (s->err == -EINVAL)
-			f = pf_add(res, PF_STATUS_ERROR, p->subject, "%s: counter %s holds '%s', not "
-				   "a number", p->subject, ctrs[s->err_ctr].name, text);
+			f = pf_add(res, PF_STATUS_ERROR, p->subject, "counter %s holds '%s', not a "
+				   "number", ctrs[s->err_ctr].name, text);
 		else
-			f = pf_add(res, PF_STATUS_ERROR, p->subject, "%s: cannot read counter %s: %s",
-				   p->subject, ctrs[s->err_ctr].name, strerror(-s->err));
+			f = pf_add(res, PF_STATUS_ERROR, p->subject, "cannot read counter %s: %s",
+				   ctrs[s->err_ctr].name, strerror(-s->err));
 		pf_remedy(f, "check /sys/class/infiniband/%s/ports/%u/%s/%s and the driver's "
 			  "messages in dmesg", p->dev, p->num,
 			  ctrs[s->err_ctr].hw ? "hw_counters" : "counters", ctrs[s->err_ctr].name);
@@ -249,11 +249,11 @@ static bool judge_unusable(struct pf_result *res, const struct port *p)
 	}
 	if (!s->n_have) {
 		if (s->n_na)
-			f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: the port has no PMA, its "
-				   "counters read \"N/A (no PMA)\"", p->subject);
+			f = pf_add(res, PF_STATUS_SKIP, p->subject, "the port has no PMA: its "
+				   "counters read \"N/A (no PMA)\"");
 		else
-			f = pf_add(res, PF_STATUS_SKIP, p->subject, "%s: none of the %zu known error "
-				   "counters is present", p->subject, N_CTRS);
+			f = pf_add(res, PF_STATUS_SKIP, p->subject, "none of the %zu known error "
+				   "counters is present", N_CTRS);
 		pf_remedy(f, "read the counters with the vendor tool (mlxlink, ethtool -S)");
 		return true;
 	}
@@ -310,11 +310,10 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 	}
 
 	if (st == PF_STATUS_PASS) {
-		f = pf_add(res, st, p->subject, "%s: no error counter increased in %.1f s "
-			   "(%zu counters)", p->subject, window_ms / 1000, n_judged);
+		f = pf_add(res, st, p->subject, "no error counter increased in %.1f s "
+			   "(%zu counters)", window_ms / 1000, n_judged);
 	} else {
-		f = pf_add(res, st, p->subject, "%s: %s in %.1f s", p->subject, list,
-			   window_ms / 1000);
+		f = pf_add(res, st, p->subject, "%s in %.1f s", list, window_ms / 1000);
 		pf_remedy(f, "%s", remedy_for(worst, any_saturated));
 	}
 	pf_obs_num(f, "window_ms", window_ms);
@@ -389,11 +388,11 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	}
 
 	if (st == PF_STATUS_PASS) {
-		f = pf_add(res, st, p->subject, "%s: %zu error counters within thresholds over %s",
-			   p->subject, n_judged, when);
+		f = pf_add(res, st, p->subject, "%zu error counters within thresholds over %s",
+			   n_judged, when);
 	} else {
-		f = pf_add(res, st, p->subject, "%s: %s over %s (since boot or last clear)",
-			   p->subject, list, when);
+		f = pf_add(res, st, p->subject, "%s over %s (since boot or last clear)", list,
+			   when);
 		pf_remedy(f, "%s; a recorded root holds values since boot, so confirm on the node "
 			  "itself, where preflight compares two samples", remedy_for(worst, any_saturated)
 			  ?: remedy_for(CTR_INFO, true));
@@ -513,7 +512,10 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
 			n_bad++;
 	}
-	if (window)
+	if (!n_bad)
+		pf_summary(res, "%zu ports clean %s", n, window ? "over the sampling window"
+							       : "since boot (per hour of uptime)");
+	else if (window)
 		pf_summary(res, "%zu of %zu ports with errors or unreadable counters in a %.1f s window",
 			   n_bad, n, elapsed / 1000);
 	else

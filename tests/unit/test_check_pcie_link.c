@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -269,12 +270,21 @@ static void test_unknown(void **state)
 	const struct pf_finding *f;
 
 	build(&t);
-	t.pci[GPU0].cur_speed_gts = 0; /* "Unknown" */
+	t.pci[GPU0].cur_speed_gts = 0;
+	/* a snapshot without the file: not captured, nothing to judge */
+	run_check(*state, &t.node, no_acs, &res);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "the snapshot has no current_link_speed");
+	pf_result_release(&res);
+
+	/* the kernel printed "Unknown": the link is down or the device asleep */
+	pf_test_write(*state, "sys/bus/pci/devices/0000:03:00.0/current_link_speed", "Unknown\n");
 	run_check(*state, &t.node, no_acs, &res);
 	f = must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_ERROR);
-	assert_contains(f->message, "unknown");
-	assert_non_null(f->remedy);
+	assert_contains(f->message, "current_link_speed read \"Unknown\"");
+	assert_contains(f->remedy, "D3cold");
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	pf_result_release(&res);
 
@@ -416,18 +426,29 @@ static void test_acs_not_root(void **state)
 	write_config(root, "0000:01:00.0", true, PF_PCI_ACS_RR, 64);
 	write_config(root, "0000:02:01.0", true, PF_PCI_ACS_RR, 64);
 	run_check(root, &t.node, acs_on, &res);
-	f = must_find(&res, "0000:02:00.0");
+	f = must_find(&res, "acs");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "3 of 3 bridges");
+	assert_contains(f->message, "holds 64 bytes");
 	assert_contains(f->message, "needs root");
+	assert_null(pf_test_finding(&res, "0000:02:00.0"));
 	assert_int_equal(res.status, PF_STATUS_PASS); /* links pass, ACS unknown */
+	pf_result_release(&res);
+
+	/* one bridge readable: judged; the others noted once */
+	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_RR, 4096);
+	run_check(root, &t.node, acs_on, &res);
+	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
+	assert_contains(must_find(&res, "acs")->message, "2 of 3 bridges");
 	pf_result_release(&res);
 
 	/* no config files at all (e.g. a partial capture) */
 	pf_test_rmtree(root);
 	assert_int_equal(mkdir(root, 0700), 0);
 	run_check(root, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "0000:02:00.0")->message, "no config file");
+	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "acs")->message,
+			"3 of 3 bridges (0000:02:00.0, ...): no config file");
 	pf_result_release(&res);
 }
 
@@ -471,6 +492,141 @@ static void test_acs_not_applicable(void **state)
 	pf_result_release(&res);
 }
 
+/*
+ * Generated roots (tests/gen_root.py) and real captures, through the loader.
+ */
+
+/* Generate a root under @dir with gen_root.py @args; returns the root path. */
+static char *gen(const char *dir, const char *args)
+{
+	char cmd[PATH_MAX + 512];
+
+	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s >/dev/null", PF_SOURCE_DIR,
+		 dir, args);
+	assert_int_equal(system(cmd), 0);
+	return pf_xasprintf("%s/root", dir);
+}
+
+static struct pf_node *load(const char *root)
+{
+	struct pf_fs *fs = NULL;
+	struct pf_node *node = NULL;
+	char *err = NULL;
+
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load(fs, NULL, &node, &err), 0);
+	pf_fs_free(fs);
+	return node;
+}
+
+static const char *gpu_bdf(const struct pf_node *node, size_t i)
+{
+	assert_true(i < node->n_gpus);
+	return node->pci[node->gpus[i].pci].bdf;
+}
+
+static void test_gen_healthy(void **state)
+{
+	pf_autofree char *root = gen(*state, "--gpus 8 --nics 8");
+	struct pf_node *node = load(root);
+	struct pf_result res;
+
+	assert_int_equal(node->n_gpus, 8);
+	run_check(root, node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	for (size_t i = 0; i < node->n_gpus; i++)
+		assert_int_equal(must_find(&res, gpu_bdf(node, i))->status, PF_STATUS_PASS);
+	for (size_t i = 0; i < node->n_rdma; i++)
+		assert_int_equal(must_find(&res, node->rdma[i].name)->status, PF_STATUS_PASS);
+	/* the generator writes no config files: ACS is one skip for all 24 bridges */
+	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "acs")->message, "24 of 24 bridges");
+	assert_int_equal(res.n_findings, 8 + 8 + 1);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+static void test_gen_degraded_gpu_and_acs(void **state)
+{
+	pf_autofree char *root = gen(*state, "--gpus 4 --nics 4 --gpu-degraded-link 2");
+	struct pf_node *node = load(root);
+	const struct pf_pci_dev *gpu0, *dsp;
+	struct pf_result res;
+	const struct pf_finding *f;
+	char rel[PATH_MAX];
+
+	run_check(root, node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = must_find(&res, gpu_bdf(node, 2));
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_contains(f->message, "8 GT/s (Gen3) x8, max 32 GT/s (Gen5) x16");
+	assert_int_equal(must_find(&res, gpu_bdf(node, 1))->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* ACS redirect on the switch port above GPU 0, read from its config file */
+	gpu0 = &node->pci[node->gpus[0].pci];
+	assert_true(gpu0->parent >= 0);
+	dsp = &node->pci[gpu0->parent];
+	snprintf(rel, sizeof(rel), "root%s", dsp->path);
+	{
+		char full[PATH_MAX + 16];
+		uint8_t cfg[4096] = { 0 };
+
+		put32(cfg, 0x100, PF_PCI_EXT_CAP_ID_ACS | 1u << 16);
+		put32(cfg, 0x100 + PF_PCI_ACS_CAP, 0x005f | (uint32_t)(PF_PCI_ACS_SV | PF_PCI_ACS_RR |
+									PF_PCI_ACS_CR) << 16);
+		snprintf(full, sizeof(full), "%s/config", rel);
+		write_bin(*state, full, cfg, sizeof(cfg));
+	}
+	run_check(root, node, NULL, &res);
+	f = must_find(&res, dsp->bdf);
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, gpu_bdf(node, 0));
+	assert_contains(f->message, "ReqRedir,CmpltRedir");
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+/* ../shared/fixtures/hwloc-linux/@tarball unpacked under @dir; NULL when absent. */
+static char *unpack(const char *dir, const char *tarball)
+{
+	char cmd[2 * PATH_MAX], path[PATH_MAX];
+	const char *shared = getenv("PF_SHARED_DIR");
+
+	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/%s", shared ? shared : PF_SHARED_DIR,
+		 tarball);
+	if (access(path, R_OK) < 0)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, dir);
+	assert_int_equal(system(cmd), 0);
+	return pf_xstrdup(path);
+}
+
+static void test_capture_qib(void **state)
+{
+	pf_autofree char *tar = unpack(*state, "40intel64-2g2n4c+pcilocality.tar.bz2");
+	pf_autofree char *root = NULL;
+	struct pf_node *node;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	if (!tar) {
+		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
+		skip();
+	}
+	root = pf_xasprintf("%s/40intel64-2g2n4c+pci", (const char *)*state);
+	node = load(root);
+	/* qib0 shows 8 GT/s x4 but the capture has no max_link_*: a skip, not a pass */
+	run_check(root, node, NULL, &res);
+	f = must_find(&res, "qib0");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "no max_link_speed, max_link_width");
+	assert_int_equal(cJSON_GetObjectItem(f->observed, "width")->valueint, 4);
+	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +642,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_acs_not_root, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_acs_malformed, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_acs_not_applicable, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gen_healthy, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gen_degraded_gpu_and_acs, state_setup,
+						state_teardown),
+		cmocka_unit_test_setup_teardown(test_capture_qib, state_setup, state_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,8 +9,10 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "preflight/node.h"
 #include "preflight/registry.h"
@@ -407,6 +409,86 @@ static void test_window(void **state)
 	pf_result_release(&res);
 }
 
+/*
+ * Generated roots (tests/gen_root.py) and a real capture, through the loader.
+ */
+
+static char *gen(const char *dir, const char *args)
+{
+	char cmd[PATH_MAX + 512];
+
+	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s >/dev/null", PF_SOURCE_DIR,
+		 dir, args);
+	assert_int_equal(system(cmd), 0);
+	return pf_xasprintf("%s/root", dir);
+}
+
+static struct pf_node *load(const char *root)
+{
+	struct pf_fs *fs = NULL;
+	struct pf_node *node = NULL;
+	char *err = NULL;
+
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load(fs, NULL, &node, &err), 0);
+	pf_fs_free(fs);
+	return node;
+}
+
+static void test_gen(void **state)
+{
+	pf_autofree char *root = gen(*state, "--nics 8 --storage-nic --link-layer eth --uptime 600 "
+				     "--file /sys/class/infiniband/mlx5_5/ports/1/counters/"
+				     "symbol_error=50000 "
+				     "--file /sys/class/infiniband/mlx5_8/ports/1/hw_counters/"
+				     "out_of_sequence=12");
+	struct pf_node *node = load(root);
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	assert_int_equal(node->n_rdma, 9);
+	run_check(root, node, NULL, &res);
+	assert_int_equal(res.n_findings, 9);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	f = must_find(&res, "mlx5_5/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->message, "symbol_error 50000");
+	assert_contains(f->message, "0.2 h uptime");
+	assert_int_equal(must_find(&res, "mlx5_8/1")->status, PF_STATUS_PASS);
+	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+static void test_capture_mlx4(void **state)
+{
+	char cmd[2 * PATH_MAX], path[PATH_MAX];
+	const char *shared = getenv("PF_SHARED_DIR");
+	pf_autofree char *root = NULL;
+	struct pf_node *node;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+		 shared ? shared : PF_SHARED_DIR);
+	if (access(path, R_OK) < 0) {
+		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, (const char *)*state);
+	assert_int_equal(system(cmd), 0);
+	root = pf_xasprintf("%s/32em64t-2n8c+1mic", (const char *)*state);
+	node = load(root);
+	run_check(root, node, NULL, &res);
+	/* a real ConnectX-3 port with zero error counters; the capture has no /proc/uptime */
+	f = must_find(&res, "mlx4_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_contains(f->message, "unknown uptime");
+	assert_true(res.status == PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +503,8 @@ int main(void)
 						state_teardown),
 		cmocka_unit_test_setup_teardown(test_edge_configs, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_window, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gen, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_capture_mlx4, state_setup, state_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
