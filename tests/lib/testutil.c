@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
+#include "preflight/node.h"
 #include "preflight/registry.h"
 #include "testutil.h"
 
@@ -19,9 +21,27 @@ const char *pf_test_fixture(const char *name)
 	return buf;
 }
 
+/*
+ * Where temporary trees go: $TMPDIR, else /dev/shm when it is a roomy tmpfs
+ * (generated roots and unpacked captures are thousands of small files,
+ * several times faster to write there than on a disk-backed /tmp), else /tmp.
+ */
+static const char *tmp_base(void)
+{
+	const char *env = getenv("TMPDIR");
+	struct statvfs sv;
+
+	if (env && *env)
+		return env;
+	if (statvfs("/dev/shm", &sv) == 0 && access("/dev/shm", W_OK) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize >= 512ULL << 20)
+		return "/dev/shm";
+	return "/tmp";
+}
+
 char *pf_test_mkdtemp(void)
 {
-	char *dir = pf_xstrdup("/tmp/pftest.XXXXXX");
+	char *dir = pf_xasprintf("%s/pftest.XXXXXX", tmp_base());
 
 	assert_non_null(mkdtemp(dir));
 	return dir;
@@ -90,14 +110,32 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
 		pf_profile_add_set(&prof, sets[i]);
 	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
 	assert_int_equal(pf_fs_open(root, &fs), 0);
+	if (c->flags & PF_CHECK_NEEDS_NODE) {
+		/* as main.c does: the inventory, read once before the check runs */
+		if (pf_node_load(fs, NULL, &ctx.node, &err) < 0)
+			fail_msg("cannot load the node under %s: %s", root, err ? err : "?");
+	}
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
 	run.check = c;
 	pf_run_inline(&ctx, &run);
 	*res = run.res;
 	pf_config_free(c, run.cfg);
+	pf_node_free(ctx.node);
 	pf_fs_free(fs);
 	pf_profile_release(&prof);
+}
+
+char *pf_test_gen_root(const char *args)
+{
+	char *dir = pf_test_mkdtemp();
+	char *cmd = pf_xasprintf("python3 '%s/tests/gen_root.py' '%s' %s", PF_SOURCE_DIR, dir, args);
+	int r = system(cmd);
+
+	free(cmd);
+	if (r != 0)
+		fail_msg("gen_root.py %s: exit status %d", args, r);
+	return dir;
 }
 
 const struct pf_finding *pf_test_finding(const struct pf_result *res, const char *subject)

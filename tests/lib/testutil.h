@@ -34,6 +34,13 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target);
 void pf_test_run_check(const char *name, const char *root, const struct pf_providers *prov,
 		       const char *const *sets, struct pf_result *res);
 
+/*
+ * Write a generated node with tests/gen_root.py @args ("--gpus 8 --nics 8
+ * --slow-port mlx5_3") into a fresh temporary directory and return it
+ * (malloc'ed; remove with pf_test_rmtree).  The root is the directory itself.
+ */
+char *pf_test_gen_root(const char *args);
+
 /* The first finding with @subject, or NULL. */
 const struct pf_finding *pf_test_finding(const struct pf_result *res, const char *subject);
 

@@ -22,15 +22,10 @@ struct genroot {
 /* Generate a root with gen_root.py @args and load it. */
 static void gen_load(struct genroot *g, const char *args)
 {
-	char cmd[PATH_MAX + 512];
 	char *err = NULL;
 
-	g->dir = pf_test_mkdtemp();
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s", PF_SOURCE_DIR, g->dir,
-		 args);
-	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "%s/root", g->dir);
-	assert_int_equal(pf_fs_open(cmd, &g->fs), 0);
+	g->dir = pf_test_gen_root(args);
+	assert_int_equal(pf_fs_open(g->dir, &g->fs), 0);
 	assert_int_equal(pf_node_load(g->fs, NULL, &g->node, &err), 0);
 	assert_null(err);
 	assert_string_equal(g->node->source, "sysfs");

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_nic_link_speed.c - nic_link_speed on roots written by
+ * tests/gen_root.py: healthy IB and RoCE, one slow port, a degraded width,
+ * a port down, an ignored port, RoCE MTU and netdev speed mismatches, a
+ * device without a PCI parent, a second HCA model, profile expectations,
+ * the linkmodes provider, no devices at all; and the real qib0 capture.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "preflight/net.h"
+#include "testutil.h"
+
+struct run {
+	char *root;
+	struct pf_result res;
+};
+
+static void run_on(struct run *r, const char *gen_args, const struct pf_providers *prov,
+		   const char *const *sets)
+{
+	r->root = pf_test_gen_root(gen_args);
+	pf_test_run_check("nic_link_speed", r->root, prov, sets, &r->res);
+}
+
+static void run_free(struct run *r)
+{
+	pf_result_release(&r->res);
+	pf_test_rmtree(r->root);
+	free(r->root);
+}
+
+static const struct pf_finding *finding(const struct run *r, const char *subject)
+{
+	const struct pf_finding *f = pf_test_finding(&r->res, subject);
+
+	if (!f)
+		fail_msg("no finding for %s", subject);
+	return f;
+}
+
+static double obs_num(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->observed, key);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("%s: observed.%s missing", f->subject, key);
+	return v->valuedouble;
+}
+
+static const char *obs_str(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->observed, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static size_t count(const struct run *r, enum pf_status st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->res.n_findings; i++)
+		n += r->res.findings[i].status == st;
+	return n;
+}
+
+static void test_healthy(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 8 --nics 8", NULL, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	assert_int_equal(count(&r, PF_STATUS_PASS), 8);
+	assert_string_equal(r.res.summary, "8 ports ACTIVE at 400 Gb/s");
+	f = finding(&r, "mlx5_0/1");
+	assert_true(obs_num(f, "rate_gbps") == 400);
+	assert_string_equal(obs_str(f, "width"), "4X");
+	assert_string_equal(obs_str(f, "speed"), "NDR");
+	assert_string_equal(obs_str(f, "state"), "ACTIVE");
+	assert_string_equal(obs_str(f, "phys_state"), "LinkUp");
+	assert_string_equal(obs_str(f, "netdev"), "ib0");
+	assert_null(f->remedy);
+	run_free(&r);
+}
+
+static void test_slow_port(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 4 --nics 4 --slow-port mlx5_3", NULL, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_FAIL);
+	assert_int_equal(count(&r, PF_STATUS_FAIL), 1);
+	f = finding(&r, "mlx5_3/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "100 Gb/s (4X EDR)"));
+	assert_non_null(strstr(f->message, "at least 400 Gb/s"));
+	assert_true(obs_num(f, "rate_gbps") == 100);
+	assert_true(cJSON_GetObjectItem(f->expected, "min_rate_gbps")->valuedouble == 400);
+	assert_non_null(strstr(f->remedy, "mlx5_3"));
+	assert_int_equal(finding(&r, "mlx5_2/1")->status, PF_STATUS_PASS);
+
+	/* without inference and without a profile rate there is nothing to compare with */
+	run_free(&r);
+	run_on(&r, "--gpus 4 --nics 4 --slow-port mlx5_3", NULL,
+	       (const char *const[]){ "nic_link_speed.infer=false", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+}
+
+static void test_degraded_width(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 4 --nics 4 --width-port mlx5_2", NULL, NULL);
+	f = finding(&r, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "200 Gb/s (2X NDR)"));
+	assert_non_null(strstr(f->message, "2 lanes"));
+	assert_string_equal(obs_str(f, "width"), "2X");
+	assert_string_equal(cJSON_GetObjectItem(f->expected, "width")->valuestring, "4X");
+	assert_int_equal(count(&r, PF_STATUS_FAIL), 1);
+	run_free(&r);
+}
+
+static void test_port_down(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 4 --nics 4 --down-port mlx5_1", NULL, NULL);
+	f = finding(&r, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "DOWN (Polling)"));
+	assert_string_equal(obs_str(f, "state"), "DOWN");
+	/* the rate of a port that is not ACTIVE is never judged or reported as its rate */
+	assert_null(cJSON_GetObjectItem(f->observed, "rate_gbps"));
+	assert_non_null(strstr(f->remedy, "Polling"));
+	assert_int_equal(count(&r, PF_STATUS_FAIL), 1);
+	run_free(&r);
+
+	/* RoCE: mlx5 shows 40 Gb/s (4X QDR) on a down port; that is not a slow port */
+	run_on(&r, "--gpus 4 --nics 4 --link-layer eth --down-port mlx5_0", NULL, NULL);
+	f = finding(&r, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "DOWN (Disabled)"));
+	assert_null(strstr(f->message, "40 Gb/s"));
+	assert_string_equal(obs_str(f, "rate_reported"), "40 Gb/sec (4X QDR)");
+	assert_non_null(strstr(f->remedy, "ip link set enp20s0np0 up"));
+	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_PASS);
+	run_free(&r);
+}
+
+static void test_ignored_port(void **state)
+{
+	struct run r = { 0 };
+
+	(void)state;
+	run_on(&r, "--gpus 6 --nics 6 --down-port mlx5_1 --slow-port mlx5_4", NULL,
+	       (const char *const[]){ "nic_link_speed.ignore=mlx5_1/1,mlx5_4", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(finding(&r, "mlx5_4/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(count(&r, PF_STATUS_PASS), 4);
+	run_free(&r);
+}
+
+static void test_roce_mtu_speed(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 4 --nics 4 --link-layer eth --mtu-port mlx5_1 "
+		   "--netdev-speed-port mlx5_2", NULL, NULL);
+	assert_int_equal(finding(&r, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(finding(&r, "mlx5_0/1"), "netdev"), "enp20s0np0");
+	f = finding(&r, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "MTU 1500 gives RoCE MTU 1024, expected 4096"));
+	assert_true(obs_num(f, "netdev_mtu") == 1500);
+	assert_non_null(strstr(f->remedy, "enp28s0np0"));
+	f = finding(&r, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "100000 Mb/s"));
+	assert_true(obs_num(f, "netdev_speed_mbps") == 100000);
+	run_free(&r);
+
+	/* enough for a 4096 RoCE MTU but below the site MTU: a warning */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --mtu-port mlx5_1 --roce-mtu-bad 4200",
+	       NULL, NULL);
+	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_WARN);
+	assert_int_equal(r.res.status, PF_STATUS_WARN);
+	run_free(&r);
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --mtu-port mlx5_1 --roce-mtu-bad 4200",
+	       NULL, (const char *const[]){ "nic_link_speed.roce_netdev_mtu=0", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+}
+
+static int fake_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)
+{
+	(void)ctx;
+	if (!strcmp(ifname, "enp28s0np0"))
+		return -EOPNOTSUPP; /* falls back to sysfs */
+	*ret = (struct pf_linkmodes){ .speed_mbps = 200000, .lanes = 4, .duplex = 1 };
+	return 0;
+}
+
+static void test_linkmodes_provider(void **state)
+{
+	struct pf_providers prov = pf_providers_recorded;
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	prov.name = "test";
+	prov.linkmodes = fake_linkmodes;
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth", &prov, NULL);
+	f = finding(&r, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "200000 Mb/s (ethtool)"));
+	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_PASS);
+	run_free(&r);
+
+	prov.linkmodes = NULL; /* a table without the function: sysfs speed */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth", &prov, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+}
+
+static void test_profile_expectations(void **state)
+{
+	struct run r = { 0 };
+
+	(void)state;
+	run_on(&r, "--gpus 4 --nics 4 --rate 200", NULL,
+	       (const char *const[]){ "nic_link_speed.min_rate_gbps=400", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_FAIL);
+	assert_int_equal(count(&r, PF_STATUS_FAIL), 4);
+	run_free(&r);
+
+	run_on(&r, "--gpus 4 --nics 4", NULL,
+	       (const char *const[]){ "nic_link_speed.expected_ports=8", NULL });
+	assert_int_equal(finding(&r, "ports")->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(finding(&r, "ports")->message, "4 RDMA ports, expected 8"));
+	run_free(&r);
+}
+
+static void test_models_and_virtual(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	/* a 200 Gb/s ConnectX-6 beside 400 Gb/s ConnectX-7s is a different model */
+	run_on(&r, "--gpus 4 --nics 4 --storage-nic --no-pci-parent-dev scif0", NULL, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	f = finding(&r, "mlx5_4/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_true(obs_num(f, "rate_gbps") == 200);
+	assert_string_equal(obs_str(f, "model"), "MT4123 IB");
+	assert_int_equal(finding(&r, "scif0")->status, PF_STATUS_SKIP);
+	run_free(&r);
+}
+
+static void test_no_devices(void **state)
+{
+	struct run r = { 0 };
+
+	(void)state;
+	run_on(&r, "--gpus 2 --nics 0", NULL, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(r.res.summary, "no RDMA devices"));
+	run_free(&r);
+	/* unless the profile says there must be some */
+	run_on(&r, "--gpus 2 --nics 0", NULL,
+	       (const char *const[]){ "nic_link_speed.expected_ports=1", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_FAIL);
+	run_free(&r);
+}
+
+static void test_capture_qib(void **state)
+{
+	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	const char *shared = getenv("PF_SHARED_DIR");
+	pf_autofree char *tmp = NULL;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2",
+		 shared ? shared : PF_SHARED_DIR);
+	if (access(path, R_OK) < 0) {
+		print_message("skip: %s absent\n", path);
+		skip();
+	}
+	tmp = pf_test_mkdtemp();
+	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/40intel64-2g2n4c+pci", tmp);
+	pf_test_run_check("nic_link_speed", path, NULL, NULL, &res);
+	f = pf_test_finding(&res, "qib0/1");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(f->message, "ACTIVE at 40 Gb/s (4X QDR)");
+	/* a single port: nothing to infer from; a profile rate still applies */
+	pf_result_release(&res);
+	pf_test_run_check("nic_link_speed", path, NULL,
+			  (const char *const[]){ "nic_link_speed.min_rate_gbps=56", NULL }, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	pf_test_rmtree(tmp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_slow_port),
+		cmocka_unit_test(test_degraded_width),
+		cmocka_unit_test(test_port_down),
+		cmocka_unit_test(test_ignored_port),
+		cmocka_unit_test(test_roce_mtu_speed),
+		cmocka_unit_test(test_linkmodes_provider),
+		cmocka_unit_test(test_profile_expectations),
+		cmocka_unit_test(test_models_and_virtual),
+		cmocka_unit_test(test_no_devices),
+		cmocka_unit_test(test_capture_qib),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
