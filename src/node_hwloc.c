@@ -18,6 +18,7 @@
  * into the model.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 
 #include <hwloc.h>
@@ -26,6 +27,9 @@
 
 PF_DEFINE_AUTO(topology_destroy, hwloc_topology_t, hwloc_topology_destroy)
 #define pf_autotopo PF_CLEANUP(pf_topology_destroyp)
+
+/* Largest export read into memory (a 16-GPU node's is under 1 MiB). */
+#define XML_MAX (64u << 20)
 
 /* Longest bridge chain we follow above a function. */
 #define CHAIN_MAX 32
@@ -57,41 +61,122 @@ static void format_bdf(hwloc_obj_t o, char out[16])
 		 o->attr->pcidev.dev, o->attr->pcidev.func);
 }
 
-/* The XML's <topology version="...">, for the error message; "" if none. */
-static void xml_version(const char *path, char *out, size_t len)
+/* Read all of @fd, NUL-terminated; -EFBIG past XML_MAX. */
+static int read_all(int fd, char **ret, size_t *ret_len)
 {
-	pf_autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char buf[1024], *p;
-	ssize_t n;
+	pf_autofree char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			if (cap >= XML_MAX)
+				return -EFBIG;
+			cap = cap ? cap * 2 : 65536;
+			buf = pf_xrealloc(buf, cap + 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf)
+		buf = pf_xmalloc(1);
+	buf[len] = '\0';
+	*ret_len = len;
+	*ret = PF_TAKE_PTR(buf);
+	return 0;
+}
+
+/*
+ * The version attribute of the <topology> element ("2.0", "3.0") into @out,
+ * "" when there is none (hwloc 1.x wrote none).  Returns a pointer to the
+ * value in @xml, or NULL.
+ */
+static char *xml_version(char *xml, char *out, size_t len)
+{
+	char *p = strstr(xml, "<topology"), *end;
 	size_t k = 0;
 
 	out[0] = '\0';
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	p = strstr(buf, "<topology");
-	if (!p || !(p = strstr(p, "version=\"")))
-		return;
-	p += strlen("version=\"");
-	while (p[k] && p[k] != '"' && k + 1 < len && k < 16) {
+	if (!p)
+		return NULL;
+	end = strchr(p, '>');
+	p = strstr(p, " version=\"");
+	if (!p || (end && p > end))
+		return NULL;
+	p += strlen(" version=\"");
+	while (p[k] && p[k] != '"' && k + 1 < len) {
 		out[k] = p[k];
 		k++;
 	}
 	out[k] = '\0';
+	return p;
 }
 
-static char *load_error(const char *path, int err)
-{
-	char ver[20];
+/* hwloc 3 OS device type bits, and the hwloc 2 type each maps to (first match wins). */
+static const struct {
+	unsigned long bit;
+	int v2;
+} osdev_v3[] = {
+	{ 1UL << 5, 3 }, /* OPENFABRICS (mlx5_0 is NETWORK|OPENFABRICS) */
+	{ 1UL << 4, 2 }, /* NETWORK */
+	{ 1UL << 3, 5 }, /* COPROC (nvml0 is GPU|COPROC) */
+	{ 1UL << 2, 1 }, /* GPU */
+	{ 1UL << 6, 4 }, /* DMA */
+	{ 1UL << 1, 0 }, /* MEMORY: hwloc 2 calls dax devices BLOCK */
+	{ 1UL << 0, 0 }, /* STORAGE */
+};
 
-	xml_version(path, ver, sizeof(ver));
+/*
+ * hwloc 3 exports (XML 3.0) differ from 2.x ones in what this loader needs
+ * only by osdev_type, a bitmask there.  Rewrite the version to 2.0 and each
+ * osdev_type to its hwloc 2 value; the rest (extra attributes, a topology
+ * <info>) hwloc 2 ignores.  Returns a new buffer.
+ */
+static char *downgrade_v3(const char *xml, size_t len)
+{
+	static const char attr[] = "osdev_type=\"";
+	char *out = pf_xmalloc(len + 1), *o = out, ver[8];
+	const char *p = xml, *hit;
+	char *v;
+
+	while ((hit = strstr(p, attr))) {
+		unsigned long bits;
+		char *end;
+		int v2 = 0;
+
+		hit += strlen(attr);
+		memcpy(o, p, (size_t)(hit - p));
+		o += hit - p;
+		bits = strtoul(hit, &end, 10);
+		for (size_t i = 0; i < PF_ARRAY_SIZE(osdev_v3); i++)
+			if (bits & osdev_v3[i].bit) {
+				v2 = osdev_v3[i].v2;
+				break;
+			}
+		*o++ = (char)('0' + v2); /* never longer than the bitmask it replaces */
+		p = end;
+	}
+	strcpy(o, p);
+	v = xml_version(out, ver, sizeof(ver));
+	if (v && v[0] == '3')
+		v[0] = '2';
+	return out;
+}
+
+static char *load_error(const char *path, const char *ver, int err)
+{
 	if (ver[0] && strtoul(ver, NULL, 10) > HWLOC_API_VERSION >> 16)
 		return pf_xasprintf("%s: lstopo XML version %s comes from a newer hwloc than the "
-				    "one this build uses, which reads XML versions up to %u.x; "
-				    "export the topology with hwloc %u (lstopo --of xml FILE)",
+				    "one this build uses, which reads XML versions up to %u.x (and "
+				    "3.0); export the topology with hwloc %u (lstopo --of xml FILE)",
 				    path, ver, HWLOC_API_VERSION >> 16, HWLOC_API_VERSION >> 16);
 	return pf_xasprintf("%s: hwloc cannot read this file as an lstopo XML export%s%s",
 			    path, err ? ": " : "", err ? strerror(err) : "");
@@ -150,83 +235,74 @@ static char *synth_path(hwloc_obj_t o)
 	return pf_xstrdup(buf);
 }
 
-static int cmp_pci(const void *a, const void *b)
+/* PCI functions in BDF order; equal BDFs (only synthetic exports have them) by hwloc index. */
+static int cmp_obj(const void *a, const void *b)
 {
-	return strcmp(((const struct pf_pci_dev *)a)->bdf, ((const struct pf_pci_dev *)b)->bdf);
+	hwloc_obj_t x = *(hwloc_obj_t const *)a, y = *(hwloc_obj_t const *)b;
+	const struct hwloc_pcidev_attr_s *p = &x->attr->pcidev, *q = &y->attr->pcidev;
+
+	if (p->domain != q->domain)
+		return p->domain < q->domain ? -1 : 1;
+	if (p->bus != q->bus)
+		return p->bus < q->bus ? -1 : 1;
+	if (p->dev != q->dev)
+		return p->dev < q->dev ? -1 : 1;
+	if (p->func != q->func)
+		return p->func < q->func ? -1 : 1;
+	return x->gp_index < y->gp_index ? -1 : x->gp_index > y->gp_index;
 }
 
-/* Index of the upstream bridge: the path component before the last; -1 at a root port. */
-static int parent_index(const struct pf_node *node, const char *path)
+/* Index in node->pci of a PCI function object (set in its userdata by load_pci), or -1. */
+static int pci_index(hwloc_obj_t o)
 {
-	const char *slash = strrchr(path, '/'), *prev = slash;
-	char up[16];
-	size_t len;
-
-	while (prev > path && *--prev != '/')
-		;
-	len = (size_t)(slash - prev);
-	if (len < 2 || len > sizeof(up))
+	if (!o || !is_pci_function(o) || !o->userdata)
 		return -1;
-	memcpy(up, prev + 1, len - 1);
-	up[len - 1] = '\0';
-	for (size_t j = 0; j < node->n_pci; j++)
-		if (!strcmp(node->pci[j].bdf, up))
-			return (int)j;
-	return -1;
+	return (int)((uintptr_t)o->userdata - 1);
 }
 
 static void load_pci(hwloc_topology_t topo, struct pf_node *node)
 {
-	size_t cap = 0, n_gpus = 0;
+	pf_autofree hwloc_obj_t *objs = NULL;
+	size_t n = 0, n_gpus = 0;
 
 	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));)
-		cap++;
+		n++;
 	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_bridge(topo, o));)
-		cap++;
-	node->pci = pf_xcalloc(cap + 1, sizeof(*node->pci));
-	for (int pass = 0; pass < 2; pass++) {
-		hwloc_obj_type_t type = pass == 0 ? HWLOC_OBJ_PCI_DEVICE : HWLOC_OBJ_BRIDGE;
+		n++;
+	objs = pf_xcalloc(n + 1, sizeof(*objs));
+	n = 0;
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));)
+		objs[n++] = o;
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_bridge(topo, o));)
+		if (is_pci_function(o))
+			objs[n++] = o;
+	qsort(objs, n, sizeof(*objs), cmp_obj);
 
-		for (hwloc_obj_t o = NULL; (o = hwloc_get_next_obj_by_type(topo, type, o));) {
-			struct pf_pci_dev *d;
+	node->pci = pf_xcalloc(n + 1, sizeof(*node->pci));
+	for (size_t k = 0; k < n; k++) {
+		struct pf_pci_dev *d = &node->pci[k];
+		hwloc_obj_t o = objs[k];
 
-			if (!is_pci_function(o) || node->n_pci == cap)
-				continue;
-			d = &node->pci[node->n_pci++];
-			format_bdf(o, d->bdf);
-			d->path = synth_path(o);
-			d->vendor = o->attr->pcidev.vendor_id;
-			d->device = o->attr->pcidev.device_id;
-			d->class = (uint32_t)o->attr->pcidev.class_id << 8;
-			d->parent = -1;
-			locality(topo, o, d);
-		}
+		format_bdf(o, d->bdf);
+		d->path = synth_path(o);
+		d->vendor = o->attr->pcidev.vendor_id;
+		d->device = o->attr->pcidev.device_id;
+		d->class = (uint32_t)o->attr->pcidev.class_id << 8;
+		locality(topo, o, d);
+		o->userdata = (void *)(uintptr_t)(k + 1);
 	}
-	qsort(node->pci, node->n_pci, sizeof(*node->pci), cmp_pci);
+	node->n_pci = n;
 
-	node->gpus = pf_xcalloc(node->n_pci + 1, sizeof(*node->gpus));
-	for (size_t k = 0; k < node->n_pci; k++) {
+	node->gpus = pf_xcalloc(n + 1, sizeof(*node->gpus));
+	for (size_t k = 0; k < n; k++) {
 		struct pf_pci_dev *d = &node->pci[k];
 
-		d->parent = parent_index(node, d->path);
+		d->parent = pci_index(objs[k]->parent);
 		if (d->vendor == PF_PCI_VENDOR_NVIDIA &&
 		    ((d->class >> 8) == 0x0300 || (d->class >> 8) == 0x0302))
 			node->gpus[n_gpus++].pci = (int)k;
 	}
 	node->n_gpus = n_gpus;
-}
-
-static int pci_index(const struct pf_node *node, hwloc_obj_t pci)
-{
-	char bdf[16];
-
-	if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE)
-		return -1;
-	format_bdf(pci, bdf);
-	for (size_t i = 0; i < node->n_pci; i++)
-		if (!strcmp(node->pci[i].bdf, bdf))
-			return (int)i;
-	return -1;
 }
 
 static const char *const port_states[] = {
@@ -266,8 +342,12 @@ static void load_ports(hwloc_obj_t o, const struct pf_pci_dev *pci, struct pf_rd
 				port->state_name = pf_xstrdup(port_states[s]);
 			}
 		}
-		/* the export has no link layer: the PCI class says how the port is configured */
-		if (pci && pci->class >> 8 == 0x0207)
+		/*
+		 * The export has no link layer: the PCI class says how the port is
+		 * configured (0x0207 InfiniBand controller, 0x0c06 InfiniBand
+		 * serial bus, 0x0200 Ethernet).
+		 */
+		if (pci && (pci->class >> 8 == 0x0207 || pci->class >> 8 == 0x0c06))
 			port->link_layer = PF_LINK_IB;
 		else if (pci && pci->class >> 8 == 0x0200)
 			port->link_layer = PF_LINK_ETH;
@@ -292,7 +372,7 @@ static void load_osdevs(hwloc_topology_t topo, struct pf_node *node)
 
 		if (!osdev_is(o, true) || !o->name)
 			continue;
-		pci = pci_index(node, o->parent);
+		pci = pci_index(o->parent);
 		if (pci < 0) {
 			pf_node_note(node, "%s: RDMA device without a PCI parent, skipped", o->name);
 			continue;
@@ -314,7 +394,7 @@ static void load_osdevs(hwloc_topology_t topo, struct pf_node *node)
 		nd->rdma_dev = -1;
 		nd->speed_mbps = -1;
 		nd->mtu = -1;
-		pci = pci_index(node, o->parent);
+		pci = pci_index(o->parent);
 		port = hwloc_obj_get_info_by_name(o, "Port");
 		for (size_t r = 0; pci >= 0 && r < node->n_rdma; r++) {
 			struct pf_rdma_dev *d = &node->rdma[r];
@@ -368,16 +448,28 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 {
 	pf_autotopo hwloc_topology_t topo = NULL;
 	pf_autonode struct pf_node *node = NULL;
+	pf_autofree char *xml = NULL, *v2 = NULL;
 	pf_autoclose int fd = -1;
+	unsigned long major;
+	char ver[16];
+	size_t len = 0;
+	int r;
 
 	(void)fs; /* the path is in the host filesystem (see node.h) */
 	fd = open(xml_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int r = -errno;
-
-		return fail(ret_err, pf_xasprintf("%s: cannot open the topology: %s", xml_path,
+	r = fd < 0 ? -errno : read_all(fd, &xml, &len);
+	if (r < 0)
+		return fail(ret_err, pf_xasprintf("%s: cannot read the topology: %s", xml_path,
 						  strerror(-r)), r);
+	xml_version(xml, ver, sizeof(ver));
+	major = strtoul(ver, NULL, 10);
+	if (major == 3 && HWLOC_API_VERSION >> 16 == 2) {
+		v2 = downgrade_v3(xml, len);
+		len = strlen(v2);
+	} else if (major > HWLOC_API_VERSION >> 16 || len > INT_MAX - 1) {
+		return fail(ret_err, load_error(xml_path, ver, 0), -EINVAL);
 	}
+
 	if (hwloc_topology_init(&topo) < 0) {
 		topo = NULL;
 		return fail(ret_err, pf_xasprintf("%s: cannot initialise hwloc", xml_path), -ENOMEM);
@@ -387,13 +479,19 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 					      blacklist[i]);
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
 	errno = 0;
-	if (hwloc_topology_set_xml(topo, xml_path) < 0 || hwloc_topology_load(topo) < 0)
-		return fail(ret_err, load_error(xml_path, errno == EINVAL ? 0 : errno), -EINVAL);
+	if (hwloc_topology_set_xmlbuffer(topo, v2 ? v2 : xml, (int)len + 1) < 0 ||
+	    hwloc_topology_load(topo) < 0)
+		return fail(ret_err, load_error(xml_path, ver, errno == EINVAL ? 0 : errno),
+			    -EINVAL);
 
 	node = pf_node_new("hwloc");
 	load_numa(topo, node);
 	load_pci(topo, node);
 	load_osdevs(topo, node);
+	if (v2)
+		pf_node_note(node, "%s: an hwloc 3 export (XML %s), read by hwloc %u as XML 2.0 "
+			     "with its OS device types translated", xml_path, ver,
+			     HWLOC_API_VERSION >> 16);
 	pf_node_note(node, "%s: an lstopo export has no PCIe link speeds or widths and no port "
 		     "rates, widths, physical states or MTUs; link layers come from the PCI class",
 		     xml_path);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # --topology FILE and <root>/preflight/topology.xml: gpu_nic_numa on real
-# lstopo exports (JUWELS Booster passes, JUSUF fails on its NUMA mismatch),
+# lstopo exports (JUWELS Booster passes, JUSUF fails on its NUMA mismatch,
+# the DGX-2's hwloc 3 export skips: no NIC),
 # and an XML hwloc cannot read is a clear error (exit 64 for --topology,
 # 2 for a root's own file), never a crash.
 . "$(dirname "$0")/lib.sh"
@@ -40,20 +41,22 @@ if [ -r "$XML/topo.jwb0001.xml" ]; then
 	pf --root "$T/root" --only gpu_nic_numa --format json
 	expect_rc 1 "<root>/preflight/topology.xml"
 
-	# an export newer than this hwloc: named, and why
-	if [ -r "$XML/32em64t-2n8c2t-pci-normalio.xml" ]; then
-		pf --root "$EMPTY" --topology "$XML/32em64t-2n8c2t-pci-normalio.xml" --only gpu_nic_numa
-		if [ "$rc" -eq 0 ]; then
-			ok "this hwloc reads XML 3.0"
-		else
-			expect_rc 64 "XML version 3.0"
-			expect_err "32em64t-2n8c2t-pci-normalio.xml"
-			expect_err "version 3.0"
-		fi
+	# hwloc 3 exports (XML 3.0) are read too: a DGX-2 without NICs skips
+	if [ -r "$XML/nvidiaDGX2.xml" ]; then
+		topo "$XML/nvidiaDGX2.xml" 0 skip
+		grep -q "16 GPUs but no RDMA NIC" "$T/out" && ok "DGX-2: 16 GPUs, no NIC" ||
+			not_ok "DGX-2: $(head -c 300 "$T/out")"
 	fi
 else
 	echo "skip: $XML absent: real lstopo exports not checked"
 fi
+
+# a version this hwloc does not know: exit 64, named, and why
+printf '<?xml version="1.0"?>\n<topology version="9.0">\n<object type="Machine"/>\n</topology>\n' >"$T/v9.xml"
+pf --root "$EMPTY" --topology "$T/v9.xml" --only gpu_nic_numa
+expect_rc 64 "XML version 9.0"
+expect_err "$T/v9.xml"
+expect_err "version 9.0"
 
 # corrupt XML: exit 64 naming the file, nothing on stdout, no crash
 printf '<?xml version="1.0"?>\n<topology>\n<object type="Machine" os_index=' >"$T/corrupt.xml"

@@ -564,42 +564,89 @@ static void test_xml_others(void **state)
 	pf_node_free(node);
 }
 
-/* XML version 3.0 (hwloc 3.x) exports: a clear error that says why, never a crash. */
-static void test_xml_unreadable(void **state)
+/* hwloc 3 exports (XML 3.0): read through the osdev type translation. */
+static void test_xml_v3(void **state)
 {
-	static const char *const files[][2] = {
-		{ "hwloc-xml", "nvidiaDGX2.xml" },
-		{ "hwloc-xml", "32em64t-2n8c2t-pci-normalio.xml" },
-		{ "hwloc-xml", "24em64t-2n6c2t-pci.xml" },
-		{ "hwloc-linux", "40intel64-2g2n4c+pcilocality.xml" },
-		{ "hwloc-linux", "32em64t-2n8c+dax+nvme+mic+dimms.xml" },
-	};
-	size_t seen = 0;
+	const struct pf_rdma_dev *rdma;
+	struct pf_node *node;
+	struct pf_result res;
+	char *err = NULL;
+	int r;
 
 	(void)state;
-	for (size_t i = 0; i < PF_ARRAY_SIZE(files); i++) {
-		struct pf_node *node;
-		char *err = NULL;
-		int r;
-
-		if (!load_xml(files[i][0], files[i][1], &node, &r, &err))
-			continue;
-		seen++;
-		if (r == 0) {
-			/* a newer hwloc than 2.9 may read them: then they must load cleanly */
-			assert_non_null(node);
-			pf_node_free(node);
-			continue;
-		}
-		assert_int_equal(r, -EINVAL);
-		assert_null(node);
-		assert_non_null(err);
-		assert_non_null(strstr(err, files[i][1]));
-		assert_non_null(strstr(err, "version 3.0"));
-		free(err);
-	}
-	if (!seen)
+	/* DGX-2: 16 GPUs behind two levels of PLX switches, no NIC in the export */
+	if (!load_xml("hwloc-xml", "nvidiaDGX2.xml", &node, &r, &err))
 		skip();
+	if (r < 0)
+		fail_msg("%s", err);
+	assert_int_equal(node->n_gpus, 16);
+	assert_int_equal(node->n_rdma, 0);
+	assert_non_null(strstr(node->notes[0], "hwloc 3 export"));
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.summary, "16 GPUs but no RDMA NIC"));
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/* X58, two sockets: mlx4_0 and one Tesla on the first, two Teslas alone on the second */
+	assert_true(load_xml("hwloc-xml", "24em64t-2n6c2t-pci.xml", &node, &r, &err));
+	assert_int_equal(r, 0);
+	assert_int_equal(node->n_gpus, 3);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_finding(&res, "0000:06:00.0")->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(pf_test_finding(&res, "0000:06:00.0"), "class"), "PHB");
+	assert_string_equal(obs_str(pf_test_finding(&res, "0000:06:00.0"), "nic"), "mlx4_0");
+	assert_int_equal(pf_test_finding(&res, "0000:11:00.0")->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(pf_test_finding(&res, "0000:11:00.0"), "class"), "SYS");
+	assert_int_equal(pf_test_finding(&res, "0000:14:00.0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/*
+	 * A synthetic export in which 0000:04:00.0 names two functions, a SATA
+	 * controller on socket 0 and the HCA on socket 1: each keeps its own.
+	 */
+	assert_true(load_xml("hwloc-xml", "32em64t-2n8c2t-pci-normalio.xml", &node, &r, &err));
+	assert_int_equal(r, 0);
+	rdma = pf_node_rdma(node, "mlx5_0");
+	assert_non_null(rdma);
+	assert_int_equal(node->pci[rdma->pci].numa_node, 1);
+	assert_int_equal(node->pci[rdma->pci].vendor, PF_PCI_VENDOR_MELLANOX);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_finding(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_finding(&res, "0000:83:00.0")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/* hwloc's Linux captures: no GPU; the HCAs with their NUMA node and port */
+	assert_true(load_xml("hwloc-linux", "40intel64-2g2n4c+pcilocality.xml", &node, &r, &err));
+	assert_int_equal(r, 0);
+	rdma = pf_node_rdma(node, "qib0");
+	assert_non_null(rdma);
+	assert_string_equal(node->pci[rdma->pci].bdf, "0000:43:00.0");
+	/* exported with HWLOC_PCI_LOCALITY forcing it near a group of NUMA nodes 1 and 3 */
+	assert_int_equal(node->pci[rdma->pci].numa_node, -1);
+	assert_non_null(node->pci[rdma->pci].local_cpulist);
+	assert_int_equal(rdma->n_ports, 1);
+	assert_int_equal(rdma->ports[0].state, 4);
+	assert_int_equal(rdma->ports[0].link_layer, PF_LINK_IB); /* class 0x0c06 */
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	assert_true(load_xml("hwloc-linux", "32em64t-2n8c+dax+nvme+mic+dimms.xml", &node, &r, &err));
+	assert_int_equal(r, 0);
+	rdma = pf_node_rdma(node, "mlx4_0");
+	assert_non_null(rdma);
+	assert_string_equal(node->pci[rdma->pci].bdf, "0000:82:00.0");
+	assert_int_equal(node->pci[rdma->pci].numa_node, 1);
+	assert_string_equal(node->pci[rdma->pci].local_cpulist, "8-15");
+	assert_non_null(pf_node_netdev(node, "ib0"));
+	assert_int_equal(pf_node_netdev(node, "ib0")->rdma_dev, rdma - node->rdma);
+	pf_node_free(node);
 }
 
 static void test_xml_errors(void **state)
@@ -620,6 +667,16 @@ static void test_xml_errors(void **state)
 	snprintf(path, sizeof(path), "%s/empty.xml", dir);
 	assert_int_equal(pf_node_load_hwloc(NULL, path, &node, &err), -EINVAL);
 	assert_non_null(strstr(err, path));
+	free(err);
+	err = NULL;
+
+	/* a version this hwloc does not know: said so, naming the file */
+	pf_test_write(dir, "v9.xml", "<?xml version=\"1.0\"?>\n<topology version=\"9.0\">\n"
+		      "<object type=\"Machine\"/>\n</topology>\n");
+	snprintf(path, sizeof(path), "%s/v9.xml", dir);
+	assert_int_equal(pf_node_load_hwloc(NULL, path, &node, &err), -EINVAL);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "version 9.0"));
 	free(err);
 	err = NULL;
 
@@ -848,7 +905,7 @@ int main(void)
 		cmocka_unit_test(test_xml_juwels_booster),
 		cmocka_unit_test(test_xml_jusuf),
 		cmocka_unit_test(test_xml_others),
-		cmocka_unit_test(test_xml_unreadable),
+		cmocka_unit_test(test_xml_v3),
 		cmocka_unit_test(test_gen_healthy),
 		cmocka_unit_test(test_gen_gpu_without_nic),
 		cmocka_unit_test(test_gen_nic_wrong_socket),
