@@ -172,26 +172,41 @@ static const char *class_name(enum ctr_class c)
 	return names[c];
 }
 
-static const char *remedy_for(enum ctr_class worst, bool saturated)
+/*
+ * The remedy for the worst class seen on port @p (CTR_INFO: only saturated
+ * counters); @history adds the snapshot caveat.
+ */
+static void add_remedy(struct pf_finding *f, const struct port *p, enum ctr_class worst,
+		       bool saturated, bool history)
 {
+	char clear[96], tail[256];
+
+	snprintf(clear, sizeof(clear), "perfquery -R -C %s -P %u", p->dev, p->num);
+	snprintf(tail, sizeof(tail), "%s%s",
+		 saturated && worst != CTR_INFO ? "; saturated counters hide new errors until "
+						  "cleared" : "",
+		 history ? "; a recorded root holds values since boot, so confirm on the node "
+			   "itself, where preflight compares two samples" : "");
 	switch (worst) {
 	case CTR_HARD:
-		return "the link went down, retrained or corrupted packets: reseat or replace the "
-		       "cable or transceiver of this port, check the peer switch port's counters "
-		       "(ibqueryerrors, or the switch CLI), then clear the counters "
-		       "(perfquery -x -R -C <dev> -P <port>) and rerun";
+		pf_remedy(f, "the link went down, retrained or corrupted packets: reseat or replace "
+			  "the cable or transceiver of this port, check the peer switch port's "
+			  "counters (ibqueryerrors, or the switch CLI), then clear the counters (%s) "
+			  "and rerun%s", clear, tail);
+		break;
 	case CTR_SOFT:
-		return "a marginal link shows these first: clear the counters "
-		       "(perfquery -x -R -C <dev> -P <port>) and rerun; if they keep growing, "
-		       "replace the cable or transceiver";
+		pf_remedy(f, "a marginal link shows these first: clear the counters (%s) and rerun; "
+			  "if they keep growing, replace the cable or transceiver%s", clear, tail);
+		break;
 	case CTR_TRANSPORT:
-		return "packets were lost or reordered on the fabric: on RoCE check PFC/ECN "
-		       "(the pfc_pause check) and the switches' drop counters; on InfiniBand look "
-		       "for congestion or a flapping link along the path";
-	default:
-		return saturated ? "clear the saturated counters (perfquery -x -R -C <dev> -P <port>) "
-				   "so new errors become visible"
-				 : NULL;
+		pf_remedy(f, "packets were lost or reordered on the fabric: on RoCE check PFC/ECN "
+			  "(the pfc_pause check) and the switches' drop counters; on InfiniBand look "
+			  "for congestion or a flapping link along the path%s", tail);
+		break;
+	default: /* only saturated counters */
+		pf_remedy(f, "clear the saturated counters (%s) so new errors become visible%s",
+			  clear, tail);
+		break;
 	}
 }
 
@@ -314,7 +329,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 			   "(%zu counters)", window_ms / 1000, n_judged);
 	} else {
 		f = pf_add(res, st, p->subject, "%s in %.1f s", list, window_ms / 1000);
-		pf_remedy(f, "%s", remedy_for(worst, any_saturated));
+		add_remedy(f, p, worst, any_saturated, false);
 	}
 	pf_obs_num(f, "window_ms", window_ms);
 	pf_obs_json(f, "increase", inc);
@@ -393,9 +408,7 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	} else {
 		f = pf_add(res, st, p->subject, "%s over %s (since boot or last clear)", list,
 			   when);
-		pf_remedy(f, "%s; a recorded root holds values since boot, so confirm on the node "
-			  "itself, where preflight compares two samples", remedy_for(worst, any_saturated)
-			  ?: remedy_for(CTR_INFO, true));
+		add_remedy(f, p, worst, any_saturated, true);
 	}
 	if (uptime_s > 0)
 		pf_obs_num(f, "uptime_s", uptime_s);
