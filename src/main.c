@@ -343,6 +343,10 @@ static int run_checks(struct pf_opts *o)
 		pf_result_init(&runs[n].res);
 		n++;
 	}
+	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
+	if (n == 0)
+		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
+				   o->only ? o->only : "", o->skip ? o->skip : "");
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);

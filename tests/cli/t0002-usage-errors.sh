@@ -14,6 +14,9 @@ expect_usage "'nosuch'" --root "$pass" --only memlock,nosuch
 expect_usage "'nosuch'" --root "$pass" --skip nosuch
 expect_usage "'nosuch'" --describe nosuch
 expect_usage "'yaml'" --root "$pass" --format yaml
+# an empty selection would pass every node
+expect_usage "no check selected" --root "$pass" --only ''
+expect_usage "no check selected" --root "$pass" --only memlock --skip memlock,sysctl
 
 # --set: unknown check, unknown key, bad value type, out of range, bad syntax
 expect_usage "'nocheck'" --root "$pass" --set nocheck.min_kib=1
