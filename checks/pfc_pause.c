@@ -55,6 +55,7 @@ static const struct pf_param pfc_pause_params[] = {
 /* Everything read about one RoCE netdev. */
 struct roce_if {
 	const char *name;
+	bool live;
 	char port[64]; /* "mlx5_0/1" */
 	int r_pfc, r_pause, r_stats, r_after;
 	struct pf_pfc pfc;
@@ -101,7 +102,14 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 	else
 		snprintf(pause_txt, sizeof(pause_txt), "global pause %s", outcome(nd->r_pause));
 
-	if (nd->r_pfc < 0 && nd->r_pfc != -EOPNOTSUPP && nd->r_pfc != -ENOENT) {
+	if (nd->r_pfc == -EINVAL && !nd->live) {
+		f = pf_add(res, PF_STATUS_ERROR, nd->name,
+			   "%s: preflight/dcb/%s/pfc is not `dcb pfc show` output", nd->port, nd->name);
+	} else if (nd->r_pause == -EINVAL && !nd->live) {
+		f = pf_add(res, PF_STATUS_ERROR, nd->name,
+			   "%s: preflight/ethtool/%s/pause is not `ethtool -a` output", nd->port,
+			   nd->name);
+	} else if (nd->r_pfc < 0 && nd->r_pfc != -EOPNOTSUPP && nd->r_pfc != -ENOENT) {
 		f = pf_add(res, PF_STATUS_ERROR, nd->name, "cannot read the PFC configuration (%s): %s",
 			   nd->port, strerror(-nd->r_pfc));
 	} else if (nd->r_pause < 0 && nd->r_pause != -EOPNOTSUPP && nd->r_pause != -ENOENT) {
@@ -448,6 +456,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	}
 
 	for (size_t i = 0; i < n; i++) {
+		nds[i].live = pf_fs_is_live(ctx->fs);
 		nds[i].r_pfc = prov->pfc(ctx, nds[i].name, &nds[i].pfc);
 		nds[i].r_pause = prov->pause(ctx, nds[i].name, &nds[i].pause);
 		nds[i].r_stats = prov->ethtool_stats(ctx, nds[i].name, 0, &nds[i].s0);
@@ -470,8 +479,14 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 			char subject[96];
 
 			snprintf(subject, sizeof(subject), "%s/counters", nd->name);
-			pf_add(res, PF_STATUS_ERROR, subject, "%s: cannot read driver statistics: %s",
-			       nd->port, strerror(-nd->r_stats));
+			if (nd->r_stats == -EINVAL && !nd->live)
+				pf_add(res, PF_STATUS_ERROR, subject,
+				       "%s: preflight/ethtool/%s/stats is not `ethtool -S` output",
+				       nd->port, nd->name);
+			else
+				pf_add(res, PF_STATUS_ERROR, subject,
+				       "%s: cannot read driver statistics: %s", nd->port,
+				       strerror(-nd->r_stats));
 		} else if (nd->r_after < 0 && nd->r_after != -ENODATA && nd->r_after != -ENOENT) {
 			char subject[96];
 

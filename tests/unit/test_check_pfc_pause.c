@@ -441,8 +441,14 @@ static void test_not_captured_and_unsupported(void **state)
 
 	/* A capture that is not the tool's output is an error for that netdev. */
 	put(&fx, fx.ifs[0], "dcb", "hello\n");
+	put(&fx, fx.ifs[0], "stats", "hello\n");
 	run(&fx, NULL, NULL, &res);
-	assert_int_equal(finding(&res, fx.ifs[0], "")->status, PF_STATUS_ERROR);
+	f = finding(&res, fx.ifs[0], "");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(f->message, "is not `dcb pfc show` output"));
+	f = finding(&res, fx.ifs[0], "/counters");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(f->message, "is not `ethtool -S` output"));
 	done(&fx, &res);
 }
 
