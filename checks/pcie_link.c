@@ -117,12 +117,7 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 			 *list ? ", " : "", files[i]);
 	}
 
-	if (node->source && !strcmp(node->source, "hwloc")) {
-		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
-			   "%s: the topology export records no current and maximum link speed "
-			   "and width", what);
-		pf_remedy(f, "run preflight on the node itself (sysfs has both)");
-	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
+	if (!*bad && !pf_fs_is_live(ctx->fs)) {
 		/* a snapshot that did not capture the files: nothing to judge */
 		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
 			   "%s: the snapshot has no %s", what, missing);
@@ -148,8 +143,17 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 		pf_obs_str(f, "unknown", bad);
 }
 
-static void judge_link(struct pf_result *res, const struct pf_ctx *ctx,
-		       const struct pcie_link_cfg *cfg, const struct target *t)
+static bool from_hwloc(const struct pf_node *node)
+{
+	return node->source && !strcmp(node->source, "hwloc");
+}
+
+/*
+ * One finding for the link of @t; returns its status.  A device whose
+ * values an hwloc export does not record gets no finding: -1.
+ */
+static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
+		      const struct pcie_link_cfg *cfg, const struct target *t)
 {
 	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[t->pci];
@@ -163,8 +167,10 @@ static void judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 
 	describe(what, sizeof(what), node, t);
 	if (!link_known(d)) {
+		if (from_hwloc(node))
+			return -1;
 		judge_unknown(res, ctx, t, what);
-		return;
+		return res->findings[res->n_findings - 1].status;
 	}
 	/* The link trains to what both ends support: the upstream port may cap it. */
 	if (up && up->max_speed_gts > 0 && up->max_speed_gts + SPEED_EPS < want_gts) {
@@ -223,6 +229,7 @@ static void judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 		pf_obs_num(f, "device_max_speed_gts", d->max_speed_gts);
 		pf_obs_num(f, "device_max_width", d->max_width);
 	}
+	return f->status;
 }
 
 /*
@@ -466,7 +473,7 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 	const struct pcie_link_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct target *targets = NULL;
-	size_t n = 0, n_bad = 0;
+	size_t n = 0, n_pass = 0, n_short = 0, n_unknown = 0, n_unrecorded = 0;
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -497,14 +504,42 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 			       "%s ignored by the profile", bdf);
 			continue;
 		}
-		judge_link(res, ctx, cfg, &targets[i]);
-		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
-			n_bad++;
+		switch (judge_link(res, ctx, cfg, &targets[i])) {
+		case PF_STATUS_PASS:
+			n_pass++;
+			break;
+		case PF_STATUS_WARN:
+		case PF_STATUS_FAIL:
+			n_short++;
+			break;
+		case -1:
+			n_unrecorded++;
+			break;
+		default:
+			n_unknown++;
+			break;
+		}
+	}
+	if (n_unrecorded) {
+		struct pf_finding *f;
+
+		f = pf_add(res, PF_STATUS_SKIP, "links", "the topology export records no current and "
+			   "maximum link speed and width for %zu of %zu GPUs and NICs", n_unrecorded, n);
+		pf_remedy(f, "run preflight on the node itself, or on a sysfs snapshot (sysfs has "
+			  "both)");
 	}
 	if (cfg->check_acs)
 		judge_acs(res, ctx, targets, n);
-	if (n_bad)
-		pf_summary(res, "%zu of %zu PCIe links below their maximum or unknown", n_bad, n);
+
+	if (n_short || n_unknown)
+		pf_summary(res, "%zu of %zu GPU and NIC links below their maximum, %zu unknown",
+			   n_short, n, n_unknown + n_unrecorded);
+	else if (n_pass)
+		pf_summary(res, "%zu of %zu GPU and NIC links at their maximum speed and width%s",
+			   n_pass, n, n_unrecorded ? " (the rest not recorded)" : "");
+	else if (n_unrecorded)
+		pf_summary(res, "link speed and width not recorded for %zu GPUs and NICs",
+			   n_unrecorded);
 	return 0;
 }
 

@@ -236,16 +236,23 @@ static bool ignored(const struct port_errors_cfg *cfg, const struct ctr_def *c)
 }
 
 /* A port that cannot be judged: skip or error, from its first sample. */
-static bool judge_unusable(struct pf_result *res, const struct port *p)
+static bool judge_unusable(struct pf_result *res, const struct port *p, bool live)
 {
 	const struct sample *s = &p->a;
 	struct pf_finding *f;
 
-	if (!s->dirs) {
+	if (!s->dirs && live) {
 		f = pf_add(res, PF_STATUS_SKIP, p->subject, "no counters/ or hw_counters/ directory: "
 			   "the driver exposes no port counters");
 		pf_remedy(f, "read the counters with the vendor tool (mlxlink -d <pci> -c, "
 			  "ethtool -S <netdev>)");
+		return true;
+	}
+	if (!s->dirs) {
+		f = pf_add(res, PF_STATUS_SKIP, p->subject, "no counters/ or hw_counters/ directory "
+			   "in the snapshot");
+		pf_remedy(f, "capture /sys/class/infiniband/%s/ports/%u/{counters,hw_counters} "
+			  "with the snapshot, or run on the node", p->dev, p->num);
 		return true;
 	}
 	if (s->err) {
@@ -465,7 +472,7 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	const struct port_errors_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct port *ports = NULL;
-	size_t n = 0, n_ports = 0, n_bad = 0;
+	size_t n = 0, n_ports = 0, n_bad = 0, n_skip = 0;
 	struct timespec t0;
 	bool window;
 	double elapsed = 0;
@@ -507,27 +514,39 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		elapsed = ms_since(&t0);
 	}
 
+	if (node->source && !strcmp(node->source, "hwloc")) {
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++)
+			any |= ports[i].a.dirs;
+		if (!any)
+			return pf_skip(res, "the inventory comes from a topology export, which holds no "
+				       "port counters (%zu ports)", n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct port *p = &ports[i];
 
-		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev)) {
+		enum pf_status st;
+
+		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev))
 			pf_add(res, PF_STATUS_SKIP, p->subject, "%s ignored by the profile", p->subject);
-			continue;
-		}
-		if (judge_unusable(res, p)) {
-			n_bad++;
-			continue;
-		}
-		if (window)
+		else if (judge_unusable(res, p, pf_fs_is_live(ctx->fs)))
+			; /* its skip or error is recorded */
+		else if (window)
 			judge_window(res, cfg, p, elapsed);
 		else
 			judge_absolute(res, cfg, p, read_uptime(ctx->fs));
-		if (res->findings[res->n_findings - 1].status != PF_STATUS_PASS)
+		st = res->findings[res->n_findings - 1].status;
+		if (st == PF_STATUS_SKIP)
+			n_skip++;
+		else if (st != PF_STATUS_PASS)
 			n_bad++;
 	}
-	if (!n_bad)
-		pf_summary(res, "%zu ports clean %s", n, window ? "over the sampling window"
-							       : "since boot (per hour of uptime)");
+	if (!n_bad && n_skip == n)
+		pf_summary(res, "no port counters to judge (%zu ports skipped)", n);
+	else if (!n_bad)
+		pf_summary(res, "%zu of %zu ports clean %s", n - n_skip, n,
+			   window ? "over the sampling window" : "since boot (per hour of uptime)");
 	else if (window)
 		pf_summary(res, "%zu of %zu ports with errors or unreadable counters in a %.1f s window",
 			   n_bad, n, elapsed / 1000);

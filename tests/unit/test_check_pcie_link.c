@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "preflight/node.h"
@@ -292,8 +293,13 @@ static void test_unknown(void **state)
 	t.node.source = "hwloc";
 	t.pci[NIC0].max_width = 0;
 	run_check(*state, &t.node, no_acs, &res);
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_SKIP);
-	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_SKIP);
+	f = must_find(&res, "links");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "topology export");
+	assert_contains(f->message, "2 of 3 GPUs and NICs");
+	assert_null(pf_test_finding(&res, "0000:03:00.0"));
+	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 2);
 	pf_result_release(&res);
 }
 
@@ -493,6 +499,55 @@ static void test_acs_not_applicable(void **state)
 }
 
 /*
+ * Not root on the live node: the ACS part says it needs root and reads
+ * nothing.  Runs in a child that drops to nobody when the tests run as root;
+ * the links come from the hand-built inventory, so the host's /sys is not
+ * read.  The child reports with its exit status (no cmocka in the child).
+ */
+static int acs_as_nobody(void)
+{
+	const struct pf_check *c = pf_registry_find("pcie_link");
+	struct pf_profile prof;
+	struct pf_fs *fs = NULL;
+	struct pf_run run = { 0 };
+	struct pf_ctx ctx = { 0 };
+	const struct pf_finding *f;
+	struct tnode t;
+	char *err = NULL;
+
+	if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+		return 10;
+	if (geteuid() == 0)
+		return 11;
+	build(&t);
+	pf_profile_init(&prof);
+	if (!c || pf_config_build(c, &prof, &run.cfg, &err) < 0 || pf_fs_open("/", &fs) < 0)
+		return 12;
+	ctx = (struct pf_ctx){ .fs = fs, .prov = &pf_providers_recorded, .node = &t.node };
+	run.check = c;
+	pf_run_inline(&ctx, &run);
+	f = pf_test_finding(&run.res, "acs");
+	if (!f || f->status != PF_STATUS_SKIP || !strstr(f->message, "needs root"))
+		return 13;
+	if (run.res.status != PF_STATUS_PASS || run.res.n_findings != 4)
+		return 14;
+	return 0;
+}
+
+static void test_acs_live_not_root(void **state)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(acs_as_nobody());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
  * Generated roots (tests/gen_root.py) and real captures, through the loader.
  */
 
@@ -642,6 +697,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_acs_not_root, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_acs_malformed, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_acs_not_applicable, state_setup, state_teardown),
+		cmocka_unit_test(test_acs_live_not_root),
 		cmocka_unit_test_setup_teardown(test_gen_healthy, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_gen_degraded_gpu_and_acs, state_setup,
 						state_teardown),

@@ -249,7 +249,7 @@ static void test_missing_and_garbage(void **state)
 	run_check(*state, &t.node, NULL, &res);
 	f = must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "no counters/");
+	assert_contains(f->message, "no counters/ or hw_counters/ directory in the snapshot");
 	f = must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_ERROR);
 	assert_contains(f->message, "link_downed holds 'garbage'");
@@ -288,6 +288,7 @@ static void test_no_uptime_ignore_ports(void **state)
 
 static void test_edge_configs(void **state)
 {
+	pf_autofree char *empty = NULL;
 	struct tnode t;
 	struct pf_result res;
 
@@ -301,6 +302,17 @@ static void test_edge_configs(void **state)
 	t.node.n_rdma = 0;
 	run_check(*state, &t.node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+
+	/* an inventory from an lstopo export over a root without counters */
+	build(&t);
+	t.node.source = "hwloc";
+	empty = pf_test_mkdtemp();
+	run_check(empty, &t.node, NULL, &res);
+	pf_test_rmtree(empty);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_int_equal(res.n_findings, 1);
+	assert_contains(res.findings[0].message, "topology export");
 	pf_result_release(&res);
 
 	run_check(*state, NULL, NULL, &res);
