@@ -867,6 +867,11 @@ static void test_gen_gpu_without_nic(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
 	assert_int_equal(count_status(&res, PF_STATUS_PASS), 7);
+	/* findings come in GPU PCI order: the fourth GPU is the one without its NIC */
+	assert_int_equal(res.findings[3].status, PF_STATUS_FAIL);
+	assert_non_null(strstr(res.findings[3].message, res.findings[3].subject));
+	assert_string_not_equal(obs_str(&res.findings[3], "class"), "PIX");
+	assert_string_equal(exp_str(&res.findings[3], "worst_class"), "PIX");
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
 	free(dir);
@@ -882,7 +887,49 @@ static void test_gen_nic_wrong_socket(void **state)
 		skip();
 	run_root(dir, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	assert_true(count_status(&res, PF_STATUS_FAIL) >= 1);
+	/* GPU 2 lost its rail NIC to the other socket */
+	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
+	assert_int_equal(res.findings[2].status, PF_STATUS_FAIL);
+	assert_string_not_equal(obs_str(&res.findings[2], "nic"), "mlx5_2");
+	pf_result_release(&res);
+
+	/* one GPU per socket, one NIC: the second GPU's only NIC is across the socket */
+	pf_test_rmtree(dir);
+	free(dir);
+	dir = gen_root("--gpus 2 --nics 1");
+	run_root(dir, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
+	assert_int_equal(res.findings[0].status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(&res.findings[1], "class"), "SYS");
+	assert_int_equal(obs_bool(&res.findings[1], "same_numa"), 0);
+	assert_non_null(strstr(res.findings[1].message, "NUMA"));
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+/* Domain 0001, a storage NIC on the chipset, NVSwitches (not GPUs), numa_node -1 everywhere. */
+static void test_gen_variants(void **state)
+{
+	char *dir = gen_root("--gpus 8 --nics 8 --domain 0001 --storage-nic --nvswitch 4 "
+			     "--numa-minus-one");
+	struct pf_result res;
+
+	(void)state;
+	if (!dir)
+		skip();
+	run_root(dir, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 8);
+	for (size_t i = 0; i < res.n_findings; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "mlx5_%zu", i);
+		assert_string_equal(obs_str(&res.findings[i], "class"), "PIX");
+		assert_string_equal(obs_str(&res.findings[i], "nic"), want);
+		assert_int_equal(strncmp(res.findings[i].subject, "0001:", 5), 0);
+	}
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
 	free(dir);
@@ -909,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_gen_healthy),
 		cmocka_unit_test(test_gen_gpu_without_nic),
 		cmocka_unit_test(test_gen_nic_wrong_socket),
+		cmocka_unit_test(test_gen_variants),
 	};
 
 	return cmocka_run_group_tests_name("gpu_nic_numa", tests, NULL, NULL);
