@@ -9,7 +9,9 @@
  * the device and its upstream port support fails ("x8 on an x16 GPU"); a
  * link held down only by the upstream port's own maximum warns (the slot
  * limits it); a GPU at the lowest speed with full width warns, since NVIDIA
- * GPUs drop to 2.5 GT/s when idle.  Unknown values are an error, never a pass.
+ * GPUs drop to 2.5 GT/s when idle.  Unknown values are never a pass: a link
+ * file that reads "Unknown" is an error; files a snapshot or an hwloc export
+ * did not record are a skip, and so is an SR-IOV virtual function.
  *
  * ACS: for each GPU, the bridges on the path to its nearest NIC (through
  * the deepest common bridge); their config space is walked for the ACS
@@ -101,10 +103,22 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[t->pci];
 	const double vals[] = { d->cur_speed_gts, d->cur_width, d->max_speed_gts, d->max_width };
-	char dir[448], missing[128] = "", bad[128] = "";
+	char dir[448], physfn[512], missing[128] = "", bad[128] = "";
+	pf_autofree char *pf = NULL;
 	struct pf_finding *f;
 
 	dev_dir(dir, sizeof(dir), d);
+	/* an SR-IOV virtual function has no link of its own */
+	snprintf(physfn, sizeof(physfn), "%s/physfn", dir);
+	if (pf_fs_realpath(ctx->fs, physfn, &pf) == 0) {
+		const char *slash = strrchr(pf, '/');
+
+		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t), "%s: a virtual function; its "
+			   "link is that of physical function %s", what, slash ? slash + 1 : pf);
+		pf_remedy(f, "judge the physical function (it is checked when it is a GPU or RDMA "
+			  "device)");
+		return;
+	}
 	for (size_t i = 0; i < PF_ARRAY_SIZE(files); i++) {
 		char path[512];
 		char *list;
@@ -328,7 +342,7 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 	const struct pf_pci_dev *d = &node->pci[b->pci];
 	const struct target *nic = &targets[b->nic];
 	pf_autofree char *buf = NULL;
-	char path[512], between[96], names[96];
+	char path[512], between[96], names[96], hex[8];
 	struct pf_pci_acs acs;
 	struct pf_finding *f;
 	size_t len = 0;
@@ -392,13 +406,9 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): ACS redirect off "
 			   "(ACSCtl %s)", d->bdf, between, *names ? names : "none");
 	}
+	snprintf(hex, sizeof(hex), "0x%04x", acs.ctrl);
 	pf_obs_bool(f, "acs", true);
-	{
-		char hex[8];
-
-		snprintf(hex, sizeof(hex), "0x%04x", acs.ctrl);
-		pf_obs_str(f, "acs_ctrl", hex);
-	}
+	pf_obs_str(f, "acs_ctrl", hex);
 	pf_obs_str(f, "acs_ctrl_bits", names);
 	pf_obs_str(f, "gpu", node->pci[b->gpu_pci].bdf);
 	pf_obs_str(f, "nic", nic->name);
@@ -531,9 +541,12 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (cfg->check_acs)
 		judge_acs(res, ctx, targets, n);
 
-	if (n_short || n_unknown)
-		pf_summary(res, "%zu of %zu GPU and NIC links below their maximum, %zu unknown",
-			   n_short, n, n_unknown + n_unrecorded);
+	if (n_short)
+		pf_summary(res, "%zu of %zu GPU and NIC links below their maximum%s", n_short, n,
+			   n_unknown + n_unrecorded ? ", others unknown" : "");
+	else if (n_unknown)
+		pf_summary(res, "%zu of %zu GPU and NIC links unknown, %zu at their maximum",
+			   n_unknown + n_unrecorded, n, n_pass);
 	else if (n_pass)
 		pf_summary(res, "%zu of %zu GPU and NIC links at their maximum speed and width%s",
 			   n_pass, n, n_unrecorded ? " (the rest not recorded)" : "");

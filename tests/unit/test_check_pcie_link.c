@@ -289,6 +289,19 @@ static void test_unknown(void **state)
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	pf_result_release(&res);
 
+	/* an SR-IOV virtual function: its link is the physical function's */
+	pf_test_write(*state, "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/"
+		      "0000:03:00.0/vendor", "0x10de\n");
+	pf_test_symlink(*state, "sys/bus/pci/devices/0000:03:00.0/physfn",
+			"../../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/"
+			"0000:02:00.0/0000:03:00.0");
+	run_check(*state, &t.node, no_acs, &res);
+	f = must_find(&res, "0000:03:00.0");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_contains(f->message, "virtual function");
+	assert_contains(f->message, "physical function 0000:03:00.0");
+	pf_result_release(&res);
+
 	/* from an hwloc export the values are simply not recorded: skip */
 	t.node.source = "hwloc";
 	t.pci[NIC0].max_width = 0;
