@@ -13,6 +13,9 @@
  * A missing directory means "none of these"; an unreadable one fails the
  * load.  Files that a driver does not provide leave the field unknown.
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -136,26 +139,214 @@ static int netdev_index(const struct pf_node *node, const char *name)
 	return n ? (int)(n - node->netdevs) : -1;
 }
 
-/* A directory listing where ENOENT means empty; other errors fill *ret_err. */
-static int list_optional(const struct pf_fs *fs, const char *path, char ***ret, char **ret_err)
-{
-	int n = pf_fs_list(fs, path, ret);
+/*
+ * I/O.  The inventory reads a few thousand small files on a big node, so it
+ * avoids what it does not need: an attribute is read with one read(2) into
+ * a stack buffer (sysfs hands out an attribute whole, at most a page), and
+ * the symlinks of /sys/bus/pci/devices and /sys/class/infiniband are read with
+ * readlinkat() on the listed directory and resolved lexically (they point
+ * at real directories below /sys/devices) instead of a realpath walk.  Every
+ * open still goes through the root (pf_fs_open_file / pf_fs_opendir).
+ */
 
-	if (n == -ENOENT || n == -ENOTDIR) {
-		*ret = pf_xcalloc(1, sizeof(**ret));
-		return 0;
-	}
-	if (n < 0)
-		*ret_err = pf_xasprintf("cannot list %s: %s", path, strerror(-n));
-	return n;
+#define ATTR_MAX 4096
+
+static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, k;
+
+	k = vsnprintf(path, sizeof(path), fmt, ap);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = pf_fs_open_file(fs, path, 0);
+	if (fd < 0)
+		return fd;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	k = n < 0 ? -errno : 0;
+	close(fd);
+	if (k < 0)
+		return k;
+	if ((size_t)n == len - 1)
+		return -EFBIG;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
 }
 
-/* The first line of an optional file, or NULL. */
-static char *read_opt(const struct pf_fs *fs, const char *path)
+/* Read an attribute (first line, trailing blanks dropped) into @buf; its length or -errno. */
+static int attr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, ...) PF_PRINTF(4, 5);
+static int attr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, ...)
 {
-	char *line = NULL;
+	va_list ap;
+	int r;
 
-	return pf_fs_read_line(fs, path, &line) < 0 ? NULL : line;
+	va_start(ap, fmt);
+	r = vattr(fs, buf, len, fmt, ap);
+	va_end(ap);
+	if (r >= 0)
+		buf[strcspn(buf, "\n")] = '\0';
+	return r;
+}
+
+/* An optional attribute as a string, or NULL. */
+static char *attr_dup(const struct pf_fs *fs, const char *fmt, ...) PF_PRINTF(2, 3);
+static char *attr_dup(const struct pf_fs *fs, const char *fmt, ...)
+{
+	char buf[ATTR_MAX + 1];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vattr(fs, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return NULL;
+	buf[strcspn(buf, "\n")] = '\0';
+	return pf_xstrdup(buf);
+}
+
+static int attr_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
+static int attr_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vattr(fs, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return r < 0 ? r : pf_parse_u64(buf, ret);
+}
+
+static int attr_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
+static int attr_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vattr(fs, buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return r < 0 ? r : pf_parse_i64(buf, ret);
+}
+
+/* "@dir/@target" with "." and ".." applied lexically (".." stops at "/"). */
+static char *join_norm(const char *dir, const char *target)
+{
+	pf_autofree char *joined = pf_xasprintf("%s/%s", dir, target);
+	char *out = pf_xmalloc(strlen(joined) + 2), *o = out;
+
+	for (const char *p = joined; *p;) {
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > out && *--o != '/')
+				;
+		} else if (!(len == 1 && p[0] == '.')) {
+			*o++ = '/';
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	return out;
+}
+
+/*
+ * The canonical path of the symlink @name in directory @dirfd (which is
+ * @dir under the root): its relative target resolved against @dir.  A
+ * non-link or an absolute target falls back to pf_fs_realpath().
+ */
+static int link_at(const struct pf_fs *fs, int dirfd, const char *dir, const char *name,
+		   char **ret)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+	if (n > 0 && target[0] != '/') {
+		target[n] = '\0';
+		*ret = join_norm(dir, target);
+		return 0;
+	}
+	if (n < 0 && errno != EINVAL)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return pf_fs_realpath(fs, path, ret);
+}
+
+struct entry {
+	char *name;
+	char *path; /* canonical path, or NULL when the link could not be read */
+	int err;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+static void entries_free(struct entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].name);
+		free(e[i].path);
+	}
+	free(e);
+}
+
+/*
+ * List a directory of symlinks (/sys/bus/pci/devices, /sys/class/...) with
+ * each link's canonical path, sorted by name.  A missing directory is an
+ * empty list; another error fills *ret_err.
+ */
+static int list_links(const struct pf_fs *fs, const char *dir, struct entry **ret,
+		      char **ret_err)
+{
+	pf_autoclosedir DIR *d = NULL;
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r;
+
+	*ret = NULL;
+	r = pf_fs_opendir(fs, dir, &d);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	if (r < 0) {
+		*ret_err = pf_xasprintf("cannot list %s: %s", dir, strerror(-r));
+		return r;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			v = pf_xrealloc(v, cap * sizeof(*v));
+		}
+		v[n].name = pf_xstrdup(de->d_name);
+		v[n].path = NULL;
+		v[n].err = link_at(fs, dirfd(d), dir, de->d_name, &v[n].path);
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_entry);
+	*ret = v;
+	return (int)n;
 }
 
 /* --- PCI ----------------------------------------------------------------- */
@@ -175,72 +366,63 @@ static int find_pci_sorted(const struct pf_node *node, const char *bdf)
 	return hit ? (int)(hit - node->pci) : -1;
 }
 
-static void load_pci_one(const struct pf_fs *fs, struct pf_node *node, struct pf_pci_dev *d)
+static void load_pci_one(const struct pf_fs *fs, struct pf_pci_dev *d)
 {
-	char path[96], *line;
+	const char *p = d->path;
+	char buf[64];
 	uint64_t v;
 	int64_t i;
-	int r;
 
-	snprintf(path, sizeof(path), SYS_PCI "/%s", d->bdf);
-	r = pf_fs_realpath(fs, path, &d->path);
-	if (r < 0) {
-		pf_node_note(node, "%s: cannot resolve %s: %s", d->bdf, path, strerror(-r));
-		d->path = pf_xstrdup(path);
-	}
-	if (pf_fs_readf_u64(fs, &v, "%s/vendor", path) == 0 && v <= 0xffff)
+	if (attr_u64(fs, &v, "%s/vendor", p) == 0 && v <= 0xffff)
 		d->vendor = (uint16_t)v;
-	if (pf_fs_readf_u64(fs, &v, "%s/device", path) == 0 && v <= 0xffff)
+	if (attr_u64(fs, &v, "%s/device", p) == 0 && v <= 0xffff)
 		d->device = (uint16_t)v;
-	if (pf_fs_readf_u64(fs, &v, "%s/class", path) == 0 && v <= 0xffffff)
+	if (attr_u64(fs, &v, "%s/class", p) == 0 && v <= 0xffffff)
 		d->class = (uint32_t)v;
 	d->numa_node = -1;
-	if (pf_fs_readf_i64(fs, &i, "%s/numa_node", path) == 0 && i >= 0 && i < 4096)
+	if (attr_i64(fs, &i, "%s/numa_node", p) == 0 && i >= 0 && i < 4096)
 		d->numa_node = (int)i;
-	if (pf_fs_readf_line(fs, &line, "%s/local_cpulist", path) == 0)
-		d->local_cpulist = line;
-	if (pf_fs_readf_line(fs, &line, "%s/current_link_speed", path) == 0) {
-		pf_parse_pci_speed(line, &d->cur_speed_gts);
-		free(line);
-	}
-	if (pf_fs_readf_line(fs, &line, "%s/max_link_speed", path) == 0) {
-		pf_parse_pci_speed(line, &d->max_speed_gts);
-		free(line);
-	}
-	if (pf_fs_readf_line(fs, &line, "%s/current_link_width", path) == 0) {
-		pf_parse_pci_width(line, &d->cur_width);
-		free(line);
-	}
-	if (pf_fs_readf_line(fs, &line, "%s/max_link_width", path) == 0) {
-		pf_parse_pci_width(line, &d->max_width);
-		free(line);
-	}
+	d->local_cpulist = attr_dup(fs, "%s/local_cpulist", p);
+	if (attr(fs, buf, sizeof(buf), "%s/current_link_speed", p) >= 0)
+		pf_parse_pci_speed(buf, &d->cur_speed_gts);
+	if (attr(fs, buf, sizeof(buf), "%s/max_link_speed", p) >= 0)
+		pf_parse_pci_speed(buf, &d->max_speed_gts);
+	if (attr(fs, buf, sizeof(buf), "%s/current_link_width", p) >= 0)
+		pf_parse_pci_width(buf, &d->cur_width);
+	if (attr(fs, buf, sizeof(buf), "%s/max_link_width", p) >= 0)
+		pf_parse_pci_width(buf, &d->max_width);
 }
 
 static int load_pci(const struct pf_fs *fs, struct pf_node *node, char **ret_err)
 {
-	pf_autostrv char **names = NULL;
+	struct entry *e = NULL;
 	size_t n_gpus = 0;
 	int n;
 
-	n = list_optional(fs, SYS_PCI, &names, ret_err);
+	n = list_links(fs, SYS_PCI, &e, ret_err);
 	if (n < 0)
 		return n;
 	node->pci = pf_xcalloc((size_t)n + 1, sizeof(*node->pci));
 	for (int k = 0; k < n; k++) {
 		struct pf_pci_dev *d = &node->pci[node->n_pci];
 
-		if (!pf_is_bdf(names[k])) {
-			pf_node_note(node, "%s/%s: not a PCI address, skipped", SYS_PCI, names[k]);
+		if (!pf_is_bdf(e[k].name)) {
+			pf_node_note(node, "%s/%s: not a PCI address, skipped", SYS_PCI, e[k].name);
 			continue;
 		}
-		snprintf(d->bdf, sizeof(d->bdf), "%s", names[k]);
+		snprintf(d->bdf, sizeof(d->bdf), "%s", e[k].name);
 		d->parent = -1;
-		load_pci_one(fs, node, d);
+		if (e[k].err < 0) {
+			pf_node_note(node, "%s: cannot resolve %s/%s: %s", d->bdf, SYS_PCI, d->bdf,
+				     strerror(-e[k].err));
+			d->path = pf_xasprintf("%s/%s", SYS_PCI, d->bdf);
+		} else {
+			d->path = PF_TAKE_PTR(e[k].path);
+		}
+		load_pci_one(fs, d);
 		node->n_pci++;
 	}
-	/* pf_fs_list() sorts, so the table is in BDF order already; keep it so. */
-	qsort(node->pci, node->n_pci, sizeof(*node->pci), cmp_pci);
+	entries_free(e, (size_t)n);
 
 	node->gpus = pf_xcalloc(node->n_pci + 1, sizeof(*node->gpus));
 	for (size_t k = 0; k < node->n_pci; k++) {
@@ -270,21 +452,23 @@ static int load_numa(const struct pf_fs *fs, struct pf_node *node, char **ret_er
 	pf_autostrv char **names = NULL;
 	int n;
 
-	n = list_optional(fs, SYS_NODE, &names, ret_err);
-	if (n < 0)
+	n = pf_fs_list(fs, SYS_NODE, &names);
+	if (n == -ENOENT || n == -ENOTDIR)
+		return 0;
+	if (n < 0) {
+		*ret_err = pf_xasprintf("cannot list %s: %s", SYS_NODE, strerror(-n));
 		return n;
+	}
 	node->numa = pf_xcalloc((size_t)n + 1, sizeof(*node->numa));
 	for (int k = 0; k < n; k++) {
 		const char *s = names[k];
 		struct pf_numa *m = &node->numa[node->n_numa];
-		char path[64];
 
 		if (strncmp(s, "node", 4) || !s[4] || strspn(s + 4, "0123456789") != strlen(s + 4) ||
 		    strlen(s + 4) > 4)
 			continue;
 		m->id = atoi(s + 4);
-		snprintf(path, sizeof(path), SYS_NODE "/%s/cpulist", s);
-		m->cpulist = read_opt(fs, path);
+		m->cpulist = attr_dup(fs, SYS_NODE "/%s/cpulist", s);
 		node->n_numa++;
 	}
 	qsort(node->numa, node->n_numa, sizeof(*node->numa), cmp_numa);
@@ -343,9 +527,9 @@ static char *state_name(const char *line, int *ret_num)
 {
 	char name[48];
 
-	if (!line || pf_parse_state_line(line, ret_num, name, sizeof(name)) < 0) {
+	if (pf_parse_state_line(line, ret_num, name, sizeof(name)) < 0) {
 		*ret_num = 0;
-		return line ? pf_xstrdup(line) : NULL;
+		return pf_xstrdup(line);
 	}
 	return pf_xstrdup(name);
 }
@@ -355,7 +539,7 @@ static int parse_mtu(const char *line)
 {
 	uint64_t v;
 
-	if (!line || pf_parse_u64(line, &v) < 0)
+	if (pf_parse_u64(line, &v) < 0)
 		return 0;
 	if (v >= 1 && v <= 5)
 		return 128 << v;
@@ -364,36 +548,31 @@ static int parse_mtu(const char *line)
 	return 0;
 }
 
-static void load_port(const struct pf_fs *fs, const char *dev, struct pf_rdma_port *p)
+/* @dir: the device's canonical directory (.../infiniband/<dev>). */
+static void load_port(const struct pf_fs *fs, const char *dir, struct pf_rdma_port *p)
 {
-	char base[160], path[192];
-	pf_autofree char *state = NULL, *phys = NULL, *ll = NULL, *mtu = NULL;
+	char buf[128];
 	struct pf_ib_rate rate;
 
-	snprintf(base, sizeof(base), SYS_IB "/%s/ports/%u", dev, p->num);
-	snprintf(path, sizeof(path), "%s/state", base);
-	state = read_opt(fs, path);
-	p->state_name = state_name(state, &p->state);
-	snprintf(path, sizeof(path), "%s/phys_state", base);
-	phys = read_opt(fs, path);
-	p->phys_state_name = state_name(phys, &p->phys_state);
-	snprintf(path, sizeof(path), "%s/rate", base);
-	p->rate = read_opt(fs, path);
+	p->netdev = -1;
+	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/state", dir, p->num) >= 0)
+		p->state_name = state_name(buf, &p->state);
+	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/phys_state", dir, p->num) >= 0)
+		p->phys_state_name = state_name(buf, &p->phys_state);
+	p->rate = attr_dup(fs, "%s/ports/%u/rate", dir, p->num);
 	if (p->rate && pf_parse_ib_rate(p->rate, &rate) == 0) {
 		p->rate_gbps = rate.gbps;
 		p->width = rate.width;
 		p->speed_name = pf_xstrdup(rate.speed);
 	}
-	snprintf(path, sizeof(path), "%s/link_layer", base);
-	ll = read_opt(fs, path);
-	if (ll && !strcmp(ll, "InfiniBand"))
-		p->link_layer = PF_LINK_IB;
-	else if (ll && !strcmp(ll, "Ethernet"))
-		p->link_layer = PF_LINK_ETH;
-	snprintf(path, sizeof(path), "%s/active_mtu", base);
-	mtu = read_opt(fs, path);
-	p->active_mtu = parse_mtu(mtu);
-	p->netdev = -1;
+	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/link_layer", dir, p->num) >= 0) {
+		if (!strcmp(buf, "InfiniBand"))
+			p->link_layer = PF_LINK_IB;
+		else if (!strcmp(buf, "Ethernet"))
+			p->link_layer = PF_LINK_ETH;
+	}
+	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/active_mtu", dir, p->num) >= 0)
+		p->active_mtu = parse_mtu(buf);
 }
 
 static int cmp_port(const void *a, const void *b)
@@ -403,19 +582,34 @@ static int cmp_port(const void *a, const void *b)
 	return x->num < y->num ? -1 : x->num > y->num;
 }
 
-static int load_rdma_one(const struct pf_fs *fs, struct pf_node *node, const char *name,
+/* The PCI function behind an RDMA device: its directory's "device" link. */
+static int rdma_parent(const struct pf_fs *fs, const char *dir, char **ret)
+{
+	int fd = pf_fs_open_file(fs, dir, O_PATH | O_DIRECTORY);
+	int r;
+
+	if (fd < 0)
+		return fd;
+	r = link_at(fs, fd, dir, "device", ret);
+	close(fd);
+	return r;
+}
+
+static int load_rdma_one(const struct pf_fs *fs, struct pf_node *node, const struct entry *e,
 			 struct pf_rdma_dev *d, char **ret_err)
 {
 	pf_autostrv char **ports = NULL;
-	pf_autofree char *dpath = NULL;
-	char path[160], bdfs[32][16];
-	int n, r, nb;
+	pf_autofree char *dpath = NULL, *dir = NULL;
+	const char *name = e->name;
+	char bdfs[32][16], path[PATH_MAX];
+	int n, r, nb = 0;
 
 	d->name = pf_xstrdup(name);
 	d->pci = -1;
-	snprintf(path, sizeof(path), SYS_IB "/%s/device", name);
-	r = pf_fs_realpath(fs, path, &dpath);
-	nb = r < 0 ? 0 : pf_pci_path_bdfs(dpath, bdfs, PF_ARRAY_SIZE(bdfs), NULL);
+	dir = e->err < 0 ? pf_xasprintf(SYS_IB "/%s", name) : pf_xstrdup(e->path);
+	r = e->err < 0 ? e->err : rdma_parent(fs, dir, &dpath);
+	if (r == 0)
+		nb = pf_pci_path_bdfs(dpath, bdfs, PF_ARRAY_SIZE(bdfs), NULL);
 	if (nb > 0 && nb <= (int)PF_ARRAY_SIZE(bdfs) && pf_is_bdf(strrchr(dpath, '/') + 1)) {
 		d->pci = find_pci_sorted(node, bdfs[nb - 1]);
 		if (d->pci < 0)
@@ -425,18 +619,16 @@ static int load_rdma_one(const struct pf_fs *fs, struct pf_node *node, const cha
 		pf_node_note(node, "%s: no PCI parent (%s), not a PCI RDMA device", name,
 			     r < 0 ? strerror(-r) : dpath);
 	}
-	snprintf(path, sizeof(path), SYS_IB "/%s/hca_type", name);
-	d->hca_type = read_opt(fs, path);
-	snprintf(path, sizeof(path), SYS_IB "/%s/board_id", name);
-	d->board_id = read_opt(fs, path);
+	d->hca_type = attr_dup(fs, "%s/hca_type", dir);
+	d->board_id = attr_dup(fs, "%s/board_id", dir);
 
-	snprintf(path, sizeof(path), SYS_IB "/%s/ports", name);
+	snprintf(path, sizeof(path), "%s/ports", dir);
 	n = pf_fs_list(fs, path, &ports);
 	if (n < 0) {
 		if (d->pci < 0)
 			return 0; /* the note above says why */
 		if (n != -ENOENT) {
-			*ret_err = pf_xasprintf("cannot list %s: %s", path, strerror(-n));
+			*ret_err = pf_xasprintf("cannot list %s/ports: %s", dir, strerror(-n));
 			return n;
 		}
 		pf_node_note(node, "%s: no ports directory", name);
@@ -449,7 +641,7 @@ static int load_rdma_one(const struct pf_fs *fs, struct pf_node *node, const cha
 		if (pf_parse_u64(ports[k], &num) < 0 || num == 0 || num > 255)
 			continue;
 		d->ports[d->n_ports].num = (unsigned int)num;
-		load_port(fs, name, &d->ports[d->n_ports]);
+		load_port(fs, dir, &d->ports[d->n_ports]);
 		d->n_ports++;
 	}
 	qsort(d->ports, d->n_ports, sizeof(*d->ports), cmp_port);
@@ -458,19 +650,17 @@ static int load_rdma_one(const struct pf_fs *fs, struct pf_node *node, const cha
 
 static int load_rdma(const struct pf_fs *fs, struct pf_node *node, char **ret_err)
 {
-	pf_autostrv char **names = NULL;
-	int n, r;
+	struct entry *e = NULL;
+	int n, r = 0;
 
-	n = list_optional(fs, SYS_IB, &names, ret_err);
+	n = list_links(fs, SYS_IB, &e, ret_err);
 	if (n < 0)
 		return n;
 	node->rdma = pf_xcalloc((size_t)n + 1, sizeof(*node->rdma));
-	for (int k = 0; k < n; k++) {
-		r = load_rdma_one(fs, node, names[k], &node->rdma[node->n_rdma++], ret_err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	for (int k = 0; k < n && r == 0; k++)
+		r = load_rdma_one(fs, node, &e[k], &node->rdma[node->n_rdma++], ret_err);
+	entries_free(e, (size_t)n);
+	return r;
 }
 
 /* --- netdevs ------------------------------------------------------------- */
@@ -480,13 +670,16 @@ static int load_netdevs(const struct pf_fs *fs, struct pf_node *node, char **ret
 	pf_autostrv char **names = NULL;
 	int n;
 
-	n = list_optional(fs, SYS_NET, &names, ret_err);
-	if (n < 0)
+	n = pf_fs_list(fs, SYS_NET, &names);
+	if (n == -ENOENT || n == -ENOTDIR)
+		return 0;
+	if (n < 0) {
+		*ret_err = pf_xasprintf("cannot list %s: %s", SYS_NET, strerror(-n));
 		return n;
+	}
 	node->netdevs = pf_xcalloc((size_t)n + 1, sizeof(*node->netdevs));
 	for (int k = 0; k < n; k++) {
 		struct pf_netdev *nd = &node->netdevs[node->n_netdevs++];
-		char path[128];
 		int64_t v;
 
 		nd->name = pf_xstrdup(names[k]);
@@ -494,13 +687,12 @@ static int load_netdevs(const struct pf_fs *fs, struct pf_node *node, char **ret
 		nd->speed_mbps = -1;
 		nd->mtu = -1;
 		/* a down link fails the read with EINVAL; an up one without carrier says -1 */
-		if (pf_fs_readf_i64(fs, &v, SYS_NET "/%s/speed", names[k]) == 0 && v >= 0 &&
+		if (attr_i64(fs, &v, SYS_NET "/%s/speed", names[k]) == 0 && v >= 0 &&
 		    v != 0xffffffffLL)
 			nd->speed_mbps = v;
-		if (pf_fs_readf_i64(fs, &v, SYS_NET "/%s/mtu", names[k]) == 0 && v >= 0)
+		if (attr_i64(fs, &v, SYS_NET "/%s/mtu", names[k]) == 0 && v >= 0)
 			nd->mtu = v;
-		snprintf(path, sizeof(path), SYS_NET "/%s/operstate", names[k]);
-		nd->operstate = read_opt(fs, path);
+		nd->operstate = attr_dup(fs, SYS_NET "/%s/operstate", names[k]);
 	}
 	return 0;
 }
@@ -528,11 +720,11 @@ static void map_netdevs(const struct pf_fs *fs, struct pf_node *node)
 
 		for (size_t i = 0; i < d->n_ports; i++) {
 			struct pf_rdma_port *p = &d->ports[i];
-			pf_autofree char *ndev = NULL;
+			char ndev[IF_NAMESIZE + 32];
 			int nd = -1;
 
-			if (pf_fs_readf_line(fs, &ndev, SYS_IB "/%s/ports/%u/gid_attrs/ndevs/0",
-					     d->name, p->num) == 0)
+			if (attr(fs, ndev, sizeof(ndev), SYS_IB "/%s/ports/%u/gid_attrs/ndevs/0",
+				 d->name, p->num) > 0)
 				nd = netdev_index(node, ndev);
 			if (nd >= 0) {
 				link_port(node, k, p, nd);
@@ -541,17 +733,17 @@ static void map_netdevs(const struct pf_fs *fs, struct pf_node *node)
 			if (d->pci < 0)
 				continue;
 			if (n_fn < 0) {
-				char path[128];
+				char path[PATH_MAX];
 
-				snprintf(path, sizeof(path), SYS_IB "/%s/device/net", d->name);
+				snprintf(path, sizeof(path), "%s/net", node->pci[d->pci].path);
 				n_fn = pf_fs_list(fs, path, &fn_nets);
 				n_fn = n_fn < 0 ? 0 : n_fn;
 			}
 			for (int j = 0; j < n_fn && nd < 0; j++) {
 				uint64_t dp;
 
-				if (pf_fs_readf_u64(fs, &dp, SYS_NET "/%s/dev_port", fn_nets[j]) < 0 &&
-				    pf_fs_readf_u64(fs, &dp, SYS_NET "/%s/dev_id", fn_nets[j]) < 0)
+				if (attr_u64(fs, &dp, SYS_NET "/%s/dev_port", fn_nets[j]) < 0 &&
+				    attr_u64(fs, &dp, SYS_NET "/%s/dev_id", fn_nets[j]) < 0)
 					dp = 0;
 				if (dp + 1 == p->num)
 					nd = netdev_index(node, fn_nets[j]);
