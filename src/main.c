@@ -70,6 +70,9 @@ static int usage_error(const char *fmt, ...)
 static void print_help(FILE *out)
 {
 	fputs("usage: preflight [options]\n"
+	      "       preflight profile capture [options] > golden.json\n"
+	      "       preflight snapshot [--root SRC] [--window MS] DIR\n"
+	      "       preflight fleet [--format text|json|csv] REPORT.json|DIR...\n"
 	      "\n"
 	      "Check that this node is fit to join a GPU/RDMA training job.\n"
 	      "\n"
