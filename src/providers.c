@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include "preflight/net.h"
+#include "preflight/gpu.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 
@@ -39,6 +40,7 @@ static int recorded_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
 const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
+	.gpu = &pf_gpu_live,
 	.linkmodes = pf_live_linkmodes,
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,
@@ -49,6 +51,7 @@ const struct pf_providers pf_providers_live = {
 const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
 	.memlock = recorded_memlock,
+	.gpu = &pf_gpu_recorded,
 	.linkmodes = pf_recorded_linkmodes,
 	.pause = pf_recorded_pause,
 	.ethtool_stats = pf_recorded_ethtool_stats,

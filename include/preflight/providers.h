@@ -17,6 +17,8 @@
 
 #define PF_RLIM_UNLIMITED UINT64_MAX
 
+struct pf_gpu_provider;
+
 struct pf_rlimit {
 	uint64_t soft; /* bytes, or PF_RLIM_UNLIMITED */
 	uint64_t hard;
@@ -31,6 +33,8 @@ struct pf_providers {
 	const char *name; /* "live", "recorded", or a test's name */
 	/* RLIMIT_MEMLOCK of the process that runs the checks. */
 	int (*memlock)(const struct pf_ctx *ctx, struct pf_rlimit *ret);
+	/* CUDA, NVML and NCCL tables, kernel log, DMA-BUF facts (preflight/gpu.h); may be NULL. */
+	const struct pf_gpu_provider *gpu;
 	/*
 	 * RoCE netdev facts (include/preflight/net.h); -EOPNOTSUPP when the
 	 * driver lacks the operation, -ENOENT when a snapshot lacks the file.

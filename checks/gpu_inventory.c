@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_inventory - every NVIDIA GPU on the PCI bus is bound, visible and healthy.
+ *
+ * The bus side comes from the node inventory (vendor 0x10de, display or 3D
+ * class).  Against it: the kernel driver (/proc/driver/nvidia/version, the
+ * sysfs driver link, /proc/driver/nvidia/gpus/<bdf>/information), the CUDA
+ * driver API (cuInit, device count, PCI bus ids), NVML when present
+ * (driver version, persistence mode, retired pages, row remapping) and Xid
+ * errors in the kernel log (/dev/kmsg live, <root>/preflight/kmsg
+ * recorded).  A GPU on the bus that CUDA does not report has fallen off the
+ * bus or is hidden: fail.  No NVIDIA GPU on the bus: skip.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/gpu.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+struct gpu_inventory_cfg {
+	uint64_t expected_gpus;
+	char *min_driver;
+	bool require_persistence;
+	uint64_t max_retired_pages;
+	double xid_window_h;
+	char *xid_fail;
+	char *xid_ignore;
+};
+
+static const struct pf_param gpu_inventory_params[] = {
+	PF_PARAM_U64(struct gpu_inventory_cfg, expected_gpus, "0", 0, 1024, "GPUs",
+		     "NVIDIA GPUs expected on the PCI bus; 0 accepts any number"),
+	PF_PARAM_STRING(struct gpu_inventory_cfg, min_driver, "",
+			"minimum NVIDIA driver version, e.g. \"550.54.15\"; empty: not judged"),
+	PF_PARAM_BOOL(struct gpu_inventory_cfg, require_persistence, "true",
+		      "warn when NVML reports persistence mode off"),
+	PF_PARAM_U64(struct gpu_inventory_cfg, max_retired_pages, "60", 0, 100000, "pages",
+		     "fail above this many retired pages (single- plus double-bit ECC)"),
+	PF_PARAM_DOUBLE(struct gpu_inventory_cfg, xid_window_h, "24", 0, 1e6, "hours",
+			"judge Xid errors logged within this many hours; 0: the whole log"),
+	PF_PARAM_STRING(struct gpu_inventory_cfg, xid_fail,
+			"48,56,57,58,62,63,64,65,68,69,73,74,79,80,81,92,95,119,120,140,154",
+			"Xids that fail the check; any other Xid warns"),
+	PF_PARAM_STRING(struct gpu_inventory_cfg, xid_ignore, "",
+			"Xids not reported at all, e.g. \"13,31,43,45\""),
+	PF_PARAM_END,
+};
+
+/* What we learn about one GPU on the bus. */
+struct gpu {
+	char bdf[16];
+	const struct pf_pci_dev *pci;
+	char driver[32];      /* bound kernel driver, "" for none */
+	char model[96];       /* from /proc/driver/nvidia/gpus/<bdf>/information */
+	int cuda;             /* CUDA ordinal, -1 not reported */
+	char cuda_name[96];
+	int persistence;      /* 1/0, -1 unknown */
+	long retired;         /* pages, -1 unknown */
+	int retired_pending;  /* 1/0, -1 unknown */
+	int remap_pending, remap_failure; /* 1/0, -1 unknown */
+	unsigned int remap_corr, remap_unc;
+};
+
+struct inv {
+	struct gpu *gpus;
+	size_t n;
+	bool cuda_ok;          /* CUDA answered: cuda ordinals are meaningful */
+	bool cuda_hidden;      /* CUDA_VISIBLE_DEVICES is set */
+	bool nvml_ok;
+};
+
+static void read_binding(const struct pf_ctx *ctx, struct gpu *g)
+{
+	pf_autofree char *target = NULL, *info = NULL;
+	char path[128];
+	const char *base;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", g->bdf);
+	if (pf_fs_readlink(ctx->fs, path, &target) == 0) {
+		base = strrchr(target, '/');
+		snprintf(g->driver, sizeof(g->driver), "%s", base ? base + 1 : target);
+	}
+	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", g->bdf);
+	if (pf_fs_read_full(ctx->fs, path, 0, &info, NULL) == 0) {
+		const char *m = strstr(info, "Model:");
+
+		if (m) {
+			m += strlen("Model:");
+			m += strspn(m, " \t");
+			snprintf(g->model, sizeof(g->model), "%.*s", (int)strcspn(m, "\n"), m);
+		}
+		/* the kernel driver bound it even when sysfs has no driver link */
+		if (!g->driver[0])
+			snprintf(g->driver, sizeof(g->driver), "nvidia");
+	}
+}
+
+static struct gpu *find_gpu(struct inv *inv, const char *bdf)
+{
+	for (size_t i = 0; i < inv->n; i++)
+		if (!strcmp(inv->gpus[i].bdf, bdf))
+			return &inv->gpus[i];
+	return NULL;
+}
+
+/* The kernel driver and its version; the NVML/CUDA versions are added later. */
+static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
+				       const struct gpu_inventory_cfg *cfg,
+				       struct pf_result *res, char *ver, size_t len)
+{
+	pf_autofree char *line = NULL;
+	struct pf_finding *f;
+	bool open = false;
+	int r;
+
+	ver[0] = '\0';
+	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &line);
+	if (r == -ENOENT) {
+		f = pf_add(res, PF_STATUS_FAIL, "driver",
+			   "NVIDIA kernel driver not loaded (/proc/driver/nvidia/version absent)");
+		pf_remedy(f, "install the NVIDIA driver and load it (modprobe nvidia); check "
+			  "dmesg for NVRM errors if it is installed");
+		pf_obs_bool(f, "loaded", false);
+		return f;
+	}
+	if (r < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, "driver", "cannot read /proc/driver/nvidia/version: %s",
+			   strerror(-r));
+		return f;
+	}
+	if (pf_parse_nvidia_version(line, ver, len, &open) < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, "driver",
+			   "cannot parse /proc/driver/nvidia/version: \"%.80s\"", line);
+		return f;
+	}
+	if (cfg->min_driver[0] && pf_version_cmp(ver, cfg->min_driver) < 0) {
+		f = pf_add(res, PF_STATUS_FAIL, "driver", "NVIDIA driver %s%s, expected at least %s",
+			   ver, open ? " (open kernel module)" : "", cfg->min_driver);
+		pf_remedy(f, "upgrade the NVIDIA driver to %s or later and reboot", cfg->min_driver);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "driver", "NVIDIA driver %s%s loaded", ver,
+			   open ? " (open kernel module)" : "");
+	}
+	pf_obs_bool(f, "loaded", true);
+	pf_obs_str(f, "version", ver);
+	pf_obs_bool(f, "open_kernel_module", open);
+	if (cfg->min_driver[0])
+		pf_exp_str(f, "min_version", cfg->min_driver);
+	return f;
+}
+
+static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
+		      struct pf_result *res)
+{
+	const struct pf_cuda_table *cu;
+	pf_autofree char *err = NULL;
+	pf_autofree char (*bdfs)[16] = NULL;
+	struct pf_finding *f;
+	pf_CUresult cr;
+	char msg[200], extra[256] = "", missing[256] = "";
+	int n, r, ver = 0, seen = 0;
+
+	r = ctx->prov->gpu->cuda(&cu, &err);
+	if (r == -ENOMEDIUM) {
+		pf_add(res, PF_STATUS_SKIP, "cuda", "%s", err);
+		return;
+	}
+	if (r < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, "cuda", "%s", err ? err : "CUDA unavailable");
+		pf_remedy(f, "install the NVIDIA driver matching the kernel module; check "
+			  "ldconfig -p | grep libcuda");
+		return;
+	}
+	n = pf_cuda_devices(cu, &bdfs, &cr);
+	if (n < 0) {
+		pf_cuda_strerror(cu, cr, msg, sizeof(msg));
+		if (cr == PF_CUDA_ERROR_STUB_LIBRARY) {
+			f = pf_add(res, PF_STATUS_ERROR, "cuda",
+				   "cuInit: %s: the loaded libcuda.so.1 is the toolkit's stub", msg);
+			pf_remedy(f, "install the NVIDIA driver; remove the toolkit's stubs directory "
+				  "from LD_LIBRARY_PATH");
+			return;
+		}
+		f = pf_add(res, PF_STATUS_FAIL, "cuda", "cuInit: %s, with %zu NVIDIA GPU%s on the PCI bus",
+			   msg, inv->n, inv->n == 1 ? "" : "s");
+		if (cr == PF_CUDA_ERROR_SYSTEM_NOT_READY)
+			pf_remedy(f, "start the fabric manager (systemctl enable --now "
+				  "nvidia-fabricmanager) on NVSwitch systems");
+		else if (cr == PF_CUDA_ERROR_NO_DEVICE)
+			pf_remedy(f, "check CUDA_VISIBLE_DEVICES and cgroup device limits; run "
+				  "nvidia-smi and look for Xid 79 or RmInitAdapter errors in dmesg");
+		else
+			pf_remedy(f, "run nvidia-smi; reload the driver or reboot; check dmesg for NVRM "
+				  "errors");
+		pf_obs_num(f, "cuda_error", cr);
+		return;
+	}
+	inv->cuda_ok = true;
+	for (int i = 0; i < n; i++) {
+		struct gpu *g = find_gpu(inv, bdfs[i]);
+
+		if (!g) {
+			size_t l = strlen(extra);
+
+			snprintf(extra + l, sizeof(extra) - l, "%s%s", l ? ", " : "", bdfs[i]);
+			continue;
+		}
+		g->cuda = i;
+		seen++;
+		if (cu->cuDeviceGetName(g->cuda_name, (int)sizeof(g->cuda_name) - 1, i) != PF_CUDA_SUCCESS)
+			g->cuda_name[0] = '\0';
+	}
+	for (size_t i = 0; i < inv->n; i++) {
+		size_t l = strlen(missing);
+
+		if (inv->gpus[i].cuda < 0)
+			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", inv->gpus[i].bdf);
+	}
+	if (cu->cuDriverGetVersion(&ver) == PF_CUDA_SUCCESS) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d.%d", ver / 1000, ver % 1000 / 10);
+		pf_obs_str(&res->findings[drv], "cuda_version", v);
+	}
+	if ((size_t)seen == inv->n) {
+		f = pf_add(res, PF_STATUS_PASS, "cuda", "CUDA sees all %d NVIDIA GPUs on the PCI bus",
+			   seen);
+	} else {
+		enum pf_status st = inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL;
+
+		f = pf_add(res, st, "cuda", "CUDA sees %d of %zu NVIDIA GPUs on the PCI bus; missing: %s%s",
+			   seen, inv->n, missing,
+			   inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+		pf_remedy(f, "a GPU on the bus that CUDA does not report has fallen off the bus or "
+			  "failed to initialise: check dmesg for Xid 79 and RmInitAdapter, reset it "
+			  "(nvidia-smi -r) or reboot, and RMA it if it recurs");
+	}
+	pf_obs_num(f, "cuda_devices", n);
+	pf_obs_num(f, "pci_gpus", (double)inv->n);
+	if (missing[0])
+		pf_obs_str(f, "missing", missing);
+	if (extra[0])
+		pf_obs_str(f, "not_on_bus", extra);
+	pf_exp_num(f, "cuda_devices", (double)inv->n);
+}
+
+static void nvml_device(const struct pf_nvml_table *nv, pf_nvmlDevice_t dev, struct gpu *g)
+{
+	pf_nvmlEnableState_t st;
+	unsigned int corr, unc, pending, failure;
+
+	if (nv->nvmlDeviceGetPersistenceMode(dev, &st) == PF_NVML_SUCCESS)
+		g->persistence = st == PF_NVML_FEATURE_ENABLED;
+	if (nv->nvmlDeviceGetRetiredPages) {
+		long total = 0;
+		bool ok = true;
+
+		for (unsigned int cause = 0; cause < 2; cause++) {
+			unsigned int count = 0;
+			pf_nvmlReturn_t r = nv->nvmlDeviceGetRetiredPages(dev, cause, &count, NULL);
+
+			if (r != PF_NVML_SUCCESS && r != PF_NVML_ERROR_INSUFFICIENT_SIZE)
+				ok = false;
+			total += count;
+		}
+		if (ok)
+			g->retired = total;
+	}
+	if (nv->nvmlDeviceGetRetiredPagesPendingStatus &&
+	    nv->nvmlDeviceGetRetiredPagesPendingStatus(dev, &st) == PF_NVML_SUCCESS)
+		g->retired_pending = st == PF_NVML_FEATURE_ENABLED;
+	if (nv->nvmlDeviceGetRemappedRows &&
+	    nv->nvmlDeviceGetRemappedRows(dev, &corr, &unc, &pending, &failure) == PF_NVML_SUCCESS) {
+		g->remap_corr = corr;
+		g->remap_unc = unc;
+		g->remap_pending = pending != 0;
+		g->remap_failure = failure != 0;
+	}
+}
+
+static void nvml_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
+		      const char *kernel_ver, struct pf_result *res)
+{
+	const struct pf_nvml_table *nv;
+	pf_autofree char *err = NULL;
+	struct pf_finding *f;
+	pf_nvmlReturn_t r;
+	char msg[160], ver[96] = "";
+	unsigned int n = 0, matched = 0;
+
+	if (ctx->prov->gpu->nvml(&nv, &err) < 0) {
+		pf_add(res, PF_STATUS_SKIP, "nvml", "%s; persistence mode, retired pages and row "
+		       "remapping not checked", err ? err : "NVML unavailable");
+		return;
+	}
+	r = nv->nvmlInit();
+	if (r != PF_NVML_SUCCESS) {
+		enum pf_status st = r == PF_NVML_ERROR_DRIVER_NOT_LOADED ||
+				    r == PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH ? PF_STATUS_FAIL
+									      : PF_STATUS_ERROR;
+
+		f = pf_add(res, st, "nvml", "nvmlInit: %s", pf_nvml_strerror(nv, r, msg, sizeof(msg)));
+		if (r == PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+			pf_remedy(f, "the driver libraries and the loaded kernel module differ (an "
+				  "upgrade without reboot): reboot or reload the nvidia modules");
+		else
+			pf_remedy(f, "run nvidia-smi; reload the NVIDIA driver or reboot");
+		pf_obs_num(f, "nvml_error", r);
+		return;
+	}
+	if (nv->nvmlSystemGetDriverVersion(ver, sizeof(ver)) == PF_NVML_SUCCESS)
+		pf_obs_str(&res->findings[drv], "nvml_driver_version", ver);
+	else
+		ver[0] = '\0';
+	if (nv->nvmlDeviceGetCount(&n) != PF_NVML_SUCCESS)
+		n = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		union pf_nvml_pci_info_buf pci;
+		pf_nvmlDevice_t dev;
+		char bdf[16];
+		struct gpu *g;
+
+		memset(&pci, 0, sizeof(pci));
+		if (nv->nvmlDeviceGetHandleByIndex(i, &dev) != PF_NVML_SUCCESS ||
+		    nv->nvmlDeviceGetPciInfo(dev, &pci.info) != PF_NVML_SUCCESS)
+			continue;
+		pci.info.bus_id[sizeof(pci.info.bus_id) - 1] = '\0';
+		if (pf_bdf_normalize(pci.info.bus_id, bdf) < 0 || !(g = find_gpu(inv, bdf)))
+			continue;
+		nvml_device(nv, dev, g);
+		matched++;
+	}
+	nv->nvmlShutdown();
+	inv->nvml_ok = true;
+	if (ver[0] && kernel_ver[0] && strcmp(ver, kernel_ver)) {
+		f = pf_add(res, PF_STATUS_FAIL, "nvml",
+			   "NVML library %s but kernel module %s: user-space and kernel driver differ",
+			   ver, kernel_ver);
+		pf_remedy(f, "reboot (or reload the nvidia modules) after a driver upgrade");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "nvml", "NVML reports %u GPU%s, %u matched on the PCI bus",
+			   n, n == 1 ? "" : "s", matched);
+	}
+	pf_obs_num(f, "nvml_devices", n);
+	pf_obs_num(f, "matched", matched);
+}
+
+/* Append "; <text>" to a message buffer. */
+static void add_part(char *buf, size_t len, const char *fmt, ...) PF_PRINTF(3, 4);
+static void add_part(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l && l + 2 < len) {
+		memcpy(buf + l, ", ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv,
+		      const struct gpu *g, struct pf_result *res)
+{
+	enum pf_status st = PF_STATUS_PASS;
+	char msg[512] = "", fix[512] = "";
+	struct pf_finding *f;
+	const char *name = g->cuda_name[0] ? g->cuda_name : g->model[0] ? g->model : "NVIDIA GPU";
+
+	add_part(msg, sizeof(msg), "%s", name);
+	if (!g->driver[0]) {
+		st = pf_status_worst(st, PF_STATUS_FAIL);
+		add_part(msg, sizeof(msg), "no kernel driver bound");
+		add_part(fix, sizeof(fix), "load the NVIDIA driver (modprobe nvidia) and check dmesg "
+			 "for RmInitAdapter errors on this GPU");
+	} else if (!strcmp(g->driver, "vfio-pci")) {
+		st = pf_status_worst(st, PF_STATUS_WARN);
+		add_part(msg, sizeof(msg), "bound to vfio-pci (reserved for a VM)");
+		add_part(fix, sizeof(fix), "unbind it from vfio-pci if this node runs jobs itself");
+	} else if (strcmp(g->driver, "nvidia")) {
+		st = pf_status_worst(st, PF_STATUS_FAIL);
+		add_part(msg, sizeof(msg), "bound to %s instead of nvidia", g->driver);
+		add_part(fix, sizeof(fix), "blacklist %s and load the NVIDIA driver", g->driver);
+	} else {
+		add_part(msg, sizeof(msg), "bound to nvidia");
+	}
+	if (inv->cuda_ok) {
+		if (g->cuda >= 0) {
+			add_part(msg, sizeof(msg), "CUDA device %d", g->cuda);
+		} else {
+			st = pf_status_worst(st, inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL);
+			add_part(msg, sizeof(msg), "not visible to CUDA%s",
+				 inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+			add_part(fix, sizeof(fix), "reset the GPU (nvidia-smi -r -i %s) or reboot; RMA "
+				 "it if it stays missing", g->bdf);
+		}
+	}
+	if (g->persistence == 1) {
+		add_part(msg, sizeof(msg), "persistence on");
+	} else if (g->persistence == 0) {
+		if (cfg->require_persistence) {
+			st = pf_status_worst(st, PF_STATUS_WARN);
+			add_part(fix, sizeof(fix), "enable persistence: systemctl enable --now "
+				 "nvidia-persistenced");
+		}
+		add_part(msg, sizeof(msg), "persistence off");
+	}
+	if (g->retired >= 0) {
+		add_part(msg, sizeof(msg), "%ld retired page%s", g->retired, g->retired == 1 ? "" : "s");
+		if ((uint64_t)g->retired > cfg->max_retired_pages) {
+			st = pf_status_worst(st, PF_STATUS_FAIL);
+			add_part(msg, sizeof(msg), "above %llu", (unsigned long long)cfg->max_retired_pages);
+			add_part(fix, sizeof(fix), "too many retired pages: replace (RMA) the GPU");
+		}
+	}
+	if (g->retired_pending == 1) {
+		st = pf_status_worst(st, PF_STATUS_WARN);
+		add_part(msg, sizeof(msg), "page retirement pending");
+		add_part(fix, sizeof(fix), "reset the GPU or reboot to retire the pending pages");
+	}
+	if (g->remap_failure == 1) {
+		st = pf_status_worst(st, PF_STATUS_FAIL);
+		add_part(msg, sizeof(msg), "row remapping failed");
+		add_part(fix, sizeof(fix), "row remapping failure: replace (RMA) the GPU");
+	} else if (g->remap_pending == 1) {
+		st = pf_status_worst(st, PF_STATUS_WARN);
+		add_part(msg, sizeof(msg), "row remap pending");
+		add_part(fix, sizeof(fix), "reset the GPU (nvidia-smi -r) to apply the pending row remap");
+	}
+	f = pf_add(res, st, g->bdf, "%s", msg);
+	if (fix[0])
+		pf_remedy(f, "%s", fix);
+	pf_obs_str(f, "driver", g->driver[0] ? g->driver : "none");
+	if (g->model[0])
+		pf_obs_str(f, "model", g->model);
+	if (inv->cuda_ok)
+		pf_obs_num(f, "cuda_device", g->cuda);
+	if (g->persistence >= 0)
+		pf_obs_bool(f, "persistence", g->persistence);
+	if (g->retired >= 0)
+		pf_obs_num(f, "retired_pages", (double)g->retired);
+	if (g->retired_pending >= 0)
+		pf_obs_bool(f, "retired_pages_pending", g->retired_pending);
+	if (g->remap_pending >= 0) {
+		pf_obs_num(f, "remapped_rows_correctable", g->remap_corr);
+		pf_obs_num(f, "remapped_rows_uncorrectable", g->remap_unc);
+		pf_obs_bool(f, "remap_pending", g->remap_pending);
+		pf_obs_bool(f, "remap_failure", g->remap_failure);
+	}
+	pf_exp_str(f, "driver", "nvidia");
+	if (cfg->require_persistence)
+		pf_exp_bool(f, "persistence", true);
+	pf_exp_num(f, "max_retired_pages", (double)cfg->max_retired_pages);
+}
+
+/* Xid events of one PCI address. */
+struct xid_group {
+	char subject[40];
+	char pci[16];
+	unsigned int xids[32];
+	unsigned int counts[32];
+	double last_age_h[32]; /* -1 unknown */
+	size_t n;
+};
+
+static void xid_add(struct xid_group *g, const struct pf_xid *x, double age_h)
+{
+	size_t i;
+
+	for (i = 0; i < g->n && g->xids[i] != x->xid; i++)
+		;
+	if (i == g->n) {
+		if (g->n == PF_ARRAY_SIZE(g->xids))
+			return;
+		g->n++;
+		g->xids[i] = x->xid;
+		g->counts[i] = 0;
+		g->last_age_h[i] = age_h;
+	}
+	g->counts[i]++;
+	if (age_h >= 0 && (g->last_age_h[i] < 0 || age_h < g->last_age_h[i]))
+		g->last_age_h[i] = age_h;
+}
+
+static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_group *g,
+		       struct pf_result *res)
+{
+	enum pf_status st = PF_STATUS_WARN;
+	char msg[768] = "";
+	cJSON *arr = cJSON_CreateArray();
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < g->n; i++) {
+		char num[16], age[48] = "";
+		const char *meaning = pf_xid_meaning(g->xids[i]);
+		cJSON *o = cJSON_CreateObject();
+
+		snprintf(num, sizeof(num), "%u", g->xids[i]);
+		if (pf_list_has(cfg->xid_fail, num))
+			st = PF_STATUS_FAIL;
+		if (g->last_age_h[i] >= 0)
+			snprintf(age, sizeof(age), ", last %.1f h ago", g->last_age_h[i]);
+		add_part(msg, sizeof(msg), "Xid %u (%s) x%u%s", g->xids[i],
+			 meaning ? meaning : "see NVIDIA's Xid catalogue", g->counts[i], age);
+		cJSON_AddNumberToObject(o, "xid", g->xids[i]);
+		cJSON_AddNumberToObject(o, "count", g->counts[i]);
+		cJSON_AddStringToObject(o, "meaning", meaning ? meaning : "unknown");
+		if (g->last_age_h[i] >= 0)
+			cJSON_AddNumberToObject(o, "last_age_h", g->last_age_h[i]);
+		cJSON_AddItemToArray(arr, o);
+	}
+	f = pf_add(res, st, g->subject, "%s", msg);
+	pf_obs_json(f, "xids", arr);
+	pf_exp_str(f, "fail_on", cfg->xid_fail);
+	if (st == PF_STATUS_FAIL)
+		pf_remedy(f, "drain the node and reset the GPU (nvidia-smi -r) or reboot; for ECC "
+			  "Xids (48, 63, 64, 92, 94, 95) read nvidia-smi -q -d ECC,ROW_REMAPPER; if "
+			  "the Xid returns, run dcgmi diag -r 3 and RMA the GPU");
+	else
+		pf_remedy(f, "usually an application fault; if it repeats without one, run dcgmi "
+			  "diag -r 3 on this GPU");
+}
+
+static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *cfg,
+		     const struct inv *inv, struct pf_result *res)
+{
+	pf_autofree char *text = NULL, *err = NULL, *up = NULL;
+	pf_autofree struct pf_xid *ev = NULL;
+	pf_autofree struct xid_group *groups = NULL;
+	size_t n_ev = 0, n_groups = 0, judged = 0;
+	double uptime = -1;
+	struct pf_finding *f;
+	int r;
+
+	r = ctx->prov->gpu->kmsg(ctx, &text, &err);
+	if (r < 0) {
+		pf_add(res, PF_STATUS_SKIP, "xid", "%s; Xid errors not checked",
+		       err ? err : "kernel log unavailable");
+		return;
+	}
+	if (pf_fs_read_line(ctx->fs, "/proc/uptime", &up) == 0)
+		uptime = strtod(up, NULL);
+	pf_parse_kmsg_xids(text, &ev, &n_ev);
+	groups = pf_xcalloc(n_ev ? n_ev : 1, sizeof(*groups));
+	for (size_t i = 0; i < n_ev; i++) {
+		const struct pf_xid *x = &ev[i];
+		double age_h = -1;
+		char num[16], subject[40];
+		size_t k;
+
+		snprintf(num, sizeof(num), "%u", x->xid);
+		if (pf_list_has(cfg->xid_ignore, num))
+			continue;
+		if (x->t_s >= 0 && uptime > 0 && uptime >= x->t_s)
+			age_h = (uptime - x->t_s) / 3600.0;
+		if (cfg->xid_window_h > 0 && age_h > cfg->xid_window_h)
+			continue;
+		snprintf(subject, sizeof(subject), "PCI:%s/xid", x->pci);
+		for (size_t j = 0; j < inv->n; j++)
+			if (pf_xid_matches_bdf(x->pci, inv->gpus[j].bdf))
+				snprintf(subject, sizeof(subject), "%s/xid", inv->gpus[j].bdf);
+		for (k = 0; k < n_groups && strcmp(groups[k].subject, subject); k++)
+			;
+		if (k == n_groups) {
+			snprintf(groups[k].subject, sizeof(groups[k].subject), "%s", subject);
+			snprintf(groups[k].pci, sizeof(groups[k].pci), "%s", x->pci);
+			n_groups++;
+		}
+		xid_add(&groups[k], x, age_h);
+		judged++;
+	}
+	for (size_t k = 0; k < n_groups; k++)
+		xid_report(cfg, &groups[k], res);
+	if (n_groups == 0) {
+		if (cfg->xid_window_h > 0)
+			f = pf_add(res, PF_STATUS_PASS, "xid",
+				   "no Xid errors in the kernel log within %g h", cfg->xid_window_h);
+		else
+			f = pf_add(res, PF_STATUS_PASS, "xid", "no Xid errors in the kernel log");
+		pf_obs_num(f, "xid_events", 0);
+		pf_obs_num(f, "xid_events_outside_window", (double)n_ev);
+	}
+	(void)judged;
+}
+
+static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct gpu_inventory_cfg *cfg = config;
+	pf_autofree struct gpu *gpus = NULL;
+	struct inv inv = { 0 };
+	struct pf_finding *f;
+	char kver[64];
+	size_t drv;
+
+	if (!ctx->node) {
+		pf_add(res, PF_STATUS_ERROR, NULL, "the node inventory was not loaded");
+		return -ENODATA;
+	}
+	if (!ctx->prov || !ctx->prov->gpu) {
+		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider (%s providers)",
+		       ctx->prov ? ctx->prov->name : "no");
+		return -ENODEV;
+	}
+	gpus = pf_xcalloc(ctx->node->n_gpus ? ctx->node->n_gpus : 1, sizeof(*gpus));
+	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+		int idx = ctx->node->gpus[i].pci;
+		const struct pf_pci_dev *pci;
+		struct gpu *g;
+
+		if (idx < 0 || (size_t)idx >= ctx->node->n_pci)
+			continue;
+		pci = &ctx->node->pci[idx];
+		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+			continue;
+		g = &gpus[inv.n++];
+		snprintf(g->bdf, sizeof(g->bdf), "%s", pci->bdf);
+		g->pci = pci;
+		g->cuda = -1;
+		g->persistence = g->retired_pending = g->remap_pending = g->remap_failure = -1;
+		g->retired = -1;
+	}
+	inv.gpus = gpus;
+	inv.cuda_hidden = getenv("CUDA_VISIBLE_DEVICES") != NULL && pf_fs_is_live(ctx->fs);
+
+	if (inv.n == 0) {
+		if (cfg->expected_gpus) {
+			f = pf_add(res, PF_STATUS_FAIL, "pci",
+				   "no NVIDIA GPU on the PCI bus, expected %llu",
+				   (unsigned long long)cfg->expected_gpus);
+			pf_remedy(f, "check lspci -d 10de: and the BMC event log; reseat the GPUs or "
+				  "the baseboard; the GPUs may have fallen off the bus (reboot)");
+			pf_obs_num(f, "gpus", 0);
+			pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
+			return 0;
+		}
+		return pf_skip(res, "no NVIDIA GPU on the PCI bus (vendor 0x10de, class 0x0300 "
+			       "or 0x0302)");
+	}
+
+	if (cfg->expected_gpus && inv.n != cfg->expected_gpus) {
+		f = pf_add(res, PF_STATUS_FAIL, "pci", "%zu NVIDIA GPU%s on the PCI bus, expected %llu",
+			   inv.n, inv.n == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
+		pf_remedy(f, "%s", inv.n < cfg->expected_gpus
+			  ? "a GPU is missing from the bus: check lspci -d 10de:, the BMC event "
+			    "log and dmesg (Xid 79, AER); reseat or RMA it"
+			  : "more GPUs than the profile expects: fix gpu_inventory.expected_gpus");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "pci", "%zu NVIDIA GPU%s on the PCI bus", inv.n,
+			   inv.n == 1 ? "" : "s");
+	}
+	pf_obs_num(f, "gpus", (double)inv.n);
+	if (cfg->expected_gpus)
+		pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
+
+	for (size_t i = 0; i < inv.n; i++)
+		read_binding(ctx, &gpus[i]);
+	/* pf_add may move findings: the scans refer to the driver finding by index */
+	drv = (size_t)(judge_driver(ctx, cfg, res, kver, sizeof(kver)) - res->findings);
+	cuda_scan(ctx, &inv, drv, res);
+	nvml_scan(ctx, &inv, drv, kver, res);
+	for (size_t i = 0; i < inv.n; i++)
+		judge_gpu(cfg, &inv, &gpus[i], res);
+	xid_scan(ctx, cfg, &inv, res);
+	pf_summary(res, "%zu NVIDIA GPU%s on the bus%s", inv.n, inv.n == 1 ? "" : "s",
+		   inv.cuda_ok ? "" : " (CUDA not queried)");
+	return 0;
+}
+
+const struct pf_check pf_check_gpu_inventory = {
+	.name = "gpu_inventory",
+	.summary = "NVIDIA GPUs on the bus vs the driver, CUDA and NVML; Xid errors",
+	.tags = "gpu,static",
+	.reads = "node inventory (PCI), /sys/bus/pci/devices/<bdf>/driver, "
+		 "/proc/driver/nvidia/{version,gpus/<bdf>/information}, libcuda.so.1, "
+		 "libnvidia-ml.so.1, /dev/kmsg (<root>/preflight/kmsg), /proc/uptime",
+	.params = gpu_inventory_params,
+	.cfg_size = sizeof(struct gpu_inventory_cfg),
+	.timeout_s = 30,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = gpu_inventory_run,
+};

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nvidia_peermem - GPUDirect RDMA can register GPU memory with the NIC.
+ *
+ * Two paths exist.  Peer memory: the nvidia_peermem module (or legacy
+ * nv_peer_mem) registered as a peer-memory client, seen in /sys/module,
+ * /proc/modules and /sys/kernel/mm/memory_peers/nv_mem*.  DMA-BUF: kernel
+ * 5.12 or later, NVIDIA's open kernel modules, CUDA's
+ * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED on every GPU, and
+ * ibv_reg_dmabuf_mr@IBVERBS_1.12 in libibverbs.  Under a recorded root the
+ * last two come from files (docs/snapshot.md).  Pass when the path the
+ * profile requires (default: either) is available, and say which.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/gpu.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+struct nvidia_peermem_cfg {
+	char *require;
+};
+
+static const struct pf_param nvidia_peermem_params[] = {
+	PF_PARAM_STRING(struct nvidia_peermem_cfg, require, "any",
+			"path that must be available: any, peermem, dmabuf or both"),
+	PF_PARAM_END,
+};
+
+/* A yes/no/unknown fact with the reason it is unknown. */
+enum tri { NO, YES, UNKNOWN };
+
+struct peermem {
+	enum tri loaded;
+	char source[96];   /* where it was seen */
+	char version[32];
+};
+
+struct dmabuf {
+	enum tri kernel, open_module, cuda, verbs, all;
+	char kernel_release[64];
+	char why[384];     /* what is missing or unknown */
+};
+
+static const char *tri_name(enum tri t)
+{
+	return t == YES ? "yes" : t == NO ? "no" : "unknown";
+}
+
+static void why_add(struct dmabuf *d, const char *fmt, ...) PF_PRINTF(2, 3);
+static void why_add(struct dmabuf *d, const char *fmt, ...)
+{
+	size_t l = strlen(d->why);
+	va_list ap;
+
+	if (l && l + 2 < sizeof(d->why)) {
+		memcpy(d->why + l, "; ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(d->why + l, sizeof(d->why) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* Is @name a line of /proc/modules? */
+static bool in_proc_modules(const char *modules, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = modules; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, name, n) && l[n] == ' ')
+			return true;
+	return false;
+}
+
+static void probe_peermem(const struct pf_ctx *ctx, struct peermem *p)
+{
+	static const char *const modules[] = { "nvidia_peermem", "nv_peer_mem" };
+	static const char *const clients[] = { "nv_mem", "nv_mem_nc" };
+	pf_autofree char *proc = NULL;
+	char path[96];
+	int r;
+
+	p->loaded = NO;
+	r = pf_fs_read_full(ctx->fs, "/proc/modules", 0, &proc, NULL);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(modules) && p->loaded != YES; i++) {
+		pf_autofree char *ver = NULL;
+
+		snprintf(path, sizeof(path), "/sys/module/%s", modules[i]);
+		if (pf_fs_exists(ctx->fs, path) == 1) {
+			p->loaded = YES;
+			snprintf(p->source, sizeof(p->source), "%s", path);
+		} else if (r == 0 && in_proc_modules(proc, modules[i])) {
+			p->loaded = YES;
+			snprintf(p->source, sizeof(p->source), "/proc/modules: %s", modules[i]);
+		}
+		if (p->loaded == YES &&
+		    pf_fs_readf_line(ctx->fs, &ver, "/sys/module/%s/version", modules[i]) == 0)
+			snprintf(p->version, sizeof(p->version), "%s", ver);
+	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(clients) && p->loaded != YES; i++) {
+		pf_autofree char *ver = NULL;
+
+		snprintf(path, sizeof(path), "/sys/kernel/mm/memory_peers/%s/version", clients[i]);
+		if (pf_fs_read_line(ctx->fs, path, &ver) == 0) {
+			p->loaded = YES;
+			snprintf(p->source, sizeof(p->source), "%s", path);
+			snprintf(p->version, sizeof(p->version), "%s", ver);
+		}
+	}
+	/* without /proc/modules nor /sys/module the answer is not "no" */
+	if (p->loaded == NO && r < 0 && pf_fs_exists(ctx->fs, "/sys/module") != 1)
+		p->loaded = UNKNOWN;
+}
+
+static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	pf_autofree char *rel = NULL, *ver = NULL;
+	int major, minor, r;
+
+	d->kernel = d->open_module = d->cuda = d->verbs = UNKNOWN;
+
+	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/osrelease", &rel);
+	if (r == 0 && pf_parse_kernel_release(rel, &major, &minor) == 0) {
+		snprintf(d->kernel_release, sizeof(d->kernel_release), "%s", rel);
+		d->kernel = major > 5 || (major == 5 && minor >= 12) ? YES : NO;
+		if (d->kernel == NO)
+			why_add(d, "kernel %s is older than 5.12", rel);
+	} else {
+		why_add(d, "kernel release unknown (/proc/sys/kernel/osrelease: %s)",
+			r < 0 ? strerror(-r) : "malformed");
+	}
+
+	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &ver);
+	if (r == 0) {
+		char v[32];
+		bool open;
+
+		if (pf_parse_nvidia_version(ver, v, sizeof(v), &open) == 0) {
+			d->open_module = open ? YES : NO;
+			if (!open)
+				why_add(d, "the proprietary NVIDIA kernel module %s is loaded, DMA-BUF "
+					"needs the open one", v);
+		} else {
+			why_add(d, "cannot parse /proc/driver/nvidia/version");
+		}
+	} else if (r == -ENOENT) {
+		d->open_module = NO;
+		why_add(d, "NVIDIA kernel driver not loaded");
+	} else {
+		why_add(d, "cannot read /proc/driver/nvidia/version: %s", strerror(-r));
+	}
+
+	/* every GPU on the bus must support it; without an inventory, GPU 0 of CUDA is not enough */
+	if (ctx->node && ctx->node->n_gpus) {
+		d->cuda = YES;
+		for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+			const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
+			pf_autofree char *err = NULL;
+
+			if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+				continue;
+			r = gpu->cuda_dmabuf(ctx, pci->bdf, &err);
+			if (r == 0) {
+				d->cuda = NO;
+				why_add(d, "CUDA reports no DMA-BUF support on %s", pci->bdf);
+				break;
+			}
+			if (r < 0) {
+				d->cuda = UNKNOWN;
+				why_add(d, "CUDA DMA-BUF attribute unknown: %s", err ? err : strerror(-r));
+				break;
+			}
+		}
+	} else {
+		why_add(d, "no GPU in the inventory to ask CUDA about");
+	}
+
+	{
+		pf_autofree char *err = NULL;
+
+		r = gpu->verbs_dmabuf(ctx, &err);
+		if (r == 1) {
+			d->verbs = YES;
+		} else if (r == 0) {
+			d->verbs = NO;
+			why_add(d, "libibverbs lacks ibv_reg_dmabuf_mr (rdma-core older than v34)");
+		} else {
+			why_add(d, "ibv_reg_dmabuf_mr unknown: %s", err ? err : strerror(-r));
+		}
+	}
+
+	if (d->kernel == NO || d->open_module == NO || d->cuda == NO || d->verbs == NO)
+		d->all = NO;
+	else if (d->kernel == YES && d->open_module == YES && d->cuda == YES && d->verbs == YES)
+		d->all = YES;
+	else
+		d->all = UNKNOWN;
+}
+
+static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct nvidia_peermem_cfg *cfg = config;
+	bool want_peer, want_dmabuf, both, ok;
+	struct peermem p = { 0 };
+	struct dmabuf d = { 0 };
+	struct pf_finding *f;
+	size_t n_gpus = 0;
+	char mode[16];
+
+	if (!strcmp(cfg->require, "any") || !strcmp(cfg->require, "both")) {
+		want_peer = want_dmabuf = true;
+	} else if (!strcmp(cfg->require, "peermem")) {
+		want_peer = true;
+		want_dmabuf = false;
+	} else if (!strcmp(cfg->require, "dmabuf")) {
+		want_peer = false;
+		want_dmabuf = true;
+	} else {
+		pf_add(res, PF_STATUS_ERROR, "require",
+		       "nvidia_peermem.require is \"%s\", expected any, peermem, dmabuf or both",
+		       cfg->require);
+		return -EINVAL;
+	}
+	both = !strcmp(cfg->require, "both");
+	if (!ctx->prov || !ctx->prov->gpu) {
+		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
+		return -ENODEV;
+	}
+	if (ctx->node) {
+		for (size_t i = 0; i < ctx->node->n_gpus; i++)
+			if (ctx->node->pci[ctx->node->gpus[i].pci].vendor == PF_PCI_VENDOR_NVIDIA)
+				n_gpus++;
+		if (n_gpus == 0)
+			return pf_skip(res, "no NVIDIA GPU on the PCI bus: GPUDirect RDMA does not "
+				       "apply");
+		if (ctx->node->n_rdma == 0)
+			return pf_skip(res, "no RDMA device on the node: GPUDirect RDMA does not "
+				       "apply");
+	}
+
+	probe_peermem(ctx, &p);
+	probe_dmabuf(ctx, &d);
+
+	snprintf(mode, sizeof(mode), "%s", p.loaded == YES && d.all == YES ? "both"
+					   : p.loaded == YES ? "peermem"
+					   : d.all == YES ? "dmabuf" : "none");
+	if (both)
+		ok = p.loaded == YES && d.all == YES;
+	else
+		ok = (want_peer && p.loaded == YES) || (want_dmabuf && d.all == YES);
+
+	if (ok) {
+		if (!strcmp(mode, "both"))
+			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+				   "available through peermem (%s) and DMA-BUF", p.source);
+		else if (!strcmp(mode, "peermem"))
+			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+				   "available through peermem (%s%s%s)", p.source,
+				   p.version[0] ? ", version " : "", p.version);
+		else
+			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+				   "available through DMA-BUF (kernel %s, open kernel module, CUDA and "
+				   "libibverbs support it)", d.kernel_release);
+	} else {
+		/* undecided only when nothing required is known to be missing */
+		bool undecided = (want_peer && p.loaded == UNKNOWN) ||
+				 (want_dmabuf && d.all == UNKNOWN);
+		enum pf_status st = undecided && !(both && (p.loaded == NO || d.all == NO))
+				    ? PF_STATUS_ERROR : PF_STATUS_FAIL;
+
+		f = pf_add(res, st, "gpudirect_rdma", "%s: peermem %s, DMA-BUF %s%s%s%s",
+			   st == PF_STATUS_ERROR ? "cannot tell whether GPUDirect RDMA is available"
+						 : "GPUDirect RDMA unavailable",
+			   p.loaded == YES ? "loaded" : p.loaded == NO ? "not loaded" : "unknown",
+			   tri_name(d.all), d.why[0] ? " (" : "", d.why, d.why[0] ? ")" : "");
+		pf_remedy(f, "%s%s",
+			  want_peer ? "load the peer-memory module: modprobe nvidia_peermem, and "
+				      "persist it with a line \"nvidia_peermem\" in "
+				      "/etc/modules-load.d/nvidia-peermem.conf (needs MOFED or a "
+				      "kernel with PeerDirect); " : "",
+			  want_dmabuf ? "for DMA-BUF use a 5.12+ kernel, NVIDIA's open kernel "
+					"modules (nvidia-open / -open driver packages), a Turing or "
+					"newer GPU and rdma-core v34+" : "");
+	}
+	pf_obs_str(f, "mode", mode);
+	pf_obs_str(f, "peermem", tri_name(p.loaded));
+	if (p.source[0])
+		pf_obs_str(f, "peermem_source", p.source);
+	if (p.version[0])
+		pf_obs_str(f, "peermem_version", p.version);
+	pf_obs_str(f, "dmabuf", tri_name(d.all));
+	pf_obs_str(f, "dmabuf_kernel", tri_name(d.kernel));
+	if (d.kernel_release[0])
+		pf_obs_str(f, "kernel_release", d.kernel_release);
+	pf_obs_str(f, "dmabuf_open_module", tri_name(d.open_module));
+	pf_obs_str(f, "dmabuf_cuda", tri_name(d.cuda));
+	pf_obs_str(f, "dmabuf_ibverbs", tri_name(d.verbs));
+	if (d.why[0])
+		pf_obs_str(f, "dmabuf_missing", d.why);
+	pf_exp_str(f, "require", cfg->require);
+	pf_summary(res, "GPUDirect RDMA: %s", mode);
+	return 0;
+}
+
+const struct pf_check pf_check_nvidia_peermem = {
+	.name = "nvidia_peermem",
+	.summary = "GPUDirect RDMA registration possible (nvidia_peermem or DMA-BUF)",
+	.tags = "gpu,rdma,static",
+	.reads = "/sys/module/{nvidia_peermem,nv_peer_mem}, /proc/modules, "
+		 "/sys/kernel/mm/memory_peers/nv_mem*/version, /proc/sys/kernel/osrelease, "
+		 "/proc/driver/nvidia/version, libcuda.so.1 (DMA_BUF_SUPPORTED), "
+		 "libibverbs.so.1 (ibv_reg_dmabuf_mr@IBVERBS_1.12); recorded: "
+		 "<root>/preflight/cuda/dmabuf_supported, <root>/preflight/ibverbs/reg_dmabuf_mr",
+	.params = nvidia_peermem_params,
+	.cfg_size = sizeof(struct nvidia_peermem_cfg),
+	.timeout_s = 20,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = nvidia_peermem_run,
+};

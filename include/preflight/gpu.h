@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu.h - CUDA driver, NVML and NCCL symbol tables, and the GPU provider.
+ *
+ * libcuda.so.1, libnvidia-ml.so.1 and libnccl.so.2 are never linked: each
+ * is dlopen'd on first use, in the child that runs the check, into a table
+ * of function pointers (src/dl_cuda.c, src/dl_nvml.c, src/dl_nccl.c).  A
+ * missing library or symbol is an error string that names the library and
+ * what to install, never a loader error.  PF_CUDA_PATH, PF_NVML_PATH and
+ * PF_NCCL_PATH name a library file to load instead of the soname (only that
+ * file is tried).
+ *
+ * Checks reach the tables only through ctx->prov->gpu (struct
+ * pf_gpu_provider), which is also where tests install fakes: a table whose
+ * device memory is host memory, and so on (tests/lib/fake_gpu.c).
+ */
+#ifndef PREFLIGHT_GPU_H
+#define PREFLIGHT_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "preflight/check.h"
+#include "preflight/cuda_min.h"
+#include "preflight/nccl_min.h"
+#include "preflight/nvml_min.h"
+
+/* libcuda.so.1; every entry is required unless marked optional. */
+struct pf_cuda_table {
+	pf_cuInit_fn cuInit;
+	pf_cuDriverGetVersion_fn cuDriverGetVersion;
+	pf_cuDeviceGetCount_fn cuDeviceGetCount;
+	pf_cuDeviceGet_fn cuDeviceGet;
+	pf_cuDeviceGetName_fn cuDeviceGetName;
+	pf_cuDeviceGetPCIBusId_fn cuDeviceGetPCIBusId;
+	pf_cuDeviceGetAttribute_fn cuDeviceGetAttribute;
+	pf_cuDeviceTotalMem_fn cuDeviceTotalMem;
+	pf_cuGetErrorString_fn cuGetErrorString;
+	pf_cuGetErrorString_fn cuGetErrorName;
+	pf_cuDevicePrimaryCtxRetain_fn cuDevicePrimaryCtxRetain;
+	pf_cuDevicePrimaryCtxRelease_fn cuDevicePrimaryCtxRelease;
+	pf_cuCtxSetCurrent_fn cuCtxSetCurrent;
+	pf_cuMemAlloc_fn cuMemAlloc;
+	pf_cuMemFree_fn cuMemFree;
+	pf_cuMemcpyHtoD_fn cuMemcpyHtoD;
+	pf_cuMemcpyDtoH_fn cuMemcpyDtoH;
+	pf_cuMemsetD32_fn cuMemsetD32;
+	pf_cuStreamCreate_fn cuStreamCreate;
+	pf_cuStreamDestroy_fn cuStreamDestroy;
+	pf_cuStreamSynchronize_fn cuStreamSynchronize;
+	pf_cuEventCreate_fn cuEventCreate;
+	pf_cuEventDestroy_fn cuEventDestroy;
+	pf_cuEventRecord_fn cuEventRecord;
+	pf_cuEventSynchronize_fn cuEventSynchronize;
+	pf_cuEventElapsedTime_fn cuEventElapsedTime;
+};
+
+/* libnvidia-ml.so.1; the optional entries may be NULL (older drivers). */
+struct pf_nvml_table {
+	pf_nvmlInit_fn nvmlInit;
+	pf_nvmlShutdown_fn nvmlShutdown;
+	pf_nvmlErrorString_fn nvmlErrorString;
+	pf_nvmlSystemGetDriverVersion_fn nvmlSystemGetDriverVersion;
+	pf_nvmlDeviceGetCount_fn nvmlDeviceGetCount;
+	pf_nvmlDeviceGetHandleByIndex_fn nvmlDeviceGetHandleByIndex;
+	pf_nvmlDeviceGetPciInfo_fn nvmlDeviceGetPciInfo;
+	pf_nvmlDeviceGetPersistenceMode_fn nvmlDeviceGetPersistenceMode;
+	pf_nvmlDeviceGetRetiredPages_fn nvmlDeviceGetRetiredPages;                  /* optional */
+	pf_nvmlDeviceGetRetiredPagesPendingStatus_fn nvmlDeviceGetRetiredPagesPendingStatus; /* optional */
+	pf_nvmlDeviceGetRemappedRows_fn nvmlDeviceGetRemappedRows;                  /* optional */
+};
+
+/* libnccl.so.2. */
+struct pf_nccl_table {
+	pf_ncclGetVersion_fn ncclGetVersion;
+	pf_ncclGetErrorString_fn ncclGetErrorString;
+	pf_ncclCommInitAll_fn ncclCommInitAll;
+	pf_ncclCommDestroy_fn ncclCommDestroy;
+	pf_ncclGroupStart_fn ncclGroupStart;
+	pf_ncclGroupEnd_fn ncclGroupEnd;
+	pf_ncclAllReduce_fn ncclAllReduce;
+};
+
+/* One symbol of a table: NUL-separated alternatives ("a_v2\0a\0"), tried in order. */
+struct pf_dl_sym {
+	const char *names;
+	size_t offset;  /* of the function pointer in the table */
+	bool optional;  /* absent: left NULL */
+};
+
+/* A library and its table layout. */
+struct pf_dl_lib {
+	const char *soname;  /* "libcuda.so.1" */
+	const char *env;     /* "PF_CUDA_PATH": a file to load instead */
+	const char *install; /* "install the NVIDIA driver" */
+	const char *version; /* symbol version for dlvsym(), or NULL for dlsym() */
+	const struct pf_dl_sym *syms;
+	size_t n_syms;
+	size_t table_size;   /* sizeof the table, cleared on failure */
+};
+
+extern const struct pf_dl_lib pf_dl_cuda_lib;
+extern const struct pf_dl_lib pf_dl_nvml_lib;
+extern const struct pf_dl_lib pf_dl_nccl_lib;
+
+/*
+ * dlopen @lib (its env override, else its soname) and fill @table.  Not
+ * cached: the pf_dl_*() loaders below call it once.  -ENOENT with *ret_err
+ * "libcuda.so.1 not found (<dlerror>): install the NVIDIA driver", or
+ * -ENOSYS with "libcuda.so.1 has no cuInit: ..." for a missing symbol.
+ */
+int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err);
+
+/*
+ * The process-wide tables, loaded once (pthread_once).  0 and *ret, or the
+ * load's -errno with a copy of its message in *ret_err (caller frees).
+ */
+int pf_dl_cuda(const struct pf_cuda_table **ret, char **ret_err);
+int pf_dl_nvml(const struct pf_nvml_table **ret, char **ret_err);
+int pf_dl_nccl(const struct pf_nccl_table **ret, char **ret_err);
+
+/*
+ * Facts the GPU checks need that are not files, live or recorded
+ * (ctx->prov->gpu).  Every function returns 0 or -errno; *ret_err, when
+ * set, is a one-line reason for a finding (caller frees).
+ */
+struct pf_gpu_provider {
+	/* Symbol tables.  The recorded provider answers -ENOMEDIUM: not the live node. */
+	int (*cuda)(const struct pf_cuda_table **ret, char **ret_err);
+	int (*nvml)(const struct pf_nvml_table **ret, char **ret_err);
+	int (*nccl)(const struct pf_nccl_table **ret, char **ret_err);
+	/*
+	 * The kernel log as text, /dev/kmsg records or dmesg lines (live:
+	 * /dev/kmsg, -EPERM without root/CAP_SYSLOG; recorded: <root>/preflight/kmsg,
+	 * -ENOENT when not captured).
+	 */
+	int (*kmsg)(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
+	/*
+	 * Whether libibverbs.so.1 exports ibv_reg_dmabuf_mr@IBVERBS_1.12 (1) or
+	 * not (0).  Recorded: <root>/preflight/ibverbs/reg_dmabuf_mr.
+	 */
+	int (*verbs_dmabuf)(const struct pf_ctx *ctx, char **ret_err);
+	/*
+	 * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED of the GPU at @bdf (1/0).
+	 * Live: through ctx->prov->gpu->cuda; recorded:
+	 * <root>/preflight/cuda/dmabuf_supported.
+	 */
+	int (*cuda_dmabuf)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+};
+
+extern const struct pf_gpu_provider pf_gpu_live;
+extern const struct pf_gpu_provider pf_gpu_recorded;
+
+/* The live implementations, for tests that swap only some entries. */
+int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
+int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err);
+int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+
+/*
+ * CUDA helpers over a table (src/dl_cuda.c).
+ */
+
+/* "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)" into @buf. */
+const char *pf_cuda_strerror(const struct pf_cuda_table *cu, pf_CUresult r, char *buf, size_t len);
+/* The sysfs-form BDF ("0000:17:00.0") of device @dev; -EIO on a CUDA error, -EINVAL if malformed. */
+int pf_cuda_device_bdf(const struct pf_cuda_table *cu, pf_CUdevice dev, char bdf[16]);
+/*
+ * cuInit and the list of devices' BDFs (*ret_bdfs, n entries, caller frees).
+ * Returns the count, or -EIO with the CUresult in *ret_cu_err.
+ */
+int pf_cuda_devices(const struct pf_cuda_table *cu, char (**ret_bdfs)[16], pf_CUresult *ret_cu_err);
+
+/* NVML's message for @r ("GPU is lost"), or "NVML error <n>". */
+const char *pf_nvml_strerror(const struct pf_nvml_table *nv, pf_nvmlReturn_t r, char *buf,
+			     size_t len);
+/* NCCL's message for @r, or "NCCL error <n>". */
+const char *pf_nccl_strerror(const struct pf_nccl_table *nc, pf_ncclResult_t r, char *buf,
+			     size_t len);
+/* ncclGetVersion code (22809 or, before 2.9, 2708) as "2.28.9" into @buf. */
+const char *pf_nccl_version_string(int code, char *buf, size_t len);
+
+#endif

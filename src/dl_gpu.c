@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dl_gpu.c - dlopen'd symbol tables and the live and recorded GPU providers.
+ *
+ * pf_dl_load() is the one place that calls dlopen() for the GPU libraries:
+ * it tries the library's environment override or else its versioned soname,
+ * resolves every symbol of the table (first alternative that exists) and
+ * turns any failure into a sentence a person can act on.  The providers
+ * below are what checks see through ctx->prov->gpu.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "preflight/gpu.h"
+#include "preflight/parse.h"
+
+int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)
+{
+	const char *override = getenv(lib->env);
+	const char *path = override && *override ? override : lib->soname;
+	void *h;
+
+	dlerror();
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *why = dlerror();
+
+		if (path == lib->soname)
+			*ret_err = pf_xasprintf("%s not found: %s (%s)", lib->soname, lib->install,
+						why ? why : "dlopen failed");
+		else
+			*ret_err = pf_xasprintf("%s=%s cannot be loaded as %s: %s", lib->env, path,
+						lib->soname, why ? why : "dlopen failed");
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < lib->n_syms; i++) {
+		const struct pf_dl_sym *s = &lib->syms[i];
+		void *fn = NULL;
+
+		for (const char *name = s->names; *name && !fn; name += strlen(name) + 1)
+			fn = lib->version ? dlvsym(h, name, lib->version) : dlsym(h, name);
+		if (!fn && !s->optional) {
+			*ret_err = pf_xasprintf("%s (%s) has no %s: %s", lib->soname, path, s->names,
+						lib->install);
+			memset(table, 0, lib->table_size);
+			dlclose(h);
+			return -ENOSYS;
+		}
+		memcpy((char *)table + s->offset, &fn, sizeof(fn));
+	}
+	/* the handle stays open: the table is used until the process exits */
+	return 0;
+}
+
+/* Live: read /dev/kmsg record by record until it would block. */
+int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	pf_autoclose int fd = -1;
+	pf_autofree char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	fd = pf_fs_open_file(ctx->fs, "/dev/kmsg", O_NONBLOCK);
+	if (fd < 0) {
+		if (fd == -EPERM || fd == -EACCES)
+			*ret_err = pf_xstrdup("reading the kernel log (/dev/kmsg) needs root or "
+					      "CAP_SYSLOG (kernel.dmesg_restrict=1)");
+		else
+			*ret_err = pf_xasprintf("cannot open /dev/kmsg: %s", strerror(-fd));
+		return fd;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 8192 + 1 > cap) {
+			if (cap >= (16u << 20))
+				break; /* the ring buffer is never this large; stop anyway */
+			cap = cap ? cap * 2 : 65536;
+			buf = pf_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, 8192);
+		if (n < 0) {
+			if (errno == EINTR || errno == EPIPE)
+				continue; /* EPIPE: a record was overwritten under us */
+			if (errno == EAGAIN)
+				break;
+			if (errno == EPERM || errno == EACCES) {
+				*ret_err = pf_xstrdup("reading the kernel log (/dev/kmsg) needs root "
+						      "or CAP_SYSLOG (kernel.dmesg_restrict=1)");
+				return -errno;
+			}
+			*ret_err = pf_xasprintf("cannot read /dev/kmsg: %s", strerror(errno));
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (!buf)
+		buf = pf_xstrdup("");
+	buf[len] = '\0';
+	*ret_text = PF_TAKE_PTR(buf);
+	return 0;
+}
+
+static int recorded_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	int r = pf_fs_read_full(ctx->fs, "/preflight/kmsg", 16u << 20, ret_text, NULL);
+
+	if (r < 0)
+		*ret_err = r == -ENOENT ? pf_xstrdup("the kernel log was not recorded "
+						     "(<root>/preflight/kmsg)")
+					: pf_xasprintf("cannot read <root>/preflight/kmsg: %s",
+						       strerror(-r));
+	return r;
+}
+
+int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	void *h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+	int r;
+
+	if (!h) {
+		const char *why = dlerror();
+
+		*ret_err = pf_xasprintf("libibverbs.so.1 not found: install rdma-core (libibverbs1) "
+					"(%s)", why ? why : "dlopen failed");
+		return -ENOENT;
+	}
+	r = dlvsym(h, "ibv_reg_dmabuf_mr", "IBVERBS_1.12") ? 1 : 0;
+	dlclose(h);
+	return r;
+}
+
+static int recorded_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	uint64_t v;
+	int r = pf_fs_read_u64(ctx->fs, "/preflight/ibverbs/reg_dmabuf_mr", &v);
+
+	if (r < 0) {
+		*ret_err = r == -ENOENT ? pf_xstrdup("not recorded "
+						     "(<root>/preflight/ibverbs/reg_dmabuf_mr)")
+					: pf_xasprintf("cannot read <root>/preflight/ibverbs/"
+						       "reg_dmabuf_mr: %s", strerror(-r));
+		return r;
+	}
+	return v ? 1 : 0;
+}
+
+int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	const struct pf_cuda_table *cu;
+	pf_autofree char (*bdfs)[16] = NULL;
+	pf_CUresult cr;
+	char msg[160];
+	int n, r, v;
+
+	if (!ctx->prov || !ctx->prov->gpu) {
+		*ret_err = pf_xstrdup("no GPU provider");
+		return -ENODEV;
+	}
+	r = ctx->prov->gpu->cuda(&cu, ret_err);
+	if (r < 0)
+		return r;
+	n = pf_cuda_devices(cu, &bdfs, &cr);
+	if (n < 0) {
+		*ret_err = pf_xasprintf("cuInit: %s", pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		pf_CUdevice dev;
+
+		if (strcmp(bdfs[i], bdf))
+			continue;
+		cr = cu->cuDeviceGet(&dev, i);
+		if (cr == PF_CUDA_SUCCESS)
+			cr = cu->cuDeviceGetAttribute(&v, PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev);
+		if (cr != PF_CUDA_SUCCESS) {
+			*ret_err = pf_xasprintf("cuDeviceGetAttribute(DMA_BUF_SUPPORTED): %s",
+						pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
+			return -EIO;
+		}
+		return v ? 1 : 0;
+	}
+	*ret_err = pf_xasprintf("%s is not visible to CUDA", bdf);
+	return -ENODEV;
+}
+
+/*
+ * <root>/preflight/cuda/dmabuf_supported: lines "<bdf> <0|1>"; a line with
+ * only a value applies to every GPU.
+ */
+static int recorded_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	pf_autofree char *text = NULL;
+	char *save = NULL;
+	int r, all = -1;
+
+	r = pf_fs_read_full(ctx->fs, "/preflight/cuda/dmabuf_supported", 0, &text, NULL);
+	if (r < 0) {
+		*ret_err = r == -ENOENT ? pf_xstrdup("not recorded "
+						     "(<root>/preflight/cuda/dmabuf_supported)")
+					: pf_xasprintf("cannot read <root>/preflight/cuda/"
+						       "dmabuf_supported: %s", strerror(-r));
+		return r;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char a[64], b[16], norm[16];
+		int k = sscanf(line, "%63s %15s", a, b);
+
+		if (k == 1 && (!strcmp(a, "0") || !strcmp(a, "1")))
+			all = a[0] - '0';
+		else if (k == 2 && pf_bdf_normalize(a, norm) == 0 && !strcmp(norm, bdf) &&
+			 (!strcmp(b, "0") || !strcmp(b, "1")))
+			return b[0] - '0';
+	}
+	if (all >= 0)
+		return all;
+	*ret_err = pf_xasprintf("%s not listed in <root>/preflight/cuda/dmabuf_supported", bdf);
+	return -ENOENT;
+}
+
+static int recorded_cuda(const struct pf_cuda_table **ret, char **ret_err)
+{
+	*ret_err = pf_xstrdup("CUDA is only queried on the live node, not under a recorded root");
+	return -ENOMEDIUM;
+}
+
+static int recorded_nvml(const struct pf_nvml_table **ret, char **ret_err)
+{
+	*ret_err = pf_xstrdup("NVML is only queried on the live node, not under a recorded root");
+	return -ENOMEDIUM;
+}
+
+static int recorded_nccl(const struct pf_nccl_table **ret, char **ret_err)
+{
+	*ret_err = pf_xstrdup("NCCL only runs on the live node, not under a recorded root");
+	return -ENOMEDIUM;
+}
+
+const struct pf_gpu_provider pf_gpu_live = {
+	.cuda = pf_dl_cuda,
+	.nvml = pf_dl_nvml,
+	.nccl = pf_dl_nccl,
+	.kmsg = pf_gpu_live_kmsg,
+	.verbs_dmabuf = pf_gpu_live_verbs_dmabuf,
+	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
+};
+
+const struct pf_gpu_provider pf_gpu_recorded = {
+	.cuda = recorded_cuda,
+	.nvml = recorded_nvml,
+	.nccl = recorded_nccl,
+	.kmsg = recorded_kmsg,
+	.verbs_dmabuf = recorded_verbs_dmabuf,
+	.cuda_dmabuf = recorded_cuda_dmabuf,
+};

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_decls.c - our in-tree CUDA/NVML/NCCL declarations against the real
+ * headers.  Built only when the CUDA toolkit's cuda.h is found at build time
+ * (nccl.h and nvml.h each when found): the static assertions are the test,
+ * so it fails at compile time.  At run time it checks that the symbol each
+ * table entry loads is the one the header's macros name (cuMemAlloc ->
+ * cuMemAlloc_v2), since that is what code built against the header calls.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+#ifdef PF_HAVE_NCCL_H
+#include <nccl.h>
+#endif
+#ifdef PF_HAVE_NVML_H
+#include <nvml.h>
+#endif
+
+#include "preflight/gpu.h"
+
+#define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
+#define FN_OK(real, ours) \
+	_Static_assert(SAME_TYPE(__typeof__(&real), ours), #real " does not match " #ours)
+#define EQ(a, b) _Static_assert((long long)(a) == (long long)(b), #a " != " #b)
+
+/* CUDA types */
+_Static_assert(SAME_TYPE(CUdevice, pf_CUdevice), "CUdevice");
+_Static_assert(SAME_TYPE(CUdeviceptr, pf_CUdeviceptr), "CUdeviceptr");
+_Static_assert(SAME_TYPE(CUcontext, pf_CUcontext), "CUcontext");
+_Static_assert(SAME_TYPE(CUstream, pf_CUstream), "CUstream");
+_Static_assert(SAME_TYPE(CUevent, pf_CUevent), "CUevent");
+_Static_assert(sizeof(CUresult) == sizeof(pf_CUresult), "CUresult size");
+
+/* CUDA functions, through the header's macros (the _v2 ABI names) */
+FN_OK(cuInit, pf_cuInit_fn);
+FN_OK(cuDriverGetVersion, pf_cuDriverGetVersion_fn);
+FN_OK(cuDeviceGetCount, pf_cuDeviceGetCount_fn);
+FN_OK(cuDeviceGet, pf_cuDeviceGet_fn);
+FN_OK(cuDeviceGetName, pf_cuDeviceGetName_fn);
+FN_OK(cuDeviceGetPCIBusId, pf_cuDeviceGetPCIBusId_fn);
+FN_OK(cuDeviceGetAttribute, pf_cuDeviceGetAttribute_fn);
+FN_OK(cuDeviceTotalMem, pf_cuDeviceTotalMem_fn);
+FN_OK(cuGetErrorString, pf_cuGetErrorString_fn);
+FN_OK(cuGetErrorName, pf_cuGetErrorString_fn);
+FN_OK(cuDevicePrimaryCtxRetain, pf_cuDevicePrimaryCtxRetain_fn);
+FN_OK(cuDevicePrimaryCtxRelease, pf_cuDevicePrimaryCtxRelease_fn);
+FN_OK(cuCtxSetCurrent, pf_cuCtxSetCurrent_fn);
+FN_OK(cuMemAlloc, pf_cuMemAlloc_fn);
+FN_OK(cuMemFree, pf_cuMemFree_fn);
+FN_OK(cuMemcpyHtoD, pf_cuMemcpyHtoD_fn);
+FN_OK(cuMemcpyDtoH, pf_cuMemcpyDtoH_fn);
+FN_OK(cuMemsetD32, pf_cuMemsetD32_fn);
+FN_OK(cuStreamCreate, pf_cuStreamCreate_fn);
+FN_OK(cuStreamDestroy, pf_cuStreamDestroy_fn);
+FN_OK(cuStreamSynchronize, pf_cuStreamSynchronize_fn);
+FN_OK(cuEventCreate, pf_cuEventCreate_fn);
+FN_OK(cuEventDestroy, pf_cuEventDestroy_fn);
+FN_OK(cuEventRecord, pf_cuEventRecord_fn);
+FN_OK(cuEventSynchronize, pf_cuEventSynchronize_fn);
+FN_OK(cuEventElapsedTime, pf_cuEventElapsedTime_fn);
+
+/* CUDA constants */
+EQ(CUDA_SUCCESS, PF_CUDA_SUCCESS);
+EQ(CUDA_ERROR_OUT_OF_MEMORY, PF_CUDA_ERROR_OUT_OF_MEMORY);
+EQ(CUDA_ERROR_NOT_INITIALIZED, PF_CUDA_ERROR_NOT_INITIALIZED);
+EQ(CUDA_ERROR_STUB_LIBRARY, PF_CUDA_ERROR_STUB_LIBRARY);
+EQ(CUDA_ERROR_NO_DEVICE, PF_CUDA_ERROR_NO_DEVICE);
+EQ(CUDA_ERROR_INVALID_DEVICE, PF_CUDA_ERROR_INVALID_DEVICE);
+EQ(CUDA_ERROR_NOT_SUPPORTED, PF_CUDA_ERROR_NOT_SUPPORTED);
+EQ(CUDA_ERROR_SYSTEM_NOT_READY, PF_CUDA_ERROR_SYSTEM_NOT_READY);
+EQ(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, PF_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH);
+EQ(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, PF_CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE);
+EQ(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, PF_CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+EQ(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, PF_CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+EQ(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, PF_CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+EQ(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, PF_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+EQ(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, PF_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+EQ(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, PF_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED);
+EQ(CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED);
+EQ(CU_EVENT_DEFAULT, PF_CU_EVENT_DEFAULT);
+EQ(CU_STREAM_DEFAULT, PF_CU_STREAM_DEFAULT);
+EQ(CU_STREAM_NON_BLOCKING, PF_CU_STREAM_NON_BLOCKING);
+
+#ifdef PF_HAVE_NCCL_H
+_Static_assert(SAME_TYPE(ncclComm_t, pf_ncclComm_t), "ncclComm_t");
+_Static_assert(SAME_TYPE(cudaStream_t, pf_CUstream), "cudaStream_t is CUstream");
+_Static_assert(sizeof(ncclResult_t) == sizeof(pf_ncclResult_t), "ncclResult_t size");
+FN_OK(ncclGetVersion, pf_ncclGetVersion_fn);
+FN_OK(ncclGetErrorString, pf_ncclGetErrorString_fn);
+FN_OK(ncclCommInitAll, pf_ncclCommInitAll_fn);
+FN_OK(ncclCommDestroy, pf_ncclCommDestroy_fn);
+FN_OK(ncclGroupStart, pf_ncclGroupStart_fn);
+FN_OK(ncclGroupEnd, pf_ncclGroupEnd_fn);
+FN_OK(ncclAllReduce, pf_ncclAllReduce_fn);
+EQ(ncclSuccess, PF_NCCL_SUCCESS);
+EQ(ncclUnhandledCudaError, PF_NCCL_UNHANDLED_CUDA_ERROR);
+EQ(ncclSystemError, PF_NCCL_SYSTEM_ERROR);
+EQ(ncclInternalError, PF_NCCL_INTERNAL_ERROR);
+EQ(ncclInvalidArgument, PF_NCCL_INVALID_ARGUMENT);
+EQ(ncclInvalidUsage, PF_NCCL_INVALID_USAGE);
+EQ(ncclFloat32, PF_NCCL_FLOAT32);
+EQ(ncclSum, PF_NCCL_SUM);
+#endif
+
+#ifdef PF_HAVE_NVML_H
+_Static_assert(SAME_TYPE(nvmlDevice_t, pf_nvmlDevice_t), "nvmlDevice_t");
+_Static_assert(sizeof(nvmlReturn_t) == sizeof(pf_nvmlReturn_t), "nvmlReturn_t size");
+_Static_assert(sizeof(nvmlPciInfo_t) == sizeof(struct pf_nvml_pci_info), "nvmlPciInfo_t size");
+_Static_assert(offsetof(nvmlPciInfo_t, busId) == offsetof(struct pf_nvml_pci_info, bus_id),
+	       "nvmlPciInfo_t.busId");
+_Static_assert(offsetof(nvmlPciInfo_t, domain) == offsetof(struct pf_nvml_pci_info, domain),
+	       "nvmlPciInfo_t.domain");
+FN_OK(nvmlInit_v2, pf_nvmlInit_fn);
+FN_OK(nvmlShutdown, pf_nvmlShutdown_fn);
+FN_OK(nvmlErrorString, pf_nvmlErrorString_fn);
+FN_OK(nvmlSystemGetDriverVersion, pf_nvmlSystemGetDriverVersion_fn);
+FN_OK(nvmlDeviceGetCount_v2, pf_nvmlDeviceGetCount_fn);
+FN_OK(nvmlDeviceGetHandleByIndex_v2, pf_nvmlDeviceGetHandleByIndex_fn);
+FN_OK(nvmlDeviceGetPersistenceMode, pf_nvmlDeviceGetPersistenceMode_fn);
+FN_OK(nvmlDeviceGetRetiredPages, pf_nvmlDeviceGetRetiredPages_fn);
+FN_OK(nvmlDeviceGetRetiredPagesPendingStatus, pf_nvmlDeviceGetRetiredPagesPendingStatus_fn);
+FN_OK(nvmlDeviceGetRemappedRows, pf_nvmlDeviceGetRemappedRows_fn);
+EQ(NVML_SUCCESS, PF_NVML_SUCCESS);
+EQ(NVML_ERROR_NOT_SUPPORTED, PF_NVML_ERROR_NOT_SUPPORTED);
+EQ(NVML_ERROR_INSUFFICIENT_SIZE, PF_NVML_ERROR_INSUFFICIENT_SIZE);
+EQ(NVML_ERROR_DRIVER_NOT_LOADED, PF_NVML_ERROR_DRIVER_NOT_LOADED);
+EQ(NVML_ERROR_GPU_IS_LOST, PF_NVML_ERROR_GPU_IS_LOST);
+EQ(NVML_ERROR_LIB_RM_VERSION_MISMATCH, PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH);
+EQ(NVML_FEATURE_ENABLED, PF_NVML_FEATURE_ENABLED);
+EQ(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
+   PF_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+#endif
+
+#define XSTR(x) STR(x)
+#define STR(x) #x
+
+/* The ABI name each header macro expands to, and the table field loading it. */
+struct expect {
+	const char *abi;
+	size_t offset;
+};
+
+#define CU_EXPECT(f) { XSTR(f), offsetof(struct pf_cuda_table, f) }
+
+static const struct expect cuda_expect[] = {
+	CU_EXPECT(cuDeviceTotalMem), CU_EXPECT(cuDevicePrimaryCtxRelease), CU_EXPECT(cuMemAlloc),
+	CU_EXPECT(cuMemFree), CU_EXPECT(cuMemcpyHtoD), CU_EXPECT(cuMemcpyDtoH),
+	CU_EXPECT(cuMemsetD32), CU_EXPECT(cuStreamDestroy), CU_EXPECT(cuEventDestroy),
+	CU_EXPECT(cuEventElapsedTime), CU_EXPECT(cuInit), CU_EXPECT(cuStreamCreate),
+};
+
+int main(void)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(cuda_expect); i++) {
+		const struct pf_dl_sym *s = NULL;
+
+		for (size_t k = 0; k < pf_dl_cuda_lib.n_syms; k++)
+			if (pf_dl_cuda_lib.syms[k].offset == cuda_expect[i].offset)
+				s = &pf_dl_cuda_lib.syms[k];
+		if (!s || strcmp(s->names, cuda_expect[i].abi)) {
+			fprintf(stderr, "table loads %s, cuda.h names %s\n", s ? s->names : "nothing",
+				cuda_expect[i].abi);
+			bad++;
+		}
+	}
+	printf("CUDA_VERSION %d: %zu symbol names match\n", CUDA_VERSION,
+	       PF_ARRAY_SIZE(cuda_expect) - (size_t)bad);
+#ifdef PF_HAVE_NCCL_H
+	printf("nccl.h %d.%d.%d: declarations match\n", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+#endif
+#ifdef PF_HAVE_NVML_H
+	printf("nvml.h: declarations match\n");
+#else
+	printf("nvml.h not found at build time: NVML declarations not cross-checked\n");
+#endif
+	return bad ? 1 : 0;
+}

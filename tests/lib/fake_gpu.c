@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fake_gpu.c - fake CUDA, NVML and NCCL tables for the GPU checks' tests.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "fake_gpu.h"
+#include "preflight/profile.h"
+#include "preflight/registry.h"
+
+struct pf_fake_gpu pf_fake;
+
+/* Opaque handles of the real libraries, given a body here. */
+struct CUctx_st {
+	int dev;
+};
+struct CUstream_st {
+	int dev;
+	double clock_s;
+};
+struct CUevent_st {
+	double t_s;
+};
+struct ncclComm {
+	int rank, n;
+	struct CUstream_st *stream; /* of the pending group call */
+};
+struct nvmlDevice_st {
+	int index;
+};
+
+static struct CUctx_st ctxs[PF_FAKE_MAX];
+static struct CUctx_st *current;
+static struct nvmlDevice_st nvml_devs[PF_FAKE_MAX];
+
+static void upcase(char *s)
+{
+	for (; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+}
+
+void pf_fake_gpu_reset(int n, const char *const *bdfs)
+{
+	memset(&pf_fake, 0, sizeof(pf_fake));
+	pf_fake.n = pf_fake.nvml_n = n;
+	pf_fake.driver_version = 12040;
+	pf_fake.nccl_version = 22809;
+	pf_fake.algbw_gbps = 100;
+	pf_fake.verbs_dmabuf = 1;
+	snprintf(pf_fake.nvml_driver, sizeof(pf_fake.nvml_driver), "550.54.15");
+	for (int i = 0; i < n && i < PF_FAKE_MAX; i++) {
+		snprintf(pf_fake.bus_id[i], sizeof(pf_fake.bus_id[i]), "%s", bdfs[i]);
+		upcase(pf_fake.bus_id[i]);
+		snprintf(pf_fake.nvml_bus_id[i], sizeof(pf_fake.nvml_bus_id[i]), "0000%s", bdfs[i]);
+		snprintf(pf_fake.name[i], sizeof(pf_fake.name[i]), "Fake H100 %d", i);
+		pf_fake.dmabuf[i] = 1;
+		pf_fake.persistence[i] = 1;
+	}
+	current = NULL;
+}
+
+/* CUDA */
+
+static bool dev_ok(pf_CUdevice d)
+{
+	return d >= 0 && d < pf_fake.n;
+}
+
+static pf_CUresult f_cuInit(unsigned int flags)
+{
+	return pf_fake.init_error;
+}
+
+static pf_CUresult f_cuDriverGetVersion(int *v)
+{
+	*v = pf_fake.driver_version;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceGetCount(int *n)
+{
+	if (pf_fake.init_error)
+		return PF_CUDA_ERROR_NOT_INITIALIZED;
+	*n = pf_fake.n;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceGet(pf_CUdevice *d, int i)
+{
+	if (!dev_ok(i))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	*d = i;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceGetName(char *name, int len, pf_CUdevice d)
+{
+	if (!dev_ok(d))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	snprintf(name, (size_t)len, "%s", pf_fake.name[d]);
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceGetPCIBusId(char *id, int len, pf_CUdevice d)
+{
+	if (!dev_ok(d))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	snprintf(id, (size_t)len, "%s", pf_fake.bus_id[d]);
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceGetAttribute(int *v, pf_CUdevice_attribute a, pf_CUdevice d)
+{
+	if (!dev_ok(d))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	*v = a == PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED ? pf_fake.dmabuf[d] : 0;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDeviceTotalMem(size_t *bytes, pf_CUdevice d)
+{
+	*bytes = (size_t)80 << 30;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuGetErrorString(pf_CUresult r, const char **s)
+{
+	switch (r) {
+	case PF_CUDA_ERROR_NO_DEVICE:
+		*s = "no CUDA-capable device is detected";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_SYSTEM_NOT_READY:
+		*s = "system not yet initialized";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_OUT_OF_MEMORY:
+		*s = "out of memory";
+		return PF_CUDA_SUCCESS;
+	default:
+		return 1;
+	}
+}
+
+static pf_CUresult f_cuGetErrorName(pf_CUresult r, const char **s)
+{
+	switch (r) {
+	case PF_CUDA_ERROR_NO_DEVICE:
+		*s = "CUDA_ERROR_NO_DEVICE";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_SYSTEM_NOT_READY:
+		*s = "CUDA_ERROR_SYSTEM_NOT_READY";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_STUB_LIBRARY:
+		*s = "CUDA_ERROR_STUB_LIBRARY";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_OUT_OF_MEMORY:
+		*s = "CUDA_ERROR_OUT_OF_MEMORY";
+		return PF_CUDA_SUCCESS;
+	default:
+		return 1;
+	}
+}
+
+static pf_CUresult f_cuDevicePrimaryCtxRetain(pf_CUcontext *c, pf_CUdevice d)
+{
+	if (!dev_ok(d))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	ctxs[d].dev = d;
+	*c = &ctxs[d];
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuDevicePrimaryCtxRelease(pf_CUdevice d)
+{
+	return dev_ok(d) ? PF_CUDA_SUCCESS : PF_CUDA_ERROR_INVALID_DEVICE;
+}
+
+static pf_CUresult f_cuCtxSetCurrent(pf_CUcontext c)
+{
+	current = c;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemAlloc(pf_CUdeviceptr *p, size_t bytes)
+{
+	void *m;
+
+	if (!current)
+		return PF_CUDA_ERROR_NOT_INITIALIZED;
+	m = malloc(bytes);
+	if (!m)
+		return PF_CUDA_ERROR_OUT_OF_MEMORY;
+	pf_fake.allocs++;
+	*p = (pf_CUdeviceptr)(uintptr_t)m;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemFree(pf_CUdeviceptr p)
+{
+	free((void *)(uintptr_t)p);
+	pf_fake.allocs--;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemcpyHtoD(pf_CUdeviceptr dst, const void *src, size_t n)
+{
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemcpyDtoH(void *dst, pf_CUdeviceptr src, size_t n)
+{
+	memcpy(dst, (const void *)(uintptr_t)src, n);
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemsetD32(pf_CUdeviceptr dst, unsigned int v, size_t count)
+{
+	uint32_t *p = (uint32_t *)(uintptr_t)dst;
+
+	for (size_t i = 0; i < count; i++)
+		p[i] = v;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuStreamCreate(pf_CUstream *s, unsigned int flags)
+{
+	if (!current)
+		return PF_CUDA_ERROR_NOT_INITIALIZED;
+	*s = calloc(1, sizeof(**s));
+	(*s)->dev = current->dev;
+	pf_fake.allocs++;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuStreamDestroy(pf_CUstream s)
+{
+	free(s);
+	pf_fake.allocs--;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuSync(pf_CUstream s)
+{
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuEventCreate(pf_CUevent *e, unsigned int flags)
+{
+	*e = calloc(1, sizeof(**e));
+	pf_fake.allocs++;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuEventDestroy(pf_CUevent e)
+{
+	free(e);
+	pf_fake.allocs--;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuEventRecord(pf_CUevent e, pf_CUstream s)
+{
+	e->t_s = s->clock_s;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuEventSynchronize(pf_CUevent e)
+{
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuEventElapsedTime(float *ms, pf_CUevent a, pf_CUevent b)
+{
+	*ms = (float)((b->t_s - a->t_s) * 1e3);
+	return PF_CUDA_SUCCESS;
+}
+
+static const struct pf_cuda_table fake_cuda = {
+	.cuInit = f_cuInit,
+	.cuDriverGetVersion = f_cuDriverGetVersion,
+	.cuDeviceGetCount = f_cuDeviceGetCount,
+	.cuDeviceGet = f_cuDeviceGet,
+	.cuDeviceGetName = f_cuDeviceGetName,
+	.cuDeviceGetPCIBusId = f_cuDeviceGetPCIBusId,
+	.cuDeviceGetAttribute = f_cuDeviceGetAttribute,
+	.cuDeviceTotalMem = f_cuDeviceTotalMem,
+	.cuGetErrorString = f_cuGetErrorString,
+	.cuGetErrorName = f_cuGetErrorName,
+	.cuDevicePrimaryCtxRetain = f_cuDevicePrimaryCtxRetain,
+	.cuDevicePrimaryCtxRelease = f_cuDevicePrimaryCtxRelease,
+	.cuCtxSetCurrent = f_cuCtxSetCurrent,
+	.cuMemAlloc = f_cuMemAlloc,
+	.cuMemFree = f_cuMemFree,
+	.cuMemcpyHtoD = f_cuMemcpyHtoD,
+	.cuMemcpyDtoH = f_cuMemcpyDtoH,
+	.cuMemsetD32 = f_cuMemsetD32,
+	.cuStreamCreate = f_cuStreamCreate,
+	.cuStreamDestroy = f_cuStreamDestroy,
+	.cuStreamSynchronize = f_cuSync,
+	.cuEventCreate = f_cuEventCreate,
+	.cuEventDestroy = f_cuEventDestroy,
+	.cuEventRecord = f_cuEventRecord,
+	.cuEventSynchronize = f_cuEventSynchronize,
+	.cuEventElapsedTime = f_cuEventElapsedTime,
+};
+
+/* NCCL */
+
+struct pending {
+	const float *send;
+	float *recv;
+	size_t count;
+	struct ncclComm *comm;
+	struct CUstream_st *stream;
+};
+
+static struct pending queue[PF_FAKE_MAX];
+static int queued, group_depth;
+
+static pf_ncclResult_t f_ncclGetVersion(int *v)
+{
+	*v = pf_fake.nccl_version;
+	return PF_NCCL_SUCCESS;
+}
+
+static const char *f_ncclGetErrorString(pf_ncclResult_t r)
+{
+	return r == PF_NCCL_INVALID_USAGE ? "invalid usage" : r == PF_NCCL_INVALID_ARGUMENT
+		? "invalid argument" : "unknown result code";
+}
+
+static pf_ncclResult_t f_ncclCommInitAll(pf_ncclComm_t *comms, int n, const int *devlist)
+{
+	if (n < 1 || n > pf_fake.n || devlist)
+		return PF_NCCL_INVALID_ARGUMENT;
+	for (int i = 0; i < n; i++) {
+		comms[i] = calloc(1, sizeof(*comms[i]));
+		comms[i]->rank = i;
+		comms[i]->n = n;
+		pf_fake.allocs++;
+	}
+	return PF_NCCL_SUCCESS;
+}
+
+static pf_ncclResult_t f_ncclCommDestroy(pf_ncclComm_t c)
+{
+	free(c);
+	pf_fake.allocs--;
+	return PF_NCCL_SUCCESS;
+}
+
+static pf_ncclResult_t f_ncclGroupStart(void)
+{
+	group_depth++;
+	return PF_NCCL_SUCCESS;
+}
+
+/* Every rank has queued its call: sum and advance each stream's clock. */
+static pf_ncclResult_t run_group(void)
+{
+	int n = queued;
+	size_t count;
+	float *sum;
+
+	queued = 0;
+	if (n == 0)
+		return PF_NCCL_SUCCESS;
+	count = queue[0].count;
+	if (n != queue[0].comm->n)
+		return PF_NCCL_INVALID_USAGE; /* a real NCCL would hang */
+	for (int i = 0; i < n; i++)
+		if (queue[i].count != count)
+			return PF_NCCL_INVALID_ARGUMENT;
+	sum = calloc(count ? count : 1, sizeof(*sum));
+	for (int i = 0; i < n; i++)
+		for (size_t j = 0; j < count; j++)
+			sum[j] += queue[i].send[j];
+	for (int i = 0; i < n; i++) {
+		for (size_t j = 0; j < count; j++)
+			queue[i].recv[j] = sum[j] + (pf_fake.corrupt && queue[i].comm->rank == 0);
+		queue[i].stream->clock_s += (double)count * 4 / (pf_fake.algbw_gbps * 1e9);
+	}
+	free(sum);
+	pf_fake.allreduce_calls++;
+	return PF_NCCL_SUCCESS;
+}
+
+static pf_ncclResult_t f_ncclGroupEnd(void)
+{
+	if (group_depth == 0)
+		return PF_NCCL_INVALID_USAGE;
+	if (--group_depth == 0)
+		return run_group();
+	return PF_NCCL_SUCCESS;
+}
+
+static pf_ncclResult_t f_ncclAllReduce(const void *send, void *recv, size_t count,
+				       pf_ncclDataType_t type, pf_ncclRedOp_t op, pf_ncclComm_t comm,
+				       pf_CUstream stream)
+{
+	if (type != PF_NCCL_FLOAT32 || op != PF_NCCL_SUM || !comm || !stream)
+		return PF_NCCL_INVALID_ARGUMENT;
+	if (queued == PF_FAKE_MAX)
+		return PF_NCCL_INVALID_USAGE;
+	queue[queued++] = (struct pending){ send, recv, count, comm, stream };
+	if (group_depth == 0)
+		return run_group();
+	return PF_NCCL_SUCCESS;
+}
+
+static const struct pf_nccl_table fake_nccl = {
+	.ncclGetVersion = f_ncclGetVersion,
+	.ncclGetErrorString = f_ncclGetErrorString,
+	.ncclCommInitAll = f_ncclCommInitAll,
+	.ncclCommDestroy = f_ncclCommDestroy,
+	.ncclGroupStart = f_ncclGroupStart,
+	.ncclGroupEnd = f_ncclGroupEnd,
+	.ncclAllReduce = f_ncclAllReduce,
+};
+
+/* NVML */
+
+static int nvml_index(pf_nvmlDevice_t d)
+{
+	assert_non_null(d);
+	return d->index;
+}
+
+static pf_nvmlReturn_t f_nvmlInit(void)
+{
+	return pf_fake.nvml_init_error;
+}
+
+static pf_nvmlReturn_t f_nvmlShutdown(void)
+{
+	return PF_NVML_SUCCESS;
+}
+
+static const char *f_nvmlErrorString(pf_nvmlReturn_t r)
+{
+	return r == PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH
+		? "RM has detected an NVML/RM version mismatch." : "Unknown Error";
+}
+
+static pf_nvmlReturn_t f_nvmlSystemGetDriverVersion(char *v, unsigned int len)
+{
+	snprintf(v, len, "%s", pf_fake.nvml_driver);
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetCount(unsigned int *n)
+{
+	*n = (unsigned int)pf_fake.nvml_n;
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetHandleByIndex(unsigned int i, pf_nvmlDevice_t *d)
+{
+	if (i >= (unsigned int)pf_fake.nvml_n)
+		return PF_NVML_ERROR_NOT_FOUND;
+	nvml_devs[i].index = (int)i;
+	*d = &nvml_devs[i];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetPciInfo(pf_nvmlDevice_t d, struct pf_nvml_pci_info *pci)
+{
+	snprintf(pci->bus_id, sizeof(pci->bus_id), "%s", pf_fake.nvml_bus_id[nvml_index(d)]);
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetPersistenceMode(pf_nvmlDevice_t d, pf_nvmlEnableState_t *m)
+{
+	*m = pf_fake.persistence[nvml_index(d)] ? PF_NVML_FEATURE_ENABLED : PF_NVML_FEATURE_DISABLED;
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetRetiredPages(pf_nvmlDevice_t d,
+						   pf_nvmlPageRetirementCause_t cause,
+						   unsigned int *count, unsigned long long *addrs)
+{
+	unsigned int have = cause == PF_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+			    ? pf_fake.retired[nvml_index(d)] : 0;
+
+	if (*count < have) {
+		*count = have;
+		return PF_NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	*count = have;
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetRetiredPagesPendingStatus(pf_nvmlDevice_t d,
+								 pf_nvmlEnableState_t *p)
+{
+	*p = pf_fake.retired_pending[nvml_index(d)] ? PF_NVML_FEATURE_ENABLED
+						    : PF_NVML_FEATURE_DISABLED;
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetRemappedRows(pf_nvmlDevice_t d, unsigned int *corr,
+						   unsigned int *unc, unsigned int *pending,
+						   unsigned int *failure)
+{
+	*corr = 0;
+	*unc = pf_fake.remap_pending[nvml_index(d)] ? 1 : 0;
+	*pending = (unsigned int)pf_fake.remap_pending[nvml_index(d)];
+	*failure = (unsigned int)pf_fake.remap_failure[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static const struct pf_nvml_table fake_nvml = {
+	.nvmlInit = f_nvmlInit,
+	.nvmlShutdown = f_nvmlShutdown,
+	.nvmlErrorString = f_nvmlErrorString,
+	.nvmlSystemGetDriverVersion = f_nvmlSystemGetDriverVersion,
+	.nvmlDeviceGetCount = f_nvmlDeviceGetCount,
+	.nvmlDeviceGetHandleByIndex = f_nvmlDeviceGetHandleByIndex,
+	.nvmlDeviceGetPciInfo = f_nvmlDeviceGetPciInfo,
+	.nvmlDeviceGetPersistenceMode = f_nvmlDeviceGetPersistenceMode,
+	.nvmlDeviceGetRetiredPages = f_nvmlDeviceGetRetiredPages,
+	.nvmlDeviceGetRetiredPagesPendingStatus = f_nvmlDeviceGetRetiredPagesPendingStatus,
+	.nvmlDeviceGetRemappedRows = f_nvmlDeviceGetRemappedRows,
+};
+
+/* The provider */
+
+static int load_err(int r, const char *lib, char **ret_err)
+{
+	*ret_err = pf_xasprintf("%s not found: install the fake driver (test)", lib);
+	return r;
+}
+
+static int fake_cuda_load(const struct pf_cuda_table **ret, char **ret_err)
+{
+	if (pf_fake.cuda_load)
+		return load_err(pf_fake.cuda_load, "libcuda.so.1", ret_err);
+	*ret = &fake_cuda;
+	return 0;
+}
+
+static int fake_nvml_load(const struct pf_nvml_table **ret, char **ret_err)
+{
+	if (pf_fake.nvml_load)
+		return load_err(pf_fake.nvml_load, "libnvidia-ml.so.1", ret_err);
+	*ret = &fake_nvml;
+	return 0;
+}
+
+static int fake_nccl_load(const struct pf_nccl_table **ret, char **ret_err)
+{
+	if (pf_fake.nccl_load)
+		return load_err(pf_fake.nccl_load, "libnccl.so.2", ret_err);
+	*ret = &fake_nccl;
+	return 0;
+}
+
+static int fake_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	if (!pf_fake.kmsg) {
+		*ret_err = pf_xstrdup("reading the kernel log (/dev/kmsg) needs root or CAP_SYSLOG");
+		return -EPERM;
+	}
+	*ret_text = pf_xstrdup(pf_fake.kmsg);
+	return 0;
+}
+
+static int fake_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	if (pf_fake.verbs_dmabuf < 0)
+		*ret_err = pf_xstrdup("libibverbs.so.1 not found: install rdma-core");
+	return pf_fake.verbs_dmabuf;
+}
+
+const struct pf_gpu_provider pf_fake_gpu_provider = {
+	.cuda = fake_cuda_load,
+	.nvml = fake_nvml_load,
+	.nccl = fake_nccl_load,
+	.kmsg = fake_kmsg,
+	.verbs_dmabuf = fake_verbs_dmabuf,
+	/* the live implementation, running over the fake CUDA table */
+	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
+};
+
+const struct pf_providers *pf_fake_providers(void)
+{
+	static struct pf_providers p;
+
+	p = pf_providers_recorded;
+	p.name = "fake";
+	p.gpu = &pf_fake_gpu_provider;
+	return &p;
+}
+
+void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *bdfs, int n_rdma)
+{
+	memset(fn, 0, sizeof(*fn));
+	fn->node.source = "test";
+	for (int i = 0; i < n_gpus && i < PF_FAKE_MAX; i++) {
+		struct pf_pci_dev *p = &fn->pci[i];
+
+		snprintf(p->bdf, sizeof(p->bdf), "%s", bdfs[i]);
+		snprintf(fn->path[i], sizeof(fn->path[i]), "/sys/devices/pci0000:00/%s", bdfs[i]);
+		p->path = fn->path[i];
+		p->vendor = PF_PCI_VENDOR_NVIDIA;
+		p->device = 0x2330;
+		p->class = 0x030200;
+		p->numa_node = 0;
+		p->parent = -1;
+		fn->gpus[i].pci = i;
+	}
+	for (int i = 0; i < n_rdma && i < 4; i++) {
+		fn->rdma[i].name = (char *)"mlx5_x";
+		fn->rdma[i].pci = -1;
+	}
+	fn->node.pci = fn->pci;
+	fn->node.n_pci = (size_t)n_gpus;
+	fn->node.gpus = fn->gpus;
+	fn->node.n_gpus = (size_t)n_gpus;
+	fn->node.rdma = fn->rdma;
+	fn->node.n_rdma = (size_t)n_rdma;
+}
+
+void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
+			    struct pf_node *node, const char *const *sets, struct pf_result *res)
+{
+	const struct pf_check *c = pf_registry_find(name);
+	struct pf_profile prof;
+	struct pf_fs *fs = NULL;
+	struct pf_run run = { 0 };
+	struct pf_ctx ctx = { 0 };
+	char *err = NULL;
+
+	assert_non_null(c);
+	pf_profile_init(&prof);
+	for (size_t i = 0; sets && sets[i]; i++)
+		pf_profile_add_set(&prof, sets[i]);
+	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	ctx.fs = fs;
+	ctx.prov = prov ? prov : &pf_providers_recorded;
+	ctx.node = node;
+	run.check = c;
+	pf_run_inline(&ctx, &run);
+	*res = run.res;
+	pf_config_free(c, run.cfg);
+	pf_fs_free(fs);
+	pf_profile_release(&prof);
+}
+
+bool pf_test_result_mentions(const struct pf_result *res, const char *needle)
+{
+	for (size_t i = 0; i < res->n_findings; i++) {
+		const struct pf_finding *f = &res->findings[i];
+
+		if ((f->message && strstr(f->message, needle)) ||
+		    (f->remedy && strstr(f->remedy, needle)))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake_gpu.h - a software GPU node for the GPU checks' tests.
+ *
+ * Fake CUDA, NVML and NCCL tables behind a struct pf_gpu_provider: device
+ * memory is host memory, devices have configurable PCI bus ids, events read
+ * a per-stream clock that the fake NCCL advances by bytes / algbw_gbps, and
+ * the fake all-reduce really sums the float buffers of every rank.  All
+ * knobs live in the global pf_fake (reset by pf_fake_gpu_reset()).
+ */
+#ifndef PF_FAKE_GPU_H
+#define PF_FAKE_GPU_H
+
+#include "preflight/gpu.h"
+#include "preflight/node.h"
+#include "testutil.h"
+
+#define PF_FAKE_MAX 16
+
+struct pf_fake_gpu {
+	/* loading: 0, or -errno returned with a message naming the library */
+	int cuda_load, nvml_load, nccl_load;
+	/* CUDA */
+	int n;                            /* CUDA devices */
+	char bus_id[PF_FAKE_MAX][32];     /* as cuDeviceGetPCIBusId writes it */
+	char name[PF_FAKE_MAX][64];
+	pf_CUresult init_error;           /* what cuInit returns */
+	int dmabuf[PF_FAKE_MAX];          /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
+	int driver_version;               /* 12040 */
+	long allocs;                      /* live cuMemAlloc blocks, for leak checks */
+	/* NCCL */
+	int nccl_version;                 /* 22809 */
+	double algbw_gbps;                /* all-reduce speed model */
+	bool corrupt;                     /* rank 0's result is off by one */
+	int allreduce_calls;
+	/* NVML */
+	pf_nvmlReturn_t nvml_init_error;
+	int nvml_n;                       /* devices NVML reports */
+	char nvml_bus_id[PF_FAKE_MAX][32];
+	char nvml_driver[32];
+	int persistence[PF_FAKE_MAX];
+	unsigned int retired[PF_FAKE_MAX];
+	int retired_pending[PF_FAKE_MAX];
+	int remap_pending[PF_FAKE_MAX], remap_failure[PF_FAKE_MAX];
+	/* other facts */
+	const char *kmsg;                 /* NULL: -EPERM as for a non-root user */
+	int verbs_dmabuf;                 /* 1, 0 or -errno */
+};
+
+extern struct pf_fake_gpu pf_fake;
+extern const struct pf_gpu_provider pf_fake_gpu_provider;
+
+/*
+ * Reset pf_fake to @n healthy GPUs at @bdfs (sysfs form; the fake reports
+ * them upper-case as CUDA does, and with an 8-digit domain as NVML does),
+ * persistence on, no retired pages, DMA-BUF supported, 100 GB/s algbw.
+ */
+void pf_fake_gpu_reset(int n, const char *const *bdfs);
+
+/* The recorded providers with the fake GPU provider (static storage). */
+const struct pf_providers *pf_fake_providers(void);
+/* The recorded providers as they are (recorded GPU provider). */
+
+/* A hand-built inventory: NVIDIA GPUs at @bdfs and @n_rdma RDMA devices. */
+struct pf_fake_node {
+	struct pf_node node;
+	struct pf_pci_dev pci[PF_FAKE_MAX];
+	struct pf_gpu gpus[PF_FAKE_MAX];
+	struct pf_rdma_dev rdma[4];
+	char path[PF_FAKE_MAX][64];
+};
+void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *bdfs, int n_rdma);
+
+/* pf_test_run_check() with an inventory (@node may be NULL). */
+void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
+			    struct pf_node *node, const char *const *sets, struct pf_result *res);
+
+/* True if some finding's message or remedy contains @needle. */
+bool pf_test_result_mentions(const struct pf_result *res, const char *needle);
+
+#endif
