@@ -66,6 +66,14 @@ static int effective_numa(const struct pf_node *node, const struct pf_pci_dev *d
 	return node->n_numa <= 1 ? (node->n_numa == 1 ? node->numa[0].id : 0) : -1;
 }
 
+/* Does the device's path lead to a host bridge (can it be placed on the PCI tree)? */
+static bool placed(const struct pf_pci_dev *d)
+{
+	enum pf_path_class c;
+
+	return d->path && pf_pci_path_classify(d->path, 0, d->path, 0, &c) == 0;
+}
+
 static bool nic_selected(const struct gpu_nic_numa_cfg *cfg, const struct pf_rdma_dev *d)
 {
 	return d->pci >= 0 && (!cfg->nics[0] || pf_list_has(cfg->nics, d->name));
@@ -113,9 +121,9 @@ static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *
 			continue;
 		nic = &node->pci[d->pci];
 		numa = effective_numa(node, nic);
-		if (!p->gpu->path || !nic->path ||
+		if (!placed(nic) ||
 		    pf_pci_path_classify(p->gpu->path, p->gpu_numa, nic->path, numa, &cls) < 0)
-			cls = PF_PATH_UNKNOWN;
+			continue; /* reported once by the caller */
 		if (p->nic >= 0 && rank(cls) == rank(p->cls))
 			p->n_at_best++;
 		if (better(node, p, taken, cls, numa, i)) {
@@ -138,7 +146,8 @@ static enum pf_path_class majority(const struct pairing *pairs, size_t n)
 	size_t best_n = 0;
 
 	for (size_t i = 0; i < n; i++)
-		count[pairs[i].cls]++;
+		if (pairs[i].nic >= 0)
+			count[pairs[i].cls]++;
 	for (int c = PF_PATH_PIX; c <= PF_PATH_UNKNOWN; c++) {
 		if (count[c] > best_n ||
 		    (count[c] == best_n && count[c] > 0 && rank(c) < rank(best))) {
@@ -241,7 +250,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	pf_autofree struct pairing *pairs = NULL;
 	pf_autofree size_t *taken = NULL;
 	enum pf_path_class expected = PF_PATH_UNKNOWN;
-	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, len = 0;
+	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, n_unplaced = 0, len = 0;
 	char map[1024] = "";
 	bool inferred = !cfg->worst_class[0];
 
@@ -268,12 +277,38 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 		return pf_skip(res, "%zu GPU%s but no RDMA NIC%s: nothing to pair", n,
 			       n == 1 ? "" : "s", cfg->nics[0] ? " among gpu_nic_numa.nics" : "");
 
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (nic_selected(cfg, d) && !placed(&node->pci[d->pci]))
+			pf_add(res, PF_STATUS_WARN, d->name,
+			       "%s: PCI path '%s' leads to no host bridge; not considered as a NIC",
+			       d->name, node->pci[d->pci].path ? node->pci[d->pci].path : "");
+	}
 	taken = pf_xcalloc(node->n_rdma, sizeof(*taken));
 	for (size_t i = 0; i < n; i++)
-		pair_gpu(node, cfg, &pairs[i], taken);
+		if (placed(pairs[i].gpu))
+			pair_gpu(node, cfg, &pairs[i], taken);
+		else
+			pairs[i].nic = -1;
 	if (inferred)
 		expected = majority(pairs, n);
 	for (size_t i = 0; i < n; i++) {
+		if (pairs[i].nic < 0) {
+			struct pf_finding *f;
+
+			f = pf_add(res, PF_STATUS_ERROR, pairs[i].gpu->bdf,
+				   placed(pairs[i].gpu)
+					   ? "GPU %s: no RDMA NIC could be placed on the PCI tree"
+					   : "GPU %s: its PCI path leads to no host bridge; cannot place it",
+				   pairs[i].gpu->bdf);
+			pf_obs_str(f, "path", pairs[i].gpu->path ? pairs[i].gpu->path : "");
+			n_unplaced++;
+			if (len < sizeof(map))
+				len += (size_t)snprintf(map + len, sizeof(map) - len, "%s-",
+							i ? "," : "");
+			continue;
+		}
 		switch (judge(res, node, cfg, &pairs[i], expected, inferred)) {
 		case VERDICT_NUMA: n_numa++; break;
 		case VERDICT_FAR: n_far++; break;
@@ -284,7 +319,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 			len += (size_t)snprintf(map + len, sizeof(map) - len, "%s%s",
 						i ? "," : "", node->rdma[pairs[i].nic].name);
 	}
-	if (n_far + n_numa + n_unknown == 0) {
+	if (n_far + n_numa + n_unknown + n_unplaced == 0) {
 		pf_summary(res, "%zu GPU%s, each with a NIC at %s or nearer (%s) on its NUMA node; "
 			   "nearest NIC by GPU: %s", n, n == 1 ? "" : "s",
 			   pf_path_class_name(expected), inferred ? "as most GPUs here" : "profile",
@@ -303,10 +338,13 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 					      pf_path_class_name(expected),
 					      inferred ? "as most GPUs here" : "profile");
 		if (n_unknown)
-			snprintf(what + w, sizeof(what) - w, "%s%zu with unknown NUMA locality",
-				 w ? ", " : "", n_unknown);
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with unknown NUMA "
+					      "locality", w ? ", " : "", n_unknown);
+		if (n_unplaced)
+			snprintf(what + w, sizeof(what) - w, "%s%zu not placed on the PCI tree",
+				 w ? ", " : "", n_unplaced);
 		pf_summary(res, "%zu of %zu GPU%s: %s; nearest NIC by GPU: %s",
-			   n_far + n_numa + n_unknown, n, n == 1 ? "" : "s", what, map);
+			   n_far + n_numa + n_unknown + n_unplaced, n, n == 1 ? "" : "s", what, map);
 	}
 	return 0;
 }

@@ -392,6 +392,34 @@ static void test_two_rails_one_switch(void **state)
 	pf_node_free(node);
 }
 
+static void test_unplaced(void **state)
+{
+	struct pf_node *node = pf_node_new("test");
+	const struct pf_finding *f;
+	struct pf_result res;
+
+	(void)state;
+	add_numa(node, 1);
+	/* what the sysfs loader keeps when realpath fails: a path with no host bridge */
+	add_gpu(node, "/sys/bus/pci/devices/0000:01:00.0", 0);
+	add_gpu(node, "/sys/devices/pci0000:00/0000:00:02.0/0000:02:00.0", 0);
+	add_nic(node, "mlx5_0", "/sys/bus/pci/devices/0000:03:00.0", 0);
+	add_nic(node, "mlx5_1", "/sys/devices/pci0000:00/0000:00:04.0/0000:04:00.0", 0);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	f = pf_test_finding(&res, "0000:01:00.0");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(f->message, "no host bridge"));
+	f = pf_test_finding(&res, "mlx5_0");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	f = pf_test_finding(&res, "0000:02:00.0");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "nic"), "mlx5_1"); /* not the unplaced mlx5_0 */
+	assert_non_null(strstr(res.summary, "1 not placed"));
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
 static void test_numa_unknown(void **state)
 {
 	struct pf_node *node = pf_node_new("test");
@@ -945,6 +973,7 @@ int main(void)
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_ties_and_filters),
 		cmocka_unit_test(test_two_rails_one_switch),
+		cmocka_unit_test(test_unplaced),
 		cmocka_unit_test(test_numa_unknown),
 		cmocka_unit_test(test_majority_tie),
 		cmocka_unit_test(test_xml_model),
