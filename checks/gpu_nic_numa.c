@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "preflight/check.h"
+#include "preflight/gpu_nic.h"
 #include "preflight/node.h"
 
 struct gpu_nic_numa_cfg {
@@ -41,37 +42,14 @@ static const struct pf_param gpu_nic_numa_params[] = {
 	PF_PARAM_END,
 };
 
-/* The nearest NIC of one GPU. */
-struct pairing {
-	const struct pf_pci_dev *gpu;
-	int nic;                 /* index into node->rdma, -1 none */
-	enum pf_path_class cls;
-	int gpu_numa, nic_numa;  /* as judged: -1 unknown */
-	size_t n_at_best;        /* NICs at the same class */
-};
-
 static int rank(enum pf_path_class c)
 {
 	return pf_path_class_rank(c);
 }
 
-/*
- * A device's NUMA node for the classifier: on a node with at most one NUMA
- * node every device is local to it, whatever numa_node says.
- */
-static int effective_numa(const struct pf_node *node, const struct pf_pci_dev *d)
-{
-	if (d->numa_node >= 0)
-		return d->numa_node;
-	return node->n_numa <= 1 ? (node->n_numa == 1 ? node->numa[0].id : 0) : -1;
-}
-
-/* Does the device's path lead to a host bridge (can it be placed on the PCI tree)? */
 static bool placed(const struct pf_pci_dev *d)
 {
-	enum pf_path_class c;
-
-	return d->path && pf_pci_path_classify(d->path, 0, d->path, 0, &c) == 0;
+	return pf_pci_dev_placed(d);
 }
 
 static bool nic_selected(const struct gpu_nic_numa_cfg *cfg, const struct pf_rdma_dev *d)
@@ -79,67 +57,8 @@ static bool nic_selected(const struct gpu_nic_numa_cfg *cfg, const struct pf_rdm
 	return d->pci >= 0 && (!cfg->nics[0] || pf_list_has(cfg->nics, d->name));
 }
 
-/*
- * Is candidate (cls, numa, name) nearer than the current pick?  Equal
- * classes go to the NIC on the GPU's NUMA node, then to the NIC fewer
- * earlier GPUs took (two GPUs and two NICs behind one switch make two
- * rails, not one), then to the name.
- */
-static bool better(const struct pf_node *node, const struct pairing *p, const size_t *taken,
-		   enum pf_path_class cls, int numa, size_t cand)
-{
-	bool cand_local, cur_local;
-
-	if (p->nic < 0 || rank(cls) < rank(p->cls))
-		return true;
-	if (rank(cls) > rank(p->cls))
-		return false;
-	cand_local = numa >= 0 && numa == p->gpu_numa;
-	cur_local = p->nic_numa >= 0 && p->nic_numa == p->gpu_numa;
-	if (cand_local != cur_local)
-		return cand_local;
-	if (taken[cand] != taken[p->nic])
-		return taken[cand] < taken[p->nic];
-	return strcmp(node->rdma[cand].name, node->rdma[p->nic].name) < 0;
-}
-
-/* Pick the nearest NIC of p->gpu; @taken counts the GPUs each NIC already serves. */
-static void pair_gpu(const struct pf_node *node, const struct gpu_nic_numa_cfg *cfg,
-		     struct pairing *p, size_t *taken)
-{
-	p->nic = -1;
-	p->cls = PF_PATH_UNKNOWN;
-	p->gpu_numa = effective_numa(node, p->gpu);
-	p->nic_numa = -1;
-	for (size_t i = 0; i < node->n_rdma; i++) {
-		const struct pf_rdma_dev *d = &node->rdma[i];
-		const struct pf_pci_dev *nic;
-		enum pf_path_class cls;
-		int numa;
-
-		if (!nic_selected(cfg, d))
-			continue;
-		nic = &node->pci[d->pci];
-		numa = effective_numa(node, nic);
-		if (!placed(nic) ||
-		    pf_pci_path_classify(p->gpu->path, p->gpu_numa, nic->path, numa, &cls) < 0)
-			continue; /* reported once by the caller */
-		if (p->nic >= 0 && rank(cls) == rank(p->cls))
-			p->n_at_best++;
-		if (better(node, p, taken, cls, numa, i)) {
-			if (p->nic < 0 || rank(cls) < rank(p->cls))
-				p->n_at_best = 1;
-			p->nic = (int)i;
-			p->cls = cls;
-			p->nic_numa = numa;
-		}
-	}
-	if (p->nic >= 0)
-		taken[p->nic]++;
-}
-
 /* The class most GPUs achieve; on a tie the nearer one. */
-static enum pf_path_class majority(const struct pairing *pairs, size_t n)
+static enum pf_path_class majority(const struct pf_gpu_nic_pair *pairs, size_t n)
 {
 	size_t count[PF_PATH_UNKNOWN + 1] = { 0 };
 	enum pf_path_class best = PF_PATH_UNKNOWN;
@@ -170,7 +89,8 @@ static const char *class_meaning(enum pf_path_class c)
 	}
 }
 
-static void observe(struct pf_finding *f, const struct pf_node *node, const struct pairing *p,
+static void observe(struct pf_finding *f, const struct pf_node *node,
+		    const struct pf_gpu_nic_pair *p,
 		    enum pf_path_class expected, bool inferred, bool require_numa)
 {
 	const struct pf_rdma_dev *nic = &node->rdma[p->nic];
@@ -195,7 +115,7 @@ static void observe(struct pf_finding *f, const struct pf_node *node, const stru
 enum verdict { VERDICT_OK, VERDICT_NUMA, VERDICT_FAR, VERDICT_UNKNOWN };
 
 static enum verdict judge(struct pf_result *res, const struct pf_node *node,
-			  const struct gpu_nic_numa_cfg *cfg, const struct pairing *p,
+			  const struct gpu_nic_numa_cfg *cfg, const struct pf_gpu_nic_pair *p,
 			  enum pf_path_class expected, bool inferred)
 {
 	const struct pf_rdma_dev *nic = &node->rdma[p->nic];
@@ -247,8 +167,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 {
 	const struct gpu_nic_numa_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
-	pf_autofree struct pairing *pairs = NULL;
-	pf_autofree size_t *taken = NULL;
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
 	enum pf_path_class expected = PF_PATH_UNKNOWN;
 	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, n_unplaced = 0, len = 0;
 	char map[1024] = "";
@@ -263,13 +182,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	for (size_t i = 0; i < node->n_rdma; i++)
 		if (nic_selected(cfg, &node->rdma[i]))
 			n_nics++;
-	pairs = pf_xcalloc(node->n_gpus + 1, sizeof(*pairs));
-	for (size_t i = 0; i < node->n_gpus; i++) {
-		const struct pf_pci_dev *gpu = &node->pci[node->gpus[i].pci];
-
-		if (!pf_list_has(cfg->ignore_gpus, gpu->bdf))
-			pairs[n++].gpu = gpu;
-	}
+	n = pf_gpu_nic_pairs(node, cfg->nics, cfg->ignore_gpus, &pairs);
 	if (n == 0)
 		return pf_skip(res, "no NVIDIA GPU on the PCI bus%s",
 			       node->n_gpus ? " that is not ignored" : "");
@@ -285,12 +198,6 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 			       "%s: PCI path '%s' leads to no host bridge; not considered as a NIC",
 			       d->name, node->pci[d->pci].path ? node->pci[d->pci].path : "");
 	}
-	taken = pf_xcalloc(node->n_rdma, sizeof(*taken));
-	for (size_t i = 0; i < n; i++)
-		if (placed(pairs[i].gpu))
-			pair_gpu(node, cfg, &pairs[i], taken);
-		else
-			pairs[i].nic = -1;
 	if (inferred)
 		expected = majority(pairs, n);
 	for (size_t i = 0; i < n; i++) {
