@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_gpu_inventory.c - gpu_inventory over hand-built inventories,
+ * small roots and the fake CUDA/NVML tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_gpu.h"
+#include "preflight/parse.h"
+
+static const char *const BDFS[] = { "0000:1b:00.0", "0000:43:00.0", "0000:52:00.0",
+				    "0000:61:00.0" };
+
+#define DRIVER_LINE "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+
+struct fix {
+	char *root;
+	struct pf_fake_node node;
+	struct pf_result res;
+};
+
+/* A root where the driver is loaded and bound to @n GPUs. */
+static void make_root(struct fix *f, int n)
+{
+	f->root = pf_test_mkdtemp();
+	pf_test_write(f->root, "proc/driver/nvidia/version", DRIVER_LINE);
+	pf_test_write(f->root, "proc/uptime", "7200.00 1000.00\n");
+	for (int i = 0; i < n; i++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", BDFS[i]);
+		pf_test_write(f->root, rel, "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   123\n");
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", BDFS[i]);
+		pf_test_symlink(f->root, rel, "../../../../bus/pci/drivers/nvidia");
+	}
+}
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	pf_fake_gpu_reset(4, BDFS);
+	pf_fake.kmsg = "";
+	pf_fake_node_init(&f->node, 4, BDFS, 1);
+	make_root(f, 4);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	pf_result_release(&f->res);
+	pf_test_rmtree(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
+static void run(struct fix *f, const char *const *sets)
+{
+	pf_result_release(&f->res);
+	pf_test_run_check_node("gpu_inventory", f->root, pf_fake_providers(), &f->node.node, sets,
+			       &f->res);
+}
+
+static enum pf_status status_of(const struct fix *f, const char *subject)
+{
+	const struct pf_finding *x = pf_test_finding(&f->res, subject);
+
+	if (!x)
+		fail_msg("no finding for %s", subject);
+	return x->status;
+}
+
+static void healthy(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	run(f, (const char *[]){ "gpu_inventory.expected_gpus=4", NULL });
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "pci"), PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "cuda"), PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "nvml"), PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "xid"), PF_STATUS_PASS);
+	x = pf_test_finding(&f->res, "0000:43:00.0");
+	assert_non_null(x);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_non_null(strstr(x->message, "CUDA device 1"));
+	assert_non_null(strstr(x->message, "bound to nvidia"));
+	assert_non_null(strstr(x->message, "persistence on"));
+	x = pf_test_finding(&f->res, "driver");
+	assert_non_null(strstr(x->message, "550.54.15"));
+	assert_string_equal(cJSON_GetObjectItem(x->observed, "cuda_version")->valuestring, "12.4");
+	assert_string_equal(cJSON_GetObjectItem(x->observed, "nvml_driver_version")->valuestring,
+			    "550.54.15");
+}
+
+static void no_gpu_skips(void **state)
+{
+	struct fix *f = *state;
+
+	pf_fake_node_init(&f->node, 0, BDFS, 1);
+	run(f, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->res.summary, "no NVIDIA GPU on the PCI bus"));
+	/* expecting GPUs turns that into a failure */
+	run(f, (const char *[]){ "gpu_inventory.expected_gpus=8", NULL });
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	assert_int_equal(status_of(f, "pci"), PF_STATUS_FAIL);
+}
+
+static void expected_count(void **state)
+{
+	struct fix *f = *state;
+
+	run(f, (const char *[]){ "gpu_inventory.expected_gpus=8", NULL });
+	assert_int_equal(status_of(f, "pci"), PF_STATUS_FAIL);
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "pci")->message, "4 NVIDIA GPUs on the PCI bus, expected 8"));
+}
+
+/* The bus has 4 GPUs, the driver reports 3: the missing one fails. */
+static void count_mismatch(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.n = 3;
+	memcpy(pf_fake.bus_id[1], pf_fake.bus_id[3], sizeof(pf_fake.bus_id[1])); /* 43:00.0 gone */
+	run(f, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	x = pf_test_finding(&f->res, "cuda");
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "CUDA sees 3 of 4"));
+	assert_non_null(strstr(x->message, "0000:43:00.0"));
+	assert_non_null(x->remedy);
+	assert_int_equal(status_of(f, "0000:43:00.0"), PF_STATUS_FAIL);
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_PASS);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:43:00.0")->message, "not visible to CUDA"));
+}
+
+static void missing_libcuda(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.cuda_load = -ENOENT;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "cuda");
+	assert_int_equal(x->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(x->message, "libcuda.so.1"));
+	assert_int_equal(f->res.status, PF_STATUS_ERROR);
+	/* the rest of the inventory still reports */
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_PASS);
+}
+
+static void cuinit_errors(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.init_error = PF_CUDA_ERROR_NO_DEVICE;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "cuda");
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "CUDA_ERROR_NO_DEVICE"));
+	pf_fake.init_error = PF_CUDA_ERROR_SYSTEM_NOT_READY;
+	run(f, NULL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "cuda")->remedy, "nvidia-fabricmanager"));
+	pf_fake.init_error = PF_CUDA_ERROR_STUB_LIBRARY;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "cuda");
+	assert_int_equal(x->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(x->message, "stub"));
+}
+
+static void driver_not_loaded(void **state)
+{
+	struct fix *f = *state;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/version", f->root);
+	unlink(path);
+	run(f, NULL);
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "driver")->remedy, "modprobe nvidia"));
+}
+
+static void min_driver(void **state)
+{
+	struct fix *f = *state;
+
+	run(f, (const char *[]){ "gpu_inventory.min_driver=550.127", NULL });
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_FAIL);
+	run(f, (const char *[]){ "gpu_inventory.min_driver=550.54.15", NULL });
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_PASS);
+	run(f, (const char *[]){ "gpu_inventory.min_driver=535.104", NULL });
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_PASS);
+}
+
+static void wrong_binding(void **state)
+{
+	struct fix *f = *state;
+	char path[512];
+
+	/* GPU 2: bound to vfio-pci, not initialised by nvidia; GPU 3: no driver */
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/%s", f->root, BDFS[2]);
+	pf_test_rmtree(path);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus/%s", f->root, BDFS[3]);
+	pf_test_rmtree(path);
+	pf_test_symlink(f->root, "sys/bus/pci/devices/0000:52:00.0/driver",
+			"../../../../bus/pci/drivers/vfio-pci");
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver", f->root, BDFS[3]);
+	unlink(path);
+	pf_fake.n = 2;
+	run(f, NULL);
+	assert_int_equal(status_of(f, "0000:52:00.0"), PF_STATUS_FAIL); /* not visible to CUDA */
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:52:00.0")->message, "vfio-pci"));
+	assert_int_equal(status_of(f, "0000:61:00.0"), PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:61:00.0")->message,
+			       "no kernel driver bound"));
+}
+
+static void nvml_health(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.persistence[0] = 0;
+	pf_fake.retired[1] = 100;
+	pf_fake.remap_failure[2] = 1;
+	pf_fake.remap_pending[3] = 1;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "0000:1b:00.0");
+	assert_int_equal(x->status, PF_STATUS_WARN);
+	assert_non_null(strstr(x->remedy, "nvidia-persistenced"));
+	x = pf_test_finding(&f->res, "0000:43:00.0");
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "100 retired pages"));
+	assert_int_equal(status_of(f, "0000:52:00.0"), PF_STATUS_FAIL);
+	assert_int_equal(status_of(f, "0000:61:00.0"), PF_STATUS_WARN);
+	/* thresholds are parameters */
+	run(f, (const char *[]){ "gpu_inventory.max_retired_pages=200",
+				 "gpu_inventory.require_persistence=false", NULL });
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_PASS);
+	assert_int_equal(status_of(f, "0000:43:00.0"), PF_STATUS_PASS);
+}
+
+static void nvml_absent_or_mismatched(void **state)
+{
+	struct fix *f = *state;
+
+	pf_fake.nvml_load = -ENOENT;
+	run(f, NULL);
+	assert_int_equal(status_of(f, "nvml"), PF_STATUS_SKIP);
+	assert_non_null(strstr(pf_test_finding(&f->res, "nvml")->message, "libnvidia-ml.so.1"));
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_fake.nvml_load = 0;
+	snprintf(pf_fake.nvml_driver, sizeof(pf_fake.nvml_driver), "560.35.03");
+	run(f, NULL);
+	assert_int_equal(status_of(f, "nvml"), PF_STATUS_FAIL);
+	pf_fake.nvml_init_error = PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+	run(f, NULL);
+	assert_int_equal(status_of(f, "nvml"), PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "nvml")->message, "mismatch"));
+}
+
+static void xids(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	/* uptime 7200 s: 7000 s is 0.06 h ago, 100 s is 1.97 h ago */
+	pf_fake.kmsg =
+		"6,100,100000000,-;NVRM: Xid (PCI:0000:43:00): 31, pid=1234, name=python, Ch 00000008\n"
+		" SUBSYSTEM=pci\n"
+		"3,101,7000000000,-;NVRM: Xid (PCI:0000:1b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+		"3,102,7000100000,-;NVRM: GPU 0000:1b:00.0: GPU has fallen off the bus.\n"
+		"3,103,7001000000,-;NVRM: Xid (PCI:0000:1b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n";
+	run(f, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	x = pf_test_finding(&f->res, "0000:1b:00.0/xid");
+	assert_non_null(x);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "Xid 79 (GPU has fallen off the bus) x2"));
+	x = pf_test_finding(&f->res, "0000:43:00.0/xid");
+	assert_int_equal(x->status, PF_STATUS_WARN);
+	assert_non_null(strstr(x->message, "GPU memory page fault"));
+	assert_null(pf_test_finding(&f->res, "xid"));
+	/* a 1 h window drops the Xid 31 from 1.97 h ago */
+	run(f, (const char *[]){ "gpu_inventory.xid_window_h=1", NULL });
+	assert_null(pf_test_finding(&f->res, "0000:43:00.0/xid"));
+	assert_non_null(pf_test_finding(&f->res, "0000:1b:00.0/xid"));
+	/* ignored and demoted */
+	run(f, (const char *[]){ "gpu_inventory.xid_ignore=31", "gpu_inventory.xid_fail=48", NULL });
+	assert_null(pf_test_finding(&f->res, "0000:43:00.0/xid"));
+	assert_int_equal(status_of(f, "0000:1b:00.0/xid"), PF_STATUS_WARN);
+}
+
+static void kmsg_not_root(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.kmsg = NULL;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "xid");
+	assert_int_equal(x->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(x->message, "root"));
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+}
+
+/* A recorded root: CUDA is not queried, Xids come from <root>/preflight/kmsg (dmesg form). */
+static void recorded_root(void **state)
+{
+	struct fix *f = *state;
+
+	pf_test_write(f->root, "preflight/kmsg",
+		      "[ 7100.123456] NVRM: Xid (PCI:0000:52:00): 48, pid=99, name=train, DBE (0x1) (0x2)\n");
+	pf_result_release(&f->res);
+	pf_test_run_check_node("gpu_inventory", f->root, &pf_providers_recorded, &f->node.node, NULL,
+			       &f->res);
+	assert_int_equal(status_of(f, "cuda"), PF_STATUS_SKIP);
+	assert_int_equal(status_of(f, "nvml"), PF_STATUS_SKIP);
+	assert_int_equal(status_of(f, "0000:52:00.0/xid"), PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:52:00.0/xid")->message,
+			       "double-bit ECC"));
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_PASS);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:1b:00.0")->message, "H100"));
+}
+
+static void no_inventory_is_error(void **state)
+{
+	struct fix *f = *state;
+
+	pf_result_release(&f->res);
+	pf_test_run_check_node("gpu_inventory", f->root, pf_fake_providers(), NULL, NULL, &f->res);
+	assert_int_equal(f->res.status, PF_STATUS_ERROR);
+}
+
+static void xid_parser(void **state)
+{
+	struct pf_xid *ev = NULL;
+	size_t n = 0;
+
+	assert_int_equal(pf_parse_kmsg_xids(
+		"Nov 23 08:00:01 gpu-047 kernel: NVRM: Xid (PCI:0000:3B:00): 119, pid=1, name=x, Timeout after 6s\n"
+		"[  12.5] NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception\n"
+		"4,9,5000000,-;NVRM: Xid (0000:3b:00): 62, pid=2\n"
+		"4,10,5000001,-;NVRM: Xid (PCI:0000:3b:00): notanumber\n"
+		"4,11,5000002,-;nothing here\n", &ev, &n), 3);
+	assert_int_equal(n, 3);
+	assert_int_equal(ev[0].xid, 119);
+	assert_string_equal(ev[0].pci, "0000:3b:00");
+	assert_true(ev[0].t_s < 0);
+	assert_int_equal(ev[1].xid, 13);
+	assert_true(ev[1].t_s > 12.4 && ev[1].t_s < 12.6);
+	assert_int_equal(ev[2].xid, 62);
+	assert_true(ev[2].t_s > 4.9 && ev[2].t_s < 5.1);
+	assert_true(pf_xid_matches_bdf("0000:3b:00", "0000:3b:00.0"));
+	assert_false(pf_xid_matches_bdf("0000:3b:00", "0000:3b:01.0"));
+	assert_true(pf_xid_matches_bdf("3b:00", "0000:3b:00.0"));
+	assert_non_null(pf_xid_meaning(79));
+	assert_null(pf_xid_meaning(99999));
+	free(ev);
+}
+
+static void version_parsers(void **state)
+{
+	char v[32];
+	bool open;
+	int maj, min;
+
+	assert_int_equal(pf_parse_nvidia_version(DRIVER_LINE, v, sizeof(v), &open), 0);
+	assert_string_equal(v, "550.54.15");
+	assert_false(open);
+	assert_int_equal(pf_parse_nvidia_version(
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Sep 25 2025",
+		v, sizeof(v), &open), 0);
+	assert_string_equal(v, "580.95.05");
+	assert_true(open);
+	assert_int_equal(pf_parse_nvidia_version("garbage", v, sizeof(v), &open), -EINVAL);
+	assert_int_equal(pf_parse_kernel_release("6.8.0-45-generic", &maj, &min), 0);
+	assert_int_equal(maj, 6);
+	assert_int_equal(min, 8);
+	assert_int_equal(pf_parse_kernel_release("5.14.0-427.el9.x86_64", &maj, &min), 0);
+	assert_int_equal(min, 14);
+	assert_int_equal(pf_parse_kernel_release("x", &maj, &min), -EINVAL);
+	assert_true(pf_version_cmp("550.54.15", "550.127") < 0);
+	assert_true(pf_version_cmp("560", "550.127.05") > 0);
+	assert_int_equal(pf_version_cmp("550.54.15", "550.54.15"), 0);
+	assert_true(pf_version_cmp("550.54", "550.54.1") < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(healthy, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_gpu_skips, setup, teardown),
+		cmocka_unit_test_setup_teardown(expected_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(count_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_libcuda, setup, teardown),
+		cmocka_unit_test_setup_teardown(cuinit_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(driver_not_loaded, setup, teardown),
+		cmocka_unit_test_setup_teardown(min_driver, setup, teardown),
+		cmocka_unit_test_setup_teardown(wrong_binding, setup, teardown),
+		cmocka_unit_test_setup_teardown(nvml_health, setup, teardown),
+		cmocka_unit_test_setup_teardown(nvml_absent_or_mismatched, setup, teardown),
+		cmocka_unit_test_setup_teardown(xids, setup, teardown),
+		cmocka_unit_test_setup_teardown(kmsg_not_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(recorded_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, teardown),
+		cmocka_unit_test(xid_parser),
+		cmocka_unit_test(version_parsers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_nvidia_peermem.c - both GPUDirect RDMA paths, each alone,
+ * neither, and the unknowns, over small roots and the fake tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_gpu.h"
+
+static const char *const BDFS[] = { "0000:1b:00.0", "0000:43:00.0" };
+
+#define PROPRIETARY "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+#define OPEN "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Sep 25 2025\n"
+
+struct fix {
+	char *root;
+	struct pf_fake_node node;
+	struct pf_result res;
+};
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	pf_fake_gpu_reset(2, BDFS);
+	pf_fake_node_init(&f->node, 2, BDFS, 1);
+	f->root = pf_test_mkdtemp();
+	pf_test_write(f->root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+	pf_test_write(f->root, "proc/driver/nvidia/version", PROPRIETARY);
+	pf_test_write(f->root, "proc/modules",
+		      "nvidia_uvm 4956160 0 - Live 0x0000000000000000 (POE)\n"
+		      "nvidia 54312960 1 nvidia_uvm, Live 0x0000000000000000 (POE)\n");
+	pf_test_write(f->root, "sys/module/nvidia/version", "550.54.15\n");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	pf_result_release(&f->res);
+	pf_test_rmtree(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
+static const struct pf_finding *run(struct fix *f, const struct pf_providers *prov,
+				    const char *const *sets)
+{
+	const struct pf_finding *x;
+
+	pf_result_release(&f->res);
+	pf_test_run_check_node("nvidia_peermem", f->root, prov ? prov : pf_fake_providers(),
+			       &f->node.node, sets, &f->res);
+	x = pf_test_finding(&f->res, "gpudirect_rdma");
+	return x;
+}
+
+static const char *obs(const struct pf_finding *x, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(x->observed, key);
+
+	return v ? v->valuestring : NULL;
+}
+
+/* Proprietary module, no peermem: DMA-BUF is definitely out, so neither path. */
+static void neither_fails_with_remedy(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x = run(f, NULL, NULL);
+
+	assert_non_null(x);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	assert_string_equal(obs(x, "mode"), "none");
+	assert_string_equal(obs(x, "dmabuf_open_module"), "no");
+	assert_non_null(strstr(x->remedy, "modprobe nvidia_peermem"));
+	assert_non_null(strstr(x->remedy, "/etc/modules-load.d/"));
+	assert_non_null(strstr(x->message, "open one"));
+}
+
+static void peermem_sysfs(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "550.54.15\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "mode"), "peermem");
+	assert_non_null(strstr(x->message, "peermem"));
+	assert_string_equal(obs(x, "peermem_version"), "550.54.15");
+}
+
+static void peermem_proc_modules(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "proc/modules",
+		      "nvidia_peermem 16384 0 - Live 0x0000000000000000 (POE)\n"
+		      "nvidia 54312960 1 nvidia_peermem, Live 0x0000000000000000 (POE)\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "peermem_source"), "/proc/modules: nvidia_peermem");
+}
+
+static void legacy_memory_peers(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "sys/kernel/mm/memory_peers/nv_mem/version", "1.3-0\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "peermem_source"), "/sys/kernel/mm/memory_peers/nv_mem/version");
+	assert_string_equal(obs(x, "peermem_version"), "1.3-0");
+}
+
+/* Open module, 6.8 kernel, CUDA attribute 1 on both GPUs, verbs symbol present. */
+static void only_dmabuf(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "mode"), "dmabuf");
+	assert_non_null(strstr(x->message, "DMA-BUF"));
+	assert_non_null(strstr(f->res.summary, "dmabuf"));
+	/* one GPU without DMA-BUF support breaks that path */
+	pf_fake.dmabuf[1] = 0;
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "0000:43:00.0"));
+	pf_fake.dmabuf[1] = 1;
+	/* an old libibverbs too */
+	pf_fake.verbs_dmabuf = 0;
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_string_equal(obs(x, "dmabuf_ibverbs"), "no");
+	pf_fake.verbs_dmabuf = 1;
+	/* and an old kernel */
+	pf_test_write(f->root, "proc/sys/kernel/osrelease", "5.4.0-150-generic\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "older than 5.12"));
+}
+
+static void both_and_require(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "580.95.05\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "mode"), "both");
+	x = run(f, NULL, (const char *[]){ "nvidia_peermem.require=both", NULL });
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	/* peermem only, but DMA-BUF required */
+	pf_test_write(f->root, "proc/driver/nvidia/version", PROPRIETARY);
+	x = run(f, NULL, (const char *[]){ "nvidia_peermem.require=dmabuf", NULL });
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	x = run(f, NULL, (const char *[]){ "nvidia_peermem.require=peermem", NULL });
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	run(f, NULL, (const char *[]){ "nvidia_peermem.require=sometimes", NULL });
+	assert_int_equal(f->res.status, PF_STATUS_ERROR);
+}
+
+/* Open module but libcuda missing: DMA-BUF unknown, no peermem -> error, not pass, not fail. */
+static void unknown_is_error(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	pf_fake.cuda_load = -ENOENT;
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_ERROR);
+	assert_string_equal(obs(x, "dmabuf_cuda"), "unknown");
+	assert_non_null(strstr(x->message, "libcuda.so.1"));
+}
+
+/* A recorded root carries the CUDA and libibverbs facts as files. */
+static void recorded_dmabuf(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	x = run(f, &pf_providers_recorded, NULL);
+	assert_int_equal(x->status, PF_STATUS_ERROR); /* facts not recorded */
+	assert_non_null(strstr(x->message, "not recorded"));
+	pf_test_write(f->root, "preflight/ibverbs/reg_dmabuf_mr", "1\n");
+	pf_test_write(f->root, "preflight/cuda/dmabuf_supported",
+		      "0000:1B:00.0 1\n0000:43:00.0 1\n");
+	x = run(f, &pf_providers_recorded, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "mode"), "dmabuf");
+	pf_test_write(f->root, "preflight/cuda/dmabuf_supported", "0\n");
+	x = run(f, &pf_providers_recorded, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+}
+
+static void skips(void **state)
+{
+	struct fix *f = *state;
+
+	pf_fake_node_init(&f->node, 2, BDFS, 0);
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->res.summary, "no RDMA device"));
+	pf_fake_node_init(&f->node, 0, BDFS, 1);
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->res.summary, "no NVIDIA GPU"));
+}
+
+/* The live libibverbs probe, where libibverbs.so.1 is installed. */
+static void live_verbs_probe(void **state)
+{
+	char *err = NULL;
+	int r = pf_gpu_live_verbs_dmabuf(NULL, &err);
+
+	if (r == -ENOENT) {
+		print_message("skipped: %s\n", err);
+		free(err);
+		skip();
+	}
+	print_message("libibverbs.so.1 exports ibv_reg_dmabuf_mr@IBVERBS_1.12: %s\n",
+		      r == 1 ? "yes" : "no");
+	assert_true(r == 0 || r == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(neither_fails_with_remedy, setup, teardown),
+		cmocka_unit_test_setup_teardown(peermem_sysfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(peermem_proc_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(legacy_memory_peers, setup, teardown),
+		cmocka_unit_test_setup_teardown(only_dmabuf, setup, teardown),
+		cmocka_unit_test_setup_teardown(both_and_require, setup, teardown),
+		cmocka_unit_test_setup_teardown(unknown_is_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(recorded_dmabuf, setup, teardown),
+		cmocka_unit_test_setup_teardown(skips, setup, teardown),
+		cmocka_unit_test(live_verbs_probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
