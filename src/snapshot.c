@@ -28,7 +28,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "preflight/gpu.h"
 #include "preflight/net.h"
+#include "preflight/node.h"
 #include "preflight/snapshot.h"
 #include "preflight/strmap.h"
 
@@ -90,6 +92,7 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE(PCI "@(numa_node|local_cpulist|local_cpus)"),
 	R_FILE(PCI "@(current_link_speed|max_link_speed|current_link_width|max_link_width)"),
 	{ .pattern = PCI "config", .kind = SNAP_FILE, .want = want_pci_config },
+	R_LINK(PCI "driver"),
 	/* RDMA devices and ports */
 	R_LINK(IB "device"),
 	R_FILE(IB "@(node_type|node_guid|sys_image_guid|fw_ver|hca_type|board_id|node_desc)"),
@@ -750,11 +753,6 @@ static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
 			n_again++;
 		}
 	}
-	/*
-	 * EXTENSION POINT: GPU facts (kmsg, ibverbs/reg_dmabuf_mr,
-	 * cuda/dmabuf_supported) go here once struct pf_providers carries the
-	 * GPU provider (include/preflight/gpu.h).
-	 */
 	if (!n_again || !opts->window_ms || !opts->prov->wait)
 		return 0;
 	{
@@ -780,6 +778,104 @@ static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
 		s->st.facts++;
 	}
 	return 0;
+}
+
+/* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
+static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *text)
+{
+	if (r == -ENOENT && !pf_fs_is_live(s->src)) {
+		/* a recorded source without it */
+	} else if (r < 0) {
+		fprintf(s->logf, "%s: %s\n", rel, why ? why : strerror(-r));
+		s->st.skipped++;
+	} else {
+		fprintf(text, "%d\n", r);
+	}
+	free(why);
+	return r;
+}
+
+/*
+ * The GPU provider's facts, only on a node with NVIDIA GPUs: the kernel log
+ * (Xid errors), whether libibverbs has ibv_reg_dmabuf_mr, and CUDA's
+ * DMA_BUF_SUPPORTED per GPU ("<bdf> <0|1>" lines).  Live, the last one
+ * initialises CUDA in this process.
+ */
+static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r = 0;
+
+	if (!gpu || pf_node_load(s->src, NULL, &node, &err) < 0)
+		return 0;
+	if (!node->n_gpus)
+		goto out;
+	r = make_dirs(s, "preflight/ibverbs");
+	if (r >= 0)
+		r = make_dirs(s, "preflight/cuda");
+	if (r < 0)
+		goto out;
+	if (gpu->kmsg) {
+		pf_autofree char *text = NULL;
+		char *why = NULL;
+
+		r = gpu->kmsg(ctx, &text, &why);
+		if (r < 0) {
+			gpu_fact(s, "preflight/kmsg", r, why, NULL);
+		} else {
+			free(why);
+			r = put_file(s, "preflight/kmsg", text, strlen(text));
+			if (r < 0)
+				goto out;
+			s->st.facts++;
+		}
+	}
+	if (gpu->verbs_dmabuf) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		char *why = NULL;
+
+		r = gpu_fact(s, "preflight/ibverbs/reg_dmabuf_mr", gpu->verbs_dmabuf(ctx, &why), why,
+			     f);
+		fclose(f);
+		if (r >= 0) {
+			r = put_file(s, "preflight/ibverbs/reg_dmabuf_mr", buf, len);
+			if (r < 0)
+				goto out;
+			s->st.facts++;
+		}
+	}
+	if (gpu->cuda_dmabuf) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		size_t n = 0;
+
+		for (size_t i = 0; i < node->n_gpus; i++) {
+			const char *bdf = node->pci[node->gpus[i].pci].bdf;
+			pf_autofree char *rel = pf_xasprintf("preflight/cuda/dmabuf_supported (%s)", bdf);
+			char *why = NULL;
+			int v = gpu->cuda_dmabuf(ctx, bdf, &why);
+
+			if (v >= 0)
+				fprintf(f, "%s ", bdf);
+			n += gpu_fact(s, rel, v, why, f) >= 0;
+		}
+		fclose(f);
+		if (n) {
+			r = put_file(s, "preflight/cuda/dmabuf_supported", buf, len);
+			if (r < 0)
+				goto out;
+			s->st.facts++;
+		}
+	}
+	r = 0;
+out:
+	pf_node_free(node);
+	return r < 0 ? r : 0;
 }
 
 static int open_dest(const char *dir, int *ret_fd, char **ret_err)
@@ -841,6 +937,11 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		r = make_dirs(&s, "preflight");
 	if (r >= 0)
 		r = copy_facts(&s, &o);
+	if (r >= 0) {
+		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
+
+		r = copy_gpu_facts(&s, &ctx);
+	}
 	fclose(s.logf);
 	if (r >= 0)
 		r = put_file(&s, "preflight/snapshot.log", s.log, s.log_len);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "preflight/gpu.h"
 #include "preflight/net.h"
 #include "preflight/snapshot.h"
 #include "testutil.h"
@@ -63,6 +64,45 @@ static void make_source(const char *root)
 	pf_test_write(root, "proc/sys/net/ipv4/conf/eth0/forwarding", "0\n");
 	pf_test_write(root, "sys/kernel/junk", "not in the table\n");
 }
+
+#define GPU BR "/0000:18:00.0"
+#define KMSG "NVRM: Xid (PCI:0000:18:00): 79, pid=0, GPU has fallen off the bus.\n"
+
+static void add_gpu(const char *root)
+{
+	pf_test_write(root, GPU "/vendor", "0x10de\n");
+	pf_test_write(root, GPU "/device", "0x2330\n");
+	pf_test_write(root, GPU "/class", "0x030200\n");
+	pf_test_write(root, GPU "/numa_node", "0\n");
+	pf_test_symlink(root, "sys/bus/pci/devices/0000:18:00.0",
+			"../../../devices/pci0000:00/0000:00:01.0/0000:18:00.0");
+}
+
+static int fake_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	*ret_text = pf_xstrdup(KMSG);
+	return 0;
+}
+
+static int fake_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	return 1;
+}
+
+static int fake_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	if (strcmp(bdf, "0000:18:00.0")) {
+		*ret_err = pf_xasprintf("%s is not visible to CUDA", bdf);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static const struct pf_gpu_provider fake_gpu = {
+	.kmsg = fake_kmsg,
+	.verbs_dmabuf = fake_verbs_dmabuf,
+	.cuda_dmabuf = fake_cuda_dmabuf,
+};
 
 static int fake_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)
 {
@@ -127,6 +167,7 @@ static int unsupported_stats(const struct pf_ctx *ctx, const char *ifname, unsig
 
 static const struct pf_providers fake = {
 	.name = "fake",
+	.gpu = &fake_gpu,
 	.linkmodes = fake_linkmodes,
 	.pause = fake_pause,
 	.ethtool_stats = fake_stats,
@@ -347,6 +388,51 @@ static void test_unsupported_read_back(void **state)
 	free(top);
 }
 
+static void test_gpu_facts_read_back(void **state)
+{
+	char *top = pf_test_mkdtemp();
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct pf_snapshot_stats st;
+	struct pf_fs *fs = NULL;
+	struct pf_ctx ctx = { .prov = &pf_providers_recorded };
+	char *err = NULL, *text = NULL;
+
+	snprintf(src, sizeof(src), "%s/src", top);
+	snprintf(dst, sizeof(dst), "%s/dst", top);
+	make_source(src);
+	add_gpu(src);
+	snapshot(src, dst, &fake, &st);
+	assert_file(dst, "preflight/cuda/dmabuf_supported", "0000:18:00.0 0\n");
+	assert_file(dst, "preflight/ibverbs/reg_dmabuf_mr", "1\n");
+
+	assert_int_equal(pf_fs_open(dst, &fs), 0);
+	ctx.fs = fs;
+	assert_int_equal(pf_gpu_recorded.kmsg(&ctx, &text, &err), 0);
+	assert_string_equal(text, KMSG);
+	assert_int_equal(pf_gpu_recorded.verbs_dmabuf(&ctx, &err), 1);
+	assert_int_equal(pf_gpu_recorded.cuda_dmabuf(&ctx, "0000:18:00.0", &err), 0);
+	free(text);
+	pf_fs_free(fs);
+	pf_test_rmtree(top);
+	free(top);
+}
+
+static void test_no_gpu_no_gpu_facts(void **state)
+{
+	char *top = pf_test_mkdtemp();
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct pf_snapshot_stats st;
+
+	snprintf(src, sizeof(src), "%s/src", top);
+	snprintf(dst, sizeof(dst), "%s/dst", top);
+	make_source(src);
+	snapshot(src, dst, &fake, &st);
+	assert_absent(dst, "preflight/kmsg");
+	assert_absent(dst, "preflight/ibverbs");
+	pf_test_rmtree(top);
+	free(top);
+}
+
 static void test_refuses_non_empty(void **state)
 {
 	char *top = pf_test_mkdtemp();
@@ -377,6 +463,8 @@ int main(void)
 		cmocka_unit_test(test_files_and_links),
 		cmocka_unit_test(test_facts_read_back),
 		cmocka_unit_test(test_unsupported_read_back),
+		cmocka_unit_test(test_gpu_facts_read_back),
+		cmocka_unit_test(test_no_gpu_no_gpu_facts),
 		cmocka_unit_test(test_refuses_non_empty),
 	};
 
