@@ -11,6 +11,11 @@
 # linked libraries.  The dlopen'ed libraries (verbs, CUDA, NVML, NCCL) are
 # only recommended: the binary starts and reports their absence as findings.
 
+# `make install` and cpack's preinstall step do not rebuild every target
+# (tests, fuzzers) first: packaging needs only what is installed, built
+# beforehand (`cmake --build` then `cpack`, as the package test does).
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+
 install(DIRECTORY profiles/ DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/profiles
         FILES_MATCHING PATTERN "*.json")
 install(FILES contrib/bash-completion/preflight
