@@ -4,9 +4,9 @@
 # the live verdicts: memlock and sysctl on this machine (status, and each
 # finding's subject and status), with the snapshot run under a lowered memlock
 # limit that must be the one recorded.  Also: links stay links, the log exists,
-# the snapshot is small, usage errors, and (when ../shared is present) a real
-# hwloc-gather-topology capture re-snapshotted gives the same verdicts for every
-# check.
+# the snapshot is small, usage errors; a generated 8-GPU RoCE node and (when
+# ../shared is present) a real hwloc-gather-topology capture, re-snapshotted with
+# --root, give the same verdicts for every check.
 set -u
 : "${PREFLIGHT:?}"
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
@@ -78,6 +78,19 @@ for args in "" "--window x $tmp/w" "--root /nonexistent $tmp/r" "$tmp/a $tmp/b";
 	rc=$?
 	[ "$rc" -eq 64 ] || not_ok "snapshot $args: exit $rc, expected 64"
 done
+
+# a generated 8-GPU RoCE node (tests/gen_root.py), re-snapshotted: every check agrees
+if [ -n "${PF_SOURCE_DIR:-}" ] && python3 "$PF_SOURCE_DIR/tests/gen_root.py" --link-layer eth \
+	--storage-nic --nvswitch 2 --slow-port mlx5_2 "$tmp/gen" >/dev/null 2>&1; then
+	"$PREFLIGHT" snapshot --root "$tmp/gen" "$tmp/gensnap" 2>"$tmp/err" ||
+		not_ok "generated root snapshot: $(cat "$tmp/err")"
+	"$PREFLIGHT" --root "$tmp/gen" --format json >"$tmp/gen-a.json"
+	"$PREFLIGHT" --root "$tmp/gensnap" --format json >"$tmp/gen-b.json"
+	same_verdicts "$tmp/gen-a.json" "$tmp/gen-b.json" || not_ok "generated root: verdicts differ"
+	grep -q '"mlx5_2/1"' "$tmp/gen-b.json" || not_ok "generated root: mlx5_2/1 not judged"
+else
+	echo "# generated-root part skipped: tests/gen_root.py did not run"
+fi
 
 # a real capture (hwloc-gather-topology), re-snapshotted: every check agrees
 cap=${PF_SHARED_DIR:-}/fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2
