@@ -223,16 +223,72 @@ static int attr_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...)
 	return r < 0 ? r : pf_parse_u64(buf, ret);
 }
 
-static int attr_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
-static int attr_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...)
+/*
+ * Attributes of one directory: the directory is opened once through the
+ * root and each attribute is a single-component openat() below it with
+ * O_NOFOLLOW, which cannot leave the directory, so the kernel does not walk
+ * the whole path again for every file.
+ */
+static int dir_open(const struct pf_fs *fs, const char *path)
+{
+	return pf_fs_open_file(fs, path, O_PATH | O_DIRECTORY);
+}
+
+/* The whole file, trailing blanks dropped; its length or -errno. */
+static int at_all(int dfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, r;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	if ((size_t)n == len - 1)
+		return -EFBIG;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* The first line of a file; its length or -errno. */
+static int at(int dfd, const char *name, char *buf, size_t len)
+{
+	int r = at_all(dfd, name, buf, len);
+
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	return (int)strlen(buf);
+}
+
+static char *at_dup(int dfd, const char *name)
+{
+	char buf[ATTR_MAX + 1];
+
+	return at(dfd, name, buf, sizeof(buf)) < 0 ? NULL : pf_xstrdup(buf);
+}
+
+static int at_u64(int dfd, const char *name, uint64_t *ret)
 {
 	char buf[64];
-	va_list ap;
-	int r;
+	int r = at(dfd, name, buf, sizeof(buf));
 
-	va_start(ap, fmt);
-	r = vattr(fs, buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	return r < 0 ? r : pf_parse_u64(buf, ret);
+}
+
+static int at_i64(int dfd, const char *name, int64_t *ret)
+{
+	char buf[64];
+	int r = at(dfd, name, buf, sizeof(buf));
+
 	return r < 0 ? r : pf_parse_i64(buf, ret);
 }
 
@@ -366,30 +422,81 @@ static int find_pci_sorted(const struct pf_node *node, const char *bdf)
 	return hit ? (int)(hit - node->pci) : -1;
 }
 
+/*
+ * Functions whose links and CPU locality matter: bridges (the path between
+ * GPUs and NICs), network and InfiniBand controllers, display controllers,
+ * NVSwitch-class bridges and accelerators.  The dozens of chipset functions
+ * of a server (system peripherals, USB, SATA, ...) get vendor, device,
+ * class and numa_node only.
+ */
+static bool pci_interesting(uint32_t class)
+{
+	uint32_t base = class >> 16, sub = (class >> 8) & 0xff;
+
+	return base == 0x02 || base == 0x03 || base == 0x12 || base == 0x0b ||
+	       (base == 0x06 && (sub == 0x04 || sub == 0x80)) || (base == 0x0c && sub == 0x06);
+}
+
+/* PCI_ID=10DE:2330 and PCI_CLASS=30200 from the function's uevent; false if incomplete. */
+static bool uevent_ids(int dfd, struct pf_pci_dev *d)
+{
+	char buf[1024];
+	unsigned int vendor, device, class;
+	bool have_id = false, have_class = false;
+	char *line, *save = NULL;
+
+	if (at_all(dfd, "uevent", buf, sizeof(buf)) < 0)
+		return false;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int n = -1;
+
+		if (sscanf(line, "PCI_ID=%4x:%4x%n", &vendor, &device, &n) == 2 && n > 0 &&
+		    !line[n])
+			have_id = true;
+		else if (sscanf(line, "PCI_CLASS=%6x%n", &class, &n) == 1 && n > 0 && !line[n])
+			have_class = true;
+	}
+	if (!have_id || !have_class)
+		return false;
+	d->vendor = (uint16_t)vendor;
+	d->device = (uint16_t)device;
+	d->class = class;
+	return true;
+}
+
 static void load_pci_one(const struct pf_fs *fs, struct pf_pci_dev *d)
 {
-	const char *p = d->path;
+	pf_autoclose int dfd = dir_open(fs, d->path);
 	char buf[64];
 	uint64_t v;
 	int64_t i;
 
-	if (attr_u64(fs, &v, "%s/vendor", p) == 0 && v <= 0xffff)
-		d->vendor = (uint16_t)v;
-	if (attr_u64(fs, &v, "%s/device", p) == 0 && v <= 0xffff)
-		d->device = (uint16_t)v;
-	if (attr_u64(fs, &v, "%s/class", p) == 0 && v <= 0xffffff)
-		d->class = (uint32_t)v;
 	d->numa_node = -1;
-	if (attr_i64(fs, &i, "%s/numa_node", p) == 0 && i >= 0 && i < 4096)
+	if (dfd < 0)
+		return;
+	/* uevent has vendor, device and class in one file; the single files otherwise */
+	if (!uevent_ids(dfd, d)) {
+		if (at_u64(dfd, "vendor", &v) == 0 && v <= 0xffff)
+			d->vendor = (uint16_t)v;
+		if (at_u64(dfd, "device", &v) == 0 && v <= 0xffff)
+			d->device = (uint16_t)v;
+		if (at_u64(dfd, "class", &v) == 0 && v <= 0xffffff)
+			d->class = (uint32_t)v;
+	}
+	if (at_i64(dfd, "numa_node", &i) == 0 && i >= 0 && i < 4096)
 		d->numa_node = (int)i;
-	d->local_cpulist = attr_dup(fs, "%s/local_cpulist", p);
-	if (attr(fs, buf, sizeof(buf), "%s/current_link_speed", p) >= 0)
+	if (!pci_interesting(d->class) && d->numa_node >= 0)
+		return;
+	d->local_cpulist = at_dup(dfd, "local_cpulist");
+	if (!pci_interesting(d->class))
+		return;
+	if (at(dfd, "current_link_speed", buf, sizeof(buf)) >= 0)
 		pf_parse_pci_speed(buf, &d->cur_speed_gts);
-	if (attr(fs, buf, sizeof(buf), "%s/max_link_speed", p) >= 0)
+	if (at(dfd, "max_link_speed", buf, sizeof(buf)) >= 0)
 		pf_parse_pci_speed(buf, &d->max_speed_gts);
-	if (attr(fs, buf, sizeof(buf), "%s/current_link_width", p) >= 0)
+	if (at(dfd, "current_link_width", buf, sizeof(buf)) >= 0)
 		pf_parse_pci_width(buf, &d->cur_width);
-	if (attr(fs, buf, sizeof(buf), "%s/max_link_width", p) >= 0)
+	if (at(dfd, "max_link_width", buf, sizeof(buf)) >= 0)
 		pf_parse_pci_width(buf, &d->max_width);
 }
 
@@ -551,27 +658,32 @@ static int parse_mtu(const char *line)
 /* @dir: the device's canonical directory (.../infiniband/<dev>). */
 static void load_port(const struct pf_fs *fs, const char *dir, struct pf_rdma_port *p)
 {
-	char buf[128];
+	char buf[128], path[PATH_MAX];
 	struct pf_ib_rate rate;
+	pf_autoclose int dfd = -1;
 
 	p->netdev = -1;
-	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/state", dir, p->num) >= 0)
+	snprintf(path, sizeof(path), "%s/ports/%u", dir, p->num);
+	dfd = dir_open(fs, path);
+	if (dfd < 0)
+		return;
+	if (at(dfd, "state", buf, sizeof(buf)) >= 0)
 		p->state_name = state_name(buf, &p->state);
-	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/phys_state", dir, p->num) >= 0)
+	if (at(dfd, "phys_state", buf, sizeof(buf)) >= 0)
 		p->phys_state_name = state_name(buf, &p->phys_state);
-	p->rate = attr_dup(fs, "%s/ports/%u/rate", dir, p->num);
+	p->rate = at_dup(dfd, "rate");
 	if (p->rate && pf_parse_ib_rate(p->rate, &rate) == 0) {
 		p->rate_gbps = rate.gbps;
 		p->width = rate.width;
 		p->speed_name = pf_xstrdup(rate.speed);
 	}
-	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/link_layer", dir, p->num) >= 0) {
+	if (at(dfd, "link_layer", buf, sizeof(buf)) >= 0) {
 		if (!strcmp(buf, "InfiniBand"))
 			p->link_layer = PF_LINK_IB;
 		else if (!strcmp(buf, "Ethernet"))
 			p->link_layer = PF_LINK_ETH;
 	}
-	if (attr(fs, buf, sizeof(buf), "%s/ports/%u/active_mtu", dir, p->num) >= 0)
+	if (at(dfd, "active_mtu", buf, sizeof(buf)) >= 0)
 		p->active_mtu = parse_mtu(buf);
 }
 
@@ -680,19 +792,24 @@ static int load_netdevs(const struct pf_fs *fs, struct pf_node *node, char **ret
 	node->netdevs = pf_xcalloc((size_t)n + 1, sizeof(*node->netdevs));
 	for (int k = 0; k < n; k++) {
 		struct pf_netdev *nd = &node->netdevs[node->n_netdevs++];
+		char path[PATH_MAX];
+		pf_autoclose int dfd = -1;
 		int64_t v;
 
 		nd->name = pf_xstrdup(names[k]);
 		nd->rdma_dev = -1;
 		nd->speed_mbps = -1;
 		nd->mtu = -1;
+		snprintf(path, sizeof(path), SYS_NET "/%s", names[k]);
+		dfd = dir_open(fs, path);
+		if (dfd < 0)
+			continue;
 		/* a down link fails the read with EINVAL; an up one without carrier says -1 */
-		if (attr_i64(fs, &v, SYS_NET "/%s/speed", names[k]) == 0 && v >= 0 &&
-		    v != 0xffffffffLL)
+		if (at_i64(dfd, "speed", &v) == 0 && v >= 0 && v != 0xffffffffLL)
 			nd->speed_mbps = v;
-		if (attr_i64(fs, &v, SYS_NET "/%s/mtu", names[k]) == 0 && v >= 0)
+		if (at_i64(dfd, "mtu", &v) == 0 && v >= 0)
 			nd->mtu = v;
-		nd->operstate = attr_dup(fs, SYS_NET "/%s/operstate", names[k]);
+		nd->operstate = at_dup(dfd, "operstate");
 	}
 	return 0;
 }

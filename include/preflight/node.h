@@ -25,6 +25,12 @@ struct pf_pci_dev {
 	uint16_t vendor, device;
 	uint32_t class;      /* 0x030200 */
 	int numa_node;       /* -1 unknown (after the local_cpulist fallback) */
+	/*
+	 * The sysfs loader reads local_cpulist and the link only for bridges,
+	 * network, InfiniBand, display, accelerator and NVSwitch-class functions
+	 * (local_cpulist also wherever numa_node reads -1); chipset functions
+	 * leave them unknown.
+	 */
 	char *local_cpulist; /* "0-39" or NULL */
 	double cur_speed_gts, max_speed_gts; /* 0 unknown */
 	int cur_width, max_width;            /* 0 unknown */
