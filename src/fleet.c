@@ -553,7 +553,8 @@ static void find_outliers(struct pf_fleet *f)
 			se->n_outliers++;
 		}
 	}
-	qsort_r(f->outliers, f->n_outliers, sizeof(*f->outliers), cmp_outlier, f);
+	if (f->n_outliers)
+		qsort_r(f->outliers, f->n_outliers, sizeof(*f->outliers), cmp_outlier, f);
 	free(count);
 	free(start);
 	free(vals);
@@ -581,7 +582,8 @@ void pf_fleet_finish(struct pf_fleet *f)
 			f->failing[f->n_failing++] = i;
 		}
 	}
-	qsort_r(f->failing, f->n_failing, sizeof(*f->failing), cmp_node_idx, f);
+	if (f->n_failing)
+		qsort_r(f->failing, f->n_failing, sizeof(*f->failing), cmp_node_idx, f);
 	find_outliers(f);
 }
 

@@ -838,8 +838,8 @@ static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
 		FILE *f = text_open(&buf, &len);
 		char *why = NULL;
 
-		r = gpu_fact(s, "preflight/ibverbs/reg_dmabuf_mr", gpu->verbs_dmabuf(ctx, &why), why,
-			     f);
+		r = gpu->verbs_dmabuf(ctx, &why);
+		r = gpu_fact(s, "preflight/ibverbs/reg_dmabuf_mr", r, why, f);
 		fclose(f);
 		if (r >= 0) {
 			r = put_file(s, "preflight/ibverbs/reg_dmabuf_mr", buf, len);
