@@ -4,7 +4,8 @@
  * tests/gen_root.py: healthy IB and RoCE, one slow port, a degraded width,
  * a port down, an ignored port, RoCE MTU and netdev speed mismatches, a
  * device without a PCI parent, a second HCA model, profile expectations,
- * the linkmodes provider, no devices at all; and the real qib0 capture.
+ * the linkmodes provider, no devices at all; the real qib0 capture and an
+ * lstopo export (states without rates).
  */
 #include <limits.h>
 #include <string.h>
@@ -320,6 +321,37 @@ static void test_capture_qib(void **state)
 	pf_test_rmtree(tmp);
 }
 
+static void test_hwloc_export(void **state)
+{
+	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	const char *shared = getenv("PF_SHARED_DIR");
+	pf_autofree char *tmp = NULL;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fixtures/hwloc-xml/topo.jwb0001.xml",
+		 shared ? shared : PF_SHARED_DIR);
+	if (access(path, R_OK) < 0) {
+		print_message("skip: %s absent\n", path);
+		skip();
+	}
+	/* an lstopo export as the root's own preflight/topology.xml: states, no rates */
+	tmp = pf_test_mkdtemp();
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/preflight' && cp '%s' '%s/preflight/topology.xml'",
+		 tmp, path, tmp);
+	assert_int_equal(system(cmd), 0);
+	pf_test_run_check("nic_link_speed", tmp, NULL, NULL, &res);
+	f = pf_test_finding(&res, "mlx5_0/1");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "no port rate"));
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_string_equal(res.summary, "4 ports ACTIVE; the topology export carries no rates");
+	pf_result_release(&res);
+	pf_test_rmtree(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_models_and_virtual),
 		cmocka_unit_test(test_no_devices),
 		cmocka_unit_test(test_capture_qib),
+		cmocka_unit_test(test_hwloc_export),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
