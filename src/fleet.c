@@ -833,6 +833,22 @@ static void table_print(struct table *t, FILE *out)
 	*t = (struct table){ 0 };
 }
 
+/* A finding for the text table: at most TEXT_MSG_MAX bytes, cut at a character boundary. */
+#define TEXT_MSG_MAX 100
+
+static const char *short_msg(const char *msg, char *buf, size_t len)
+{
+	size_t n = strlen(msg);
+
+	if (n <= TEXT_MSG_MAX || len < TEXT_MSG_MAX + 4)
+		return msg;
+	n = TEXT_MSG_MAX;
+	while (n > 0 && ((unsigned char)msg[n] & 0xc0) == 0x80)
+		n--; /* not inside a UTF-8 sequence */
+	snprintf(buf, len, "%.*s...", (int)n, msg);
+	return buf;
+}
+
 static void render_text(const struct pf_fleet *f, FILE *out)
 {
 	struct table t = { .ncol = 6 };
@@ -855,10 +871,13 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 			for (size_t k = 0; k < n->n_checks; k++) {
 				const struct fl_check_rec *c = &n->checks[k];
 
+				char msg[TEXT_MSG_MAX + 8];
+
 				if (bad(c->status))
 					table_row(&t, (const char *const[]){ n->host,
 						pf_status_name(n->verdict), f->checks[c->check],
-						pf_status_name(c->status), c->subject, c->message });
+						pf_status_name(c->status), c->subject,
+						short_msg(c->message, msg, sizeof(msg)) });
 			}
 		}
 		table_print(&t, out);

@@ -77,6 +77,32 @@ python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert [o["node"] f
 rc=$?
 [ "$rc" -eq 0 ] || not_ok "passing nodes: exit $rc, expected 0"
 
+# real reports: preflight itself on generated roots, one with a slow port
+if [ -n "${PF_SOURCE_DIR:-}" ] && [ -f "$PF_SOURCE_DIR/tests/gen_root.py" ]; then
+	mkdir "$tmp/reports"
+	for i in 1 2 3 4; do
+		extra=
+		[ "$i" = 4 ] && extra="--slow-port mlx5_3"
+		# shellcheck disable=SC2086
+		python3 "$PF_SOURCE_DIR/tests/gen_root.py" --hostname "node-$i" $extra "$tmp/root$i" \
+			>/dev/null || not_ok "gen_root.py node-$i"
+		"$PREFLIGHT" --root "$tmp/root$i" --only nic_link_speed,gpu_nic_numa --format json \
+			--output "$tmp/reports/node-$i.json"
+	done
+	"$PREFLIGHT" fleet --format json "$tmp/reports" >"$tmp/real.json"
+	rc=$?
+	[ "$rc" -eq 1 ] || not_ok "real reports: exit $rc, expected 1"
+	python3 - "$tmp/real.json" <<'PY' || not_ok "real reports content"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["nodes"] == 4 and v["inputs"]["rejected"] == 0, v["inputs"]
+assert [f["node"] for f in v["failing"]] == ["node-4"], v["failing"]
+assert v["failing"][0]["checks"][0]["subject"] == "mlx5_3/1", v["failing"][0]
+o = [(o["node"], o["key"], o["subject"]) for o in v["outliers"] if o["key"] == "rate_gbps"]
+assert o == [("node-4", "rate_gbps", "mlx5_3/1")], v["outliers"]
+PY
+fi
+
 # usage errors: 64
 for args in "" "--format xml $fx" "--outlier-fraction 1.5 $fx" "--bogus $fx" \
 	"$fx/no-such.json" "$fx/truncated.json $fx/other-schema.json"; do
