@@ -514,9 +514,11 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 	if (bad)
 		pf_summary(res, "%zu of %zu ports not at the expected state or rate", bad, judged);
 	else if (rate == 0 && uniform && !strcmp(node->source, "hwloc"))
-		pf_summary(res, "%zu ports ACTIVE; the topology export carries no rates", judged);
+		pf_summary(res, "%zu port%s ACTIVE; the topology export carries no rates", judged,
+			   judged == 1 ? "" : "s");
 	else if (uniform && rate > 0)
-		pf_summary(res, "%zu ports ACTIVE at %g Gb/s", judged, rate);
+		pf_summary(res, "%zu port%s ACTIVE at %g Gb/s", judged, judged == 1 ? "" : "s",
+			   rate);
 	return 0;
 }
 

@@ -312,6 +312,7 @@ static void test_capture_qib(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_string_equal(f->message, "ACTIVE at 40 Gb/s (4X QDR)");
+	assert_string_equal(res.summary, "1 port ACTIVE at 40 Gb/s");
 	/* a single port: nothing to infer from; a profile rate still applies */
 	pf_result_release(&res);
 	pf_test_run_check("nic_link_speed", path, NULL,
