@@ -226,7 +226,7 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 		return r;
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(pipefd[1], STDOUT_FILENO) < 0)
 			_exit(127);
