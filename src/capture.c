@@ -307,8 +307,56 @@ static void note(char ***notes, size_t *n, char *s)
 	(*notes)[*n] = NULL;
 }
 
-int pf_capture_profile(const struct pf_report *report, const struct pf_node *node, cJSON **ret,
-		       char ***ret_notes, char **ret_err)
+/* A --set value as JSON of the parameter's type (validated with the rest later). */
+static cJSON *set_value(const struct pf_param *prm, const char *v)
+{
+	switch (prm->type) {
+	case PF_PARAM_U64:
+	case PF_PARAM_I64:
+	case PF_PARAM_DOUBLE:
+		return cJSON_CreateNumber(strtod(v, NULL));
+	case PF_PARAM_BOOL:
+		return cJSON_CreateBool(!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") ||
+					!strcmp(v, "on"));
+	case PF_PARAM_STRING:
+		break;
+	}
+	return cJSON_CreateString(v);
+}
+
+/* The keys the user gave (profile file, then --set): the capture keeps them. */
+static cJSON *base_checks(const struct pf_profile *base)
+{
+	cJSON *checks = base && base->checks ? cJSON_Duplicate(base->checks, true)
+					     : cJSON_CreateObject();
+
+	for (size_t i = 0; base && i < base->n_sets; i++) {
+		const char *set = base->sets[i], *dot = strchr(set, '.'), *eq = strchr(set, '=');
+		pf_autofree char *check = NULL, *key = NULL;
+		const struct pf_check *c;
+		const struct pf_param *prm;
+		cJSON *sec;
+
+		if (!dot || !eq || dot > eq)
+			continue; /* rejected by pf_profile_validate() before the run */
+		check = pf_xasprintf("%.*s", (int)(dot - set), set);
+		key = pf_xasprintf("%.*s", (int)(eq - dot - 1), dot + 1);
+		c = pf_registry_find(check);
+		prm = c ? pf_param_find(c, key) : NULL;
+		if (!prm)
+			continue;
+		sec = cJSON_GetObjectItemCaseSensitive(checks, check);
+		if (!sec)
+			sec = cJSON_AddObjectToObject(checks, check);
+		cJSON_DeleteItemFromObjectCaseSensitive(sec, key);
+		cJSON_AddItemToObject(sec, key, set_value(prm, eq + 1));
+	}
+	return checks;
+}
+
+int pf_capture_profile(const struct pf_report *report, const struct pf_node *node,
+		       const struct pf_profile *base, cJSON **ret, char ***ret_notes,
+		       char **ret_err)
 {
 	const struct cap_in in = { report, node };
 	cJSON *prof = cJSON_CreateObject(), *checks;
@@ -324,13 +372,16 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 	{
 		pf_autofree char *name = pf_xasprintf("captured-%s", report->hostname);
 		pf_autofree char *desc = pf_xasprintf(
-			"captured by preflight profile capture on %s (kernel %s, root %s) at %s",
-			report->hostname, report->kernel, report->root, when);
+			"captured by preflight profile capture on %s (kernel %s, root %s) at %s%s%s",
+			report->hostname, report->kernel, report->root, when,
+			base && base->path ? ", on top of " : "",
+			base && base->path ? base->path : "");
 
 		cJSON_AddStringToObject(prof, "name", name);
 		cJSON_AddStringToObject(prof, "description", desc);
 	}
-	checks = cJSON_AddObjectToObject(prof, "checks");
+	checks = base_checks(base);
+	cJSON_AddItemToObject(prof, "checks", checks);
 
 	for (size_t i = 0; i < PF_ARRAY_SIZE(derivations); i++) {
 		const struct derivation *d = &derivations[i];
@@ -364,6 +415,7 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 		sec = cJSON_GetObjectItemCaseSensitive(checks, d->check);
 		if (!sec)
 			sec = cJSON_AddObjectToObject(checks, d->check);
+		cJSON_DeleteItemFromObjectCaseSensitive(sec, d->key);
 		cJSON_AddItemToObject(sec, d->key, v);
 	}
 
@@ -391,15 +443,15 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 	return 0;
 }
 
-int pf_capture_write(const struct pf_report *report, const struct pf_node *node, FILE *out,
-		     FILE *err)
+int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
+		     const struct pf_profile *base, FILE *out, FILE *err)
 {
 	pf_autofree char *why = NULL, *text = NULL;
 	pf_autostrv char **notes = NULL;
 	cJSON *prof = NULL;
 	int r;
 
-	r = pf_capture_profile(report, node, &prof, &notes, &why);
+	r = pf_capture_profile(report, node, base, &prof, &notes, &why);
 	if (r < 0) {
 		fprintf(err, "preflight: BUG: the captured profile does not validate: %s\n",
 			why ? why : strerror(-r));

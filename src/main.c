@@ -364,7 +364,7 @@ static int run_checks(struct pf_opts *o)
 	report.duration_ms = wall_ms() - t0;
 
 	if (o->capture) {
-		rc = pf_capture_write(&report, node, stdout, stderr);
+		rc = pf_capture_write(&report, node, &o->prof, stdout, stderr);
 		goto out;
 	} else if (o->output) {
 		rc = write_report_file(&report, fmt, o->output);

@@ -57,6 +57,18 @@ grep -q "nic_link_speed.min_rate_gbps not captured: nic_link_speed is fail" "$tm
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert "nic_link_speed" not in p["checks"], p' \
 	"$tmp/bad-profile.json" || not_ok "a failing check's keys were captured"
 
+# the keys the capture ran with are kept: an ignored port stays ignored
+"$PREFLIGHT" profile capture --root "$tmp/gold" --set nic_link_speed.ignore=mlx5_7 \
+	>"$tmp/ign.json" 2>/dev/null
+python3 - "$tmp/ign.json" <<'PY' || not_ok "--set carried into the profile"
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"]["nic_link_speed"]
+assert c["ignore"] == "mlx5_7" and c["expected_ports"] == 7, c
+PY
+"$PREFLIGHT" --root "$tmp/gold" --profile "$tmp/ign.json" --only nic_link_speed >/dev/null
+rc=$?
+[ "$rc" -eq 0 ] || not_ok "golden node with the --set profile: exit $rc"
+
 # usage
 "$PREFLIGHT" profile capture --bogus >/dev/null 2>&1
 rc=$?

@@ -6,7 +6,8 @@
  * profile loads back through pf_profile_parse and validates against the
  * registry; a failing check contributes nothing (with a note) except for
  * configuration observations; values outside a parameter's range are left
- * out with a note.
+ * out with a note; the keys of the profile and --set the checks ran with
+ * are kept, captured values replacing theirs.
  */
 #include <string.h>
 
@@ -152,7 +153,7 @@ static void test_capture_and_load_back(void **state)
 	void *cfg = NULL;
 
 	fx_init(&fx);
-	assert_int_equal(pf_capture_profile(&fx.report, NULL, &prof, &notes, &err), 0);
+	assert_int_equal(pf_capture_profile(&fx.report, NULL, NULL, &prof, &notes, &err), 0);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(prof, "name")->valuestring,
 			    "captured-gold-01");
 	assert_num(prof, "nic_link_speed", "expected_ports", 3);
@@ -198,7 +199,7 @@ static void test_failing_check_not_captured(void **state)
 	pf_obs_str(f, "state", "ACTIVE");
 	pf_obs_num(f, "rate_gbps", 100);
 	pf_result_finish(run_of(&fx, "nic_link_speed"));
-	assert_int_equal(pf_capture_profile(&fx.report, NULL, &prof, &notes, &err), 0);
+	assert_int_equal(pf_capture_profile(&fx.report, NULL, NULL, &prof, &notes, &err), 0);
 	assert_null(key(prof, "nic_link_speed", "expected_ports"));
 	assert_null(key(prof, "nic_link_speed", "min_rate_gbps"));
 	assert_true(has_note(notes, "nic_link_speed.min_rate_gbps not captured: nic_link_speed is fail"));
@@ -225,11 +226,39 @@ static void test_out_of_range_left_out(void **state)
 		snprintf(subject, sizeof(subject), "dev%d/1", i);
 		pf_obs_str(pf_add(res, PF_STATUS_PASS, subject, "down"), "state", "DOWN");
 	}
-	assert_int_equal(pf_capture_profile(&fx.report, NULL, &prof, &notes, &err), 0);
+	assert_int_equal(pf_capture_profile(&fx.report, NULL, NULL, &prof, &notes, &err), 0);
 	assert_null(key(prof, "nic_link_speed", "expected_ports"));
 	assert_true(has_note(notes, "nic_link_speed.expected_ports not captured: observed value "
 				    "out of the parameter's range"));
 	assert_num(prof, "nic_link_speed", "min_rate_gbps", 200);
+	pf_strv_free(notes);
+	cJSON_Delete(prof);
+	fx_release(&fx);
+}
+
+static void test_keeps_the_base_profile(void **state)
+{
+	struct fx fx;
+	struct pf_profile base;
+	cJSON *prof = NULL;
+	char **notes = NULL, *err = NULL;
+	const cJSON *it;
+
+	fx_init(&fx);
+	pf_profile_init(&base);
+	assert_int_equal(pf_profile_parse(&base, "{\"name\": \"site\", \"checks\": {"
+					  "\"nic_link_speed\": {\"ignore\": \"mlx5_9\", "
+					  "\"min_rate_gbps\": 100}}}", "site.json", &err), 0);
+	pf_profile_add_set(&base, "nic_link_speed.infer=false");
+	pf_profile_add_set(&base, "nic_link_speed.active_mtu=1024");
+	assert_int_equal(pf_capture_profile(&fx.report, NULL, &base, &prof, &notes, &err), 0);
+	assert_str(prof, "nic_link_speed", "ignore", "mlx5_9");
+	assert_num(prof, "nic_link_speed", "active_mtu", 1024);
+	it = key(prof, "nic_link_speed", "infer");
+	assert_true(cJSON_IsBool(it) && cJSON_IsFalse(it));
+	/* the observation replaces the file's value */
+	assert_num(prof, "nic_link_speed", "min_rate_gbps", 200);
+	pf_profile_release(&base);
 	pf_strv_free(notes);
 	cJSON_Delete(prof);
 	fx_release(&fx);
@@ -241,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_capture_and_load_back),
 		cmocka_unit_test(test_failing_check_not_captured),
 		cmocka_unit_test(test_out_of_range_left_out),
+		cmocka_unit_test(test_keeps_the_base_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
