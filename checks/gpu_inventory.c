@@ -93,10 +93,20 @@ static void read_binding(const struct pf_ctx *ctx, struct gpu *g)
 			m += strspn(m, " \t");
 			snprintf(g->model, sizeof(g->model), "%.*s", (int)strcspn(m, "\n"), m);
 		}
-		/* the kernel driver bound it even when sysfs has no driver link */
-		if (!g->driver[0])
-			snprintf(g->driver, sizeof(g->driver), "nvidia");
 	}
+	/* the kernel driver initialised it even when sysfs has no driver link */
+	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s", g->bdf);
+	if (!g->driver[0] && pf_fs_exists(ctx->fs, path) == 1)
+		snprintf(g->driver, sizeof(g->driver), "nvidia");
+}
+
+static void init_gpu(struct gpu *g, const char *bdf, const struct pf_pci_dev *pci)
+{
+	snprintf(g->bdf, sizeof(g->bdf), "%s", bdf);
+	g->pci = pci;
+	g->cuda = -1;
+	g->persistence = g->retired_pending = g->remap_pending = g->remap_failure = -1;
+	g->retired = -1;
 }
 
 static struct gpu *find_gpu(struct inv *inv, const char *bdf)
@@ -109,8 +119,8 @@ static struct gpu *find_gpu(struct inv *inv, const char *bdf)
 
 /* The kernel driver and its version; the NVML/CUDA versions are added later. */
 static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
-				       const struct gpu_inventory_cfg *cfg,
-				       struct pf_result *res, char *ver, size_t len)
+					     const struct gpu_inventory_cfg *cfg, int n_drv,
+					     struct pf_result *res, char *ver, size_t len)
 {
 	pf_autofree char *line = NULL;
 	struct pf_finding *f;
@@ -119,6 +129,15 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 
 	ver[0] = '\0';
 	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &line);
+	if (r == -ENOENT && n_drv > 0) {
+		f = pf_add(res, PF_STATUS_WARN, "driver", "NVIDIA driver loaded (/proc/driver/nvidia/gpus "
+			   "lists %d GPU%s) but its version is unknown: /proc/driver/nvidia/version "
+			   "is absent", n_drv, n_drv == 1 ? "" : "s");
+		pf_remedy(f, "a capture should include /proc/driver/nvidia/version; on a live node "
+			  "reinstall the driver if it is missing");
+		pf_obs_bool(f, "loaded", true);
+		return f;
+	}
 	if (r == -ENOENT) {
 		f = pf_add(res, PF_STATUS_FAIL, "driver",
 			   "NVIDIA kernel driver not loaded (/proc/driver/nvidia/version absent)");
@@ -374,6 +393,13 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 	const char *name = g->cuda_name[0] ? g->cuda_name : g->model[0] ? g->model : "NVIDIA GPU";
 
 	add_part(msg, sizeof(msg), "%s", name);
+	if (!g->pci) {
+		st = pf_status_worst(st, PF_STATUS_WARN);
+		add_part(msg, sizeof(msg), "listed by the NVIDIA driver but not identified as an "
+			 "NVIDIA GPU in the PCI inventory");
+		add_part(fix, sizeof(fix), "check lspci -s %s; a capture may lack the sysfs "
+			 "vendor/class files", g->bdf);
+	}
 	if (!g->driver[0]) {
 		st = pf_status_worst(st, PF_STATUS_FAIL);
 		add_part(msg, sizeof(msg), "no kernel driver bound");
@@ -593,7 +619,10 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 {
 	const struct gpu_inventory_cfg *cfg = config;
 	pf_autofree struct gpu *gpus = NULL;
+	pf_autostrv char **drv_gpus = NULL;
 	struct inv inv = { 0 };
+	size_t n_bus;
+	int n_drv;
 	struct pf_finding *f;
 	char kver[64];
 	size_t drv;
@@ -607,25 +636,31 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 		       ctx->prov ? ctx->prov->name : "no");
 		return -ENODEV;
 	}
-	gpus = pf_xcalloc(ctx->node->n_gpus ? ctx->node->n_gpus : 1, sizeof(*gpus));
+	n_drv = pf_fs_list(ctx->fs, "/proc/driver/nvidia/gpus", &drv_gpus);
+	if (n_drv < 0)
+		n_drv = 0;
+	gpus = pf_xcalloc(ctx->node->n_gpus + (size_t)n_drv + 1, sizeof(*gpus));
+	inv.gpus = gpus;
 	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
 		int idx = ctx->node->gpus[i].pci;
 		const struct pf_pci_dev *pci;
-		struct gpu *g;
 
 		if (idx < 0 || (size_t)idx >= ctx->node->n_pci)
 			continue;
 		pci = &ctx->node->pci[idx];
 		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
 			continue;
-		g = &gpus[inv.n++];
-		snprintf(g->bdf, sizeof(g->bdf), "%s", pci->bdf);
-		g->pci = pci;
-		g->cuda = -1;
-		g->persistence = g->retired_pending = g->remap_pending = g->remap_failure = -1;
-		g->retired = -1;
+		init_gpu(&gpus[inv.n++], pci->bdf, pci);
 	}
-	inv.gpus = gpus;
+	n_bus = inv.n;
+	/* GPUs the kernel driver initialised that the PCI inventory does not show as NVIDIA */
+	for (int i = 0; i < n_drv; i++) {
+		char bdf[16];
+
+		if (pf_bdf_normalize(drv_gpus[i], bdf) < 0 || find_gpu(&inv, bdf))
+			continue;
+		init_gpu(&gpus[inv.n++], bdf, NULL);
+	}
 	inv.cuda_hidden = getenv("CUDA_VISIBLE_DEVICES") != NULL && pf_fs_is_live(ctx->fs);
 
 	if (inv.n == 0) {
@@ -643,25 +678,32 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 			       "or 0x0302)");
 	}
 
-	if (cfg->expected_gpus && inv.n != cfg->expected_gpus) {
+	if (cfg->expected_gpus && n_bus != cfg->expected_gpus) {
 		f = pf_add(res, PF_STATUS_FAIL, "pci", "%zu NVIDIA GPU%s on the PCI bus, expected %llu",
-			   inv.n, inv.n == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
-		pf_remedy(f, "%s", inv.n < cfg->expected_gpus
+			   n_bus, n_bus == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
+		pf_remedy(f, "%s", n_bus < cfg->expected_gpus
 			  ? "a GPU is missing from the bus: check lspci -d 10de:, the BMC event "
 			    "log and dmesg (Xid 79, AER); reseat or RMA it"
 			  : "more GPUs than the profile expects: fix gpu_inventory.expected_gpus");
+	} else if (n_bus < inv.n) {
+		f = pf_add(res, PF_STATUS_WARN, "pci", "%zu NVIDIA GPU%s on the PCI bus, but the "
+			   "NVIDIA driver lists %zu", n_bus, n_bus == 1 ? "" : "s", inv.n);
+		pf_remedy(f, "compare lspci -d 10de: with /proc/driver/nvidia/gpus; a capture may "
+			  "lack the sysfs vendor/class files");
 	} else {
-		f = pf_add(res, PF_STATUS_PASS, "pci", "%zu NVIDIA GPU%s on the PCI bus", inv.n,
-			   inv.n == 1 ? "" : "s");
+		f = pf_add(res, PF_STATUS_PASS, "pci", "%zu NVIDIA GPU%s on the PCI bus", n_bus,
+			   n_bus == 1 ? "" : "s");
 	}
-	pf_obs_num(f, "gpus", (double)inv.n);
+	pf_obs_num(f, "gpus", (double)n_bus);
+	if (n_bus < inv.n)
+		pf_obs_num(f, "driver_gpus_not_on_bus", (double)(inv.n - n_bus));
 	if (cfg->expected_gpus)
 		pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
 
 	for (size_t i = 0; i < inv.n; i++)
 		read_binding(ctx, &gpus[i]);
 	/* pf_add may move findings: the scans refer to the driver finding by index */
-	drv = (size_t)(judge_driver(ctx, cfg, res, kver, sizeof(kver)) - res->findings);
+	drv = (size_t)(judge_driver(ctx, cfg, n_drv, res, kver, sizeof(kver)) - res->findings);
 	cuda_scan(ctx, &inv, drv, res);
 	nvml_scan(ctx, &inv, drv, kver, res);
 	for (size_t i = 0; i < inv.n; i++)

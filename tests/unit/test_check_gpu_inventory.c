@@ -3,7 +3,9 @@
  * test_check_gpu_inventory.c - gpu_inventory over hand-built inventories,
  * small roots and the fake CUDA/NVML tables.
  */
+#include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "fake_gpu.h"
@@ -103,8 +105,15 @@ static void healthy(void **state)
 static void no_gpu_skips(void **state)
 {
 	struct fix *f = *state;
+	char path[512];
 
 	pf_fake_node_init(&f->node, 0, BDFS, 1);
+	/* the driver still lists them: not a skip */
+	run(f, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_WARN);
+	assert_int_equal(status_of(f, "pci"), PF_STATUS_WARN);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus", f->root);
+	pf_test_rmtree(path);
 	run(f, NULL);
 	assert_int_equal(f->res.status, PF_STATUS_SKIP);
 	assert_non_null(strstr(f->res.summary, "no NVIDIA GPU on the PCI bus"));
@@ -186,6 +195,11 @@ static void driver_not_loaded(void **state)
 
 	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/version", f->root);
 	unlink(path);
+	/* the driver lists its GPUs: loaded, version unknown */
+	run(f, NULL);
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_WARN);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus", f->root);
+	pf_test_rmtree(path);
 	run(f, NULL);
 	assert_int_equal(status_of(f, "driver"), PF_STATUS_FAIL);
 	assert_non_null(strstr(pf_test_finding(&f->res, "driver")->remedy, "modprobe nvidia"));
@@ -343,6 +357,119 @@ static void no_inventory_is_error(void **state)
 	assert_int_equal(f->res.status, PF_STATUS_ERROR);
 }
 
+/*
+ * The live GPU provider with no usable driver library (forced with
+ * PF_CUDA_PATH/PF_NVML_PATH so the host does not matter): honest error and
+ * skip findings naming the libraries, never a pass.
+ */
+static void live_provider_without_driver(void **state)
+{
+	struct fix *f = *state;
+	struct pf_providers prov = pf_providers_recorded;
+	const struct pf_finding *x;
+
+	setenv("PF_CUDA_PATH", "/nonexistent/libcuda.so.1", 1);
+	setenv("PF_NVML_PATH", "/nonexistent/libnvidia-ml.so.1", 1);
+	setenv("PF_NCCL_PATH", "/nonexistent/libnccl.so.2", 1);
+	prov.name = "live-gpu";
+	prov.gpu = &pf_gpu_live;
+	pf_result_release(&f->res);
+	pf_test_run_check_node("gpu_inventory", f->root, &prov, &f->node.node, NULL, &f->res);
+	assert_int_equal(f->res.status, PF_STATUS_ERROR);
+	x = pf_test_finding(&f->res, "cuda");
+	assert_int_equal(x->status, PF_STATUS_ERROR);
+	assert_non_null(strstr(x->message, "libcuda.so.1"));
+	x = pf_test_finding(&f->res, "nvml");
+	assert_int_equal(x->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(x->message, "libnvidia-ml.so.1"));
+	/* the root has no dev/kmsg: the Xid scan says so */
+	assert_int_equal(pf_test_finding(&f->res, "xid")->status, PF_STATUS_SKIP);
+
+	pf_result_release(&f->res);
+	pf_test_run_check_node("nccl_allreduce", f->root, &prov, &f->node.node, NULL, &f->res);
+	assert_int_equal(f->res.status, PF_STATUS_ERROR);
+	assert_true(pf_test_result_mentions(&f->res, "libcuda.so.1"));
+
+	pf_result_release(&f->res);
+	pf_test_run_check_node("nvidia_peermem", f->root, &prov, &f->node.node, NULL, &f->res);
+	assert_int_not_equal(f->res.status, PF_STATUS_PASS);
+	x = pf_test_finding(&f->res, "gpudirect_rdma");
+	assert_string_equal(cJSON_GetObjectItem(x->observed, "dmabuf_cuda")->valuestring, "unknown");
+}
+
+/*
+ * A real capture (IBM AC922, 6x V100; hwloc's tests): the GPU functions have
+ * no sysfs vendor file, so the PCI inventory does not know them as NVIDIA,
+ * but /proc/driver/nvidia/gpus lists all six.  The check must say so, not skip.
+ */
+static void real_capture_driver_only(void **state)
+{
+	char cmd[2 * PATH_MAX], path[PATH_MAX], root[PATH_MAX];
+	const char *shared = getenv("PF_SHARED_DIR");
+	struct pf_node *node = NULL;
+	struct pf_result res;
+	struct pf_fs *fs = NULL;
+	char *tmp, *err = NULL;
+	size_t warned = 0;
+
+	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/nvidiagpunumanodes.tar.bz2",
+		 shared ? shared : PF_SHARED_DIR);
+	if (access(path, R_OK) < 0) {
+		print_message("skipped: %s not found\n", path);
+		skip();
+	}
+	tmp = pf_test_mkdtemp();
+	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(root, sizeof(root), "%s/nvidiagpunumanodes", tmp);
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
+	pf_fs_free(fs);
+	pf_test_run_check_node("gpu_inventory", root, &pf_providers_recorded, node, NULL, &res);
+	assert_int_not_equal(res.status, PF_STATUS_SKIP);
+	assert_int_not_equal(res.status, PF_STATUS_PASS);
+	assert_non_null(pf_test_finding(&res, "pci"));
+	assert_int_equal(pf_test_finding(&res, "pci")->status, PF_STATUS_WARN);
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (res.findings[i].message &&
+		    strstr(res.findings[i].message, "not identified as an NVIDIA GPU"))
+			warned++;
+	assert_int_equal(warned, 6);
+	assert_non_null(pf_test_finding(&res, "0004:05:00.0"));
+	assert_int_equal(pf_test_finding(&res, "cuda")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+	pf_node_free(node);
+	pf_test_rmtree(tmp);
+	free(tmp);
+}
+
+/* The live /dev/kmsg reader returns the log or a reason, whatever the host allows. */
+static void live_kmsg_reader(void **state)
+{
+	struct pf_fs *fs = NULL;
+	struct pf_ctx ctx = { 0 };
+	char *text = NULL, *err = NULL;
+	struct pf_xid *ev = NULL;
+	size_t n = 0;
+	int r;
+
+	assert_int_equal(pf_fs_open("/", &fs), 0);
+	ctx.fs = fs;
+	r = pf_gpu_live_kmsg(&ctx, &text, &err);
+	if (r < 0) {
+		assert_non_null(err);
+		print_message("live kmsg: %s\n", err);
+	} else {
+		assert_non_null(text);
+		pf_parse_kmsg_xids(text, &ev, &n);
+		print_message("live kmsg: %zu bytes, %zu Xid lines\n", strlen(text), n);
+	}
+	free(ev);
+	free(text);
+	free(err);
+	pf_fs_free(fs);
+}
+
 static void xid_parser(void **state)
 {
 	struct pf_xid *ev = NULL;
@@ -415,6 +542,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(kmsg_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(recorded_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(live_provider_without_driver, setup, teardown),
+		cmocka_unit_test(real_capture_driver_only),
+		cmocka_unit_test(live_kmsg_reader),
 		cmocka_unit_test(xid_parser),
 		cmocka_unit_test(version_parsers),
 	};
