@@ -58,6 +58,14 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Test seam for fault injection: defined only by the test-only binary
+ * preflight-faults (tests/faults/fault_hook.c), which makes a named check's
+ * child hang, crash or send garbage.  The shipped binary has no definition,
+ * so the weak reference is NULL and the seam cannot be reached.
+ */
+void pf_runner_fault_hook(const char *check, int fd) __attribute__((weak));
+
 static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run *run,
 						 int fd)
 {
@@ -71,6 +79,8 @@ static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struc
 		signal(crash_signals[i], SIG_DFL);
 	/* stdout carries only the report: anything a library prints goes to stderr */
 	dup2(STDERR_FILENO, STDOUT_FILENO);
+	if (pf_runner_fault_hook)
+		pf_runner_fault_hook(run->check->name, fd);
 	pf_run_inline(ctx, run);
 	j = pf_result_to_json(&run->res);
 	text = cJSON_PrintUnformatted(j);
