@@ -164,12 +164,36 @@ static void model_of(const struct pf_node *node, const struct pf_rdma_dev *d,
 		snprintf(buf, len, "%s %s", d->name, ll);
 }
 
-static void find_best(const struct pf_node *node, const struct nic_link_speed_cfg *cfg,
-		      const char *model, struct group_best *best)
+/* The best of each model, computed once per run. */
+struct group {
+	char model[96];
+	struct group_best best;
+};
+
+struct groups {
+	struct group *v;
+	size_t n;
+};
+
+static void groups_free(struct groups *g)
 {
+	free(g->v);
+}
+
+static struct group_best *group_of(const struct groups *g, const char *model)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].model, model))
+			return &g->v[i].best;
+	return NULL;
+}
+
+static void build_groups(const struct pf_node *node, const struct nic_link_speed_cfg *cfg,
+			 struct groups *g)
+{
+	size_t cap = 0;
 	char m[96];
 
-	*best = (struct group_best){ 0 };
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *d = &node->rdma[i];
 
@@ -177,12 +201,21 @@ static void find_best(const struct pf_node *node, const struct nic_link_speed_cf
 			continue;
 		for (size_t k = 0; k < d->n_ports; k++) {
 			const struct pf_rdma_port *p = &d->ports[k];
+			struct group_best *best;
 
 			if (ignored(cfg, d, p))
 				continue;
 			model_of(node, d, p, m, sizeof(m));
-			if (strcmp(m, model))
-				continue;
+			best = group_of(g, m);
+			if (!best) {
+				if (g->n == cap) {
+					cap = cap ? cap * 2 : 4;
+					g->v = pf_xrealloc(g->v, cap * sizeof(*g->v));
+				}
+				memset(&g->v[g->n], 0, sizeof(g->v[g->n]));
+				snprintf(g->v[g->n].model, sizeof(g->v[g->n].model), "%s", m);
+				best = &g->v[g->n++].best;
+			}
 			best->n_ports++;
 			if (!port_up(p) || p->rate_gbps <= 0)
 				continue;
@@ -294,12 +327,13 @@ static const char *down_remedy(const struct pf_rdma_port *p)
 }
 
 static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
-		       const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
-		       struct pf_result *res)
+		       const struct groups *groups, const struct pf_rdma_dev *d,
+		       const struct pf_rdma_port *p, struct pf_result *res)
 {
 	const struct pf_node *node = ctx->node;
 	const struct pf_netdev *nd = p->netdev >= 0 ? &node->netdevs[p->netdev] : NULL;
 	struct verdict v = { .n = 0 };
+	const struct group_best *gb;
 	struct group_best best;
 	struct pf_finding *f;
 	enum pf_status st = PF_STATUS_PASS;
@@ -311,7 +345,8 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 
 	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
 	model_of(node, d, p, model, sizeof(model));
-	find_best(node, cfg, model, &best);
+	gb = group_of(groups, model);
+	best = gb ? *gb : (struct group_best){ 0 };
 	if (cfg->infer && best.n_ports > 1) {
 		want_rate = fmax(want_rate, best.rate_gbps);
 		want_width = want_width > best.width ? want_width : best.width;
@@ -446,12 +481,14 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 {
 	const struct nic_link_speed_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
+	struct groups groups PF_CLEANUP(groups_free) = { 0 };
 	size_t judged = 0, bad = 0, skipped = 0;
 	double rate = -1;
 	bool uniform = true;
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
+	build_groups(node, cfg, &groups);
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *d = &node->rdma[i];
 
@@ -481,7 +518,7 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 				skipped++;
 				continue;
 			}
-			judge_port(ctx, cfg, d, p, res);
+			judge_port(ctx, cfg, &groups, d, p, res);
 			f = &res->findings[res->n_findings - 1];
 			judged++;
 			if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)

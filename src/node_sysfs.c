@@ -840,7 +840,9 @@ static void map_netdevs(const struct pf_fs *fs, struct pf_node *node)
 			char ndev[IF_NAMESIZE + 32];
 			int nd = -1;
 
-			if (attr(fs, ndev, sizeof(ndev), SYS_IB "/%s/ports/%u/gid_attrs/ndevs/0",
+			/* IB GIDs have no netdev (IPoIB is found below); skip the failing read */
+			if (p->link_layer != PF_LINK_IB &&
+			    attr(fs, ndev, sizeof(ndev), SYS_IB "/%s/ports/%u/gid_attrs/ndevs/0",
 				 d->name, p->num) > 0)
 				nd = netdev_index(node, ndev);
 			if (nd >= 0) {
