@@ -271,13 +271,10 @@ static int64_t netdev_speed(const struct pf_ctx *ctx, const struct pf_netdev *nd
 }
 
 /* RoCE: netdev speed and MTU. */
-static void judge_netdev(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
-			 const struct pf_rdma_port *p, const struct pf_netdev *nd,
+static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_port *p,
+			 const struct pf_netdev *nd, int64_t speed, const char *speed_src,
 			 struct verdict *v, bool up)
 {
-	const char *speed_src = "sysfs";
-	int64_t speed = netdev_speed(ctx, nd, &speed_src);
-
 	if (up) {
 		double want = p->rate_gbps * 1000;
 
@@ -341,6 +338,8 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	double want_rate = cfg->min_rate_gbps;
 	int want_width = (int)cfg->min_width;
 	bool up = port_up(p);
+	const char *speed_src = "sysfs";
+	int64_t nd_speed = -1;
 	size_t off = 0;
 
 	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
@@ -390,9 +389,12 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 			"set the partition MTU to 4096 in the subnet manager (opensm partitions.conf "
 			"mtu=5)", "active MTU %d, expected %llu", p->active_mtu,
 			(unsigned long long)cfg->active_mtu);
+	if (nd) /* one provider call per netdev: live, it is a netlink request */
+		nd_speed = p->link_layer == PF_LINK_ETH ? netdev_speed(ctx, nd, &speed_src) :
+			   nd->speed_mbps;
 	if (p->link_layer == PF_LINK_ETH) {
 		if (nd)
-			judge_netdev(ctx, cfg, p, nd, &v, up);
+			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v, up);
 		else
 			problem(&v, PF_STATUS_WARN,
 				"find the port's netdev with `rdma link show`; without it speed and "
@@ -446,13 +448,9 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	if (p->active_mtu > 0)
 		pf_obs_num(f, "active_mtu", p->active_mtu);
 	if (nd) {
-		const char *src;
-		int64_t sp = p->link_layer == PF_LINK_ETH ? netdev_speed(ctx, nd, &src) :
-			     nd->speed_mbps;
-
 		pf_obs_str(f, "netdev", nd->name);
-		if (sp >= 0)
-			pf_obs_num(f, "netdev_speed_mbps", (double)sp);
+		if (nd_speed >= 0)
+			pf_obs_num(f, "netdev_speed_mbps", (double)nd_speed);
 		if (nd->mtu >= 0)
 			pf_obs_num(f, "netdev_mtu", (double)nd->mtu);
 		if (nd->operstate)
