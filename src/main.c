@@ -6,6 +6,7 @@
  * status: 0 no fail and no error, 1 a fail, 2 an error and no fail, 64 usage
  * or profile error, 70 internal bug, 74 the report could not be written.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@ struct pf_opts {
 	bool list;
 	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
+	bool stdout_closed; /* started with fd 1 closed: now /dev/null, not a place for a report */
 	struct pf_slurm_opts slurm_opts;
 	struct pf_runner_opts runner;
 	struct pf_profile prof;
@@ -230,15 +232,44 @@ static bool selected(const struct pf_opts *o, const struct pf_check *c)
 	return !(o->skip && pf_list_has(o->skip, c->name));
 }
 
+/*
+ * Write into an existing file that is not a regular file (a device such as
+ * /dev/full, a FIFO, /dev/stdout): in place, since renaming over it would
+ * replace the device node itself when running as root.
+ */
+static int write_report_special(const struct pf_report *r, enum pf_format fmt, const char *path)
+{
+	FILE *f = fopen(path, "we");
+	int rr;
+
+	if (!f) {
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
+		return PF_EXIT_IOERR;
+	}
+	rr = pf_render(r, fmt, f, false);
+	if (fflush(f) == EOF || ferror(f))
+		rr = rr ? rr : -errno;
+	if (fclose(f) == EOF && rr == 0)
+		rr = -errno;
+	if (rr < 0) {
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(-rr));
+		return PF_EXIT_IOERR;
+	}
+	return 0;
+}
+
 /* Write through a temporary file in the same directory, then rename. */
 static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
 {
 	pf_autofree char *dir_copy = pf_xstrdup(path), *base_copy = pf_xstrdup(path);
 	pf_autofree char *tmp = pf_xasprintf("%s/.%s.XXXXXX", dirname(dir_copy),
 					      basename(base_copy));
+	struct stat st;
 	FILE *f;
 	int fd, r_render, r_close;
 
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_report_special(r, fmt, path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
@@ -371,12 +402,13 @@ static int run_checks(struct pf_opts *o)
 	} else {
 		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 
-		r = pf_render(&report, fmt, stdout, color);
+		r = o->stdout_closed ? -EBADF : pf_render(&report, fmt, stdout, color);
 		if (r == 0 && (fflush(stdout) == EOF || ferror(stdout)))
 			r = -errno;
 		rc = r < 0 ? PF_EXIT_IOERR : 0;
 		if (r < 0)
-			fprintf(stderr, "preflight: cannot write the report: %s\n", strerror(-r));
+			fprintf(stderr, "preflight: cannot write the report: %s\n",
+				o->stdout_closed ? "stdout is closed (use --output FILE)" : strerror(-r));
 	}
 	if (rc == 0)
 		rc = exit_code(pf_report_verdict(&report));
@@ -399,6 +431,15 @@ int main(int argc, char **argv)
 	pf_autofree char *err = NULL;
 	int rc;
 
+	/*
+	 * A closed 0, 1 or 2 would be handed to the next open() (the root
+	 * directory, a check's pipe) and then written to or dup2()ed over:
+	 * hold each with /dev/null, and remember that stdout was closed.
+	 */
+	o.stdout_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			return PF_EXIT_IOERR;
 	if (pf_registry_validate(all, n, &err) < 0) {
 		fprintf(stderr, "preflight: BUG: %s\n", err);
 		return PF_EXIT_SOFTWARE;
@@ -409,6 +450,10 @@ int main(int argc, char **argv)
 										    stdout, stderr);
 		if (fclose(stdout) == EOF && rc == 0)
 			rc = PF_EXIT_IOERR;
+		if (o.stdout_closed && rc == 0 && !strcmp(argv[1], "fleet")) {
+			fputs("preflight: cannot write the fleet view: stdout is closed\n", stderr);
+			rc = PF_EXIT_IOERR;
+		}
 		return rc;
 	}
 	pf_profile_init(&o.prof);
@@ -429,6 +474,10 @@ int main(int argc, char **argv)
 		rc = 0; /* --help, --version */
 	}
 	pf_profile_release(&o.prof);
+	if (o.stdout_closed && rc == 0 && !o.output) {
+		fputs("preflight: cannot write to stdout: it is closed\n", stderr);
+		rc = PF_EXIT_IOERR;
+	}
 	if (fclose(stdout) == EOF && rc == 0) {
 		fprintf(stderr, "preflight: cannot write to stdout: %s\n", strerror(errno));
 		rc = PF_EXIT_IOERR;
