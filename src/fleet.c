@@ -15,12 +15,10 @@
  * pf_fleet_main() at the end is the command's front end: it parses the
  * command's arguments and writes to the streams main() hands it.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "preflight/fleet.h"
 #include "preflight/fs.h"
@@ -77,6 +75,7 @@ struct fl_reject {
 
 struct pf_fleet {
 	double fraction;
+	struct pf_fs *fs; /* "/": report files are read through the file API too */
 	struct fl_node *nodes;
 	size_t n_nodes, cap_nodes;
 	char **checks; /* interned check names, first-seen order */
@@ -142,6 +141,7 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	free(f->counts);
 	free(f->failing);
 	free(f->outliers);
+	pf_fs_free(f->fs);
 	free(f);
 	return NULL;
 }
@@ -374,76 +374,45 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 
 int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err)
 {
-	pf_autoclose int fd = -1;
 	pf_autofree char *buf = NULL;
-	size_t len = 0, cap;
-	struct stat st;
+	size_t len;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int r = -errno;
+	r = f->fs ? 0 : pf_fs_open("/", &f->fs);
+	if (r >= 0)
+		r = pf_fs_read_full(f->fs, path, PF_FLEET_MAX_REPORT, &buf, &len);
+	if (r < 0) {
 		pf_autofree char *reason = pf_xasprintf("cannot read: %s", strerror(-r));
 
 		reject(f, path, reason, ret_err);
 		return r;
 	}
-	cap = (size_t)st.st_size + 1;
-	buf = pf_xmalloc(cap + 1);
-	for (;;) {
-		ssize_t k;
-
-		if (len == cap) {
-			cap *= 2;
-			buf = pf_xrealloc(buf, cap + 1);
-		}
-		k = read(fd, buf + len, cap - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int r = -errno;
-			pf_autofree char *reason = pf_xasprintf("cannot read: %s", strerror(-r));
-
-			reject(f, path, reason, ret_err);
-			return r;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	buf[len] = '\0';
 	return pf_fleet_add_report(f, buf, len, path, ret_err);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int pf_fleet_list_dir(const char *dir, char ***ret_paths)
 {
-	pf_autoclosedir DIR *d = opendir(dir);
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
+	pf_autofs struct pf_fs *fs = NULL;
+	pf_autostrv char **names = NULL;
+	char **v;
+	size_t n = 0, dl = strlen(dir);
+	int k, r;
 
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
+	r = pf_fs_open("/", &fs);
+	if (r < 0)
+		return r;
+	k = pf_fs_list(fs, dir, &names);
+	if (k < 0)
+		return k;
+	v = pf_xcalloc((size_t)k + 1, sizeof(*v));
+	for (int i = 0; i < k; i++) {
+		size_t l = strlen(names[i]);
 
-		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
+		if (names[i][0] == '.' || l < 6 || strcmp(names[i] + l - 5, ".json"))
 			continue;
-		if (n + 1 >= cap) {
-			cap = cap ? cap * 2 : 64;
-			v = pf_xrealloc(v, cap * sizeof(*v));
-		}
-		v[n++] = pf_xasprintf("%s%s%s", dir,
-				      dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+		v[n++] = pf_xasprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
 	}
-	if (!v)
-		v = pf_xcalloc(1, sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_str);
-	v[n] = NULL;
+	v[n] = NULL; /* pf_fs_list() sorted the names */
 	*ret_paths = v;
 	return (int)n;
 }
@@ -1012,22 +981,15 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 
 	f = pf_fleet_new(fraction);
 	for (int i = optind; i < argc; i++) {
-		struct stat st;
+		pf_autostrv char **paths = NULL;
 
-		if (stat(argv[i], &st) < 0) {
+		r = pf_fleet_list_dir(argv[i], &paths);
+		if (r < 0 && r != -ENOTDIR) {
 			fprintf(err, "preflight fleet: cannot open '%s': %s\n", argv[i],
-				strerror(errno));
+				strerror(-r));
 			return 64;
 		}
-		if (S_ISDIR(st.st_mode)) {
-			pf_autostrv char **paths = NULL;
-
-			r = pf_fleet_list_dir(argv[i], &paths);
-			if (r < 0) {
-				fprintf(err, "preflight fleet: cannot read '%s': %s\n", argv[i],
-					strerror(-r));
-				return 64;
-			}
+		if (r >= 0) {
 			for (char **p = paths; *p; p++) {
 				pf_autofree char *why = NULL;
 

@@ -21,6 +21,8 @@
 
 #define PF_FLEET_SCHEMA "preflight.fleet/v1"
 #define PF_FLEET_OUTLIER_FRACTION 0.9
+/* Largest report file read (a report is tens of KiB). */
+#define PF_FLEET_MAX_REPORT (64u << 20)
 /* A (check, key) series is judged only when this many nodes report it. */
 #define PF_FLEET_MIN_SERIES 3
 
@@ -43,12 +45,16 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f);
  */
 int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const char *origin,
 			char **ret_err);
-/* Read and add a file; -errno or -EINVAL with *ret_err; failures are counted. */
+/*
+ * Read (through the file API, root "/") and add a file; -errno or -EINVAL
+ * with *ret_err; failures are counted.
+ */
 int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err);
 
 /*
- * The *.json files directly in @dir (not recursive), as "dir/name", sorted.
- * Returns the count; *ret_paths is NULL-terminated, freed with pf_strv_free().
+ * The *.json files directly in @dir (not recursive, no hidden files), as
+ * "dir/name", sorted.  Returns the count (*ret_paths is NULL-terminated,
+ * freed with pf_strv_free()), -ENOTDIR when @dir is a file, or -errno.
  */
 int pf_fleet_list_dir(const char *dir, char ***ret_paths);
 
