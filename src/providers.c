@@ -8,6 +8,7 @@
 #include "preflight/gpu.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/verbs_api.h"
 
 static uint64_t rlim_to_u64(rlim_t v)
 {
@@ -41,6 +42,7 @@ const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
+	.verbs = pf_dl_verbs,
 	.linkmodes = pf_live_linkmodes,
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,

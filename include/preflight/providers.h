@@ -18,6 +18,7 @@
 #define PF_RLIM_UNLIMITED UINT64_MAX
 
 struct pf_gpu_provider;
+struct pf_verbs_api;
 
 struct pf_rlimit {
 	uint64_t soft; /* bytes, or PF_RLIM_UNLIMITED */
@@ -47,6 +48,11 @@ struct pf_providers {
 	int (*pfc)(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
 	/* Wait between two samples; elapsed ms (recorded: preflight/window_ms, no sleep). */
 	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
+	/*
+	 * The libibverbs table (preflight/verbs_api.h) for checks that send
+	 * traffic; NULL where none can be sent (a recorded root).
+	 */
+	int (*verbs)(const struct pf_verbs_api **ret, char **ret_err);
 };
 
 extern const struct pf_providers pf_providers_live;

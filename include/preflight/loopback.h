@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loopback.h - the RDMA WRITE loopback engine behind gdr_loopback.
+ *
+ * One run measures one (device, port, memory) combination the way
+ * perftest's ib_write_bw does, in one process: a PD, a CQ and two RC QPs on
+ * the same port connected to each other (IB: the port's LID; RoCE: the
+ * port's RoCE v2 IPv4 GID), RDMA WRITEs of msg_size bytes from buffer A to
+ * buffer B with tx_depth WRs outstanding and every cq_mod-th signalled, a
+ * warm-up, then a timed run from the first post to the last completion.
+ * Bandwidth is decimal Gb/s (bytes * 8 / ns), as `--report_gbits`.
+ * Buffers are host memory on the NIC's NUMA node or GPU memory registered
+ * through nvidia-peermem (ibv_reg_mr) or DMA-BUF (ibv_reg_dmabuf_mr).
+ * After the run buffer B must hold A's pattern.  Every verb goes through a
+ * struct pf_verbs_api, every CUDA call through a struct pf_cuda_table, so
+ * tests drive it with a software device.  It never prints.
+ */
+#ifndef PREFLIGHT_LOOPBACK_H
+#define PREFLIGHT_LOOPBACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preflight/cuda_min.h"
+#include "preflight/fs.h"
+#include "preflight/gpu.h"
+#include "preflight/verbs_api.h"
+
+enum pf_lb_mem {
+	PF_LB_HOST,
+	PF_LB_GPU,
+};
+
+/* How to register GPU memory. */
+enum pf_lb_reg {
+	PF_LB_REG_AUTO,    /* peermem, then DMA-BUF */
+	PF_LB_REG_PEERMEM, /* ibv_reg_mr on the device pointer (nvidia-peermem) */
+	PF_LB_REG_DMABUF,  /* cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr */
+};
+
+struct pf_lb_opts {
+	const struct pf_verbs_api *api;
+	const char *dev;           /* "mlx5_0" */
+	unsigned int port;         /* 1-based */
+	int gid_index;             /* RoCE: RoCE v2 IPv4 GID index; -1 none (IB uses the LID) */
+	size_t msg_size;           /* bytes per WRITE */
+	unsigned int tx_depth;     /* WRs outstanding (the SQ depth) */
+	unsigned int cq_mod;       /* signal every cq_mod-th WR (clamped to tx_depth) */
+	uint64_t warmup;           /* WRs before timing */
+	uint64_t iterations;       /* timed WRs, when duration_ms is 0 */
+	uint64_t duration_ms;      /* timed run by time instead (rounded up to cq_mod WRs) */
+	unsigned int timeout_ms;   /* no completion for this long: -ETIMEDOUT */
+	enum pf_lb_mem mem;
+	int numa_node;             /* host buffers: the NIC's node, -1 unknown */
+	/* GPU buffers */
+	const struct pf_cuda_table *cu;
+	pf_CUdevice gpu;
+	pf_cuMemGetHandleForAddressRange_fn export_dmabuf; /* NULL: no DMA-BUF path */
+	enum pf_lb_reg reg;
+};
+
+/* The opts a profile starts from: 8 MiB, depth 128, cq_mod 100, 1000 + 5000 WRs, 2 s. */
+void pf_lb_opts_default(struct pf_lb_opts *o);
+
+/* Where a run stopped. */
+enum pf_lb_stage {
+	PF_LB_OPEN,      /* device, port, PD, CQ */
+	PF_LB_MEMORY,    /* allocation and registration */
+	PF_LB_CONNECT,   /* QP creation and RESET->INIT->RTR->RTS */
+	PF_LB_TRANSFER,  /* posting and completions */
+	PF_LB_VERIFY,    /* data check */
+	PF_LB_DONE,
+};
+
+struct pf_lb_result {
+	enum pf_lb_stage stage;
+	double gbps;               /* decimal Gb/s over the timed run */
+	double seconds;            /* timed run */
+	uint64_t bytes;            /* timed run */
+	uint64_t iterations;       /* timed WRs */
+	const char *reg;           /* "host", "peermem" or "dmabuf" */
+	bool numa_local;           /* host buffers on opts.numa_node (libnuma) */
+	uint8_t link_layer;        /* IBV_LINK_LAYER_* */
+	int mtu;                   /* path MTU used, bytes */
+	uint16_t lid;
+	int wc_status;             /* IBV_WC_* of a failed completion, else 0 */
+	size_t bad_offset;         /* first corrupt byte */
+	char note[256];            /* what else happened: a path that failed, no NUMA */
+	char err[256];             /* why the run failed */
+};
+
+/*
+ * Run one loopback measurement.  0 with the result, or -errno with
+ * ret->stage and ret->err: -ENODEV (no such device/port), -ENETDOWN (port
+ * not ACTIVE), -EADDRNOTAVAIL (RoCE port without gid_index), -ENOMEM,
+ * -EFAULT (memory could not be registered), -EPROTO (a QP transition was
+ * refused), -EIO (post failure or error completion), -ETIMEDOUT, -EBADMSG
+ * (the written data differs).  Everything it created is released in the
+ * order QP, CQ, MR, PD, context.
+ */
+int pf_loopback_run(const struct pf_lb_opts *o, struct pf_lb_result *ret);
+
+/*
+ * The RoCE v2 GID with an IPv4-mapped address (::ffff:a.b.c.d) of
+ * <dev>/<port>, from /sys/class/infiniband/<dev>/ports/<port>/gid_attrs/
+ * types/<i> ("RoCE v2") and gids/<i>.  0 with the index and the dotted
+ * address, -ENOENT when there is none.
+ */
+int pf_loopback_roce_gid(const struct pf_fs *fs, const char *dev, unsigned int port,
+			 int *ret_index, char ret_ip[16]);
+
+/* Decimal Gb/s of @bytes in @ns. */
+double pf_lb_gbps(uint64_t bytes, uint64_t ns);
+
+const char *pf_lb_stage_name(enum pf_lb_stage s);
+
+#endif

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dl_verbs.c - libibverbs.so.1 through dlopen/dlvsym into struct
+ * pf_verbs_api (include/preflight/verbs_api.h).
+ *
+ * Every verb is resolved at its current symbol version, IBVERBS_1.1 (the
+ * 1.0 versions take older structures); ibv_reg_dmabuf_mr is IBVERBS_1.12
+ * and optional.  ibv_post_send and ibv_poll_cq have no symbol: they are
+ * inlines over context->ops, wrapped here.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/macro.h"
+#include "preflight/verbs_api.h"
+
+#define PF_VERBS_SONAME "libibverbs.so.1"
+#define PF_VERBS_INSTALL "install rdma-core (ibverbs-providers)"
+
+struct verbs_sym {
+	const char *name;
+	const char *version;
+	size_t offset;
+	bool optional;
+};
+
+#define SYM(field, ver) { "ibv_" #field, ver, offsetof(struct pf_verbs_api, field), false }
+
+static const struct verbs_sym verbs_syms[] = {
+	SYM(get_device_list, "IBVERBS_1.1"),
+	SYM(free_device_list, "IBVERBS_1.1"),
+	SYM(get_device_name, "IBVERBS_1.1"),
+	SYM(open_device, "IBVERBS_1.1"),
+	SYM(close_device, "IBVERBS_1.1"),
+	SYM(query_port, "IBVERBS_1.1"),
+	SYM(query_gid, "IBVERBS_1.1"),
+	SYM(alloc_pd, "IBVERBS_1.1"),
+	SYM(dealloc_pd, "IBVERBS_1.1"),
+	SYM(reg_mr, "IBVERBS_1.1"),
+	{ "ibv_reg_dmabuf_mr", "IBVERBS_1.12", offsetof(struct pf_verbs_api, reg_dmabuf_mr), true },
+	SYM(dereg_mr, "IBVERBS_1.1"),
+	SYM(create_cq, "IBVERBS_1.1"),
+	SYM(destroy_cq, "IBVERBS_1.1"),
+	SYM(create_qp, "IBVERBS_1.1"),
+	SYM(destroy_qp, "IBVERBS_1.1"),
+	SYM(modify_qp, "IBVERBS_1.1"),
+};
+
+/* The inlines of verbs.h, as functions. */
+static int live_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	return ibv_post_send(qp, wr, bad);
+}
+
+static int live_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	return ibv_poll_cq(cq, n, wc);
+}
+
+/* cuMemGetHandleForAddressRange, or NULL without libcuda.so.1 or before CUDA 11.7. */
+static pf_cuMemGetHandleForAddressRange_fn cuda_exporter(void)
+{
+	const char *env = getenv("PF_CUDA_PATH");
+	pf_cuMemGetHandleForAddressRange_fn fn;
+	void *h = dlopen(env && *env ? env : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return NULL;
+	*(void **)&fn = dlsym(h, "cuMemGetHandleForAddressRange");
+	if (!fn)
+		dlclose(h);
+	return fn; /* the handle stays open with the table */
+}
+
+int pf_verbs_load(const char *path, struct pf_verbs_api *api, char **ret_err)
+{
+	void *h;
+
+	memset(api, 0, sizeof(*api));
+	dlerror();
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *why = dlerror();
+
+		*ret_err = pf_xasprintf("%s not found: %s (%s)", path, PF_VERBS_INSTALL,
+					why ? why : "dlopen failed");
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(verbs_syms); i++) {
+		const struct verbs_sym *s = &verbs_syms[i];
+		void *fn = dlvsym(h, s->name, s->version);
+
+		if (!fn && !s->optional) {
+			*ret_err = pf_xasprintf("%s has no %s@%s: %s (rdma-core too old or not "
+						"libibverbs)", path, s->name, s->version,
+						PF_VERBS_INSTALL);
+			memset(api, 0, sizeof(*api));
+			dlclose(h);
+			return -ENOSYS;
+		}
+		memcpy((char *)api + s->offset, &fn, sizeof(fn));
+	}
+	api->post_send = live_post_send;
+	api->poll_cq = live_poll_cq;
+	api->cu_export_dmabuf = cuda_exporter();
+	/* the handle stays open: the table is used until the process exits */
+	return 0;
+}
+
+static struct pf_verbs_api verbs_table;
+static char *verbs_err;
+static int verbs_rc;
+static pthread_once_t verbs_once = PTHREAD_ONCE_INIT;
+
+static void verbs_load_once(void)
+{
+	const char *env = getenv("PF_VERBS_PATH");
+
+	verbs_rc = pf_verbs_load(env && *env ? env : PF_VERBS_SONAME, &verbs_table, &verbs_err);
+}
+
+int pf_dl_verbs(const struct pf_verbs_api **ret, char **ret_err)
+{
+	pthread_once(&verbs_once, verbs_load_once);
+	if (verbs_rc < 0) {
+		if (ret_err)
+			*ret_err = pf_xstrdup(verbs_err);
+		return verbs_rc;
+	}
+	*ret = &verbs_table;
+	return 0;
+}
+
+int pf_ibv_mtu_bytes(enum ibv_mtu mtu)
+{
+	switch (mtu) {
+	case IBV_MTU_256: return 256;
+	case IBV_MTU_512: return 512;
+	case IBV_MTU_1024: return 1024;
+	case IBV_MTU_2048: return 2048;
+	case IBV_MTU_4096: return 4096;
+	default: return 0;
+	}
+}
+
+int pf_ibv_mtu_from_bytes(int bytes, enum ibv_mtu *ret)
+{
+	for (int m = IBV_MTU_256; m <= IBV_MTU_4096; m++) {
+		if (pf_ibv_mtu_bytes((enum ibv_mtu)m) == bytes) {
+			*ret = (enum ibv_mtu)m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *pf_ibv_wc_status_name(int status)
+{
+	static const char *const names[] = {
+		[IBV_WC_SUCCESS] = "IBV_WC_SUCCESS",
+		[IBV_WC_LOC_LEN_ERR] = "IBV_WC_LOC_LEN_ERR",
+		[IBV_WC_LOC_QP_OP_ERR] = "IBV_WC_LOC_QP_OP_ERR",
+		[IBV_WC_LOC_EEC_OP_ERR] = "IBV_WC_LOC_EEC_OP_ERR",
+		[IBV_WC_LOC_PROT_ERR] = "IBV_WC_LOC_PROT_ERR",
+		[IBV_WC_WR_FLUSH_ERR] = "IBV_WC_WR_FLUSH_ERR",
+		[IBV_WC_MW_BIND_ERR] = "IBV_WC_MW_BIND_ERR",
+		[IBV_WC_BAD_RESP_ERR] = "IBV_WC_BAD_RESP_ERR",
+		[IBV_WC_LOC_ACCESS_ERR] = "IBV_WC_LOC_ACCESS_ERR",
+		[IBV_WC_REM_INV_REQ_ERR] = "IBV_WC_REM_INV_REQ_ERR",
+		[IBV_WC_REM_ACCESS_ERR] = "IBV_WC_REM_ACCESS_ERR",
+		[IBV_WC_REM_OP_ERR] = "IBV_WC_REM_OP_ERR",
+		[IBV_WC_RETRY_EXC_ERR] = "IBV_WC_RETRY_EXC_ERR",
+		[IBV_WC_RNR_RETRY_EXC_ERR] = "IBV_WC_RNR_RETRY_EXC_ERR",
+		[IBV_WC_LOC_RDD_VIOL_ERR] = "IBV_WC_LOC_RDD_VIOL_ERR",
+		[IBV_WC_REM_INV_RD_REQ_ERR] = "IBV_WC_REM_INV_RD_REQ_ERR",
+		[IBV_WC_REM_ABORT_ERR] = "IBV_WC_REM_ABORT_ERR",
+		[IBV_WC_INV_EECN_ERR] = "IBV_WC_INV_EECN_ERR",
+		[IBV_WC_INV_EEC_STATE_ERR] = "IBV_WC_INV_EEC_STATE_ERR",
+		[IBV_WC_FATAL_ERR] = "IBV_WC_FATAL_ERR",
+		[IBV_WC_RESP_TIMEOUT_ERR] = "IBV_WC_RESP_TIMEOUT_ERR",
+		[IBV_WC_GENERAL_ERR] = "IBV_WC_GENERAL_ERR",
+	};
+
+	if (status >= 0 && (size_t)status < PF_ARRAY_SIZE(names) && names[status])
+		return names[status];
+	return "unknown completion status";
+}

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fake_verbs.c - a software RC loopback device for the loopback engine's
+ * tests (see fake_verbs.h).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_gpu.h"
+#include "fake_verbs.h"
+#include "preflight/macro.h"
+
+struct pf_fake_verbs pf_fake_verbs;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define MAX_CQE 4096
+
+struct fdev {
+	struct ibv_device dev;
+	int idx;
+};
+
+struct fctx {
+	struct ibv_context ctx;
+	int idx;
+	uint64_t clock_ns;     /* virtual time */
+	uint64_t wire_free_ns; /* when the wire is idle again */
+};
+
+struct fcq {
+	struct ibv_cq cq;
+	int cqe;
+	struct {
+		struct ibv_wc wc;
+		uint64_t due_ns;
+		struct ibv_qp *qp;
+		uint64_t seq;  /* SQ slots up to here are free once polled */
+	} q[MAX_CQE];
+	int head, n;
+};
+
+struct fqp {
+	struct ibv_qp qp;
+	unsigned int max_send_wr;
+	uint64_t posted, freed;  /* SQ slots: posted - freed in use */
+	bool error;
+};
+
+struct fmr {
+	struct ibv_mr mr;
+	int access;
+};
+
+static uint32_t next_num = 0x100;
+
+static void log_teardown(const char *what)
+{
+	size_t used = strlen(pf_fake_verbs.teardown);
+
+	snprintf(pf_fake_verbs.teardown + used, sizeof(pf_fake_verbs.teardown) - used, "%s%s",
+		 used ? "," : "", what);
+}
+
+void pf_fake_verbs_reset(int n, uint8_t link_layer)
+{
+	memset(&pf_fake_verbs, 0, sizeof(pf_fake_verbs));
+	pf_fake_verbs.n_devs = n;
+	pf_fake_verbs.peermem = pf_fake_verbs.dmabuf = true;
+	pf_fake_verbs.fail_wr = -1;
+	pf_fake_verbs.fail_status = IBV_WC_REM_ACCESS_ERR;
+	pf_fake_verbs.corrupt_offset = -1;
+	for (int i = 0; i < n && i < PF_FAKE_VERBS_DEVS; i++) {
+		struct pf_fake_verbs_dev *d = &pf_fake_verbs.devs[i];
+
+		snprintf(d->name, sizeof(d->name), "mlx5_%d", i);
+		d->link_layer = link_layer;
+		d->state = IBV_PORT_ACTIVE;
+		d->lid = link_layer == IBV_LINK_LAYER_INFINIBAND ? (uint16_t)(0x11 + i) : 0;
+		d->active_mtu = IBV_MTU_4096;
+		d->gbps = 400;
+		d->roce_gid_index = link_layer == IBV_LINK_LAYER_ETHERNET ? 3 : -1;
+		for (int g = 0; g < 4; g++) {
+			uint8_t *raw = d->gid[g].raw;
+
+			if (g < 2) {
+				raw[0] = 0xfe;
+				raw[1] = 0x80;
+				raw[15] = (uint8_t)(i + 1);
+			} else {
+				raw[10] = raw[11] = 0xff;
+				raw[12] = 10;
+				raw[15] = (uint8_t)(i + 1);
+			}
+		}
+	}
+}
+
+static struct fctx *fctx_of(struct ibv_context *c)
+{
+	return (struct fctx *)c;
+}
+
+static struct pf_fake_verbs_dev *dev_of(struct ibv_context *c)
+{
+	return &pf_fake_verbs.devs[fctx_of(c)->idx];
+}
+
+static struct ibv_device **f_get_device_list(int *n)
+{
+	struct ibv_device **list;
+
+	if (pf_fake_verbs.list_errno) {
+		*n = 0;
+		errno = pf_fake_verbs.list_errno;
+		return NULL;
+	}
+	list = calloc((size_t)pf_fake_verbs.n_devs + 1, sizeof(*list));
+	for (int i = 0; i < pf_fake_verbs.n_devs; i++) {
+		struct fdev *d = calloc(1, sizeof(*d));
+
+		d->idx = i;
+		snprintf(d->dev.name, sizeof(d->dev.name), "%s", pf_fake_verbs.devs[i].name);
+		list[i] = &d->dev;
+	}
+	*n = pf_fake_verbs.n_devs;
+	return list;
+}
+
+static void f_free_device_list(struct ibv_device **list)
+{
+	for (int i = 0; list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+static const char *f_get_device_name(struct ibv_device *d)
+{
+	return d->name;
+}
+
+static struct ibv_context *f_open_device(struct ibv_device *d)
+{
+	struct fctx *c = calloc(1, sizeof(*c));
+
+	c->ctx.device = d;
+	c->idx = ((struct fdev *)d)->idx;
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live++;
+	pthread_mutex_unlock(&lock);
+	return &c->ctx;
+}
+
+static int f_close_device(struct ibv_context *c)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live--;
+	log_teardown("ctx");
+	pthread_mutex_unlock(&lock);
+	free(c);
+	return 0;
+}
+
+static int f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a)
+{
+	struct pf_fake_verbs_dev *d = dev_of(c);
+
+	if (port != 1)
+		return EINVAL;
+	a->state = d->state;
+	a->lid = d->lid;
+	a->active_mtu = d->active_mtu;
+	a->max_mtu = IBV_MTU_4096;
+	a->link_layer = d->link_layer;
+	a->gid_tbl_len = 4;
+	return 0;
+}
+
+static int f_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
+{
+	if (port != 1 || index < 0 || index >= 4)
+		return EINVAL;
+	*gid = dev_of(c)->gid[index];
+	return 0;
+}
+
+static struct ibv_pd *f_alloc_pd(struct ibv_context *c)
+{
+	struct ibv_pd *pd = calloc(1, sizeof(*pd));
+
+	pd->context = c;
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live++;
+	pthread_mutex_unlock(&lock);
+	return pd;
+}
+
+static int f_dealloc_pd(struct ibv_pd *pd)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live--;
+	log_teardown("pd");
+	pthread_mutex_unlock(&lock);
+	free(pd);
+	return 0;
+}
+
+/*
+ * Device memory of the fake CUDA is a malloc block; the CUDA table of
+ * pf_fake_verbs_providers() wraps cuMemAlloc/cuMemFree to know which.
+ */
+static struct {
+	uintptr_t base;
+	size_t len;
+} gpu_blocks[64];
+
+static bool is_gpu_memory(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	bool found = false;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(gpu_blocks) && !found; i++)
+		found = gpu_blocks[i].len && a >= gpu_blocks[i].base &&
+			a < gpu_blocks[i].base + gpu_blocks[i].len;
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
+static struct pf_cuda_table cuda;
+static const struct pf_cuda_table *real_cuda;
+
+static pf_CUresult w_cuMemAlloc(pf_CUdeviceptr *p, size_t bytes)
+{
+	pf_CUresult r = real_cuda->cuMemAlloc(p, bytes);
+
+	if (r != PF_CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(gpu_blocks); i++) {
+		if (!gpu_blocks[i].len) {
+			gpu_blocks[i].base = (uintptr_t)*p;
+			gpu_blocks[i].len = bytes;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static pf_CUresult w_cuMemFree(pf_CUdeviceptr p)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(gpu_blocks); i++)
+		if (gpu_blocks[i].len && gpu_blocks[i].base == (uintptr_t)p)
+			gpu_blocks[i].len = 0;
+	pthread_mutex_unlock(&lock);
+	return real_cuda->cuMemFree(p);
+}
+
+static int wrapped_cuda(const struct pf_cuda_table **ret, char **ret_err)
+{
+	const struct pf_cuda_table *real;
+	int r = pf_fake_gpu_provider.cuda(&real, ret_err);
+
+	if (r < 0)
+		return r;
+	real_cuda = real;
+	cuda = *real;
+	cuda.cuMemAlloc = w_cuMemAlloc;
+	cuda.cuMemFree = w_cuMemFree;
+	*ret = &cuda;
+	return 0;
+}
+
+const struct pf_cuda_table *pf_fake_verbs_cuda(void)
+{
+	const struct pf_cuda_table *t = NULL;
+	char *err = NULL;
+
+	wrapped_cuda(&t, &err);
+	free(err);
+	return t;
+}
+
+static struct ibv_mr *new_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	struct fmr *m = calloc(1, sizeof(*m));
+
+	pthread_mutex_lock(&lock);
+	m->mr.context = pd->context;
+	m->mr.pd = pd;
+	m->mr.addr = addr;
+	m->mr.length = len;
+	m->mr.lkey = next_num++;
+	m->mr.rkey = next_num++;
+	m->access = access;
+	pf_fake_verbs.live++;
+	pthread_mutex_unlock(&lock);
+	return &m->mr;
+}
+
+static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	if (!addr || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (is_gpu_memory(addr)) {
+		if (!pf_fake_verbs.peermem) {
+			errno = EFAULT;
+			return NULL;
+		}
+		pf_fake_verbs.n_peermem_regs++;
+	} else {
+		pf_fake_verbs.n_host_regs++;
+	}
+	return new_mr(pd, addr, len, access);
+}
+
+static struct ibv_mr *f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len,
+				      uint64_t iova, int fd, int access)
+{
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	if (!pf_fake_verbs.dmabuf) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!is_gpu_memory((void *)(uintptr_t)iova) || offset >= 4096) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pf_fake_verbs.n_dmabuf_regs++;
+	return new_mr(pd, (void *)(uintptr_t)iova, len, access);
+}
+
+pf_CUresult pf_fake_export_dmabuf(void *handle, pf_CUdeviceptr dptr, size_t size,
+				  unsigned int type, unsigned long long flags)
+{
+	if (type != PF_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || !size || (dptr & 4095) || flags)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	*(int *)handle = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return *(int *)handle >= 0 ? PF_CUDA_SUCCESS : 1;
+}
+
+static int f_dereg_mr(struct ibv_mr *mr)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live--;
+	log_teardown("mr");
+	pthread_mutex_unlock(&lock);
+	free(mr);
+	return 0;
+}
+
+static struct ibv_cq *f_create_cq(struct ibv_context *c, int cqe, void *cq_context,
+				  struct ibv_comp_channel *ch, int vec)
+{
+	struct fcq *cq;
+
+	if (cqe < 1 || cqe > MAX_CQE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	cq->cq.context = c;
+	cq->cq.cqe = cq->cqe = cqe;
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live++;
+	pthread_mutex_unlock(&lock);
+	return &cq->cq;
+}
+
+static int f_destroy_cq(struct ibv_cq *cq)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live--;
+	log_teardown("cq");
+	pthread_mutex_unlock(&lock);
+	free(cq);
+	return 0;
+}
+
+static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+{
+	struct fqp *q;
+
+	if (ia->qp_type != IBV_QPT_RC || !ia->send_cq || !ia->cap.max_send_wr ||
+	    ia->cap.max_send_wr > 8192 || ia->cap.max_send_sge < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	q->qp.context = pd->context;
+	q->qp.pd = pd;
+	q->qp.send_cq = ia->send_cq;
+	q->qp.recv_cq = ia->recv_cq;
+	q->qp.qp_type = IBV_QPT_RC;
+	q->qp.state = IBV_QPS_RESET;
+	q->max_send_wr = ia->cap.max_send_wr;
+	pthread_mutex_lock(&lock);
+	q->qp.qp_num = next_num++;
+	pf_fake_verbs.live++;
+	pthread_mutex_unlock(&lock);
+	return &q->qp;
+}
+
+static int f_destroy_qp(struct ibv_qp *qp)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.live--;
+	log_teardown("qp");
+	pthread_mutex_unlock(&lock);
+	free(qp);
+	return 0;
+}
+
+static int refuse(const char *why)
+{
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.n_refused++;
+	snprintf(pf_fake_verbs.refused, sizeof(pf_fake_verbs.refused), "%s", why);
+	pthread_mutex_unlock(&lock);
+	return EINVAL;
+}
+
+static bool has(int mask, int need)
+{
+	return (mask & need) == need;
+}
+
+static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	struct pf_fake_verbs_dev *d = dev_of(qp->context);
+
+	if (!(mask & IBV_QP_STATE))
+		return refuse("no IBV_QP_STATE");
+	switch (a->qp_state) {
+	case IBV_QPS_INIT:
+		if (qp->state != IBV_QPS_RESET)
+			return refuse("INIT from a state other than RESET");
+		if (!has(mask, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+			return refuse("INIT without pkey_index, port or access flags");
+		if (a->port_num != 1)
+			return refuse("INIT on a port that does not exist");
+		if (!(a->qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+			return refuse("INIT without remote write access");
+		break;
+	case IBV_QPS_RTR:
+		if (qp->state != IBV_QPS_INIT)
+			return refuse("RTR from a state other than INIT");
+		if (!has(mask, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			return refuse("RTR without AV, path MTU, dest QPN, RQ PSN, max_dest_rd_atomic "
+				      "or min_rnr_timer");
+		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > d->active_mtu)
+			return refuse("RTR path MTU above the port's active MTU");
+		if (a->ah_attr.port_num != 1)
+			return refuse("RTR address vector on another port");
+		if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
+			if (a->ah_attr.is_global)
+				return refuse("IB RTR with a GRH (is_global) in a local loopback");
+			if (a->ah_attr.dlid != d->lid)
+				return refuse("IB RTR dlid is not the port's LID");
+		} else {
+			if (!a->ah_attr.is_global)
+				return refuse("RoCE RTR without a GRH (is_global 0)");
+			if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
+				return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
+			if (memcmp(&a->ah_attr.grh.dgid, &d->gid[d->roce_gid_index],
+				   sizeof(union ibv_gid)))
+				return refuse("RoCE RTR dgid is not the port's own GID");
+			if (!a->ah_attr.grh.hop_limit)
+				return refuse("RoCE RTR hop_limit 0");
+		}
+		pthread_mutex_lock(&lock);
+		pf_fake_verbs.rtr = *a;
+		pf_fake_verbs.rtr_mask = mask;
+		pthread_mutex_unlock(&lock);
+		break;
+	case IBV_QPS_RTS:
+		if (qp->state != IBV_QPS_RTR)
+			return refuse("RTS from a state other than RTR");
+		if (!has(mask, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_QP_RD_ATOMIC))
+			return refuse("RTS without timeout, retry counts, SQ PSN or max_rd_atomic");
+		break;
+	default:
+		return refuse("unsupported target state");
+	}
+	qp->state = a->qp_state;
+	pthread_mutex_lock(&lock);
+	pf_fake_verbs.n_transitions++;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+/* The MR holding [addr, addr+len) with @key (lkey or rkey), or NULL. */
+static struct fmr *find_mr(struct fmr **mrs, size_t n, uint32_t key, bool remote, uint64_t addr,
+			   uint64_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fmr *m = mrs[i];
+		uint64_t lo = (uint64_t)(uintptr_t)m->mr.addr;
+
+		if ((remote ? m->mr.rkey : m->mr.lkey) != key)
+			continue;
+		if (addr < lo || addr + len > lo + m->mr.length)
+			return NULL;
+		if (remote && !(m->access & IBV_ACCESS_REMOTE_WRITE))
+			return NULL;
+		return m;
+	}
+	return NULL;
+}
+
+/* Every MR is reachable from the test's PD only through the engine; keep a registry. */
+static struct fmr *registry[64];
+static size_t n_registry;
+
+static void registry_sync(struct ibv_mr *added)
+{
+	if (added && n_registry < PF_ARRAY_SIZE(registry))
+		registry[n_registry++] = (struct fmr *)added;
+}
+
+static void registry_drop(struct ibv_mr *mr)
+{
+	for (size_t i = 0; i < n_registry; i++) {
+		if (&registry[i]->mr == mr) {
+			registry[i] = registry[--n_registry];
+			return;
+		}
+	}
+}
+
+static struct ibv_mr *r_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	struct ibv_mr *mr = f_reg_mr(pd, addr, len, access);
+
+	pthread_mutex_lock(&lock);
+	registry_sync(mr);
+	pthread_mutex_unlock(&lock);
+	return mr;
+}
+
+static struct ibv_mr *r_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len,
+				      uint64_t iova, int fd, int access)
+{
+	struct ibv_mr *mr = f_reg_dmabuf_mr(pd, offset, len, iova, fd, access);
+
+	pthread_mutex_lock(&lock);
+	registry_sync(mr);
+	pthread_mutex_unlock(&lock);
+	return mr;
+}
+
+static int r_dereg_mr(struct ibv_mr *mr)
+{
+	pthread_mutex_lock(&lock);
+	registry_drop(mr);
+	pthread_mutex_unlock(&lock);
+	return f_dereg_mr(mr);
+}
+
+/* Under the lock: is @m GPU memory? */
+static bool gpu_mem(const struct fmr *m)
+{
+	uintptr_t a = (uintptr_t)m->mr.addr;
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(gpu_blocks); i++)
+		if (gpu_blocks[i].len && a >= gpu_blocks[i].base &&
+		    a < gpu_blocks[i].base + gpu_blocks[i].len)
+			return true;
+	return false;
+}
+
+static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64_t due)
+{
+	struct fcq *cq = (struct fcq *)q->qp.send_cq;
+	int tail;
+
+	if (cq->n >= cq->cqe)
+		return ENOSPC; /* CQ overrun: a real CQ goes to error */
+	tail = (cq->head + cq->n) % MAX_CQE;
+	cq->q[tail].wc = (struct ibv_wc){
+		.wr_id = wr_id,
+		.status = st,
+		.opcode = IBV_WC_RDMA_WRITE,
+		.qp_num = q->qp.qp_num,
+	};
+	cq->q[tail].due_ns = due;
+	cq->q[tail].qp = &q->qp;
+	cq->q[tail].seq = q->posted;
+	cq->n++;
+	return 0;
+}
+
+static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct fqp *q = (struct fqp *)qp;
+	struct fctx *c = fctx_of(qp->context);
+	struct pf_fake_verbs_dev *d = dev_of(qp->context);
+	int r = 0;
+
+	pthread_mutex_lock(&lock);
+	for (; wr; wr = wr->next) {
+		enum ibv_wc_status st = IBV_WC_SUCCESS;
+		uint64_t len = 0;
+		struct fmr *local = NULL, *remote = NULL;
+
+		if (qp->state != IBV_QPS_RTS) {
+			r = EINVAL;
+			break;
+		}
+		if (q->posted - q->freed >= q->max_send_wr) {
+			r = ENOMEM;
+			break;
+		}
+		if (wr->opcode != IBV_WR_RDMA_WRITE || wr->num_sge != 1) {
+			r = EINVAL;
+			break;
+		}
+		len = wr->sg_list[0].length;
+		local = find_mr(registry, n_registry, wr->sg_list[0].lkey, false,
+				wr->sg_list[0].addr, len);
+		remote = find_mr(registry, n_registry, wr->wr.rdma.rkey, true,
+				 wr->wr.rdma.remote_addr, len);
+		if (!local)
+			st = IBV_WC_LOC_PROT_ERR;
+		else if (!remote)
+			st = IBV_WC_REM_ACCESS_ERR;
+		else if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs ==
+			 pf_fake_verbs.fail_wr)
+			st = pf_fake_verbs.fail_status;
+		if (q->error)
+			st = IBV_WC_WR_FLUSH_ERR;
+		q->posted++;
+		pf_fake_verbs.wrs++;
+		if (q->posted - q->freed > pf_fake_verbs.max_outstanding)
+			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
+		if (st == IBV_WC_SUCCESS) {
+			uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+			if (pf_fake_verbs.corrupt_offset >= 0 &&
+			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
+				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
+		} else {
+			q->error = true;
+		}
+		if (c->wire_free_ns < c->clock_ns)
+			c->wire_free_ns = c->clock_ns;
+		c->wire_free_ns += (uint64_t)((double)len * 8 /
+					      (d->gpu_gbps > 0 && local && gpu_mem(local)
+						       ? d->gpu_gbps : d->gbps));
+		if (pf_fake_verbs.on_wr)
+			pf_fake_verbs.on_wr(pf_fake_verbs.wrs - 1);
+		if (pf_fake_verbs.hang)
+			continue;
+		if (st != IBV_WC_SUCCESS || (wr->send_flags & IBV_SEND_SIGNALED)) {
+			if (st == IBV_WC_SUCCESS)
+				pf_fake_verbs.signalled++;
+			r = complete(q, wr->wr_id, st, c->wire_free_ns);
+			if (r)
+				break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	if (r && bad)
+		*bad = wr;
+	return r;
+}
+
+static int f_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
+{
+	struct fcq *cq = (struct fcq *)ibcq;
+	struct fctx *c = fctx_of(ibcq->context);
+	int got = 0;
+
+	pthread_mutex_lock(&lock);
+	if (cq->n == 0) {
+		c->clock_ns += 1000000; /* nothing pending: a millisecond passes */
+	} else if (cq->q[cq->head].due_ns > c->clock_ns) {
+		c->clock_ns = cq->q[cq->head].due_ns; /* wait for the wire */
+	}
+	while (got < n && cq->n && cq->q[cq->head].due_ns <= c->clock_ns) {
+		struct fqp *q = (struct fqp *)cq->q[cq->head].qp;
+
+		wc[got++] = cq->q[cq->head].wc;
+		q->freed = cq->q[cq->head].seq;
+		cq->head = (cq->head + 1) % MAX_CQE;
+		cq->n--;
+	}
+	pthread_mutex_unlock(&lock);
+	return got;
+}
+
+static uint64_t f_now_ns(struct ibv_context *c)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&lock);
+	t = fctx_of(c)->clock_ns;
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+const struct pf_verbs_api pf_fake_verbs_api = {
+	.get_device_list = f_get_device_list,
+	.free_device_list = f_free_device_list,
+	.get_device_name = f_get_device_name,
+	.open_device = f_open_device,
+	.close_device = f_close_device,
+	.query_port = f_query_port,
+	.query_gid = f_query_gid,
+	.alloc_pd = f_alloc_pd,
+	.dealloc_pd = f_dealloc_pd,
+	.reg_mr = r_reg_mr,
+	.reg_dmabuf_mr = r_reg_dmabuf_mr,
+	.dereg_mr = r_dereg_mr,
+	.create_cq = f_create_cq,
+	.destroy_cq = f_destroy_cq,
+	.create_qp = f_create_qp,
+	.destroy_qp = f_destroy_qp,
+	.modify_qp = f_modify_qp,
+	.post_send = f_post_send,
+	.poll_cq = f_poll_cq,
+	.cu_export_dmabuf = pf_fake_export_dmabuf,
+	.now_ns = f_now_ns,
+};
+
+static int fake_verbs_load(const struct pf_verbs_api **ret, char **ret_err)
+{
+	*ret = &pf_fake_verbs_api;
+	return 0;
+}
+
+const struct pf_providers *pf_fake_verbs_providers(void)
+{
+	static struct pf_providers p;
+	static struct pf_gpu_provider gpu;
+
+	gpu = pf_fake_gpu_provider;
+	gpu.cuda = wrapped_cuda;
+	p = *pf_fake_providers();
+	p.name = "fake-verbs";
+	p.gpu = &gpu;
+	p.verbs = fake_verbs_load;
+	return &p;
+}

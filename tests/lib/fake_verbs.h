@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake_verbs.h - a software RDMA device behind struct pf_verbs_api.
+ *
+ * RC loopback in memory: QPs walk RESET->INIT->RTR->RTS and refuse
+ * out-of-order transitions or attributes that do not fit the port (IB:
+ * is_global 0 and dlid = the port's LID; RoCE: is_global 1, sgid_index =
+ * the port's RoCE v2 GID, dgid = that GID); an RDMA WRITE is a memcpy into
+ * the remote MR after lkey/rkey/bounds checks; completions come only for
+ * signalled WRs (and errors), a WR beyond the SQ depth fails with ENOMEM.
+ * Each context has a virtual clock: the wire moves bytes at `gbps`, and
+ * poll_cq waits (advances the clock) until the next completion is due.
+ * Knobs and what the device saw live in the global pf_fake_verbs.
+ */
+#ifndef PF_FAKE_VERBS_H
+#define PF_FAKE_VERBS_H
+
+#include <stdbool.h>
+
+#include "preflight/gpu.h"
+#include "preflight/providers.h"
+#include "preflight/verbs_api.h"
+
+#define PF_FAKE_VERBS_DEVS 4
+
+struct pf_fake_verbs_dev {
+	char name[32];
+	uint8_t link_layer;          /* IBV_LINK_LAYER_INFINIBAND / _ETHERNET */
+	enum ibv_port_state state;   /* IBV_PORT_ACTIVE */
+	uint16_t lid;                /* IB */
+	enum ibv_mtu active_mtu;
+	int roce_gid_index;          /* RoCE: the RoCE v2 IPv4 GID index */
+	union ibv_gid gid[4];
+	double gbps;                 /* modelled wire speed */
+	double gpu_gbps;             /* when a WRITE touches GPU memory; 0: gbps */
+};
+
+struct pf_fake_verbs {
+	int n_devs;
+	struct pf_fake_verbs_dev devs[PF_FAKE_VERBS_DEVS];
+	int list_errno;              /* get_device_list returns NULL with this errno */
+	bool peermem;                /* reg_mr of GPU memory works */
+	bool dmabuf;                 /* reg_dmabuf_mr works */
+	long fail_wr;                /* this WR (counted over all QPs from 0) fails; -1 none */
+	enum ibv_wc_status fail_status;
+	bool hang;                   /* WRs never complete */
+	long corrupt_offset;         /* flip this byte of every WRITE's destination; -1 none */
+	void (*on_wr)(unsigned long wr); /* called for every WRITE (e.g. to bump a counter file) */
+	/* what the device saw */
+	struct ibv_qp_attr rtr;      /* the last accepted RTR attributes */
+	int rtr_mask;
+	int n_transitions, n_refused;
+	unsigned int max_outstanding; /* most WRs in one SQ at once */
+	unsigned long wrs, signalled;
+	int n_dmabuf_regs, n_peermem_regs, n_host_regs;
+	long live;                   /* contexts + PDs + CQs + QPs + MRs not yet released */
+	char teardown[128];          /* "qp,qp,cq,mr,mr,pd,ctx" */
+	char refused[128];           /* why the last transition was refused */
+};
+
+extern struct pf_fake_verbs pf_fake_verbs;
+extern const struct pf_verbs_api pf_fake_verbs_api;
+
+/*
+ * @n devices mlx5_0.. on @link_layer, ACTIVE, MTU 4096, 400 Gb/s; IB LIDs
+ * 0x11, 0x12, ...; RoCE GID table: 0 fe80 link-local, 1 fe80 v2, 2 ::ffff:
+ * 10.0.0.<i+1> v1, 3 the same v2 (roce_gid_index 3).  Peermem and DMA-BUF
+ * work; no failures.
+ */
+void pf_fake_verbs_reset(int n, uint8_t link_layer);
+
+/* The DMA-BUF exporter the fake table carries (fds are /dev/null). */
+pf_CUresult pf_fake_export_dmabuf(void *handle, pf_CUdeviceptr dptr, size_t size,
+				  unsigned int type, unsigned long long flags);
+
+/*
+ * The fake CUDA table (tests/lib/fake_gpu.c) with cuMemAlloc/cuMemFree
+ * wrapped so that the device tells GPU memory (peermem, DMA-BUF) from
+ * host memory; needs pf_fake_gpu_reset() first.
+ */
+const struct pf_cuda_table *pf_fake_verbs_cuda(void);
+
+/* The fake GPU providers (tests/lib/fake_gpu.h) with the fake verbs table. */
+const struct pf_providers *pf_fake_verbs_providers(void);
+
+#endif

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_loopback.c - the RDMA WRITE loopback engine (src/loopback.c) driven
+ * through the software verbs device (tests/lib/fake_verbs.c) and the fake
+ * CUDA, plus the libibverbs loader (src/dl_verbs.c).
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_gpu.h"
+#include "fake_verbs.h"
+#include "preflight/loopback.h"
+#include "testutil.h"
+
+static const char *const gpu_bdfs[] = { "0000:17:00.0" };
+
+static void opts_for(struct pf_lb_opts *o, size_t msg, uint64_t iters)
+{
+	pf_lb_opts_default(o);
+	o->api = &pf_fake_verbs_api;
+	o->dev = "mlx5_0";
+	o->msg_size = msg;
+	o->iterations = iters;
+	o->warmup = 100;
+	o->tx_depth = 128;
+	o->cq_mod = 100;
+	o->timeout_ms = 100;
+}
+
+/* Nothing leaked and everything released in the order QP, CQ, MR, PD, context. */
+static void assert_released(void)
+{
+	assert_int_equal(pf_fake_verbs.live, 0);
+	assert_string_equal(pf_fake_verbs.teardown, "qp,qp,cq,mr,mr,pd,ctx");
+}
+
+static void test_ib_connection(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(2, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.devs[1].lid = 0x42;
+	opts_for(&o, 65536, 1000);
+	o.dev = "mlx5_1";
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(r.stage, PF_LB_DONE);
+	/* two QPs, each RESET->INIT->RTR->RTS */
+	assert_int_equal(pf_fake_verbs.n_transitions, 6);
+	assert_int_equal(pf_fake_verbs.n_refused, 0);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, 0);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.dlid, 0x42);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.port_num, 1);
+	assert_int_equal(pf_fake_verbs.rtr.path_mtu, IBV_MTU_4096);
+	assert_int_equal(pf_fake_verbs.rtr.min_rnr_timer, 12);
+	assert_int_not_equal(pf_fake_verbs.rtr.dest_qp_num, 0);
+	assert_int_equal(r.link_layer, IBV_LINK_LAYER_INFINIBAND);
+	assert_int_equal(r.mtu, 4096);
+	assert_int_equal(r.lid, 0x42);
+	assert_string_equal(r.reg, "host");
+	assert_int_equal(pf_fake_verbs.n_host_regs, 2);
+	/* warm-up + timed WRs, every 100th signalled plus the last of each phase */
+	assert_int_equal(pf_fake_verbs.wrs, 1100);
+	assert_int_equal(pf_fake_verbs.signalled, 1 + 10);
+	assert_true(pf_fake_verbs.max_outstanding <= 128);
+	assert_true(pf_fake_verbs.max_outstanding >= 100);
+	assert_released();
+}
+
+static void test_ib_active_mtu(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.devs[0].active_mtu = IBV_MTU_2048;
+	opts_for(&o, 4096, 10);
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(pf_fake_verbs.rtr.path_mtu, IBV_MTU_2048);
+	assert_int_equal(r.mtu, 2048);
+}
+
+static void test_roce_connection(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	opts_for(&o, 65536, 500);
+	o.gid_index = 3;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(pf_fake_verbs.n_refused, 0);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, 1);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 3);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.hop_limit, 0xff);
+	assert_memory_equal(&pf_fake_verbs.rtr.ah_attr.grh.dgid, &pf_fake_verbs.devs[0].gid[3],
+			    sizeof(union ibv_gid));
+	assert_int_equal(r.link_layer, IBV_LINK_LAYER_ETHERNET);
+	assert_released();
+}
+
+static void test_roce_wrong_gid_refused(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	opts_for(&o, 65536, 10);
+	o.gid_index = 1; /* the link-local RoCE v2 GID: the device wants the IPv4 one */
+	assert_int_equal(pf_loopback_run(&o, &r), -EPROTO);
+	assert_int_equal(r.stage, PF_LB_CONNECT);
+	assert_non_null(strstr(r.err, "RTR"));
+	assert_non_null(strstr(pf_fake_verbs.refused, "sgid_index"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+
+	o.gid_index = -1;
+	assert_int_equal(pf_loopback_run(&o, &r), -EADDRNOTAVAIL);
+	assert_int_equal(r.stage, PF_LB_OPEN);
+	assert_int_equal(pf_fake_verbs.live, 0);
+}
+
+static void test_bandwidth_arithmetic(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	assert_true(pf_lb_gbps(1000000000, 1000000000) == 8.0);
+	assert_true(pf_lb_gbps(125, 1000) == 1.0);
+	assert_true(pf_lb_gbps(1, 0) == 0);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.devs[0].gbps = 123;
+	opts_for(&o, 1 << 20, 500);
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(r.iterations, 500);
+	assert_int_equal(r.bytes, 500ull << 20);
+	assert_float_equal(r.gbps, 123, 0.01);
+	assert_float_equal(r.seconds, (500.0 * (1 << 20) * 8) / 123e9, 1e-6);
+
+	pf_fake_verbs.devs[0].gbps = 397.5;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_float_equal(r.gbps, 397.5, 0.01);
+}
+
+static void test_duration(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.devs[0].gbps = 100;
+	opts_for(&o, 1 << 20, 1);
+	o.duration_ms = 50;
+	o.cq_mod = 32;
+	o.tx_depth = 64;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	/* 50 ms at 100 Gb/s is ~596 MiB WRITEs, rounded up to a signalled one */
+	assert_int_equal(r.iterations % 32, 0);
+	assert_true(r.seconds >= 0.050);
+	assert_true(r.iterations >= 596 && r.iterations <= 596 + 64 + 32);
+	assert_float_equal(r.gbps, 100, 0.05);
+}
+
+static void test_queue_depth(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	opts_for(&o, 4096, 1000);
+	o.tx_depth = 16;
+	o.cq_mod = 100; /* clamped to the depth, or the SQ would fill unsignalled */
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(pf_fake_verbs.max_outstanding, 16);
+	assert_int_equal(r.iterations, 1000);
+}
+
+static void test_corruption(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.corrupt_offset = 12345;
+	opts_for(&o, 65536, 100);
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_int_equal(r.stage, PF_LB_VERIFY);
+	assert_int_equal(r.bad_offset, 12345);
+	assert_non_null(strstr(r.err, "byte 12345"));
+	assert_released();
+}
+
+static void test_error_completion(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.fail_wr = 550;
+	pf_fake_verbs.fail_status = IBV_WC_RETRY_EXC_ERR;
+	opts_for(&o, 65536, 1000);
+	assert_int_equal(pf_loopback_run(&o, &r), -EIO);
+	assert_int_equal(r.stage, PF_LB_TRANSFER);
+	assert_int_equal(r.wc_status, IBV_WC_RETRY_EXC_ERR);
+	assert_non_null(strstr(r.err, "IBV_WC_RETRY_EXC_ERR"));
+	assert_non_null(strstr(r.err, "WR 450")); /* the 451st of the timed run */
+	assert_released();
+}
+
+static void test_timeout(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.hang = true;
+	opts_for(&o, 65536, 1000);
+	o.timeout_ms = 30;
+	assert_int_equal(pf_loopback_run(&o, &r), -ETIMEDOUT);
+	assert_int_equal(r.stage, PF_LB_TRANSFER);
+	assert_non_null(strstr(r.err, "no completion for 30 ms"));
+	assert_released();
+}
+
+static void test_open_failures(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.list_errno = ENOSYS;
+	opts_for(&o, 65536, 10);
+	assert_int_equal(pf_loopback_run(&o, &r), -ENOSYS);
+	assert_non_null(strstr(r.err, "no RDMA devices"));
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	o.dev = "mlx5_7";
+	assert_int_equal(pf_loopback_run(&o, &r), -ENODEV);
+	assert_non_null(strstr(r.err, "mlx5_7"));
+
+	o.dev = "mlx5_0";
+	pf_fake_verbs.devs[0].state = IBV_PORT_DOWN;
+	assert_int_equal(pf_loopback_run(&o, &r), -ENETDOWN);
+	assert_int_equal(pf_fake_verbs.live, 0);
+
+	pf_fake_verbs.devs[0].state = IBV_PORT_ACTIVE;
+	pf_fake_verbs.devs[0].lid = 0;
+	assert_int_equal(pf_loopback_run(&o, &r), -EADDRNOTAVAIL);
+	assert_non_null(strstr(r.err, "LID"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+}
+
+static void gpu_opts(struct pf_lb_opts *o)
+{
+	pf_fake_gpu_reset(1, gpu_bdfs);
+	opts_for(o, 1 << 20, 200);
+	o->mem = PF_LB_GPU;
+	o->cu = pf_fake_verbs_cuda();
+	o->gpu = 0;
+	o->export_dmabuf = pf_fake_export_dmabuf;
+}
+
+static void test_gpu_peermem(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	gpu_opts(&o);
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_string_equal(r.reg, "peermem");
+	assert_int_equal(pf_fake_verbs.n_peermem_regs, 2);
+	assert_int_equal(pf_fake_verbs.n_host_regs, 0);
+	assert_int_equal(pf_fake.allocs, 0);
+	assert_released();
+}
+
+static void test_gpu_dmabuf(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.peermem = false;
+	gpu_opts(&o);
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_string_equal(r.reg, "dmabuf");
+	assert_int_equal(pf_fake_verbs.n_dmabuf_regs, 2);
+	assert_non_null(strstr(r.note, "peermem"));
+
+	/* forced DMA-BUF even though peermem works */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	gpu_opts(&o);
+	o.reg = PF_LB_REG_DMABUF;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_string_equal(r.reg, "dmabuf");
+	assert_int_equal(pf_fake_verbs.n_peermem_regs, 0);
+	assert_int_equal(pf_fake.allocs, 0);
+}
+
+static void test_gpu_unregistrable(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.peermem = false;
+	pf_fake_verbs.dmabuf = false;
+	gpu_opts(&o);
+	assert_int_equal(pf_loopback_run(&o, &r), -EFAULT);
+	assert_int_equal(r.stage, PF_LB_MEMORY);
+	assert_non_null(strstr(r.err, "peermem"));
+	assert_non_null(strstr(r.err, "DMA-BUF"));
+	assert_int_equal(pf_fake.allocs, 0);
+	assert_int_equal(pf_fake_verbs.live, 0);
+
+	/* peermem only: no fallback */
+	pf_fake_verbs.dmabuf = true;
+	gpu_opts(&o);
+	o.reg = PF_LB_REG_PEERMEM;
+	assert_int_equal(pf_loopback_run(&o, &r), -EFAULT);
+
+	/* no exporter in the CUDA driver */
+	gpu_opts(&o);
+	o.export_dmabuf = NULL;
+	assert_int_equal(pf_loopback_run(&o, &r), -EFAULT);
+	assert_non_null(strstr(r.err, "cuMemGetHandleForAddressRange"));
+}
+
+static void test_gpu_corruption(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.corrupt_offset = (1 << 20) - 1;
+	gpu_opts(&o);
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_int_equal(r.bad_offset, (1 << 20) - 1);
+	assert_int_equal(pf_fake.allocs, 0);
+}
+
+static void test_odd_message_size(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.corrupt_offset = 1002; /* in the tail after the last whole word */
+	opts_for(&o, 1003, 10);
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_int_equal(r.bad_offset, 1002);
+	pf_fake_verbs.corrupt_offset = -1;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+}
+
+static void test_roce_gid_sysfs(void **state)
+{
+	char *root = pf_test_mkdtemp();
+	const char *base = "sys/class/infiniband/mlx5_0/ports/1";
+	char path[256], ip[16] = "";
+	struct pf_fs *fs = NULL;
+	int idx = -1;
+
+	static const char *const types[] = { "IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2" };
+	static const char *const gids[] = {
+		"fe80:0000:0000:0000:0a88:66ff:fe55:0001", "fe80:0000:0000:0000:0a88:66ff:fe55:0001",
+		"0000:0000:0000:0000:0000:ffff:c0a8:6401", "0000:0000:0000:0000:0000:ffff:c0a8:6401",
+	};
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", base, i);
+		pf_test_write(root, path, types[i]);
+		snprintf(path, sizeof(path), "%s/gids/%d", base, i);
+		pf_test_write(root, path, gids[i]);
+	}
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_0", 1, &idx, ip), 0);
+	assert_int_equal(idx, 3);
+	assert_string_equal(ip, "192.168.100.1");
+	/* no IPv4 address on the netdev: only link-local GIDs */
+	snprintf(path, sizeof(path), "%s/gids/3", base);
+	pf_test_write(root, path, "0000:0000:0000:0000:0000:0000:0000:0000");
+	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_0", 1, &idx, ip), -ENOENT);
+	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_9", 1, &idx, ip), -ENOENT);
+	pf_fs_free(fs);
+	pf_test_rmtree(root);
+	free(root);
+}
+
+static void test_loader_missing(void **state)
+{
+	struct pf_verbs_api api;
+	char *err = NULL;
+
+	assert_int_equal(pf_verbs_load("libibverbs-missing.so.1", &api, &err), -ENOENT);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "libibverbs-missing.so.1 not found: install rdma-core "
+				    "(ibverbs-providers)"));
+	assert_null(api.get_device_list);
+	free(err);
+}
+
+static void test_loader_real(void **state)
+{
+	struct pf_verbs_api api;
+	char *err = NULL;
+	void *h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		skip();
+	dlclose(h);
+	assert_int_equal(pf_verbs_load("libibverbs.so.1", &api, &err), 0);
+	assert_null(err);
+	assert_non_null(api.get_device_list);
+	assert_non_null(api.reg_mr);
+	assert_non_null(api.modify_qp);
+	assert_non_null(api.post_send);
+	assert_non_null(api.poll_cq);
+	assert_null(api.now_ns);
+	/* libc has no verbs: every required symbol is reported by name */
+	assert_int_equal(pf_verbs_load("libc.so.6", &api, &err), -ENOSYS);
+	assert_non_null(strstr(err, "ibv_get_device_list@IBVERBS_1.1"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ib_connection),
+		cmocka_unit_test(test_ib_active_mtu),
+		cmocka_unit_test(test_roce_connection),
+		cmocka_unit_test(test_roce_wrong_gid_refused),
+		cmocka_unit_test(test_bandwidth_arithmetic),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_queue_depth),
+		cmocka_unit_test(test_corruption),
+		cmocka_unit_test(test_error_completion),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_open_failures),
+		cmocka_unit_test(test_gpu_peermem),
+		cmocka_unit_test(test_gpu_dmabuf),
+		cmocka_unit_test(test_gpu_unregistrable),
+		cmocka_unit_test(test_gpu_corruption),
+		cmocka_unit_test(test_odd_message_size),
+		cmocka_unit_test(test_roce_gid_sysfs),
+		cmocka_unit_test(test_loader_missing),
+		cmocka_unit_test(test_loader_real),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
