@@ -180,6 +180,7 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	pf_autofree char (*bdfs)[16] = NULL;
 	struct pf_finding *f;
 	pf_CUresult cr;
+	pf_CUdevice dev;
 	char msg[200], extra[256] = "", missing[256] = "";
 	int n, r, ver = 0, seen = 0;
 
@@ -230,7 +231,9 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 		}
 		g->cuda = i;
 		seen++;
-		if (cu->cuDeviceGetName(g->cuda_name, (int)sizeof(g->cuda_name) - 1, i) != PF_CUDA_SUCCESS)
+		if (cu->cuDeviceGet(&dev, i) != PF_CUDA_SUCCESS ||
+		    cu->cuDeviceGetName(g->cuda_name, (int)sizeof(g->cuda_name) - 1, dev) !=
+			    PF_CUDA_SUCCESS)
 			g->cuda_name[0] = '\0';
 	}
 	for (size_t i = 0; i < inv->n; i++) {

@@ -282,7 +282,8 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 	}
 	r = gpu->cuda(&cu, &err);
 	if (r == -ENOMEDIUM)
-		return pf_skip(res, "%s", err);
+		return pf_skip(res, "the all-reduce only runs on the live node, not under a "
+			       "recorded root");
 	if (r < 0) {
 		f = pf_add(res, PF_STATUS_ERROR, "cuda", "%s", err);
 		pf_remedy(f, "install the NVIDIA driver");

@@ -303,7 +303,11 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	if (d.why[0])
 		pf_obs_str(f, "dmabuf_missing", d.why);
 	pf_exp_str(f, "require", cfg->require);
-	pf_summary(res, "GPUDirect RDMA: %s", mode);
+	if (f->status == PF_STATUS_ERROR)
+		pf_summary(res, "GPUDirect RDMA: undecided (peermem %s, DMA-BUF %s)",
+			   tri_name(p.loaded), tri_name(d.all));
+	else
+		pf_summary(res, "GPUDirect RDMA: %s", mode);
 	return 0;
 }
 
