@@ -562,7 +562,7 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 	pf_autofree char *text = NULL, *err = NULL, *up = NULL;
 	pf_autofree struct pf_xid *ev = NULL;
 	pf_autofree struct xid_group *groups = NULL;
-	size_t n_ev = 0, n_groups = 0, judged = 0;
+	size_t n_ev = 0, n_groups = 0;
 	double uptime = -1;
 	struct pf_finding *f;
 	int r;
@@ -602,7 +602,6 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 			n_groups++;
 		}
 		xid_add(&groups[k], x, age_h);
-		judged++;
 	}
 	for (size_t k = 0; k < n_groups; k++)
 		xid_report(cfg, &groups[k], res);
@@ -615,7 +614,6 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 		pf_obs_num(f, "xid_events", 0);
 		pf_obs_num(f, "xid_events_outside_window", (double)n_ev);
 	}
-	(void)judged;
 }
 
 static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
