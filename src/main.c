@@ -326,7 +326,7 @@ static int run_checks(struct pf_opts *o)
 	struct pf_ctx ctx = { 0 };
 	enum pf_format fmt;
 	pf_autofree struct pf_run *runs = NULL;
-	pf_autofree char *err = NULL;
+	pf_autofree char *err = NULL, *node_err = NULL;
 	double t0 = wall_ms();
 	int r, rc;
 
@@ -354,7 +354,8 @@ static int run_checks(struct pf_opts *o)
 	/*
 	 * The inventory is read once, here, and inherited by the forked checks.
 	 * A --topology file that cannot be used is a usage error (64); node data
-	 * under the root that cannot be read leaves the checks undecided (2).
+	 * under the root that cannot be read makes the checks that need it error
+	 * results (exit 2), and the report is still written.
 	 */
 	for (size_t i = 0; i < n_all && !ctx.node; i++) {
 		if (!selected(o, all[i]) ||
@@ -364,9 +365,10 @@ static int run_checks(struct pf_opts *o)
 		if (r < 0) {
 			if (o->topology)
 				return usage_error("--topology: %s", err ? err : strerror(-r));
-			fprintf(stderr, "preflight: cannot read the node inventory under %s: %s\n",
-				o->root, err ? err : strerror(-r));
-			return PF_EXIT_ERROR;
+			node_err = pf_xasprintf("cannot read the node inventory under %s: %s",
+						o->root, err ? err : strerror(-r));
+			fprintf(stderr, "preflight: %s\n", node_err);
+			break;
 		}
 		ctx.node = node;
 	}
@@ -381,11 +383,23 @@ static int run_checks(struct pf_opts *o)
 		pf_result_init(&runs[n].res);
 		n++;
 	}
+	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
+	if (n == 0)
+		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
+				   o->only ? o->only : "", o->skip ? o->skip : "");
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
 	report.started_at = time(NULL);
-	pf_runner_run(&ctx, runs, n, &o->runner);
+	for (size_t i = 0; i < n; i++) {
+		/* without an inventory, the checks that need one are undecided, not skipped */
+		if (!ctx.node && node_err && (runs[i].check->flags & PF_CHECK_NEEDS_NODE)) {
+			pf_add(&runs[i].res, PF_STATUS_ERROR, NULL, "%s", node_err);
+			pf_result_finish(&runs[i].res);
+			continue;
+		}
+		pf_runner_run(&ctx, &runs[i], 1, &o->runner);
+	}
 
 	report.root = pf_fs_root(fs);
 	report.profile = o->prof.name ? o->prof.name : "generic";
