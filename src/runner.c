@@ -262,7 +262,9 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		struct pf_run *run = &runs[i];
 		double t0 = now_ms();
 
-		run->timeout_s = opts->timeout_s ? opts->timeout_s : run->check->timeout_s;
+		run->timeout_s = opts->timeout_s ? opts->timeout_s
+				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)
+				 : run->check->timeout_s;
 		if (opts->no_fork)
 			pf_run_inline(ctx, run);
 		else

@@ -74,6 +74,11 @@ struct pf_check {
 	const struct pf_param *params; /* PF_PARAM_END-terminated, may be NULL */
 	size_t cfg_size;
 	unsigned int timeout_s; /* default deadline in the runner */
+	/*
+	 * Optional: the deadline for a given config (a traffic check's run time
+	 * follows its settings); overrides timeout_s, --timeout overrides both.
+	 */
+	unsigned int (*deadline_s)(const void *cfg);
 	unsigned int flags;
 	/*
 	 * Fill @res.  Return 0 once findings are recorded, or -errno when the

@@ -4,6 +4,7 @@
  * tests (see fake_verbs.h).
  */
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ struct fctx {
 	struct ibv_context ctx;
 	int idx;
 	uint64_t clock_ns;     /* virtual time */
-	uint64_t wire_free_ns; /* when the wire is idle again */
+	double wire_free_ns;   /* when the wire is idle again */
 };
 
 struct fcq {
@@ -655,9 +656,9 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		} else {
 			q->error = true;
 		}
-		if (c->wire_free_ns < c->clock_ns)
-			c->wire_free_ns = c->clock_ns;
-		c->wire_free_ns += (uint64_t)((double)len * 8 /
+		if (c->wire_free_ns < (double)c->clock_ns)
+			c->wire_free_ns = (double)c->clock_ns;
+		c->wire_free_ns += ((double)len * 8 /
 					      (d->gpu_gbps > 0 && local && gpu_mem(local)
 						       ? d->gpu_gbps : d->gbps));
 		if (pf_fake_verbs.on_wr)
@@ -667,7 +668,7 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		if (st != IBV_WC_SUCCESS || (wr->send_flags & IBV_SEND_SIGNALED)) {
 			if (st == IBV_WC_SUCCESS)
 				pf_fake_verbs.signalled++;
-			r = complete(q, wr->wr_id, st, c->wire_free_ns);
+			r = complete(q, wr->wr_id, st, (uint64_t)ceil(c->wire_free_ns));
 			if (r)
 				break;
 		}

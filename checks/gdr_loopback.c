@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gdr_loopback - RDMA WRITE loopback bandwidth per GPU/NIC pair, from host
+ * memory and from GPU memory (GPUDirect RDMA), like perftest's ib_write_bw.
+ *
+ * Pairs: each GPU with its nearest NIC (src/gpu_nic.c, the map gpu_nic_numa
+ * reports), or the `pairs` list; without GPUs, every RDMA port.  Per NIC
+ * port a host-memory run (buffers on the NIC's NUMA node), then per pair a
+ * GPU-memory run (nvidia-peermem or DMA-BUF registration), through the
+ * engine in src/loopback.c.  Verdicts: host >= host_min_fraction of the
+ * port rate (warn below host_warn_fraction), GPU >= gpu_min_fraction of
+ * the same NIC's host figure, the written data intact, and no transport or
+ * port error counter of the port increasing across its runs.
+ *
+ * The check's deadline comes from its settings (gdr_loopback_deadline_s):
+ * 15 s, plus per run (two per pair: host and GPU) the time the timed and
+ * warm-up WRs take at 25 Gb/s (or duration_ms) plus 2 s of setup and one
+ * completion timeout, for up to 8 pairs one after another (one round when
+ * `parallel`).  --timeout overrides it.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/gpu.h"
+#include "preflight/gpu_nic.h"
+#include "preflight/loopback.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+struct gdr_loopback_cfg {
+	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
+	double host_min_fraction, host_warn_fraction, gpu_min_fraction;
+	char *pairs;
+	bool use_gpu, parallel;
+	char *gpu_reg;
+};
+
+static const struct pf_param gdr_loopback_params[] = {
+	PF_PARAM_U64(struct gdr_loopback_cfg, msg_size, "8388608", 1, 1073741824, "bytes",
+		     "bytes per RDMA WRITE (ib_write_bw -s; AzNHC uses 8 MiB, perftest 64 KiB)"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, tx_depth, "128", 1, 8192, "WRs",
+		     "WRITEs outstanding (ib_write_bw -t)"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, cq_mod, "100", 1, 8192, "WRs",
+		     "signal every cq_mod-th WRITE (ib_write_bw -Q; at most tx_depth)"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, iterations, "5000", 1, 1e9, "WRs",
+		     "timed WRITEs per run (ib_write_bw -n)"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, warmup, "1000", 0, 1e9, "WRs",
+		     "WRITEs before the timed run"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, duration_ms, "0", 0, 600000, "ms",
+		     "time the run by duration instead of iterations (0: iterations)"),
+	PF_PARAM_U64(struct gdr_loopback_cfg, timeout_ms, "2000", 10, 60000, "ms",
+		     "a run with no completion for this long fails"),
+	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, host_min_fraction, "0.90", 0, 1, "of port rate",
+			"host-memory bandwidth below this fraction of the port rate fails"),
+	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, host_warn_fraction, "0.95", 0, 1,
+			"of port rate", "host-memory bandwidth below this fraction warns"),
+	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, gpu_min_fraction, "0.90", 0, 1,
+			"of host bandwidth",
+			"GPU-memory bandwidth below this fraction of the NIC's host figure fails"),
+	PF_PARAM_STRING(struct gdr_loopback_cfg, pairs, "",
+			"explicit pairs \"GPU_BDF=mlx5_0/1,...\" (a bare \"mlx5_2/1\" runs host "
+			"memory only); empty: each GPU with its nearest NIC"),
+	PF_PARAM_BOOL(struct gdr_loopback_cfg, use_gpu, "true",
+		      "also run from GPU memory (GPUDirect RDMA)"),
+	PF_PARAM_BOOL(struct gdr_loopback_cfg, parallel, "false",
+		      "run all NICs at once (loads PCIe like a job) instead of one after another"),
+	PF_PARAM_STRING(struct gdr_loopback_cfg, gpu_reg, "auto",
+			"GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf"),
+	PF_PARAM_END,
+};
+
+#define MAX_DEADLINE_PAIRS 8
+
+/* Seconds the runner gives the check for these settings (see the header). */
+static unsigned int gdr_loopback_deadline_s(const void *config)
+{
+	const struct gdr_loopback_cfg *cfg = config;
+	double run_s, total;
+
+	if (cfg->duration_ms)
+		run_s = (double)cfg->duration_ms / 1000 +
+			(double)cfg->warmup * (double)cfg->msg_size * 8 / 25e9;
+	else
+		run_s = (double)(cfg->warmup + cfg->iterations) * (double)cfg->msg_size * 8 / 25e9;
+	run_s += 2 + (double)cfg->timeout_ms / 1000;
+	total = 15 + run_s * (cfg->use_gpu ? 2 : 1) * (cfg->parallel ? 1 : MAX_DEADLINE_PAIRS);
+	return total > 86400 ? 86400 : (unsigned int)total + 1;
+}
+
+/* Counters whose increase during our own traffic fails (interfaces.md §6.5 item 4). */
+static const struct {
+	const char *name;
+	bool hw;
+	unsigned char width;
+} ctrs[] = {
+	{ "local_ack_timeout_err", true, 32 },
+	{ "out_of_sequence", true, 32 },
+	{ "packet_seq_err", true, 32 },
+	{ "implied_nak_seq_err", true, 32 },
+	{ "rnr_nak_retry_err", true, 32 },
+	{ "req_transport_retries_exceeded", true, 32 },
+	{ "req_rnr_retries_exceeded", true, 32 },
+	{ "req_cqe_error", true, 32 },
+	{ "resp_cqe_error", true, 32 },
+	{ "rx_icrc_encapsulated", true, 64 },
+	{ "port_xmit_discards", false, 16 },
+	{ "port_rcv_errors", false, 16 },
+	{ "symbol_error", false, 16 },
+	{ "link_downed", false, 8 },
+	{ "link_error_recovery", false, 8 },
+	{ "local_link_integrity_errors", false, 4 },
+	{ "excessive_buffer_overrun_errors", false, 4 },
+};
+
+#define N_CTRS PF_ARRAY_SIZE(ctrs)
+
+struct counters {
+	uint64_t v[N_CTRS];
+	bool have[N_CTRS];
+};
+
+/* One NIC port under test. */
+struct nic {
+	const struct pf_rdma_dev *dev;
+	const struct pf_rdma_port *port;
+	char subject[64];     /* "mlx5_0/1" */
+	int numa;
+	int gid_index;
+	char ip[16];
+	bool usable;
+	struct counters before, after;
+	struct pf_lb_opts opts;
+	struct pf_lb_result res;
+	int rc;
+	bool ran;
+};
+
+/* One GPU-memory run. */
+struct pair {
+	char gpu[16];
+	size_t nic;
+	char subject[96];     /* "0000:17:00.0 -> mlx5_0/1" */
+	pf_CUdevice cuda_dev;
+	struct pf_lb_opts opts;
+	struct pf_lb_result res;
+	int rc;
+	bool ran;
+};
+
+struct plan {
+	struct nic *nics;
+	size_t n_nics;
+	struct pair *pairs;
+	size_t n_pairs;
+};
+
+static void read_counters(const struct pf_fs *fs, const struct nic *n, struct counters *c)
+{
+	*c = (struct counters){ 0 };
+	for (size_t i = 0; i < N_CTRS; i++) {
+		pf_autofree char *text = NULL;
+
+		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
+				     n->dev->name, n->port->num,
+				     ctrs[i].hw ? "hw_counters" : "counters", ctrs[i].name) < 0)
+			continue;
+		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
+	}
+}
+
+/* Index of the NIC port @dev/@port in the plan, adding it; -1 if unknown to the inventory. */
+static ssize_t plan_nic(const struct pf_ctx *ctx, struct plan *p, const struct pf_rdma_dev *dev,
+			unsigned int portnum)
+{
+	const struct pf_rdma_port *port = NULL;
+	struct nic *n;
+
+	for (size_t i = 0; i < p->n_nics; i++)
+		if (p->nics[i].dev == dev && p->nics[i].port->num == portnum)
+			return (ssize_t)i;
+	for (size_t i = 0; i < dev->n_ports; i++)
+		if (dev->ports[i].num == portnum)
+			port = &dev->ports[i];
+	if (!port)
+		return -1;
+	p->nics = pf_xrealloc(p->nics, (p->n_nics + 1) * sizeof(*p->nics));
+	n = &p->nics[p->n_nics];
+	*n = (struct nic){ .dev = dev, .port = port, .numa = -1, .gid_index = -1 };
+	snprintf(n->subject, sizeof(n->subject), "%s/%u", dev->name, portnum);
+	if (dev->pci >= 0)
+		n->numa = pf_node_effective_numa(ctx->node, &ctx->node->pci[dev->pci]);
+	if (port->link_layer == PF_LINK_ETH &&
+	    pf_loopback_roce_gid(ctx->fs, dev->name, portnum, &n->gid_index, n->ip) < 0)
+		n->gid_index = -1;
+	return (ssize_t)p->n_nics++;
+}
+
+static void plan_pair(struct plan *p, const char *gpu, size_t nic)
+{
+	struct pair *q;
+
+	p->pairs = pf_xrealloc(p->pairs, (p->n_pairs + 1) * sizeof(*p->pairs));
+	q = &p->pairs[p->n_pairs++];
+	*q = (struct pair){ .nic = nic, .cuda_dev = -1 };
+	snprintf(q->gpu, sizeof(q->gpu), "%s", gpu);
+	snprintf(q->subject, sizeof(q->subject), "%s -> %s", gpu, p->nics[nic].subject);
+}
+
+/* "BDF=mlx5_0/1" or "mlx5_0[/1]"; errors become findings. */
+static int plan_explicit(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+			 struct plan *p, struct pf_result *res)
+{
+	pf_autofree char *list = pf_xstrdup(cfg->pairs);
+	char *save = NULL;
+
+	for (char *tok = strtok_r(list, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		char *eq = strchr(tok, '='), *nicname = eq ? eq + 1 : tok, *slash;
+		const struct pf_rdma_dev *dev;
+		unsigned int portnum = 1;
+		char gpu[16] = "";
+		ssize_t ni;
+
+		if (eq) {
+			*eq = '\0';
+			if (pf_bdf_normalize(tok, gpu) < 0 || pf_node_pci_index(ctx->node, gpu) < 0)
+				return pf_error(res, -EINVAL, "gdr_loopback.pairs: '%s' is not a GPU "
+						"on this node's PCI bus", tok);
+		}
+		slash = strchr(nicname, '/');
+		if (slash) {
+			uint64_t v;
+
+			*slash = '\0';
+			if (pf_parse_u64(slash + 1, &v) < 0 || v == 0 || v > 255)
+				return pf_error(res, -EINVAL, "gdr_loopback.pairs: bad port number "
+						"'%s'", slash + 1);
+			portnum = (unsigned int)v;
+		}
+		dev = pf_node_rdma(ctx->node, nicname);
+		if (!dev)
+			return pf_error(res, -ENODEV, "gdr_loopback.pairs: no RDMA device '%s' in "
+					"/sys/class/infiniband", nicname);
+		ni = plan_nic(ctx, p, dev, portnum);
+		if (ni < 0)
+			return pf_error(res, -ENODEV, "gdr_loopback.pairs: %s has no port %u", nicname,
+					portnum);
+		if (gpu[0] && cfg->use_gpu)
+			plan_pair(p, gpu, (size_t)ni);
+	}
+	return 0;
+}
+
+static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+			struct plan *p)
+{
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
+	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
+	size_t n_paired = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_rdma_dev *dev;
+		ssize_t ni;
+
+		if (pairs[i].nic < 0)
+			continue;
+		dev = &node->rdma[pairs[i].nic];
+		if (!dev->n_ports)
+			continue;
+		ni = plan_nic(ctx, p, dev, dev->ports[0].num);
+		if (ni < 0)
+			continue;
+		n_paired++;
+		if (cfg->use_gpu)
+			plan_pair(p, pairs[i].gpu->bdf, (size_t)ni);
+	}
+	if (n_paired)
+		return 0;
+	/* no GPU (or none placed): host memory on every port */
+	for (size_t i = 0; i < node->n_rdma; i++)
+		for (size_t j = 0; j < node->rdma[i].n_ports; j++)
+			plan_nic(ctx, p, &node->rdma[i], node->rdma[i].ports[j].num);
+	return 0;
+}
+
+static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_api *api,
+		      const struct nic *n, struct pf_lb_opts *o)
+{
+	pf_lb_opts_default(o);
+	o->api = api;
+	o->dev = n->dev->name;
+	o->port = n->port->num;
+	o->gid_index = n->gid_index;
+	o->msg_size = cfg->msg_size;
+	o->tx_depth = (unsigned int)cfg->tx_depth;
+	o->cq_mod = (unsigned int)cfg->cq_mod;
+	o->warmup = cfg->warmup;
+	o->iterations = cfg->iterations;
+	o->duration_ms = cfg->duration_ms;
+	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	o->numa_node = n->numa;
+}
+
+struct job {
+	const struct pf_lb_opts *opts;
+	struct pf_lb_result *res;
+	int *rc;
+	pthread_t thread;
+	bool started;
+};
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+
+	*j->rc = pf_loopback_run(j->opts, j->res);
+	return NULL;
+}
+
+/* Run @n jobs one after another, or all at once. */
+static void run_jobs(struct job *jobs, size_t n, bool parallel)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (parallel && pthread_create(&jobs[i].thread, NULL, job_main, &jobs[i]) == 0)
+			jobs[i].started = true;
+		else
+			job_main(&jobs[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].started)
+			pthread_join(jobs[i].thread, NULL);
+}
+
+static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
+			const struct pf_lb_result *r)
+{
+	pf_obs_str(f, "memory", o->mem == PF_LB_GPU ? "gpu" : "host");
+	pf_obs_num(f, "msg_size", (double)o->msg_size);
+	pf_obs_num(f, "tx_depth", o->tx_depth);
+	if (r->stage == PF_LB_DONE || r->stage == PF_LB_VERIFY) {
+		pf_obs_num(f, "gbps", r->gbps);
+		pf_obs_num(f, "iterations", (double)r->iterations);
+		pf_obs_num(f, "seconds", r->seconds);
+	}
+	if (r->reg)
+		pf_obs_str(f, "registration", r->reg);
+	if (o->mem == PF_LB_HOST && r->reg)
+		pf_obs_bool(f, "numa_local", r->numa_local);
+	if (r->mtu)
+		pf_obs_num(f, "path_mtu", r->mtu);
+	if (o->gid_index >= 0)
+		pf_obs_num(f, "gid_index", o->gid_index);
+	if (r->stage != PF_LB_DONE)
+		pf_obs_str(f, "stage", pf_lb_stage_name(r->stage));
+	if (r->wc_status)
+		pf_obs_str(f, "wc_status", pf_ibv_wc_status_name(r->wc_status));
+	if (r->note[0])
+		pf_obs_str(f, "note", r->note);
+}
+
+/* A run that did not produce a figure: fail with the engine's reason. */
+static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
+			     const struct pf_lb_opts *o, const struct pf_lb_result *r)
+{
+	struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s",
+				      subject, o->mem == PF_LB_GPU ? "GPU-memory" : "host-memory",
+				      r->err);
+
+	observe_run(f, o, r);
+	switch (rc) {
+	case -EBADMSG:
+		pf_remedy(f, "data written by the NIC arrived corrupted: check the PCIe link of "
+			  "the NIC%s (pcie_link check, AER errors in dmesg), update the NIC "
+			  "firmware, and replace the card if it persists",
+			  o->mem == PF_LB_GPU ? " and of the GPU, and ACS/IOMMU settings on the "
+						"switch between them" : "");
+		break;
+	case -EFAULT:
+		pf_remedy(f, "%s", o->mem == PF_LB_GPU
+			  ? "load nvidia_peermem (modprobe nvidia-peermem) or use the DMA-BUF path "
+			    "(NVIDIA open kernel modules, CUDA >= 11.7, rdma-core >= 34); see the "
+			    "nvidia_peermem check"
+			  : "raise RLIMIT_MEMLOCK to unlimited (see the memlock check)");
+		break;
+	case -ETIMEDOUT:
+	case -EIO:
+		pf_remedy(f, "the NIC stopped completing WRITEs: look for errors in dmesg "
+			  "(mlx5_core), check the port_errors and pfc_pause checks, reset the "
+			  "device (mlxfwreset) or reboot");
+		break;
+	case -ENETDOWN:
+	case -EADDRNOTAVAIL:
+		pf_remedy(f, "bring the port up with an address: IB needs a subnet manager (LID), "
+			  "RoCE an IPv4 address on the netdev (RoCE v2 GID); see nic_link_speed");
+		break;
+	default:
+		pf_remedy(f, "run ib_write_bw -d %s -i %u on this port to reproduce; check "
+			  "ibv_devinfo and dmesg", o->dev, o->port);
+		break;
+	}
+}
+
+static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
+		       const struct nic *n)
+{
+	double rate = n->port->rate_gbps, min = rate * cfg->host_min_fraction,
+	       warn = rate * cfg->host_warn_fraction, bw = n->res.gbps;
+	struct pf_finding *f;
+
+	if (n->rc) {
+		judge_failed_run(res, n->subject, n->rc, &n->opts, &n->res);
+		return;
+	}
+	if (rate <= 0) {
+		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s; the port "
+			   "rate is unknown, so it is not judged", n->subject, bw);
+		pf_remedy(f, "check /sys/class/infiniband/%s/ports/%u/rate", n->dev->name,
+			  n->port->num);
+	} else if (bw < min) {
+		f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
+			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, 100 * cfg->host_min_fraction);
+		pf_remedy(f, "the NIC cannot reach its port rate from host memory: check its PCIe "
+			  "link (pcie_link check: speed and width), the NUMA placement of the "
+			  "buffers, PCIe relaxed ordering and MaxReadReq (mlxconfig), and the NIC "
+			  "firmware; compare with ib_write_bw -d %s --report_gbits", n->dev->name);
+	} else if (bw < warn) {
+		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
+			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, 100 * cfg->host_warn_fraction);
+		pf_remedy(f, "close to the limit: rerun with a larger msg_size or more iterations; "
+			  "check the PCIe link and NUMA placement of %s", n->dev->name);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
+			   "the %.0f Gb/s port rate", n->subject, bw, 100 * bw / rate, rate);
+	}
+	observe_run(f, &n->opts, &n->res);
+	pf_obs_num(f, "port_rate_gbps", rate);
+	pf_exp_num(f, "min_gbps", min);
+	pf_exp_num(f, "warn_below_gbps", warn);
+}
+
+static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
+		      const struct plan *p, const struct pair *q)
+{
+	const struct nic *n = &p->nics[q->nic];
+	bool have_host = n->ran && !n->rc;
+	double ref = have_host ? n->res.gbps : n->port->rate_gbps * cfg->host_min_fraction;
+	double min = ref * cfg->gpu_min_fraction, bw = q->res.gbps;
+	struct pf_finding *f;
+
+	if (q->rc) {
+		judge_failed_run(res, q->subject, q->rc, &q->opts, &q->res);
+		return;
+	}
+	if (ref <= 0) {
+		f = pf_add(res, PF_STATUS_WARN, q->subject, "%s: GPU memory %.1f Gb/s via %s; no "
+			   "host figure or port rate to judge it against", q->subject, bw,
+			   q->res.reg);
+		pf_remedy(f, "check the host-memory run of %s", n->subject);
+	} else if (bw < min) {
+		f = pf_add(res, PF_STATUS_FAIL, q->subject, "%s: GPU memory %.1f Gb/s via %s, %.0f%% "
+			   "of %s %.1f Gb/s, below %.0f%%", q->subject, bw, q->res.reg,
+			   100 * bw / ref, have_host ? "host memory" : "the port's minimum", ref,
+			   100 * cfg->gpu_min_fraction);
+		pf_remedy(f, "GPUDirect RDMA is slow on this pair: check that GPU and NIC share a "
+			  "PCIe switch (gpu_nic_numa), that ACS is off on that switch and the IOMMU "
+			  "in passthrough (nvidia_peermem check), the GPU's PCIe link (pcie_link), "
+			  "and the GPU clocks; compare with ib_write_bw -d %s --use_cuda",
+			  n->dev->name);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, q->subject, "%s: GPU memory %.1f Gb/s via %s, %.0f%% "
+			   "of %s", q->subject, bw, q->res.reg, 100 * bw / ref,
+			   have_host ? "host memory" : "the port's minimum");
+	}
+	observe_run(f, &q->opts, &q->res);
+	pf_obs_num(f, "reference_gbps", ref);
+	pf_exp_num(f, "min_gbps", min);
+}
+
+static void judge_counters(struct pf_result *res, const struct nic *n)
+{
+	char list[256] = "";
+	size_t used = 0, n_judged = 0, n_up = 0;
+	cJSON *inc = cJSON_CreateObject();
+	struct pf_finding *f;
+	char subject[96];
+
+	for (size_t i = 0; i < N_CTRS; i++) {
+		struct pf_counter_delta d;
+
+		if (!n->before.have[i] || !n->after.have[i])
+			continue;
+		if (pf_counter_delta(n->before.v[i], n->after.v[i], ctrs[i].width, !ctrs[i].hw,
+				     &d) < 0 &&
+		    pf_counter_delta(n->before.v[i], n->after.v[i], 64, false, &d) < 0)
+			continue;
+		n_judged++;
+		if (!d.delta)
+			continue;
+		n_up++;
+		cJSON_AddNumberToObject(inc, ctrs[i].name, (double)d.delta);
+		if (used + 2 < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s +%llu",
+						 used ? ", " : "", ctrs[i].name,
+						 (unsigned long long)d.delta);
+	}
+	if (!n_judged) {
+		cJSON_Delete(inc);
+		return; /* no counters: said in the host finding's observed values */
+	}
+	snprintf(subject, sizeof(subject), "%s counters", n->subject);
+	if (n_up) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: error counters rose during the "
+			   "loopback: %s", n->subject, list);
+		pf_remedy(f, "the loopback never leaves the NIC, so these come from the NIC or its "
+			  "host path: on RoCE check PFC/ECN (pfc_pause), look for mlx5_core errors "
+			  "in dmesg, update the firmware; rerun to confirm");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: none of %zu error counters rose "
+			   "during the loopback", n->subject, n_judged);
+	}
+	pf_obs_json(f, "increased", inc);
+	pf_obs_num(f, "counters_judged", (double)n_judged);
+	pf_exp_num(f, "max_increase", 0);
+}
+
+/* CUDA device ordinals of the pairs' GPUs; a GPU CUDA does not see fails its pair. */
+static int map_cuda(const struct pf_ctx *ctx, struct plan *p, const struct pf_cuda_table **ret_cu,
+		    char **ret_err)
+{
+	pf_autofree char (*bdfs)[16] = NULL;
+	const struct pf_gpu_provider *gp = ctx->prov->gpu;
+	pf_CUresult cr = 0;
+	char buf[160];
+	int r, n;
+
+	if (!gp || !gp->cuda) {
+		*ret_err = pf_xstrdup("no CUDA provider");
+		return -ENOSYS;
+	}
+	r = gp->cuda(ret_cu, ret_err);
+	if (r < 0)
+		return r;
+	n = pf_cuda_devices(*ret_cu, &bdfs, &cr);
+	if (n < 0) {
+		*ret_err = pf_xasprintf("CUDA cannot list GPUs: %s",
+					pf_cuda_strerror(*ret_cu, cr, buf, sizeof(buf)));
+		return n;
+	}
+	for (size_t i = 0; i < p->n_pairs; i++)
+		for (int j = 0; j < n; j++)
+			if (strcmp(bdfs[j], p->pairs[i].gpu) == 0)
+				p->pairs[i].cuda_dev = j;
+	return 0;
+}
+
+static enum pf_lb_reg reg_mode(const char *s)
+{
+	if (strcmp(s, "peermem") == 0)
+		return PF_LB_REG_PEERMEM;
+	if (strcmp(s, "dmabuf") == 0)
+		return PF_LB_REG_DMABUF;
+	return PF_LB_REG_AUTO;
+}
+
+static void plan_free(struct plan *p)
+{
+	free(p->nics);
+	free(p->pairs);
+}
+
+static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct gdr_loopback_cfg *cfg = config;
+	const struct pf_verbs_api *api = NULL;
+	const struct pf_cuda_table *cu = NULL;
+	pf_autofree char *err = NULL, *cuda_err = NULL;
+	pf_autofree struct job *jobs = NULL;
+	struct ibv_device **list;
+	struct plan p = { 0 };
+	size_t n_jobs = 0, n_fail = 0;
+	int r, n_dev = 0, cuda_rc = 0;
+	double host_lo = 0, host_hi = 0, gpu_lo = 0, gpu_hi = 0;
+	const char *reg_used = NULL;
+
+	if (!ctx->node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	if (strcmp(cfg->gpu_reg, "auto") && strcmp(cfg->gpu_reg, "peermem") &&
+	    strcmp(cfg->gpu_reg, "dmabuf"))
+		return pf_error(res, -EINVAL, "gpu_reg '%s' is not auto, peermem or dmabuf",
+				cfg->gpu_reg);
+	if (cfg->host_warn_fraction < cfg->host_min_fraction)
+		return pf_error(res, -EINVAL, "host_warn_fraction %.2f is below host_min_fraction "
+				"%.2f", cfg->host_warn_fraction, cfg->host_min_fraction);
+	if (!ctx->node->n_rdma)
+		return pf_skip(res, "no RDMA devices in /sys/class/infiniband");
+	if (!ctx->prov->verbs)
+		return pf_skip(res, "a recorded root cannot send traffic: run gdr_loopback on the "
+			       "node itself");
+	r = ctx->prov->verbs(&api, &err);
+	if (r < 0) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s", err);
+
+		pf_remedy(f, "apt-get install ibverbs-providers (Debian/Ubuntu) or dnf install "
+			  "rdma-core (RHEL); MOFED/DOCA ships it too");
+		return 0;
+	}
+	/* libibverbs' own view: ENOSYS without ib_uverbs, or an empty list */
+	errno = 0;
+	list = api->get_device_list(&n_dev);
+	if (!list || n_dev == 0) {
+		int e = errno;
+
+		if (list)
+			api->free_device_list(list);
+		return pf_skip(res, "libibverbs lists no RDMA devices%s%s%s",
+			       !list ? " (" : "", !list ? strerror(e ? e : ENODEV) : "",
+			       !list ? e == ENOSYS ? ": ib_uverbs not loaded?)" : ")" : "");
+	}
+	api->free_device_list(list);
+
+	r = cfg->pairs[0] ? plan_explicit(ctx, cfg, &p, res) : plan_default(ctx, cfg, &p);
+	if (r < 0) {
+		plan_free(&p);
+		return r;
+	}
+	if (!p.n_nics) {
+		plan_free(&p);
+		return pf_skip(res, "no RDMA port to test");
+	}
+	if (p.n_pairs) {
+		cuda_rc = map_cuda(ctx, &p, &cu, &cuda_err);
+		if (cuda_rc < 0) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "GPU-memory runs "
+						      "impossible: %s", cuda_err);
+
+			pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
+				  "gdr_loopback.use_gpu=false to test host memory only");
+			p.n_pairs = 0;
+		}
+	}
+
+	jobs = pf_xcalloc(p.n_nics + p.n_pairs + 1, sizeof(*jobs));
+	for (size_t i = 0; i < p.n_nics; i++) {
+		struct nic *n = &p.nics[i];
+
+		base_opts(cfg, api, n, &n->opts);
+		n->opts.mem = PF_LB_HOST;
+		n->usable = n->port->state == 0 || n->port->state == 4;
+		if (!n->usable) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s is %s: no "
+						      "loopback possible", n->subject,
+						      n->port->state_name ? n->port->state_name
+									  : "not ACTIVE");
+
+			pf_remedy(f, "bring the link up first (see the nic_link_speed check)");
+			continue;
+		}
+		read_counters(ctx->fs, n, &n->before);
+		jobs[n_jobs++] = (struct job){ .opts = &n->opts, .res = &n->res, .rc = &n->rc };
+		n->ran = true;
+	}
+	run_jobs(jobs, n_jobs, cfg->parallel);
+	n_jobs = 0;
+	for (size_t i = 0; i < p.n_pairs; i++) {
+		struct pair *q = &p.pairs[i];
+		struct nic *n = &p.nics[q->nic];
+
+		if (!n->usable)
+			continue;
+		if (q->cuda_dev < 0) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, q->subject, "%s: CUDA does "
+						      "not see GPU %s", q->subject, q->gpu);
+
+			pf_remedy(f, "see the gpu_inventory check (CUDA_VISIBLE_DEVICES, driver "
+				  "binding, fabric manager)");
+			continue;
+		}
+		base_opts(cfg, api, n, &q->opts);
+		q->opts.mem = PF_LB_GPU;
+		q->opts.cu = cu;
+		q->opts.gpu = q->cuda_dev;
+		q->opts.export_dmabuf = api->cu_export_dmabuf;
+		q->opts.reg = reg_mode(cfg->gpu_reg);
+		jobs[n_jobs++] = (struct job){ .opts = &q->opts, .res = &q->res, .rc = &q->rc };
+		q->ran = true;
+	}
+	run_jobs(jobs, n_jobs, cfg->parallel);
+
+	for (size_t i = 0; i < p.n_nics; i++) {
+		struct nic *n = &p.nics[i];
+
+		if (!n->ran)
+			continue;
+		read_counters(ctx->fs, n, &n->after);
+		judge_host(res, cfg, n);
+		judge_counters(res, n);
+		if (n->rc) {
+			n_fail++;
+		} else {
+			host_lo = host_lo && host_lo < n->res.gbps ? host_lo : n->res.gbps;
+			host_hi = host_hi > n->res.gbps ? host_hi : n->res.gbps;
+		}
+	}
+	for (size_t i = 0; i < p.n_pairs; i++) {
+		struct pair *q = &p.pairs[i];
+
+		if (!q->ran)
+			continue;
+		judge_gpu(res, cfg, &p, q);
+		if (q->rc) {
+			n_fail++;
+		} else {
+			gpu_lo = gpu_lo && gpu_lo < q->res.gbps ? gpu_lo : q->res.gbps;
+			gpu_hi = gpu_hi > q->res.gbps ? gpu_hi : q->res.gbps;
+			reg_used = q->res.reg;
+		}
+	}
+	if (host_hi > 0 || gpu_hi > 0) {
+		char gpu[96] = "";
+
+		if (gpu_hi > 0)
+			snprintf(gpu, sizeof(gpu), ", GPU %.1f-%.1f Gb/s via %s", gpu_lo, gpu_hi,
+				 reg_used);
+		pf_summary(res, "%zu port%s, %zu GPU pair%s%s: host %.1f-%.1f Gb/s%s%s",
+			   p.n_nics, p.n_nics == 1 ? "" : "s", p.n_pairs, p.n_pairs == 1 ? "" : "s",
+			   cfg->parallel ? " in parallel" : "", host_lo, host_hi, gpu,
+			   n_fail ? "; some runs failed" : "");
+	}
+	plan_free(&p);
+	return 0;
+}
+
+const struct pf_check pf_check_gdr_loopback = {
+	.name = "gdr_loopback",
+	.summary = "RDMA WRITE loopback bandwidth per GPU/NIC pair, host and GPU memory",
+	.tags = "rdma,gpu,gdr,traffic",
+	.reads = "libibverbs (RC QPs on each paired port), CUDA (GPU buffers), the inventory "
+		 "(GPU -> nearest NIC, port rate, NUMA node), /sys/class/infiniband/*/ports/*/"
+		 "{gids,gid_attrs/types} (RoCE v2 GID), {counters,hw_counters}/ before and after",
+	.params = gdr_loopback_params,
+	.cfg_size = sizeof(struct gdr_loopback_cfg),
+	.timeout_s = 300,
+	.deadline_s = gdr_loopback_deadline_s,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_TRAFFIC,
+	.run = gdr_loopback_run,
+};

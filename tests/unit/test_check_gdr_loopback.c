@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_check_gdr_loopback.c - the gdr_loopback check on generated roots
+ * (tests/gen_root.py) with the software verbs device and the fake CUDA:
+ * pairing, verdict rules, counters, RoCE GIDs from sysfs, skips and errors.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_gpu.h"
+#include "fake_verbs.h"
+#include "preflight/registry.h"
+#include "testutil.h"
+
+static char gpus[8][16];
+static const char *gpu_ptrs[8];
+static int n_gpus;
+static char *counter_file;
+
+/* The NVIDIA GPUs gen_root.py wrote, in directory order. */
+static void scan_gpus(const char *root)
+{
+	char dir[512];
+	struct dirent **ents;
+	int n;
+
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", root);
+	n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n > 0);
+	n_gpus = 0;
+	for (int i = 0; i < n; i++) {
+		char path[1024], buf[16] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s/vendor", dir, ents[i]->d_name);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (strncmp(buf, "0x10de", 6) == 0 && n_gpus < 8) {
+			snprintf(gpus[n_gpus], sizeof(gpus[0]), "%.15s", ents[i]->d_name);
+			gpu_ptrs[n_gpus] = gpus[n_gpus];
+			n_gpus++;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* A generated node with the fake verbs device and CUDA set up to match. */
+static char *setup(const char *args, int n_nics, uint8_t ll)
+{
+	char *root = pf_test_gen_root(args);
+
+	scan_gpus(root);
+	pf_fake_gpu_reset(n_gpus, gpu_ptrs);
+	pf_fake_verbs_reset(n_nics, ll);
+	return root;
+}
+
+static void teardown(char *root)
+{
+	pf_test_rmtree(root);
+	free(root);
+}
+
+/* Small, fast runs: the fake's clock is virtual, but the memcpy is real. */
+#define FAST "gdr_loopback.msg_size=65536", "gdr_loopback.iterations=500", \
+	     "gdr_loopback.warmup=50"
+
+static void run(const char *root, const char *const *sets, struct pf_result *res)
+{
+	pf_result_init(res);
+	pf_test_run_check("gdr_loopback", root, pf_fake_verbs_providers(), sets, res);
+}
+
+static const struct pf_finding *finding(const struct pf_result *res, const char *subject)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (!f)
+		fail_msg("no finding for '%s'", subject);
+	return f;
+}
+
+static double obs_num(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->observed, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static const char *obs_str(const struct pf_finding *f, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->observed, key);
+
+	assert_true(cJSON_IsString(v));
+	return v->valuestring;
+}
+
+static void test_pass(void **state)
+{
+	char *root = setup("--gpus 2 --nics 2", 2, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.devs[0].gbps = pf_fake_verbs.devs[1].gbps = 392;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_float_equal(obs_num(f, "gbps"), 392, 0.05);
+	assert_float_equal(obs_num(f, "port_rate_gbps"), 400, 0.001);
+	assert_string_equal(obs_str(f, "registration"), "host");
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "registration"), "peermem");
+	snprintf(subject, sizeof(subject), "%s -> mlx5_1/1", gpus[1]);
+	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
+	assert_int_equal(finding(&res, "mlx5_1/1 counters")->status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "2 ports, 2 GPU pairs"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+	assert_int_equal(pf_fake.allocs, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_host_thresholds(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.use_gpu=false", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* 0.93 of 400: below the 0.95 warning line */
+	pf_fake_verbs.devs[0].gbps = 372;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(f->remedy);
+	assert_int_equal(res.n_findings, 2); /* no GPU run: host and counters */
+	pf_result_release(&res);
+
+	/* 0.875 of 400: below 0.90 */
+	pf_fake_verbs.devs[0].gbps = 350;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "below 90%"));
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	/* the profile moves the line */
+	{
+		const char *lax[] = { FAST, "gdr_loopback.use_gpu=false",
+				      "gdr_loopback.host_min_fraction=0.8",
+				      "gdr_loopback.host_warn_fraction=0.85", NULL };
+
+		run(root, lax, &res);
+		assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+		pf_result_release(&res);
+	}
+	teardown(root);
+}
+
+static void test_gpu_threshold(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	pf_fake_verbs.devs[0].gbps = 396;
+	pf_fake_verbs.devs[0].gpu_gbps = 0.85 * 396;
+	run(root, sets, &res);
+	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_float_equal(obs_num(f, "reference_gbps"), 396, 0.05);
+	assert_non_null(strstr(f->message, "of host memory"));
+	pf_result_release(&res);
+
+	pf_fake_verbs.devs[0].gpu_gbps = 0.92 * 396;
+	run(root, sets, &res);
+	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* no peermem: DMA-BUF, reported */
+	pf_fake_verbs.peermem = false;
+	run(root, sets, &res);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "registration"), "dmabuf");
+	assert_non_null(strstr(obs_str(f, "note"), "peermem"));
+	pf_result_release(&res);
+
+	/* neither: the pair fails with a remedy naming both paths */
+	pf_fake_verbs.dmabuf = false;
+	run(root, sets, &res);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->remedy, "nvidia-peermem"));
+	assert_int_equal(pf_fake.allocs, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_corruption_fails(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.corrupt_offset = 4096;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "byte 4096"));
+	assert_string_equal(obs_str(f, "stage"), "verify");
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_error_and_timeout(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.timeout_ms=20", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.fail_wr = 10;
+	pf_fake_verbs.fail_status = IBV_WC_RETRY_EXC_ERR;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "wc_status"), "IBV_WC_RETRY_EXC_ERR");
+	pf_result_release(&res);
+
+	pf_fake_verbs.fail_wr = -1;
+	pf_fake_verbs.hang = true;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "no completion for 20 ms"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void bump_counter(unsigned long wr)
+{
+	if (wr == 20) {
+		FILE *f = fopen(counter_file, "w");
+
+		assert_non_null(f);
+		fputs("7\n", f);
+		fclose(f);
+	}
+}
+
+static void test_counter_increase_fails(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+		 "out_of_sequence", root);
+	counter_file = path;
+	pf_fake_verbs.on_wr = bump_counter;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1 counters");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "out_of_sequence +7"));
+	/* the bandwidth itself was fine */
+	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	counter_file = NULL;
+	teardown(root);
+}
+
+static void test_roce_gid_from_sysfs(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1 --link-layer eth --file "
+			   "/sys/class/infiniband/mlx5_0/ports/1/gids/1="
+			   "0000:0000:0000:0000:0000:ffff:0a00:0001", 1, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* the device's RoCE v2 IPv4 GID sits where sysfs says: index 1 */
+	pf_fake_verbs.devs[0].roce_gid_index = 1;
+	pf_fake_verbs.devs[0].gid[1] = pf_fake_verbs.devs[0].gid[3];
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_int_equal((int)obs_num(f, "gid_index"), 1);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, 1);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 1);
+	pf_result_release(&res);
+	teardown(root);
+
+	/* no IPv4 GID in sysfs: the port fails with a reason */
+	root = setup("--gpus 1 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "RoCE v2"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_no_devices_skip(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+
+	pf_fake_verbs.list_errno = ENOSYS;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.findings[0].message, "ib_uverbs"));
+	pf_result_release(&res);
+
+	pf_fake_verbs.list_errno = 0;
+	pf_fake_verbs.n_devs = 0;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.findings[0].message, "no RDMA devices"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* nothing in sysfs either */
+	root = setup("--gpus 1 --nics 0", 0, IBV_LINK_LAYER_INFINIBAND);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static struct pf_verbs_api missing_api;
+
+static int missing_verbs(const struct pf_verbs_api **ret, char **ret_err)
+{
+	int r = pf_verbs_load("libibverbs-not-here.so.1", &missing_api, ret_err);
+
+	if (r == 0)
+		*ret = &missing_api;
+	return r;
+}
+
+static void test_no_library(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	struct pf_providers prov = *pf_fake_verbs_providers();
+	struct pf_result res;
+
+	prov.verbs = missing_verbs;
+	pf_result_init(&res);
+	pf_test_run_check("gdr_loopback", root, &prov, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_non_null(strstr(res.findings[0].message, "not found: install rdma-core "
+				"(ibverbs-providers)"));
+	pf_result_release(&res);
+
+	/* a recorded root sends no traffic */
+	pf_result_init(&res);
+	pf_test_run_check("gdr_loopback", root, NULL, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.findings[0].message, "recorded root"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_explicit_pairs(void **state)
+{
+	char *root = setup("--gpus 2 --nics 2", 2, IBV_LINK_LAYER_INFINIBAND);
+	char pairs[128], subject[64];
+	const char *sets[] = { FAST, pairs, NULL };
+	struct pf_result res;
+
+	/* GPU 0 over the other rail's NIC, and mlx5_0 host only */
+	snprintf(pairs, sizeof(pairs), "gdr_loopback.pairs=%s=mlx5_1/1,mlx5_0", gpus[0]);
+	run(root, sets, &res);
+	snprintf(subject, sizeof(subject), "%s -> mlx5_1/1", gpus[0]);
+	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
+	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(res.n_findings, 5); /* 2 hosts, 2 counters, 1 GPU */
+	pf_result_release(&res);
+
+	snprintf(pairs, sizeof(pairs), "gdr_loopback.pairs=0000:99:00.0=mlx5_0/1");
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_non_null(strstr(res.findings[0].message, "0000:99:00.0"));
+	pf_result_release(&res);
+
+	snprintf(pairs, sizeof(pairs), "gdr_loopback.pairs=mlx5_0/2");
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_non_null(strstr(res.findings[0].message, "no port 2"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_parallel(void **state)
+{
+	char *root = setup("--gpus 0 --nics 3", 3, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.parallel=true", NULL };
+	struct pf_result res;
+
+	/* no GPUs: every port, host memory, all at once */
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(finding(&res, "mlx5_2/1")->status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "in parallel"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_cuda_missing(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+
+	pf_fake.cuda_load = -ENOENT;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	assert_true(pf_test_result_mentions(&res, "libcuda.so.1"));
+	/* the host run still happened and passed */
+	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static void test_deadline(void **state)
+{
+	const struct pf_check *c = pf_registry_find("gdr_loopback");
+	struct pf_profile prof;
+	void *cfg = NULL, *cfg_par = NULL, *cfg_big = NULL;
+	char *err = NULL;
+	unsigned int d, d_par, d_big;
+
+	assert_non_null(c->deadline_s);
+	pf_profile_init(&prof);
+	assert_int_equal(pf_config_build(c, &prof, &cfg, &err), 0);
+	d = c->deadline_s(cfg);
+	/* ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + 2 s) x 2 runs x 8 pairs + 15 s */
+	assert_int_equal(d, 337);
+	pf_profile_add_set(&prof, "gdr_loopback.parallel=true");
+	assert_int_equal(pf_config_build(c, &prof, &cfg_par, &err), 0);
+	d_par = c->deadline_s(cfg_par);
+	assert_true(d_par < d / 4);
+	pf_profile_add_set(&prof, "gdr_loopback.iterations=50000");
+	assert_int_equal(pf_config_build(c, &prof, &cfg_big, &err), 0);
+	d_big = c->deadline_s(cfg_big);
+	assert_true(d_big > d_par * 5);
+	pf_config_free(c, cfg);
+	pf_config_free(c, cfg_par);
+	pf_config_free(c, cfg_big);
+	pf_profile_release(&prof);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_host_thresholds),
+		cmocka_unit_test(test_gpu_threshold),
+		cmocka_unit_test(test_corruption_fails),
+		cmocka_unit_test(test_error_and_timeout),
+		cmocka_unit_test(test_counter_increase_fails),
+		cmocka_unit_test(test_roce_gid_from_sysfs),
+		cmocka_unit_test(test_no_devices_skip),
+		cmocka_unit_test(test_no_library),
+		cmocka_unit_test(test_explicit_pairs),
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_cuda_missing),
+		cmocka_unit_test(test_deadline),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
