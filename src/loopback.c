@@ -23,6 +23,7 @@
 #define LB_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		   IBV_ACCESS_RELAXED_ORDERING)
 #define LB_PAGE 4096u
+#define LB_GPU_PAGE 65536u
 #define LB_PSN_A 0x1a2b3
 #define LB_PSN_B 0x4c5d6
 
@@ -360,8 +361,9 @@ static int gpu_memory(struct lb *l)
 			    cu_err(cu, cr, buf, sizeof(buf)));
 	l->gpu_ctx = true;
 	cr = cu->cuCtxSetCurrent(cctx);
+	/* whole GPU pages, so that a DMA-BUF export of page-rounded ranges stays inside */
 	for (int i = 0; i < 2 && cr == PF_CUDA_SUCCESS; i++)
-		cr = cu->cuMemAlloc(&l->dptr[i], len);
+		cr = cu->cuMemAlloc(&l->dptr[i], (len + LB_GPU_PAGE - 1) / LB_GPU_PAGE * LB_GPU_PAGE);
 	if (cr != PF_CUDA_SUCCESS)
 		return fail(l, PF_LB_MEMORY, -ENOMEM, "cuMemAlloc of %zu bytes: %s", len,
 			    cu_err(cu, cr, buf, sizeof(buf)));
