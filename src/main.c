@@ -203,10 +203,27 @@ static int describe_check(const char *name)
 {
 	const struct pf_check *c = pf_registry_find(name);
 
+	unsigned int deadline;
+
 	if (!c)
 		return usage_error("--describe: unknown check '%s' (see --list)", name);
-	printf("%s - %s\n\ntags:     %s\ndeadline: %u s\nreads:    %s\n", c->name, c->summary,
-	       c->tags, c->timeout_s, c->reads);
+	deadline = c->timeout_s;
+	if (c->deadline_s) { /* derived from the settings: show it for the defaults */
+		struct pf_profile prof;
+		void *cfg = NULL;
+		char *err = NULL;
+
+		pf_profile_init(&prof);
+		if (pf_config_build(c, &prof, &cfg, &err) == 0) {
+			deadline = c->deadline_s(cfg);
+			pf_config_free(c, cfg);
+		}
+		free(err);
+		pf_profile_release(&prof);
+	}
+	printf("%s - %s\n\ntags:     %s\ndeadline: %u s%s\nreads:    %s\n", c->name, c->summary,
+	       c->tags, deadline, c->deadline_s ? " with the defaults (follows the settings)" : "",
+	       c->reads);
 	if (!c->params || !c->params->key) {
 		printf("\nno parameters\n");
 		return 0;
