@@ -387,6 +387,37 @@ static void test_no_library(void **state)
 	teardown(root);
 }
 
+/* The real libibverbs on a host without RDMA devices: ENOSYS or an empty list -> skip. */
+static void test_real_library_without_devices(void **state)
+{
+	const struct pf_verbs_api *api = NULL;
+	const char *sets[] = { FAST, NULL };
+	struct pf_providers prov = *pf_fake_verbs_providers();
+	struct ibv_device **list;
+	struct pf_result res;
+	char *err = NULL, *root;
+	int n = 0;
+
+	if (pf_dl_verbs(&api, &err) < 0) {
+		free(err);
+		skip();
+	}
+	list = api->get_device_list(&n);
+	if (list)
+		api->free_device_list(list);
+	if (list && n > 0)
+		skip(); /* a real RDMA node: not this test's business */
+
+	root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	prov.verbs = pf_dl_verbs;
+	pf_result_init(&res);
+	pf_test_run_check("gdr_loopback", root, &prov, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.findings[0].message, "libibverbs lists no RDMA devices"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_explicit_pairs(void **state)
 {
 	char *root = setup("--gpus 2 --nics 2", 2, IBV_LINK_LAYER_INFINIBAND);
@@ -489,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_roce_gid_from_sysfs),
 		cmocka_unit_test(test_no_devices_skip),
 		cmocka_unit_test(test_no_library),
+		cmocka_unit_test(test_real_library_without_devices),
 		cmocka_unit_test(test_explicit_pairs),
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_cuda_missing),
