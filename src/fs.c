@@ -243,13 +243,22 @@ int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
 
 int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line)
 {
-	char *buf = NULL;
+	char *buf = NULL, *nl;
+	size_t len = 0;
 	int r;
 
-	r = pf_fs_read_full(fs, path, 0, &buf, NULL);
+	r = pf_fs_read_full(fs, path, 0, &buf, &len);
 	if (r < 0)
 		return r;
-	buf[strcspn(buf, "\n")] = '\0';
+	nl = memchr(buf, '\n', len);
+	if (nl)
+		len = (size_t)(nl - buf);
+	/* a NUL inside the line would silently cut it short ("4\0" + "096" read as 4) */
+	if (memchr(buf, '\0', len)) {
+		free(buf);
+		return -EINVAL;
+	}
+	buf[len] = '\0';
 	*ret_line = buf;
 	return 0;
 }

@@ -175,6 +175,9 @@ static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt,
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	buf[n] = '\0';
+	/* a NUL would cut the value short ("4\0" "96" read as 4) */
+	if (strlen(buf) != (size_t)n)
+		return -EINVAL;
 	return (int)n;
 }
 
@@ -255,6 +258,9 @@ static int at_all(int dfd, const char *name, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 		n--;
 	buf[n] = '\0';
+	/* a NUL would cut the value short ("4\0" "96" read as 4) */
+	if (strlen(buf) != (size_t)n)
+		return -EINVAL;
 	return (int)n;
 }
 

@@ -222,7 +222,12 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run)
 	rfd = fds[0];
 
 	r = read_result(rfd, deadline, &buf, &len);
-	rr = reap(pid, r == -ETIME ? 0 : deadline, &status, &killed);
+	/* a child whose result is too big blocks on the full pipe: kill it now */
+	rr = reap(pid, r == -ETIME || r == -EFBIG ? 0 : deadline, &status, &killed);
+	if (r == -EFBIG) {
+		result_error(run, "sent a result over %u MiB", PF_RESULT_MAX >> 20);
+		return;
+	}
 	if (r == -ETIME || killed) {
 		result_error(run, "timed out after %u s", run->timeout_s);
 		return;

@@ -50,7 +50,10 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags);
  */
 int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
 		    char **ret_buf, size_t *ret_len);
-/* Read the first line, without its newline.  An empty file gives "". */
+/*
+ * Read the first line, without its newline.  An empty file gives ""; a NUL
+ * byte in the line gives -EINVAL (it would cut the value short).
+ */
 int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line);
 /* Read a decimal (or 0x hex) integer file; -EINVAL for anything else, -ERANGE on overflow. */
 int pf_fs_read_u64(const struct pf_fs *fs, const char *path, uint64_t *ret);
