@@ -15,8 +15,9 @@
  * The check's deadline comes from its settings (gdr_loopback_deadline_s):
  * 15 s, plus per run (two per pair: host and GPU) the time the timed and
  * warm-up WRs take at 25 Gb/s (or duration_ms) plus 2 s of setup and one
- * completion timeout, for up to 8 pairs one after another (one round when
- * `parallel`).  --timeout overrides it.
+ * completion timeout, for up to 8 pairs one after another; with `parallel`
+ * one host round and two GPU rounds (GPUs sharing a NIC take turns).
+ * --timeout overrides it.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -87,7 +88,10 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 	else
 		run_s = (double)(cfg->warmup + cfg->iterations) * (double)cfg->msg_size * 8 / 25e9;
 	run_s += 2 + (double)cfg->timeout_ms / 1000;
-	total = 15 + run_s * (cfg->use_gpu ? 2 : 1) * (cfg->parallel ? 1 : MAX_DEADLINE_PAIRS);
+	if (cfg->parallel) /* a host round, then GPU rounds for up to two GPUs per NIC */
+		total = 15 + run_s * (cfg->use_gpu ? 3 : 1);
+	else
+		total = 15 + run_s * (cfg->use_gpu ? 2 : 1) * MAX_DEADLINE_PAIRS;
 	return total > 86400 ? 86400 : (unsigned int)total + 1;
 }
 
@@ -306,6 +310,7 @@ static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_
 }
 
 struct job {
+	size_t nic;             /* index in plan.nics */
 	const struct pf_lb_opts *opts;
 	struct pf_lb_result *res;
 	int *rc;
@@ -333,6 +338,38 @@ static void run_jobs(struct job *jobs, size_t n, bool parallel)
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].started)
 			pthread_join(jobs[i].thread, NULL);
+}
+
+/*
+ * Run @n jobs; in parallel, in rounds that use each NIC at most once (two
+ * GPUs sharing a NIC would each see half of it).
+ */
+static void run_rounds(struct job *jobs, size_t n, size_t n_nics, bool parallel)
+{
+	pf_autofree struct job *round = NULL;
+	pf_autofree bool *done = NULL, *busy = NULL;
+	size_t left = n;
+
+	if (!parallel) {
+		run_jobs(jobs, n, false);
+		return;
+	}
+	round = pf_xcalloc(n + 1, sizeof(*round));
+	done = pf_xcalloc(n + 1, sizeof(*done));
+	busy = pf_xcalloc(n_nics + 1, sizeof(*busy));
+	while (left) {
+		size_t k = 0;
+
+		memset(busy, 0, (n_nics + 1) * sizeof(*busy));
+		for (size_t i = 0; i < n; i++) {
+			if (done[i] || busy[jobs[i].nic])
+				continue;
+			busy[jobs[i].nic] = done[i] = true;
+			round[k++] = jobs[i];
+			left--;
+		}
+		run_jobs(round, k, true);
+	}
 }
 
 static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
@@ -662,10 +699,11 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 			continue;
 		}
 		read_counters(ctx->fs, n, &n->before);
-		jobs[n_jobs++] = (struct job){ .opts = &n->opts, .res = &n->res, .rc = &n->rc };
+		jobs[n_jobs++] = (struct job){ .nic = i, .opts = &n->opts, .res = &n->res,
+					       .rc = &n->rc };
 		n->ran = true;
 	}
-	run_jobs(jobs, n_jobs, cfg->parallel);
+	run_rounds(jobs, n_jobs, p.n_nics, cfg->parallel);
 	n_jobs = 0;
 	for (size_t i = 0; i < p.n_pairs; i++) {
 		struct pair *q = &p.pairs[i];
@@ -687,10 +725,11 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 		q->opts.gpu = q->cuda_dev;
 		q->opts.export_dmabuf = api->cu_export_dmabuf;
 		q->opts.reg = reg_mode(cfg->gpu_reg);
-		jobs[n_jobs++] = (struct job){ .opts = &q->opts, .res = &q->res, .rc = &q->rc };
+		jobs[n_jobs++] = (struct job){ .nic = q->nic, .opts = &q->opts, .res = &q->res,
+					       .rc = &q->rc };
 		q->ran = true;
 	}
-	run_jobs(jobs, n_jobs, cfg->parallel);
+	run_rounds(jobs, n_jobs, p.n_nics, cfg->parallel);
 
 	for (size_t i = 0; i < p.n_nics; i++) {
 		struct nic *n = &p.nics[i];

@@ -151,7 +151,19 @@ static struct ibv_context *f_open_device(struct ibv_device *d)
 	c->idx = ((struct fdev *)d)->idx;
 	pthread_mutex_lock(&lock);
 	pf_fake_verbs.live++;
+	if (++pf_fake_verbs.open_now[c->idx] > pf_fake_verbs.max_open[c->idx])
+		pf_fake_verbs.max_open[c->idx] = pf_fake_verbs.open_now[c->idx];
 	pthread_mutex_unlock(&lock);
+	for (unsigned int ms = 0; ms < pf_fake_verbs.overlap_wait_ms; ms++) {
+		bool other;
+
+		pthread_mutex_lock(&lock);
+		other = pf_fake_verbs.max_open[c->idx] > 1;
+		pthread_mutex_unlock(&lock);
+		if (other)
+			break;
+		usleep(1000);
+	}
 	return &c->ctx;
 }
 
@@ -159,6 +171,7 @@ static int f_close_device(struct ibv_context *c)
 {
 	pthread_mutex_lock(&lock);
 	pf_fake_verbs.live--;
+	pf_fake_verbs.open_now[fctx_of(c)->idx]--;
 	log_teardown("ctx");
 	pthread_mutex_unlock(&lock);
 	free(c);

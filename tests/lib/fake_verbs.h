@@ -46,6 +46,8 @@ struct pf_fake_verbs {
 	bool hang;                   /* WRs never complete */
 	long corrupt_offset;         /* flip this byte of every WRITE's destination; -1 none */
 	void (*on_wr)(unsigned long wr); /* called for every WRITE (e.g. to bump a counter file) */
+	unsigned int overlap_wait_ms; /* open_device waits this long for a second context on
+				       * the same device, so concurrent runs always overlap */
 	/* what the device saw */
 	struct ibv_qp_attr rtr;      /* the last accepted RTR attributes */
 	int rtr_mask;
@@ -54,6 +56,7 @@ struct pf_fake_verbs {
 	unsigned long wrs, signalled;
 	int n_dmabuf_regs, n_peermem_regs, n_host_regs;
 	long live;                   /* contexts + PDs + CQs + QPs + MRs not yet released */
+	int open_now[PF_FAKE_VERBS_DEVS], max_open[PF_FAKE_VERBS_DEVS]; /* contexts per device */
 	char teardown[128];          /* "qp,qp,cq,mr,mr,pd,ctx" */
 	char refused[128];           /* why the last transition was refused */
 };
