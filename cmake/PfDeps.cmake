@@ -14,7 +14,13 @@ endforeach()
 
 # Optional, build-time only: used to compile-check our own declarations.
 find_path(PF_CUDA_INCLUDE cuda.h PATHS /usr/local/cuda/include NO_DEFAULT_PATH)
+# libibverbs-dev: its header is required (the loopback engine uses the
+# verbs structures and the inline data-path verbs); the library is dlopen'd.
 find_path(PF_VERBS_INCLUDE infiniband/verbs.h)
+if(NOT PF_VERBS_INCLUDE)
+  message(FATAL_ERROR "infiniband/verbs.h not found: install libibverbs-dev (rdma-core); "
+                      "only the header is used at build time, libibverbs.so.1 is loaded at run time")
+endif()
 
 function(pf_print_summary)
   message(STATUS "preflight ${PROJECT_VERSION} configuration:")
@@ -25,9 +31,6 @@ function(pf_print_summary)
   set(missing "")
   if(NOT PF_CUDA_INCLUDE)
     list(APPEND missing "CUDA headers (cuda.h): in-tree declarations are not cross-checked")
-  endif()
-  if(NOT PF_VERBS_INCLUDE)
-    list(APPEND missing "libibverbs-dev (infiniband/verbs.h)")
   endif()
   if(missing)
     message(STATUS "Missing optional items:")
