@@ -317,6 +317,11 @@ int pf_config_build(const struct pf_check *c, const struct pf_profile *p, void *
 		r = pf_param_parse(prm, prm->def, cfg, &err);
 		PF_BUG_ON(r < 0); /* the registry validates defaults */
 	}
+	/* pf_profile_validate() says so first; an array here has nameless items */
+	if (sec && !cJSON_IsObject(sec)) {
+		pf_config_free(c, cfg);
+		return fail(ret_err, "profile '%s': checks.%s must be an object", p->path, c->name);
+	}
 	cJSON_ArrayForEach(it, sec) {
 		const struct pf_param *prm = pf_param_find(c, it->string);
 		pf_autofree char *err = NULL;
