@@ -250,8 +250,25 @@ static bool selected(const struct pf_opts *o, const struct pf_check *c)
 }
 
 /*
+ * Render into @f; the stream's own errno (ENOSPC, EIO, ...) rather than the
+ * renderer's generic error when a write fails.
+ */
+static int render_to(const struct pf_report *r, enum pf_format fmt, FILE *f, bool color)
+{
+	int rr;
+
+	errno = 0;
+	rr = pf_render(r, fmt, f, color);
+	if (rr < 0 && errno)
+		rr = -errno;
+	if (fflush(f) == EOF || ferror(f))
+		rr = rr ? rr : (errno ? -errno : -EIO);
+	return rr;
+}
+
+/*
  * Write into an existing file that is not a regular file (a device such as
- * /dev/full, a FIFO, /dev/stdout): in place, since renaming over it would
+ * /dev/full, a FIFO, a terminal): in place, since renaming over it would
  * replace the device node itself when running as root.
  */
 static int write_report_special(const struct pf_report *r, enum pf_format fmt, const char *path)
@@ -263,9 +280,7 @@ static int write_report_special(const struct pf_report *r, enum pf_format fmt, c
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
 		return PF_EXIT_IOERR;
 	}
-	rr = pf_render(r, fmt, f, false);
-	if (fflush(f) == EOF || ferror(f))
-		rr = rr ? rr : -errno;
+	rr = render_to(r, fmt, f, false);
 	if (fclose(f) == EOF && rr == 0)
 		rr = -errno;
 	if (rr < 0) {
@@ -275,21 +290,19 @@ static int write_report_special(const struct pf_report *r, enum pf_format fmt, c
 	return 0;
 }
 
-/* Write through a temporary file in the same directory, then rename. */
-static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
+/* Write @path through a temporary file in the same directory, then rename; @shown in messages. */
+static int write_report_atomic(const struct pf_report *r, enum pf_format fmt, const char *path,
+			       const char *shown)
 {
 	pf_autofree char *dir_copy = pf_xstrdup(path), *base_copy = pf_xstrdup(path);
 	pf_autofree char *tmp = pf_xasprintf("%s/.%s.XXXXXX", dirname(dir_copy),
 					      basename(base_copy));
-	struct stat st;
 	FILE *f;
 	int fd, r_render, r_close;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_report_special(r, fmt, path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(errno));
 		return PF_EXIT_IOERR;
 	}
 	fchmod(fd, 0644);
@@ -297,12 +310,12 @@ static int write_report_file(const struct pf_report *r, enum pf_format fmt, cons
 	if (!f) {
 		close(fd);
 		unlink(tmp);
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(errno));
 		return PF_EXIT_IOERR;
 	}
-	r_render = pf_render(r, fmt, f, false);
-	if (fflush(f) == EOF || fsync(fileno(f)) < 0)
-		r_render = r_render ? r_render : -errno;
+	r_render = render_to(r, fmt, f, false);
+	if (r_render == 0 && fsync(fileno(f)) < 0)
+		r_render = -errno;
 	r_close = fclose(f) == EOF ? -errno : 0;
 	if (r_render == 0)
 		r_render = r_close;
@@ -310,10 +323,32 @@ static int write_report_file(const struct pf_report *r, enum pf_format fmt, cons
 		r_render = -errno;
 	if (r_render < 0) {
 		unlink(tmp);
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(-r_render));
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(-r_render));
 		return PF_EXIT_IOERR;
 	}
 	return 0;
+}
+
+/*
+ * Write the report to --output @path so that no reader ever sees half of
+ * one: through a temporary file and a rename.  A symlink to a regular file
+ * keeps the link and has its target replaced; a device, FIFO or socket
+ * (/dev/full, /dev/stdout on a pipe or terminal) is written in place, as
+ * renaming over it would replace the node itself when running as root.
+ */
+static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_report_special(r, fmt, path);
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0) {
+		pf_autofree char *real = realpath(path, NULL);
+
+		if (real)
+			return write_report_atomic(r, fmt, real, path);
+	}
+	return write_report_atomic(r, fmt, path, path);
 }
 
 static int exit_code(enum pf_status verdict)
@@ -433,9 +468,7 @@ static int run_checks(struct pf_opts *o)
 	} else {
 		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 
-		r = o->stdout_closed ? -EBADF : pf_render(&report, fmt, stdout, color);
-		if (r == 0 && (fflush(stdout) == EOF || ferror(stdout)))
-			r = -errno;
+		r = o->stdout_closed ? -EBADF : render_to(&report, fmt, stdout, color);
 		rc = r < 0 ? PF_EXIT_IOERR : 0;
 		if (r < 0)
 			fprintf(stderr, "preflight: cannot write the report: %s\n",
