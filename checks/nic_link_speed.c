@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "preflight/check.h"
 #include "preflight/net.h"
@@ -362,8 +363,20 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 			pf_obs_str(f, "state", p->state_name ? p->state_name : "");
 			return;
 		}
-		problem(&v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
-			"ACTIVE but the rate is unreadable ('%s')", p->rate ? p->rate : "absent");
+		pf_autofree char *line = NULL;
+		int r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
+						       "/sys/class/infiniband/%s/ports/%u/rate",
+						       d->name, p->num);
+
+		/* the inventory keeps no errno: ask again why the file gave nothing */
+		if (r == -EACCES || r == -EPERM)
+			problem(&v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
+				"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s "
+				"(uid %u)", d->name, p->num, strerror(-r), (unsigned int)geteuid());
+		else
+			problem(&v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
+				"ACTIVE but the rate is unreadable ('%s')",
+				p->rate ? p->rate : r < 0 ? strerror(-r) : "absent");
 	} else {
 		rate_text(p, rt, sizeof(rt));
 		if (want_width > 0 && p->width > 0 && p->width < want_width)

@@ -103,7 +103,7 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[t->pci];
 	const double vals[] = { d->cur_speed_gts, d->cur_width, d->max_speed_gts, d->max_width };
-	char dir[448], physfn[512], missing[128] = "", bad[128] = "";
+	char dir[448], physfn[512], missing[128] = "", bad[128] = "", denied[128] = "";
 	pf_autofree char *pf = NULL;
 	struct pf_finding *f;
 
@@ -127,11 +127,24 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		list = pf_fs_exists(ctx->fs, path) > 0 ? bad : missing;
+		if (list == bad) {
+			int fd = pf_fs_open_file(ctx->fs, path, 0);
+
+			if (fd == -EACCES || fd == -EPERM)
+				list = denied;
+			else if (fd >= 0)
+				close(fd);
+		}
 		snprintf(list + strlen(list), sizeof(missing) - strlen(list), "%s%s",
 			 *list ? ", " : "", files[i]);
 	}
 
-	if (!*bad && !pf_fs_is_live(ctx->fs)) {
+	if (*denied) {
+		f = pf_add(res, PF_STATUS_ERROR, subject_of(node, t),
+			   "%s: cannot read %s/{%s}: permission denied (uid %u)", what, dir, denied,
+			   (unsigned int)geteuid());
+		pf_remedy(f, "run preflight as root, or make the link attributes readable");
+	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
 		/* a snapshot that did not capture the files: nothing to judge */
 		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
 			   "%s: the snapshot has no %s", what, missing);

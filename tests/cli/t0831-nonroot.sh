@@ -1,0 +1,7 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The static suite as nobody, on generated roots and on the live root: what
+# needs root says so (tests/cli/nonroot.py).
+. "$(dirname "$0")/lib.sh"
+"$PY" "$(dirname "$0")/nonroot.py"
+exit $?
