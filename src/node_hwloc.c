@@ -156,6 +156,11 @@ static char *downgrade_v3(const char *xml, size_t len)
 		memcpy(o, p, (size_t)(hit - p));
 		o += hit - p;
 		bits = strtoul(hit, &end, 10);
+		if (end == hit) {
+			/* no number: left as it is (a '0' here would outgrow the buffer) */
+			p = hit;
+			continue;
+		}
 		for (size_t i = 0; i < PF_ARRAY_SIZE(osdev_v3); i++)
 			if (bits & osdev_v3[i].bit) {
 				v2 = osdev_v3[i].v2;
