@@ -176,6 +176,30 @@ static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, c
 	return 0;
 }
 
+/*
+ * Under a recorded root, a file to be read must be a regular file: a FIFO
+ * would block open() and read() for ever (in the parent, where the
+ * inventory is read, nothing would end it) and a device is no snapshot of
+ * anything (-EINVAL; a directory -EISDIR, as read() would say).  Opened
+ * with O_NONBLOCK so that the open itself cannot block.
+ */
+static int only_regular(int fd, int flags)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (flags & (O_PATH | O_DIRECTORY))
+		return fd;
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
 int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
 {
 	pf_autofree char *rel = NULL;
@@ -186,18 +210,20 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
 		fd = open(path, flags);
 		return fd < 0 ? -errno : fd;
 	}
+	if (!(flags & O_PATH))
+		flags |= O_NONBLOCK; /* openat2 refuses it with O_PATH */
 	if (fs->have_openat2) {
 		while (*path == '/')
 			path++;
 		fd = sys_openat2(fs->root_fd, *path ? path : ".", flags,
 				 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-		return fd < 0 ? -errno : fd;
+		return only_regular(fd, flags);
 	}
 	r = resolve(fs, path, true, &rel);
 	if (r < 0)
 		return r;
 	fd = openat(fs->root_fd, *rel ? rel : ".", flags | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	return only_regular(fd, flags);
 }
 
 int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,

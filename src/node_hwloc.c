@@ -457,12 +457,24 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 	pf_autoclose int fd = -1;
 	unsigned long major;
 	char ver[16];
-	size_t len = 0;
+	size_t len = 0, root_len;
 	int r;
 
-	(void)fs; /* the path is in the host filesystem (see node.h) */
-	fd = open(xml_path, O_RDONLY | O_CLOEXEC);
-	r = fd < 0 ? -errno : read_all(fd, &xml, &len);
+	/*
+	 * The path is in the host filesystem (see node.h), except a snapshot's
+	 * own <root>/preflight/topology.xml: that one is opened through the
+	 * root like every file in it, so a link in it cannot point out of the
+	 * snapshot and a FIFO cannot block.
+	 */
+	root_len = fs && !pf_fs_is_live(fs) ? strlen(pf_fs_root(fs)) : 0;
+	if (root_len && !strncmp(xml_path, pf_fs_root(fs), root_len) && xml_path[root_len] == '/') {
+		fd = pf_fs_open_file(fs, xml_path + root_len, 0);
+	} else {
+		fd = open(xml_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	r = fd < 0 ? fd : read_all(fd, &xml, &len);
 	if (r < 0)
 		return fail(ret_err, pf_xasprintf("%s: cannot read the topology: %s", xml_path,
 						  strerror(-r)), r);

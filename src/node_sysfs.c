@@ -18,6 +18,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "preflight/node.h"
 #include "preflight/parse.h"
@@ -240,12 +241,20 @@ static int dir_open(const struct pf_fs *fs, const char *path)
 /* The whole file, trailing blanks dropped; its length or -errno. */
 static int at_all(int dfd, const char *name, char *buf, size_t len)
 {
+	struct stat st;
 	ssize_t n;
 	int fd, r;
 
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* a FIFO in a snapshot must not block the parent: regular files only */
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
 	do
 		n = read(fd, buf, len - 1);
 	while (n < 0 && errno == EINTR);

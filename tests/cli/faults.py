@@ -181,6 +181,9 @@ def mutate(root, rel, kind, outside):
     if kind == "outside-abs":
         os.symlink(outside, path)
         return
+    if kind == "fifo":
+        os.mkfifo(path)
+        return
     if kind == "outside-rel":
         depth = rel.count("/")
         os.symlink("../" * (depth + 3) + os.path.relpath(outside, "/"), path)
@@ -201,7 +204,7 @@ def mutate(root, rel, kind, outside):
 
 
 MUTATIONS = ["empty", "random", "huge", "nul", "nul-inside", "negative", "loop",
-             "outside-abs", "outside-rel", "missing", "perm"]
+             "outside-abs", "outside-rel", "missing", "fifo", "perm"]
 
 
 def file_faults(tmp):
@@ -266,6 +269,36 @@ def dir_faults(tmp):
         os.symlink(os.path.basename(rel), os.path.join(root, rel))
     rc, report, out, err = run(PREFLIGHT, root)
     common("directory loops", rc, report, out, err)
+    topology_faults(tmp)
+
+
+def topology_faults(tmp):
+    """<root>/preflight/topology.xml is read through the root like any file."""
+    base = os.path.join(tmp, "base")
+    outside = os.path.join(tmp, "outside", "topology.xml")
+    subprocess.run([sys.executable, "-c", "import sys; sys.stdout.write(open(sys.argv[1]).read())",
+                    os.path.join(SRC, "tests", "fuzz", "corpus", "hwloc_xml", "model-2.0")],
+                   stdout=open(outside, "w"), check=True)
+    xml = os.path.join(base, "preflight", "topology.xml")
+    for kind in ["outside-abs", "fifo"]:
+        if kind == "fifo":
+            os.mkfifo(xml)
+        else:
+            os.symlink(outside, xml)
+        name = f"preflight/topology.xml {kind}"
+        rc, report, out, err = run(PREFLIGHT, base, "--only", "pcie_link,gpu_nic_numa")
+        os.unlink(xml)
+        if not common(name, rc, report, out, err):
+            continue
+        if kind == "outside-abs":
+            # a link out of the root reads as absent: the sysfs inventory is
+            # used, and nothing of the outside model (domain 0001) shows
+            if "0001:1b:00.0" in out:
+                not_ok(f"{name}: the report shows the topology outside the root")
+            continue
+        for c in report["checks"]:
+            if c["status"] != "error" or "topology" not in text_of(c):
+                not_ok(f"{name}: {c['name']} is not an error naming the topology: {text_of(c)[:300]}")
 
 
 def check_faults(tmp):
