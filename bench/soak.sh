@@ -50,16 +50,23 @@ if [ -x "$build/tests/test_soak" ]; then
 
 fi
 
-# 3. valgrind, forking and not
+# 3. valgrind, forking and not.  No --error-exitcode: valgrind would apply
+# it to the forked check children too (they _exit() without freeing, by
+# design) and the runner would see every check exit 99; the parent's
+# summary is read instead.
 if command -v valgrind >/dev/null 2>&1 && ! grep -q 'PF_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
 	for mode in "" --no-fork; do
-		valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
-			--error-exitcode=99 --child-silent-after-fork=yes \
-			"$pf" --root "$tmp/root" --format json $mode >/dev/null 2>"$tmp/vg" && rc=0 || rc=$?
+		rc=0
+		valgrind --leak-check=full --child-silent-after-fork=yes \
+			"$pf" --root "$tmp/root" --format json $mode >/dev/null 2>"$tmp/vg" || rc=$?
 		lost=$(grep -E 'definitely lost:|indirectly lost:|no leaks are possible|ERROR SUMMARY' "$tmp/vg" |
 			sed 's/^==[0-9]*== *//' | tr '\n' ' ')
-		echo "valgrind ${mode:-forking}: exit $rc (99: valgrind errors); $lost"
-		[ "$rc" -eq 99 ] && { fail=1; grep -A12 'definitely lost in\|Invalid' "$tmp/vg" | head -40; }
+		echo "valgrind ${mode:-forking}: exit $rc; $lost"
+		if grep -qE 'definitely lost: [1-9]|indirectly lost: [1-9]|ERROR SUMMARY: [1-9]' "$tmp/vg" ||
+			[ "$rc" -gt 2 ]; then
+			fail=1
+			grep -A12 'definitely lost in\|Invalid' "$tmp/vg" | head -40
+		fi
 	done
 fi
 exit $fail
