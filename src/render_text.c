@@ -4,7 +4,9 @@
  *
  * One row per check; below a check that is not pass, its findings that are
  * not pass, each with its remedy.  Colour only when the caller asks (a TTY
- * without NO_COLOR).
+ * without NO_COLOR).  Every string that may come from the node is cleaned
+ * first (pf_utf8_clean): a sysfs file must not be able to send escape
+ * sequences to the operator's terminal.
  */
 #include <string.h>
 
@@ -37,6 +39,14 @@ static void put_status(FILE *out, enum pf_status s, bool color, int width)
 		fprintf(out, "%-*s", width, word);
 }
 
+/* fputs() of @s as valid UTF-8 without control characters. */
+static void put_clean(FILE *out, const char *s)
+{
+	pf_autofree char *c = pf_utf8_clean(s, true);
+
+	fputs(c, out);
+}
+
 int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 {
 	size_t c[PF_STATUS_COUNT];
@@ -48,16 +58,24 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 		if (n > name_w)
 			name_w = n;
 	}
-	fprintf(out, "preflight %s on %s (kernel %s, root %s, profile %s)\n\n", r->version,
-		r->hostname, r->kernel, r->root, r->profile);
+	fprintf(out, "preflight %s on ", r->version);
+	put_clean(out, r->hostname);
+	fputs(" (kernel ", out);
+	put_clean(out, r->kernel);
+	fputs(", root ", out);
+	put_clean(out, r->root);
+	fputs(", profile ", out);
+	put_clean(out, r->profile);
+	fputs(")\n\n", out);
 	fprintf(out, "%-6s  %-*s  %9s  %s\n", "STATUS", name_w, "CHECK", "TIME", "SUMMARY");
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct pf_run *run = &r->runs[i];
 		const struct pf_result *res = &run->res;
 
 		put_status(out, res->status, color, 6);
-		fprintf(out, "  %-*s  %6.1f ms  %s\n", name_w, run->check->name, run->duration_ms,
-			res->summary ? res->summary : "");
+		fprintf(out, "  %-*s  %6.1f ms  ", name_w, run->check->name, run->duration_ms);
+		put_clean(out, res->summary);
+		fputc('\n', out);
 		if (res->status == PF_STATUS_PASS)
 			continue;
 		for (size_t k = 0; k < res->n_findings; k++) {
@@ -69,10 +87,18 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 				continue; /* the summary already says why */
 			fprintf(out, "%8s", "");
 			put_status(out, f->status, color, 5);
-			fprintf(out, " %s%s%s\n", f->subject ? f->subject : "",
-				f->subject ? ": " : "", f->message);
-			if (f->remedy)
-				fprintf(out, "%14sfix: %s\n", "", f->remedy);
+			fputc(' ', out);
+			if (f->subject) {
+				put_clean(out, f->subject);
+				fputs(": ", out);
+			}
+			put_clean(out, f->message);
+			fputc('\n', out);
+			if (f->remedy) {
+				fprintf(out, "%14sfix: ", "");
+				put_clean(out, f->remedy);
+				fputc('\n', out);
+			}
 		}
 	}
 	pf_report_counts(r, c);

@@ -53,3 +53,38 @@ void pf_format_double(char *buf, size_t len, double v)
 	else
 		snprintf(buf, len, "%.15g", v);
 }
+
+char *pf_utf8_clean(const char *s, bool escape_controls)
+{
+	size_t len = 0, cap = s ? strlen(s) + 1 : 1;
+	char *out = pf_xmalloc(cap);
+
+	while (s && *s) {
+		char esc[8];
+		const char *put;
+		uint32_t cp;
+		int n = pf_utf8_decode(s, &cp), k;
+
+		if (n < 0) {
+			put = "\xef\xbf\xbd"; /* U+FFFD for one bad byte */
+			k = 3;
+			n = 1;
+		} else if (escape_controls && (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))) {
+			/* C0, DEL and C1: a terminal would act on them (ESC [ ...) */
+			k = snprintf(esc, sizeof(esc), "\\x%02x", (unsigned int)cp);
+			put = esc;
+		} else {
+			put = s;
+			k = n;
+		}
+		if (len + (size_t)k + 1 > cap) {
+			cap = 2 * cap + (size_t)k;
+			out = pf_xrealloc(out, cap);
+		}
+		memcpy(out + len, put, (size_t)k);
+		len += (size_t)k;
+		s += n;
+	}
+	out[len] = '\0';
+	return out;
+}

@@ -128,11 +128,43 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 	return j;
 }
 
+/*
+ * Make every key and string of @j valid UTF-8 (RFC 8259 requires it; strict
+ * readers such as Python's reject the report otherwise): findings carry
+ * bytes read from the node.  cJSON escapes the control characters.
+ */
+static void json_clean(cJSON *j)
+{
+	for (cJSON *it = j; it; it = it->next) {
+		if (it->string && !(it->type & cJSON_StringIsConst)) {
+			char *c = pf_utf8_clean(it->string, false);
+
+			if (strcmp(c, it->string)) {
+				free(it->string);
+				it->string = c;
+			} else {
+				free(c);
+			}
+		}
+		if (cJSON_IsString(it) && it->valuestring) {
+			pf_autofree char *c = pf_utf8_clean(it->valuestring, false);
+
+			if (strcmp(c, it->valuestring))
+				cJSON_SetValuestring(it, c);
+		}
+		if (it->child)
+			json_clean(it->child);
+	}
+}
+
 int pf_render_json(const struct pf_report *r, FILE *out)
 {
 	cJSON *j = pf_report_to_json(r);
-	char *text = cJSON_Print(j);
+	char *text;
 	int rc = 0;
+
+	json_clean(j);
+	text = cJSON_Print(j);
 
 	cJSON_Delete(j);
 	if (!text)

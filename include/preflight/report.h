@@ -59,6 +59,12 @@ int pf_render_prom(const struct pf_report *r, FILE *out);
  * invalid, overlong or surrogate sequence and for the terminating NUL.
  */
 int pf_utf8_decode(const char *s, uint32_t *ret_cp);
+/*
+ * A copy of @s (NULL: "") that is valid UTF-8: each invalid byte becomes
+ * U+FFFD; with @escape_controls, C0 controls, DEL and C1 controls become
+ * "\xNN" so that text read from a node cannot drive a terminal.  Caller frees.
+ */
+char *pf_utf8_clean(const char *s, bool escape_controls);
 /* A double as Prometheus and XML readers parse it: "%.15g", "NaN", "+Inf", "-Inf". */
 void pf_format_double(char *buf, size_t len, double v);
 

@@ -37,6 +37,7 @@ except ImportError:
 
 failures = 0
 runs = 0
+bad_utf8 = False
 
 
 def not_ok(msg):
@@ -56,7 +57,7 @@ def gen_root(path, *args):
 
 def run(binary, root, *args, user=None, env=None, timeout=60):
     """Run preflight on @root; returns (rc, report or None, stderr)."""
-    global runs
+    global runs, bad_utf8
     cmd = [binary, "--root", root, "--format", "json", *args]
     if user:
         cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
@@ -65,6 +66,11 @@ def run(binary, root, *args, user=None, env=None, timeout=60):
     e.update(env or {})
     runs += 1
     p = subprocess.run(cmd, capture_output=True, env=e, timeout=timeout)
+    try:
+        p.stdout.decode("utf-8")
+        bad_utf8 = False
+    except UnicodeDecodeError:
+        bad_utf8 = True  # RFC 8259: a JSON text is UTF-8
     out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     try:
         report = json.loads(out)
@@ -81,6 +87,10 @@ def common(name, rc, report, out, err):
         not_ok(f"{name}: sanitizer report: {err[-600:]}")
     if MARKER in out or MARKER in err:
         not_ok(f"{name}: the report shows a file outside the root")
+    if bad_utf8:
+        not_ok(f"{name}: the report is not valid UTF-8")
+    if "\x1b" in out:
+        not_ok(f"{name}: the report carries a raw escape character")
     if report is None:
         not_ok(f"{name}: stdout is not one JSON document: {out[:200]!r}")
         return False
@@ -245,6 +255,13 @@ def file_faults(tmp):
                 continue
             if kind not in ok_kinds:
                 judged(name, report, check, needles + [os.path.basename(rel)])
+            if kind in ("random", "nul-inside"):
+                mutate(base, rel, kind, outside)
+                rc, _, out, err = run(PREFLIGHT, base, "--only", check, "--format", "text")
+                restore(os.path.join(base, rel), saved)
+                if bad_utf8 or any(ch in out for ch in "\x1b\x00\x07\x08\r"):
+                    not_ok(f"{name} --format text: invalid UTF-8 or control characters "
+                           "would reach the terminal")
         for p, sv in prep_saved.items():
             restore(os.path.join(base, p), sv)
 
