@@ -2,8 +2,10 @@
 /*
  * fuzz_render.c - the renderers (json, text, junit, prom) on arbitrary
  * results: any subject, message, remedy and observed value a check or a
- * child's pipe can carry, escaped for each format.  The JSON rendering
- * must parse back; the others must not crash or read out of bounds.
+ * child's pipe can carry, escaped for each format.  The JSON and text
+ * renderings must be valid UTF-8, the JSON must parse back, and the text
+ * (without colour) must carry no control character but newline: nothing
+ * read from a node may drive the operator's terminal.
  * Input: a check result as JSON (what a child sends over its pipe).
  */
 #include <errno.h>
@@ -13,6 +15,24 @@
 #include "fuzz.h"
 #include "preflight/registry.h"
 #include "preflight/report.h"
+
+static bool utf8_ok(const char *s, size_t len, bool controls_ok)
+{
+	const char *end = s + len;
+
+	while (s < end) {
+		uint32_t cp;
+		int n = pf_utf8_decode(s, &cp);
+
+		if (n < 0)
+			return false;
+		if (!controls_ok && ((cp < 0x20 && cp != '\n') || cp == 0x7f ||
+				     (cp >= 0x80 && cp < 0xa0)))
+			return false;
+		s += n;
+	}
+	return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -46,8 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int fmt = 0; fmt < PF_FORMAT_COUNT; fmt++) {
 		f = open_memstream(&buf, &len);
 		PF_FUZZ_ASSERT(f);
-		PF_FUZZ_ASSERT(pf_render(&report, (enum pf_format)fmt, f, fmt == PF_FORMAT_TEXT) == 0);
+		PF_FUZZ_ASSERT(pf_render(&report, (enum pf_format)fmt, f, false) == 0);
 		fclose(f);
+		if (fmt == PF_FORMAT_JSON || fmt == PF_FORMAT_TEXT)
+			PF_FUZZ_ASSERT(utf8_ok(buf, len, fmt == PF_FORMAT_JSON));
 		if (fmt == PF_FORMAT_JSON) {
 			cJSON *back = cJSON_ParseWithLength(buf, len);
 
