@@ -22,6 +22,7 @@
 
 #include "preflight/fleet.h"
 #include "preflight/fs.h"
+#include "preflight/report.h"
 #include "preflight/result.h"
 #include "preflight/strmap.h"
 
@@ -317,6 +318,8 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 		reject(f, origin, "not valid JSON", ret_err);
 		return -EINVAL;
 	}
+	/* reports carry bytes read from nodes: valid UTF-8 without controls from here on */
+	pf_json_clean(root, true);
 	schema = cJSON_IsObject(root) ? json_str(root, "schema") : NULL;
 	if (!schema || strcmp(schema, "preflight.report/v1")) {
 		pf_autofree char *reason = pf_xasprintf("not a preflight.report/v1 report (schema %s%s%s)",

@@ -128,16 +128,11 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 	return j;
 }
 
-/*
- * Make every key and string of @j valid UTF-8 (RFC 8259 requires it; strict
- * readers such as Python's reject the report otherwise): findings carry
- * bytes read from the node.  cJSON escapes the control characters.
- */
-static void json_clean(cJSON *j)
+void pf_json_clean(cJSON *j, bool escape_controls)
 {
 	for (cJSON *it = j; it; it = it->next) {
 		if (it->string && !(it->type & cJSON_StringIsConst)) {
-			char *c = pf_utf8_clean(it->string, false);
+			char *c = pf_utf8_clean(it->string, escape_controls);
 
 			if (strcmp(c, it->string)) {
 				free(it->string);
@@ -147,13 +142,13 @@ static void json_clean(cJSON *j)
 			}
 		}
 		if (cJSON_IsString(it) && it->valuestring) {
-			pf_autofree char *c = pf_utf8_clean(it->valuestring, false);
+			pf_autofree char *c = pf_utf8_clean(it->valuestring, escape_controls);
 
 			if (strcmp(c, it->valuestring))
 				cJSON_SetValuestring(it, c);
 		}
 		if (it->child)
-			json_clean(it->child);
+			pf_json_clean(it->child, escape_controls);
 	}
 }
 
@@ -163,7 +158,8 @@ int pf_render_json(const struct pf_report *r, FILE *out)
 	char *text;
 	int rc = 0;
 
-	json_clean(j);
+	/* RFC 8259 wants UTF-8 (strict readers reject the report otherwise); cJSON escapes controls */
+	pf_json_clean(j, false);
 	text = cJSON_Print(j);
 
 	cJSON_Delete(j);

@@ -65,6 +65,8 @@ int pf_utf8_decode(const char *s, uint32_t *ret_cp);
  * "\xNN" so that text read from a node cannot drive a terminal.  Caller frees.
  */
 char *pf_utf8_clean(const char *s, bool escape_controls);
+/* pf_utf8_clean() every key and string of the tree @j, in place (src/report.c). */
+void pf_json_clean(cJSON *j, bool escape_controls);
 /* A double as Prometheus and XML readers parse it: "%.15g", "NaN", "+Inf", "-Inf". */
 void pf_format_double(char *buf, size_t len, double v);
 
