@@ -19,7 +19,10 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <hwloc.h>
 
@@ -448,6 +451,64 @@ static int fail(char **ret_err, char *err, int r)
 	return r;
 }
 
+/* How long hwloc may take to import one export in the probe child. */
+#define PROBE_TIMEOUT_MS 20000
+
+/*
+ * hwloc parses the XML in the process that asks, and this runs in the
+ * parent, before any check and outside the runner's isolation.  libhwloc
+ * 2.9 dereferences NULL on some malformed exports (found by
+ * tests/fuzz/fuzz_hwloc_xml; hwloc's own reader, used when the libxml2
+ * plugin is not installed), which would take preflight down with no
+ * report.  So hwloc first imports the buffer in a forked child: a crash or
+ * a hang there is an error naming the file, and only an import that
+ * completed is repeated here.  0, or -EIO / -ETIME with *ret_err.
+ */
+static int probe_import(const char *buf, size_t len, const char *path, char **ret_err)
+{
+	struct timespec t0, now, nap = { 0, 1000000 };
+	int status = 0;
+	pid_t pid, w;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0; /* cannot isolate it: import it here as before */
+	if (pid == 0) {
+		hwloc_topology_t t;
+
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		if (hwloc_topology_init(&t) < 0)
+			_exit(0); /* the real import will say so */
+		for (size_t i = 0; i < PF_ARRAY_SIZE(blacklist); i++)
+			hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+						      blacklist[i]);
+		hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+		if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) == 0)
+			hwloc_topology_load(t);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
+		    PROBE_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return fail(ret_err, pf_xasprintf("%s: hwloc did not finish reading it in %d s",
+							  path, PROBE_TIMEOUT_MS / 1000), -ETIME);
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (w == pid && WIFSIGNALED(status))
+		return fail(ret_err, pf_xasprintf("%s: hwloc crashed reading it (signal %d): not a "
+						  "usable lstopo XML export", path, WTERMSIG(status)),
+			    -EIO);
+	return 0;
+}
+
 int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_node **ret,
 		       char **ret_err)
 {
@@ -487,6 +548,9 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 		return fail(ret_err, load_error(xml_path, ver, 0), -EINVAL);
 	}
 
+	r = probe_import(v2 ? v2 : xml, len, xml_path, ret_err);
+	if (r < 0)
+		return r;
 	if (hwloc_topology_init(&topo) < 0) {
 		topo = NULL;
 		return fail(ret_err, pf_xasprintf("%s: cannot initialise hwloc", xml_path), -ENOMEM);

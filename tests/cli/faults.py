@@ -297,13 +297,18 @@ def topology_faults(tmp):
                     os.path.join(SRC, "tests", "fuzz", "corpus", "hwloc_xml", "model-2.0")],
                    stdout=open(outside, "w"), check=True)
     xml = os.path.join(base, "preflight", "topology.xml")
-    for kind in ["outside-abs", "fifo"]:
+    crasher = os.path.join(SRC, "tests", "fuzz", "corpus", "hwloc_xml", "hwloc-crashes-nolibxml")
+    for kind in ["outside-abs", "fifo", "hwloc-crash"]:
         if kind == "fifo":
             os.mkfifo(xml)
+        elif kind == "hwloc-crash":
+            # libhwloc's own XML reader dereferences NULL on this export
+            shutil.copy(crasher, xml)
         else:
             os.symlink(outside, xml)
         name = f"preflight/topology.xml {kind}"
-        rc, report, out, err = run(PREFLIGHT, base, "--only", "pcie_link,gpu_nic_numa")
+        rc, report, out, err = run(PREFLIGHT, base, "--only", "pcie_link,gpu_nic_numa",
+                                   env={"HWLOC_LIBXML": "0"} if kind == "hwloc-crash" else None)
         os.unlink(xml)
         if not common(name, rc, report, out, err):
             continue
