@@ -194,6 +194,16 @@ double pf_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/*
+ * Reports carry bytes read from nodes: every string kept for the views is
+ * made valid UTF-8 without control characters here, when it is stored
+ * (cleaning the whole parse tree would cost most of the run).
+ */
+static char *clean(const char *s)
+{
+	return pf_utf8_clean(s ? s : "", true);
+}
+
 static uint32_t intern_check(struct pf_fleet *f, const char *name)
 {
 	uint32_t id;
@@ -202,7 +212,7 @@ static uint32_t intern_check(struct pf_fleet *f, const char *name)
 		return id;
 	GROW(f->checks, f->n_checks, f->cap_checks);
 	id = (uint32_t)f->n_checks;
-	f->checks[f->n_checks++] = pf_xstrdup(name);
+	f->checks[f->n_checks++] = clean(name);
 	pf_strmap_put(&f->check_ids, name, id);
 	return id;
 }
@@ -216,7 +226,7 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 		return id;
 	GROW(f->series, f->n_series, f->cap_series);
 	id = (uint32_t)f->n_series;
-	f->series[f->n_series++] = (struct fl_series){ .check = check, .key = pf_xstrdup(key) };
+	f->series[f->n_series++] = (struct fl_series){ .check = check, .key = clean(key) };
 	pf_strmap_put(&f->series_ids, k, id);
 	return id;
 }
@@ -224,9 +234,9 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 static void reject(struct pf_fleet *f, const char *origin, const char *reason, char **ret_err)
 {
 	GROW(f->rejects, f->n_rejects, f->cap_rejects);
-	f->rejects[f->n_rejects++] = (struct fl_reject){ pf_xstrdup(origin), pf_xstrdup(reason) };
+	f->rejects[f->n_rejects++] = (struct fl_reject){ clean(origin), clean(reason) };
 	if (ret_err)
-		*ret_err = pf_xstrdup(reason);
+		*ret_err = clean(reason);
 }
 
 static const char *json_str(const cJSON *obj, const char *key)
@@ -248,12 +258,12 @@ static void node_obs(struct pf_fleet *f, struct fl_node *n, uint32_t check, cons
 		if (v < n->obs[i].value) {
 			n->obs[i].value = v;
 			free(n->obs[i].subject);
-			n->obs[i].subject = pf_xstrdup(subject ? subject : "");
+			n->obs[i].subject = clean(subject);
 		}
 		return;
 	}
 	GROW(n->obs, n->n_obs, n->cap_obs);
-	n->obs[n->n_obs++] = (struct fl_obs){ s, v, pf_xstrdup(subject ? subject : "") };
+	n->obs[n->n_obs++] = (struct fl_obs){ s, v, clean(subject) };
 }
 
 static bool bad(enum pf_status s)
@@ -286,8 +296,8 @@ static int add_check(struct pf_fleet *f, struct fl_node *n, const cJSON *chk, co
 		    fs == st) {
 			const char *msg = json_str(fd, "message");
 
-			rec->subject = pf_xstrdup(subject ? subject : "");
-			rec->message = pf_xstrdup(msg ? msg : "");
+			rec->subject = clean(subject);
+			rec->message = clean(msg);
 		}
 		if (!cJSON_IsObject(obs))
 			continue;
@@ -300,7 +310,7 @@ static int add_check(struct pf_fleet *f, struct fl_node *n, const cJSON *chk, co
 		const char *summary = json_str(chk, "summary");
 
 		rec->subject = pf_xstrdup("");
-		rec->message = pf_xstrdup(summary ? summary : "");
+		rec->message = clean(summary);
 	}
 	return 0;
 }
@@ -318,8 +328,6 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 		reject(f, origin, "not valid JSON", ret_err);
 		return -EINVAL;
 	}
-	/* reports carry bytes read from nodes: valid UTF-8 without controls from here on */
-	pf_json_clean(root, true);
 	schema = cJSON_IsObject(root) ? json_str(root, "schema") : NULL;
 	if (!schema || strcmp(schema, "preflight.report/v1")) {
 		pf_autofree char *reason = pf_xasprintf("not a preflight.report/v1 report (schema %s%s%s)",
@@ -368,9 +376,9 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	}
 	if (!verdict)
 		n->verdict = worst == PF_STATUS_SKIP ? PF_STATUS_PASS : worst;
-	n->host = pf_xstrdup(host && *host ? host : origin);
-	n->origin = pf_xstrdup(origin);
-	n->started = pf_xstrdup(json_str(root, "started_at") ? json_str(root, "started_at") : "");
+	n->host = clean(host && *host ? host : origin);
+	n->origin = clean(origin);
+	n->started = clean(json_str(root, "started_at"));
 	f->n_nodes++;
 	return 0;
 }
