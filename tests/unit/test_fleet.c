@@ -248,6 +248,29 @@ static void test_rejects(void **state)
 	pf_fleet_free(f);
 }
 
+static void test_views_are_clean(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	double rates[] = { 400 };
+	char *text = report("evil\033[2J\xff", "t", "fail", rates, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	add(f, text, "evil.json");
+	pf_fleet_finish(f);
+	for (int fmt = PF_FLEET_TEXT; fmt <= PF_FLEET_CSV; fmt++) {
+		out = open_memstream(&buf, &len);
+		assert_int_equal(pf_fleet_render(f, (enum pf_fleet_format)fmt, out), 0);
+		fclose(out);
+		assert_null(strchr(buf, '\033'));
+		assert_null(strchr(buf, '\xff'));
+		assert_non_null(strstr(buf, "evil"));
+		free(buf);
+	}
+	pf_fleet_free(f);
+}
+
 static char *csv(const char *s)
 {
 	char *buf = NULL;
@@ -289,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_small_series_not_judged),
 		cmocka_unit_test(test_newest_report_wins),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_views_are_clean),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
