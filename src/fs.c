@@ -226,18 +226,13 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
 	return only_regular(fd, flags);
 }
 
-int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
-		    char **ret_buf, size_t *ret_len)
+int pf_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len)
 {
-	pf_autoclose int fd = -1;
 	pf_autofree char *buf = NULL;
 	size_t len = 0, cap = 4096;
 
 	if (max == 0)
 		max = PF_FS_MAX_DEFAULT;
-	fd = pf_fs_open_file(fs, path, 0);
-	if (fd < 0)
-		return fd;
 	buf = pf_xmalloc(cap + 1);
 	for (;;) {
 		ssize_t n;
@@ -265,6 +260,17 @@ int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
 	if (ret_len)
 		*ret_len = len;
 	return 0;
+}
+
+int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
+		    char **ret_buf, size_t *ret_len)
+{
+	pf_autoclose int fd = -1;
+
+	fd = pf_fs_open_file(fs, path, 0);
+	if (fd < 0)
+		return fd;
+	return pf_fs_read_fd(fd, max, ret_buf, ret_len);
 }
 
 int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line)

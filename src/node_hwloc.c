@@ -67,34 +67,7 @@ static void format_bdf(hwloc_obj_t o, char out[16])
 /* Read all of @fd, NUL-terminated; -EFBIG past XML_MAX. */
 static int read_all(int fd, char **ret, size_t *ret_len)
 {
-	pf_autofree char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			if (cap >= XML_MAX)
-				return -EFBIG;
-			cap = cap ? cap * 2 : 65536;
-			buf = pf_xrealloc(buf, cap + 1);
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (!buf)
-		buf = pf_xmalloc(1);
-	buf[len] = '\0';
-	*ret_len = len;
-	*ret = PF_TAKE_PTR(buf);
-	return 0;
+	return pf_fs_read_fd(fd, XML_MAX, ret, ret_len);
 }
 
 /*

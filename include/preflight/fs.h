@@ -50,6 +50,8 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags);
  */
 int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
 		    char **ret_buf, size_t *ret_len);
+/* The same for an open file descriptor, read to its end. */
+int pf_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
 /*
  * Read the first line, without its newline.  An empty file gives ""; a NUL
  * byte in the line gives -EINVAL (it would cut the value short).
