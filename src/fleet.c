@@ -19,9 +19,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "preflight/fleet.h"
 #include "preflight/fs.h"
+#include "preflight/output.h"
 #include "preflight/report.h"
 #include "preflight/result.h"
 #include "preflight/strmap.h"
@@ -401,31 +403,75 @@ int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err)
 	return pf_fleet_add_report(f, buf, len, path, ret_err);
 }
 
-int pf_fleet_list_dir(const char *dir, char ***ret_paths)
-{
-	pf_autofs struct pf_fs *fs = NULL;
-	pf_autostrv char **names = NULL;
+struct strv_buf {
 	char **v;
-	size_t n = 0, dl = strlen(dir);
-	int k, r;
+	size_t n, cap;
+};
 
-	r = pf_fs_open("/", &fs);
-	if (r < 0)
-		return r;
+/* Depth limit of --recursive: deeper trees are not report stores. */
+#define FLEET_MAX_DEPTH 32
+
+static int list_dir(const struct pf_fs *fs, const char *dir, bool recursive, int depth,
+		    struct strv_buf *out, size_t *ret_subdirs)
+{
+	pf_autostrv char **names = NULL;
+	size_t dl = strlen(dir);
+	int k;
+
 	k = pf_fs_list(fs, dir, &names);
 	if (k < 0)
 		return k;
-	v = pf_xcalloc((size_t)k + 1, sizeof(*v));
 	for (int i = 0; i < k; i++) {
 		size_t l = strlen(names[i]);
+		pf_autofree char *path = NULL;
+		struct stat st;
 
-		if (names[i][0] == '.' || l < 6 || strcmp(names[i] + l - 5, ".json"))
+		if (names[i][0] == '.')
 			continue;
-		v[n++] = pf_xasprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
+		path = pf_xasprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
+		/* a directory is followed only when it is not a link (no loops) */
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (ret_subdirs)
+				(*ret_subdirs)++;
+			if (recursive && depth < FLEET_MAX_DEPTH) {
+				int r = list_dir(fs, path, true, depth + 1, out, NULL);
+
+				if (r < 0 && r != -EACCES && r != -ENOENT)
+					return r;
+			}
+			continue;
+		}
+		if (l < 6 || strcmp(names[i] + l - 5, ".json"))
+			continue;
+		GROW(out->v, out->n, out->cap);
+		out->v[out->n++] = path;
+		path = NULL;
 	}
-	v[n] = NULL; /* pf_fs_list() sorted the names */
-	*ret_paths = v;
-	return (int)n;
+	return 0;
+}
+
+int pf_fleet_list_dir(const char *dir, bool recursive, char ***ret_paths, size_t *ret_subdirs)
+{
+	pf_autofs struct pf_fs *fs = NULL;
+	struct strv_buf out = { 0 };
+	int r;
+
+	if (ret_subdirs)
+		*ret_subdirs = 0;
+	r = pf_fs_open("/", &fs);
+	if (r < 0)
+		return r;
+	r = list_dir(fs, dir, recursive, 0, &out, ret_subdirs);
+	if (r < 0) {
+		for (size_t i = 0; i < out.n; i++)
+			free(out.v[i]);
+		free(out.v);
+		return r;
+	}
+	GROW(out.v, out.n, out.cap);
+	out.v[out.n] = NULL; /* pf_fs_list() sorted the names: depth-first, in name order */
+	*ret_paths = out.v;
+	return (int)out.n;
 }
 
 /* Fleet-wide order of failing nodes: hostname, then file. */
@@ -567,6 +613,11 @@ void pf_fleet_finish(struct pf_fleet *f)
 	find_outliers(f);
 }
 
+static bool series_judged(const struct fl_series *se)
+{
+	return se->n_nodes >= PF_FLEET_MIN_SERIES && se->median > 0;
+}
+
 static double ratio(double v, double median)
 {
 	return median > 0 ? round(v / median * 1000.0) / 1000.0 : 0;
@@ -637,8 +688,7 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 		cJSON_AddNumberToObject(e, "median", se->median);
 		cJSON_AddNumberToObject(e, "min", se->min);
 		cJSON_AddNumberToObject(e, "max", se->max);
-		cJSON_AddBoolToObject(e, "judged", se->n_nodes >= PF_FLEET_MIN_SERIES &&
-						   se->median > 0);
+		cJSON_AddBoolToObject(e, "judged", series_judged(se));
 		cJSON_AddNumberToObject(e, "outliers", (double)se->n_outliers);
 		cJSON_AddItemToArray(arr, e);
 	}
@@ -688,13 +738,38 @@ int pf_fleet_format_from_name(const char *name, enum pf_fleet_format *ret)
 	return 0;
 }
 
+/*
+ * A spreadsheet runs a cell that begins with = + - @ (or a tab or CR, which
+ * some strip first) as a formula: a hostname "=HYPERLINK(...)" from a
+ * compromised node would be live.  Such a cell gets a leading apostrophe
+ * (OWASP's CSV injection advice), unless the whole cell is a plain number.
+ */
+static bool csv_formula_like(const char *s)
+{
+	char *end;
+
+	if (!s[0] || !strchr("=+-@\t\r", s[0]))
+		return false;
+	if (s[0] == '-' || s[0] == '+') {
+		errno = 0;
+		(void)strtod(s, &end);
+		if (end != s && !*end && strcspn(s, "xXpPnNiI") == strlen(s))
+			return false; /* -1, +2.5e3: a number, not a formula */
+	}
+	return true;
+}
+
 void pf_csv_field(FILE *out, const char *s)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
+	bool neutral = csv_formula_like(s);
+
+	if (!neutral && !s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (neutral)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -879,8 +954,22 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 	table_print(&t, out);
 
 	if (!f->n_outliers) {
-		fprintf(out, "\nNo outliers (below %.0f%% of the fleet median).\n",
-			f->fraction * 100.0);
+		size_t judged = 0;
+
+		for (size_t s = 0; s < f->n_series; s++)
+			judged += series_judged(&f->series[s]);
+		if (judged)
+			fprintf(out, "\nNo outliers (below %.0f%% of the fleet median).\n",
+				f->fraction * 100.0);
+		else if (f->n_live < PF_FLEET_MIN_SERIES)
+			fprintf(out, "\nOutliers: not judged (fewer than %d nodes).\n",
+				PF_FLEET_MIN_SERIES);
+		else if (f->n_series)
+			fprintf(out, "\nOutliers: not judged (fewer than %d nodes report each "
+				     "bandwidth-like value).\n", PF_FLEET_MIN_SERIES);
+		else
+			fputs("\nOutliers: not judged (no bandwidth-like values in the reports).\n",
+			      out);
 		return;
 	}
 	fprintf(out, "\nOutliers: below %.0f%% of the fleet median (%zu)\n", f->fraction * 100.0,
@@ -926,33 +1015,93 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 static void fleet_usage(FILE *out)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
-	      "                       REPORT.json|DIR...\n"
+	      "                       [--recursive] [--output FILE] REPORT.json|DIR...\n"
 	      "\n"
 	      "One view of many nodes' reports: failing nodes, counts per check, and nodes\n"
-	      "below F (default 0.9) x the fleet median of a bandwidth-like observation.\n"
-	      "A DIR is scanned for *.json (not recursively).\n"
+	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
+	      "(judged when at least 3 nodes report it).\n"
 	      "\n"
-	      "Exit status: 0 no failing node, 1 a node failed or errored, 64 usage.\n",
+	      "  --format FORMAT         text (default), json or csv\n"
+	      "  --outlier-fraction F    outlier threshold, 0 < F <= 1 (default 0.9)\n"
+	      "  --recursive, -r         also read *.json in the subdirectories of each DIR\n"
+	      "                          (by default only the files directly in it)\n"
+	      "  --output FILE           write the view to FILE atomically\n"
+	      "  --help                  this text\n"
+	      "\n"
+	      "Exit status: 0 no failing node, 1 a node failed or errored, 64 usage,\n"
+	      "74 the view could not be written.\n",
 	      out);
+}
+
+/* Add every report under one command-line argument; -errno for a path that cannot be opened. */
+static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *err)
+{
+	pf_autostrv char **paths = NULL;
+	size_t subdirs = 0, before = pf_fleet_n_reports(f) + pf_fleet_n_rejected(f);
+	int r;
+
+	r = pf_fleet_list_dir(arg, recursive, &paths, &subdirs);
+	if (r < 0 && r != -ENOTDIR) {
+		fprintf(err, "preflight fleet: cannot open '%s': %s\n", arg, strerror(-r));
+		return r;
+	}
+	if (r == -ENOTDIR) {
+		pf_autofree char *why = NULL;
+
+		if (pf_fleet_add_file(f, arg, &why) < 0)
+			fprintf(err, "preflight fleet: skipping '%s': %s\n", arg, why);
+		return 0;
+	}
+	for (char **p = paths; *p; p++) {
+		pf_autofree char *why = NULL;
+
+		if (pf_fleet_add_file(f, *p, &why) < 0)
+			fprintf(err, "preflight fleet: skipping '%s': %s\n", *p, why);
+	}
+	if (!recursive && subdirs && pf_fleet_n_reports(f) + pf_fleet_n_rejected(f) == before)
+		fprintf(err, "preflight fleet: '%s' holds no *.json file but %zu "
+			     "subdirector%s: use --recursive to read them\n",
+			arg, subdirs, subdirs == 1 ? "y" : "ies");
+	return 0;
+}
+
+/* Render the view into memory and write it to @path through pf_output_write(). */
+static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int r;
+
+	if (!mem)
+		return -errno;
+	r = pf_fleet_render(f, fmt, mem);
+	if (fclose(mem) == EOF && r == 0)
+		r = -errno;
+	return r < 0 ? r : pf_output_write(path, buf, len);
 }
 
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 {
-	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_RECURSIVE = 'r' };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "outlier-fraction", required_argument, NULL, OPT_FRACTION },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	PF_CLEANUP(pf_fleet_freep) struct pf_fleet *f = NULL;
 	enum pf_fleet_format fmt = PF_FLEET_TEXT;
 	double fraction = PF_FLEET_OUTLIER_FRACTION;
+	const char *output = NULL;
+	bool recursive = false;
 	int c, r;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (pf_fleet_format_from_name(optarg, &fmt) < 0) {
@@ -973,6 +1122,16 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			}
 			break;
 		}
+		case OPT_OUTPUT:
+			if (!*optarg) {
+				fputs("preflight fleet: --output: empty file name\n", err);
+				return 64;
+			}
+			output = optarg;
+			break;
+		case OPT_RECURSIVE:
+			recursive = true;
+			break;
 		case OPT_HELP:
 			fleet_usage(out);
 			return 0;
@@ -980,8 +1139,8 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "preflight fleet: option '%s' needs a value\n", argv[optind - 1]);
 			return 64;
 		default:
-			fprintf(err, "preflight fleet: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
+			fprintf(err, "preflight fleet: unknown option '%s' (see preflight fleet "
+				     "--help)\n", argv[optind - 1]);
 			return 64;
 		}
 	}
@@ -991,29 +1150,9 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 
 	f = pf_fleet_new(fraction);
-	for (int i = optind; i < argc; i++) {
-		pf_autostrv char **paths = NULL;
-
-		r = pf_fleet_list_dir(argv[i], &paths);
-		if (r < 0 && r != -ENOTDIR) {
-			fprintf(err, "preflight fleet: cannot open '%s': %s\n", argv[i],
-				strerror(-r));
+	for (int i = optind; i < argc; i++)
+		if (add_arg(f, argv[i], recursive, err) < 0)
 			return 64;
-		}
-		if (r >= 0) {
-			for (char **p = paths; *p; p++) {
-				pf_autofree char *why = NULL;
-
-				if (pf_fleet_add_file(f, *p, &why) < 0)
-					fprintf(err, "preflight fleet: skipping '%s': %s\n", *p, why);
-			}
-		} else {
-			pf_autofree char *why = NULL;
-
-			if (pf_fleet_add_file(f, argv[i], &why) < 0)
-				fprintf(err, "preflight fleet: skipping '%s': %s\n", argv[i], why);
-		}
-	}
 	if (!pf_fleet_n_reports(f)) {
 		fprintf(err, "preflight fleet: no preflight.report/v1 reports found "
 			     "(%zu file%s rejected)\n", pf_fleet_n_rejected(f),
@@ -1024,6 +1163,15 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "preflight fleet: %zu file%s rejected\n", pf_fleet_n_rejected(f),
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
 	pf_fleet_finish(f);
+	if (output) {
+		r = render_to_file(f, fmt, output);
+		if (r < 0) {
+			fprintf(err, "preflight fleet: cannot write '%s': %s\n", output,
+				strerror(-r));
+			return 74;
+		}
+		return pf_fleet_n_failing(f) ? 1 : 0;
+	}
 	r = pf_fleet_render(f, fmt, out);
 	if (r == 0 && fflush(out) == EOF)
 		r = -errno;

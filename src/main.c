@@ -487,6 +487,17 @@ out:
 	return rc;
 }
 
+/* Whether a subcommand's @argv holds --@name or --@name=... before a "--". */
+static bool has_option(int argc, char **argv, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct pf_opts o = { 0 };
@@ -514,7 +525,8 @@ int main(int argc, char **argv)
 										    stdout, stderr);
 		if (fclose(stdout) == EOF && rc == 0)
 			rc = PF_EXIT_IOERR;
-		if (o.stdout_closed && rc == 0 && !strcmp(argv[1], "fleet")) {
+		if (o.stdout_closed && rc == 0 && !strcmp(argv[1], "fleet") &&
+		    !has_option(argc, argv, "--output")) {
 			fputs("preflight: cannot write the fleet view: stdout is closed\n", stderr);
 			rc = PF_EXIT_IOERR;
 		}

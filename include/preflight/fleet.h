@@ -52,11 +52,14 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err);
 
 /*
- * The *.json files directly in @dir (not recursive, no hidden files), as
- * "dir/name", sorted.  Returns the count (*ret_paths is NULL-terminated,
- * freed with pf_strv_free()), -ENOTDIR when @dir is a file, or -errno.
+ * The *.json files in @dir (no hidden files or directories), as "dir/name",
+ * sorted by name; with @recursive, also those in its subdirectories
+ * (depth-first, symlinked directories not followed).  Returns the count
+ * (*ret_paths is NULL-terminated, freed with pf_strv_free()), -ENOTDIR when
+ * @dir is a file, or -errno.  *ret_subdirs (may be NULL) counts @dir's own
+ * subdirectories, for the hint that --recursive exists.
  */
-int pf_fleet_list_dir(const char *dir, char ***ret_paths);
+int pf_fleet_list_dir(const char *dir, bool recursive, char ***ret_paths, size_t *ret_subdirs);
 
 /* Derive the view; call once after the last add. */
 void pf_fleet_finish(struct pf_fleet *f);
@@ -77,7 +80,11 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 bool pf_fleet_key_is_rate(const char *key);
 /* Median of @v[0..n) (reorders @v); NAN when n is 0. */
 double pf_median(double *v, size_t n);
-/* Write @s as one CSV field (RFC 4180: quoted when it holds , " CR or LF). */
+/*
+ * Write @s as one CSV field (RFC 4180: quoted when it holds , " CR or LF);
+ * a cell that a spreadsheet would run as a formula (it begins with = + - @,
+ * a tab or CR and is not a plain number) is quoted with a leading apostrophe.
+ */
 void pf_csv_field(FILE *out, const char *s);
 
 /*

@@ -292,6 +292,17 @@ static void test_csv_quoting(void **state)
 		{ "two\nlines", "\"two\nlines\"" },
 		{ "cr\r", "\"cr\r\"" },
 		{ "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)" },
+		/* formula-like cells get an apostrophe (CSV injection); numbers do not */
+		{ "=HYPERLINK(\"http://x/\",\"y\")", "\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\"" },
+		{ "+1+cmd", "\"'+1+cmd\"" },
+		{ "-2+3", "\"'-2+3\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "\tx", "\"'\tx\"" },
+		{ "-1", "-1" },
+		{ "-1.5e3", "-1.5e3" },
+		{ "+7", "+7" },
+		{ "-inf", "\"'-inf\"" },
+		{ "a=b", "a=b" },
 	};
 
 	for (size_t i = 0; i < PF_ARRAY_SIZE(cases); i++) {

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.h - writing a finished document to an --output path.
+ *
+ * The rules every command follows (the main report, `fleet`, `diff`): a
+ * regular file is replaced atomically (temporary file in the same directory,
+ * fsync, rename), so no reader ever sees half of one; a symlink to a regular
+ * file keeps the link and has its target replaced; a device, FIFO or socket
+ * (/dev/stdout, /dev/full) is written in place.
+ */
+#ifndef PREFLIGHT_OUTPUT_H
+#define PREFLIGHT_OUTPUT_H
+
+#include <stddef.h>
+
+/* Write @len bytes of @buf to @path as above; 0 or -errno. */
+int pf_output_write(const char *path, const void *buf, size_t len);
+
+/*
+ * Expand the placeholders of an --output template: %n the short hostname
+ * (@host, up to the first dot), %j the Slurm job id (@jobid, or "nojob" when
+ * NULL or empty), %% a percent sign.  Returns 0 and *ret (caller frees), or
+ * -EINVAL with *ret_err naming the unknown placeholder.
+ */
+int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char **ret,
+		     char **ret_err);
+
+#endif
