@@ -69,10 +69,49 @@ static const struct pf_param gdr_loopback_params[] = {
 		      "also run from GPU memory (GPUDirect RDMA)"),
 	PF_PARAM_BOOL(struct gdr_loopback_cfg, parallel, "false",
 		      "run all NICs at once (loads PCIe like a job) instead of one after another"),
-	PF_PARAM_STRING(struct gdr_loopback_cfg, gpu_reg, "auto",
-			"GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf"),
+	PF_PARAM_ENUM(struct gdr_loopback_cfg, gpu_reg, "auto",
+		      "GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf",
+		      "auto", "peermem", "dmabuf"),
 	PF_PARAM_END,
 };
+
+/*
+ * At profile time: thresholds in order, and the syntax of each pair
+ * ("BDF=mlx5_0/1" or "mlx5_0[/1]"); whether the GPU and NIC exist is the
+ * node's business and judged in run().
+ */
+static int gdr_loopback_validate(const void *config, char **ret_err)
+{
+	const struct gdr_loopback_cfg *cfg = config;
+	pf_autofree char *list = pf_xstrdup(cfg->pairs);
+	char *save = NULL;
+
+	if (cfg->host_warn_fraction < cfg->host_min_fraction)
+		return pf_param_invalid(ret_err, "gdr_loopback.host_warn_fraction %g is below "
+					"gdr_loopback.host_min_fraction %g",
+					cfg->host_warn_fraction, cfg->host_min_fraction);
+	for (char *tok = strtok_r(list, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		char *eq = strchr(tok, '='), *nic = eq ? eq + 1 : tok, *slash = strchr(nic, '/');
+		char bdf[16];
+		uint64_t v;
+
+		if (eq) {
+			*eq = '\0';
+			if (pf_bdf_normalize(tok, bdf) < 0)
+				return pf_param_invalid(ret_err, "gdr_loopback.pairs: '%s' is not a "
+							"PCI address", tok);
+		}
+		if (slash)
+			*slash = '\0';
+		if (!*nic)
+			return pf_param_invalid(ret_err, "gdr_loopback.pairs: a pair names no RDMA "
+						"device");
+		if (slash && (pf_parse_u64(slash + 1, &v) < 0 || v == 0 || v > 255))
+			return pf_param_invalid(ret_err, "gdr_loopback.pairs: bad port number '%s'",
+						slash + 1);
+	}
+	return 0;
+}
 
 #define MAX_DEADLINE_PAIRS 8
 
@@ -627,13 +666,6 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
-	if (strcmp(cfg->gpu_reg, "auto") && strcmp(cfg->gpu_reg, "peermem") &&
-	    strcmp(cfg->gpu_reg, "dmabuf"))
-		return pf_error(res, -EINVAL, "gpu_reg '%s' is not auto, peermem or dmabuf",
-				cfg->gpu_reg);
-	if (cfg->host_warn_fraction < cfg->host_min_fraction)
-		return pf_error(res, -EINVAL, "host_warn_fraction %.2f is below host_min_fraction "
-				"%.2f", cfg->host_warn_fraction, cfg->host_min_fraction);
 	if (!ctx->node->n_rdma)
 		return pf_skip(res, "no RDMA devices in /sys/class/infiniband");
 	if (!ctx->prov->verbs)
@@ -787,5 +819,6 @@ const struct pf_check pf_check_gdr_loopback = {
 	.timeout_s = 300,
 	.deadline_s = gdr_loopback_deadline_s,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_TRAFFIC,
+	.validate = gdr_loopback_validate,
 	.run = gdr_loopback_run,
 };

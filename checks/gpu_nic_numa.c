@@ -28,10 +28,10 @@ struct gpu_nic_numa_cfg {
 };
 
 static const struct pf_param gpu_nic_numa_params[] = {
-	PF_PARAM_STRING(struct gpu_nic_numa_cfg, worst_class, "",
-			"worst acceptable PCI distance from a GPU to its nearest NIC: PIX, PXB, "
-			"PHB, NODE or SYS; empty infers it from the node (the class most GPUs "
-			"achieve)"),
+	PF_PARAM_ENUM(struct gpu_nic_numa_cfg, worst_class, "",
+		      "worst acceptable PCI distance from a GPU to its nearest NIC: PIX, PXB, "
+		      "PHB, NODE or SYS; empty infers it from the node (the class most GPUs "
+		      "achieve)", "", "PIX", "PXB", "PHB", "NODE", "SYS"),
 	PF_PARAM_BOOL(struct gpu_nic_numa_cfg, require_numa, "true",
 		      "fail a GPU whose nearest NIC is on another NUMA node"),
 	PF_PARAM_STRING(struct gpu_nic_numa_cfg, nics, "",
@@ -175,10 +175,10 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
-	if (!inferred && (pf_path_class_from_name(cfg->worst_class, &expected) < 0 ||
-			  expected == PF_PATH_UNKNOWN))
-		return pf_error(res, -EINVAL, "worst_class '%s' is not PIX, PXB, PHB, NODE or SYS",
-				cfg->worst_class);
+	/* an enum: the profile accepts only these class names */
+	if (!inferred)
+		PF_BUG_ON(pf_path_class_from_name(cfg->worst_class, &expected) < 0 ||
+			  expected == PF_PATH_UNKNOWN);
 	for (size_t i = 0; i < node->n_rdma; i++)
 		if (nic_selected(cfg, &node->rdma[i]))
 			n_nics++;

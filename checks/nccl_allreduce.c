@@ -42,6 +42,19 @@ static const struct pf_param nccl_allreduce_params[] = {
 	PF_PARAM_END,
 };
 
+/* At profile time: the size sweep must run upwards. */
+static int nccl_allreduce_validate(const void *config, char **ret_err)
+{
+	const struct nccl_allreduce_cfg *cfg = config;
+
+	if (cfg->min_bytes > cfg->max_bytes)
+		return pf_param_invalid(ret_err, "nccl_allreduce.min_bytes %llu is above "
+					"nccl_allreduce.max_bytes %llu",
+					(unsigned long long)cfg->min_bytes,
+					(unsigned long long)cfg->max_bytes);
+	return 0;
+}
+
 struct bench {
 	const struct pf_cuda_table *cu;
 	const struct pf_nccl_table *nc;
@@ -265,11 +278,6 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}
-	if (cfg->min_bytes > cfg->max_bytes) {
-		pf_add(res, PF_STATUS_ERROR, "min_bytes", "min_bytes %llu is above max_bytes %llu",
-		       (unsigned long long)cfg->min_bytes, (unsigned long long)cfg->max_bytes);
-		return -EINVAL;
-	}
 	if (ctx->node) {
 		size_t on_bus = 0;
 
@@ -385,5 +393,6 @@ const struct pf_check pf_check_nccl_allreduce = {
 	.cfg_size = sizeof(struct nccl_allreduce_cfg),
 	.timeout_s = 300,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_TRAFFIC,
+	.validate = nccl_allreduce_validate,
 	.run = nccl_allreduce_run,
 };

@@ -25,8 +25,9 @@ struct nvidia_peermem_cfg {
 };
 
 static const struct pf_param nvidia_peermem_params[] = {
-	PF_PARAM_STRING(struct nvidia_peermem_cfg, require, "any",
-			"path that must be available: any, peermem, dmabuf or both"),
+	PF_PARAM_ENUM(struct nvidia_peermem_cfg, require, "any",
+		      "path that must be available: any, peermem, dmabuf or both", "any", "peermem",
+		      "dmabuf", "both"),
 	PF_PARAM_END,
 };
 
@@ -217,14 +218,9 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	} else if (!strcmp(cfg->require, "peermem")) {
 		want_peer = true;
 		want_dmabuf = false;
-	} else if (!strcmp(cfg->require, "dmabuf")) {
+	} else { /* dmabuf: the profile accepts nothing else (an enum) */
 		want_peer = false;
 		want_dmabuf = true;
-	} else {
-		pf_add(res, PF_STATUS_ERROR, "require",
-		       "nvidia_peermem.require is \"%s\", expected any, peermem, dmabuf or both",
-		       cfg->require);
-		return -EINVAL;
 	}
 	both = !strcmp(cfg->require, "both");
 	if (!ctx->prov || !ctx->prov->gpu) {

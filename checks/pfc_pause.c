@@ -52,6 +52,18 @@ static const struct pf_param pfc_pause_params[] = {
 	PF_PARAM_END,
 };
 
+/* At profile time: a warning threshold above the failing one is a usage error. */
+static int pfc_pause_validate(const void *config, char **ret_err)
+{
+	const struct pfc_pause_cfg *cfg = config;
+
+	if (cfg->warn_pause_pct > cfg->fail_pause_pct)
+		return pf_param_invalid(ret_err, "pfc_pause.warn_pause_pct %g is above "
+					"pfc_pause.fail_pause_pct %g", cfg->warn_pause_pct,
+					cfg->fail_pause_pct);
+	return 0;
+}
+
 /* Everything read about one RoCE netdev. */
 struct roce_if {
 	const char *name;
@@ -443,9 +455,6 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		return pf_error(res, -ENODATA, "no node inventory");
 	if (!prov->pfc || !prov->pause || !prov->ethtool_stats || !prov->wait)
 		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
-	if (cfg->warn_pause_pct > cfg->fail_pause_pct)
-		return pf_error(res, -EINVAL, "warn_pause_pct %.1f above fail_pause_pct %.1f",
-				cfg->warn_pause_pct, cfg->fail_pause_pct);
 
 	n = collect(ctx->node, res, &nds, &ports);
 	if (ports == 0) {
@@ -517,5 +526,6 @@ const struct pf_check pf_check_pfc_pause = {
 	.cfg_size = sizeof(struct pfc_pause_cfg),
 	.timeout_s = WINDOW_MAX_MS / 1000 + 10,
 	.flags = PF_CHECK_NEEDS_NODE,
+	.validate = pfc_pause_validate,
 	.run = pfc_pause_run,
 };

@@ -83,9 +83,9 @@ struct port_errors_cfg {
 };
 
 static const struct pf_param port_errors_params[] = {
-	PF_PARAM_STRING(struct port_errors_cfg, mode, "auto",
-			"auto: a sampling window on the live node, absolute values under --root; "
-			"or window, absolute"),
+	PF_PARAM_ENUM(struct port_errors_cfg, mode, "auto",
+		      "auto: a sampling window on the live node, absolute values under --root; "
+		      "or window, absolute", "auto", "window", "absolute"),
 	PF_PARAM_U64(struct port_errors_cfg, window_ms, "1000", 0, 10000, "ms",
 		     "sampling window on the live node (the check's deadline is 15 s)"),
 	PF_PARAM_DOUBLE(struct port_errors_cfg, hard_per_hour, "1", 0, 1e12, "errors/h",
@@ -479,13 +479,11 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
+	/* an enum: the profile accepts only auto, window and absolute */
 	if (!strcmp(cfg->mode, "auto"))
 		window = pf_fs_is_live(ctx->fs);
-	else if (!strcmp(cfg->mode, "window") || !strcmp(cfg->mode, "absolute"))
-		window = !strcmp(cfg->mode, "window");
 	else
-		return pf_error(res, -EINVAL, "mode '%s' is not one of auto, window, absolute",
-				cfg->mode);
+		window = !strcmp(cfg->mode, "window");
 
 	for (size_t i = 0; i < node->n_rdma; i++)
 		n_ports += node->rdma[i].n_ports;

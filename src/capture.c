@@ -293,6 +293,7 @@ static cJSON *typed(const struct pf_param *prm, double num, const char *str)
 			return NULL;
 		return cJSON_CreateNumber(num);
 	case PF_PARAM_STRING:
+	case PF_PARAM_ENUM:
 		return str ? cJSON_CreateString(str) : NULL;
 	case PF_PARAM_BOOL:
 		break;
@@ -319,6 +320,7 @@ static cJSON *set_value(const struct pf_param *prm, const char *v)
 		return cJSON_CreateBool(!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes") ||
 					!strcmp(v, "on"));
 	case PF_PARAM_STRING:
+	case PF_PARAM_ENUM:
 		break;
 	}
 	return cJSON_CreateString(v);

@@ -235,6 +235,11 @@ static int describe_check(const char *name)
 		       *p->def ? p->def : "\"\"", p->unit ? " " : "", p->unit ? p->unit : "");
 		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64 || p->type == PF_PARAM_DOUBLE)
 			printf(", range %.15g..%.15g", p->min, p->max);
+		if (p->type == PF_PARAM_ENUM) {
+			pf_autofree char *words = pf_param_choices(p, " | ");
+
+			printf(", one of: %s", words);
+		}
 		printf("\n      %s\n", p->help);
 	}
 	return 0;

@@ -43,8 +43,34 @@ const char *pf_param_type_name(enum pf_param_type t)
 	case PF_PARAM_I64: return "integer";
 	case PF_PARAM_DOUBLE: return "number";
 	case PF_PARAM_STRING: return "string";
+	case PF_PARAM_ENUM: return "enum";
 	}
 	return "?";
+}
+
+int pf_param_invalid(char **ret_err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(ret_err, fmt, ap) < 0)
+		*ret_err = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+char *pf_param_choices(const struct pf_param *prm, const char *sep)
+{
+	char *s = pf_xstrdup("");
+
+	for (const char *const *w = prm->choices; w && *w; w++) {
+		char *next = pf_xasprintf("%s%s%s%s%s", s, w == prm->choices ? "" : sep,
+					  **w ? "" : "\"", *w, **w ? "" : "\"");
+
+		free(s);
+		s = next;
+	}
+	return s;
 }
 
 const struct pf_param *pf_param_find(const struct pf_check *c, const char *key)
@@ -114,6 +140,19 @@ int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, cha
 		free(*(char **)field);
 		*(char **)field = pf_xstrdup(value);
 		return 0;
+	case PF_PARAM_ENUM:
+		for (const char *const *w = prm->choices; w && *w; w++)
+			if (!strcasecmp(value, *w)) {
+				free(*(char **)field);
+				*(char **)field = pf_xstrdup(*w);
+				return 0;
+			}
+		{
+			pf_autofree char *words = pf_param_choices(prm, ", ");
+
+			return fail(ret_err, "value '%s' for '%s' is not one of %s", value, prm->key,
+				    words);
+		}
 	}
 	return fail(ret_err, "parameter '%s' has an unknown type", prm->key);
 }
@@ -141,6 +180,10 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 			break;
 		snprintf(buf, sizeof(buf), "%.17g", v->valuedouble);
 		return pf_param_parse(prm, buf, cfg, ret_err);
+	case PF_PARAM_ENUM:
+		if (cJSON_IsString(v))
+			return pf_param_parse(prm, v->valuestring, cfg, ret_err);
+		return fail(ret_err, "'%s' must be a string", prm->key);
 	case PF_PARAM_STRING:
 		if (cJSON_IsString(v))
 			return pf_param_parse(prm, v->valuestring, cfg, ret_err);
@@ -363,6 +406,17 @@ int pf_config_build(const struct pf_check *c, const struct pf_profile *p, void *
 			return fail(ret_err, "--set '%s': %s", p->sets[i], err ? err : "invalid");
 		}
 	}
+	if (c->validate) {
+		pf_autofree char *err = NULL;
+
+		r = c->validate(cfg, &err);
+		if (r < 0) {
+			pf_config_free(c, cfg);
+			if (p && p->path)
+				return fail(ret_err, "profile '%s': %s", p->path, err ? err : "invalid");
+			return fail(ret_err, "%s", err ? err : "invalid");
+		}
+	}
 	*ret_cfg = cfg;
 	return 0;
 }
@@ -372,7 +426,7 @@ void pf_config_free(const struct pf_check *c, void *cfg)
 	if (!cfg)
 		return;
 	for (const struct pf_param *prm = c->params; prm && prm->key; prm++)
-		if (prm->type == PF_PARAM_STRING)
+		if (prm->type == PF_PARAM_STRING || prm->type == PF_PARAM_ENUM)
 			free(*(char **)((char *)cfg + prm->offset));
 	free(cfg);
 }
@@ -398,6 +452,7 @@ cJSON *pf_config_to_json(const struct pf_check *c, const void *cfg)
 			cJSON_AddNumberToObject(j, prm->key, *(const double *)field);
 			break;
 		case PF_PARAM_STRING:
+		case PF_PARAM_ENUM:
 			cJSON_AddStringToObject(j, prm->key, *(char *const *)field);
 			break;
 		}

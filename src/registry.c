@@ -39,7 +39,8 @@ static size_t param_size(enum pf_param_type t)
 	case PF_PARAM_U64: return sizeof(uint64_t);
 	case PF_PARAM_I64: return sizeof(int64_t);
 	case PF_PARAM_DOUBLE: return sizeof(double);
-	case PF_PARAM_STRING: return sizeof(char *);
+	case PF_PARAM_STRING:
+	case PF_PARAM_ENUM: return sizeof(char *);
 	}
 	return SIZE_MAX;
 }
@@ -81,9 +82,12 @@ int pf_check_validate(const struct pf_check *c, char **ret_err)
 								     name, p->key));
 		if (!p->def)
 			return invalid(ret_err, pf_xasprintf("%s.%s has no default", name, p->key));
+		if ((p->type == PF_PARAM_ENUM) != (p->choices && *p->choices))
+			return invalid(ret_err, pf_xasprintf("%s.%s: choices belong to an enum, and "
+							     "an enum needs some", name, p->key));
 		cfg = pf_xcalloc(1, c->cfg_size);
 		r = pf_param_parse(p, p->def, cfg, &err);
-		if (p->type == PF_PARAM_STRING)
+		if (p->type == PF_PARAM_STRING || p->type == PF_PARAM_ENUM)
 			free(*(char **)((char *)cfg + p->offset));
 		free(cfg);
 		if (r < 0) {

@@ -24,6 +24,7 @@ enum pf_param_type {
 	PF_PARAM_I64,    /* int64_t */
 	PF_PARAM_DOUBLE, /* double */
 	PF_PARAM_STRING, /* char * (owned by the config; a JSON array becomes "a,b,c") */
+	PF_PARAM_ENUM,   /* char *, one of .choices (matched without case, stored as spelled there) */
 };
 
 struct pf_param {
@@ -34,6 +35,7 @@ struct pf_param {
 	double min, max; /* bounds for numbers (inclusive) */
 	const char *unit;
 	const char *help;
+	const char *const *choices; /* PF_PARAM_ENUM: the allowed words, NULL-terminated */
 };
 
 #define PF_PARAM_(cfg_type, field, key_, type_, def_, min_, max_, unit_, help_) \
@@ -49,6 +51,10 @@ struct pf_param {
 	PF_PARAM_(t, f, #f, PF_PARAM_BOOL, def, 0, 1, NULL, help)
 #define PF_PARAM_STRING(t, f, def, help) \
 	PF_PARAM_(t, f, #f, PF_PARAM_STRING, def, 0, 0, NULL, help)
+/* PF_PARAM_ENUM(t, f, def, help, "auto", "window", ...): a string that must be one of the words */
+#define PF_PARAM_ENUM(t, f, def_, help_, ...)                                      \
+	{ .key = #f, .type = PF_PARAM_ENUM, .offset = offsetof(t, f), .def = (def_),  \
+	  .help = (help_), .choices = (const char *const[]){ __VA_ARGS__, NULL } }
 #define PF_PARAM_END { .key = NULL }
 
 struct pf_node;
@@ -81,11 +87,21 @@ struct pf_check {
 	unsigned int (*deadline_s)(const void *cfg);
 	unsigned int flags;
 	/*
+	 * Optional: rules that span several settings (min below max, ...), run
+	 * when the profile is built, so that a bad combination is a usage error
+	 * (exit 64) and never reaches run().  Return 0, or pf_param_invalid()'s
+	 * -EINVAL with a message that names the keys as "check.key".
+	 */
+	int (*validate)(const void *cfg, char **ret_err);
+	/*
 	 * Fill @res.  Return 0 once findings are recorded, or -errno when the
 	 * check could not decide (the runner then makes sure the status is error).
 	 */
 	int (*run)(const struct pf_ctx *ctx, const void *cfg, struct pf_result *res);
 };
+
+/* For validate(): *ret_err = the formatted message; returns -EINVAL. */
+int pf_param_invalid(char **ret_err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* True if @item appears in the comma-separated @list (blanks around items ignored). */
 bool pf_list_has(const char *list, const char *item);

@@ -145,3 +145,23 @@ const struct pf_finding *pf_test_finding(const struct pf_result *res, const char
 			return &res->findings[i];
 	return NULL;
 }
+
+void pf_test_config_rejected(const char *check, const char *const *sets, const char *needle)
+{
+	const struct pf_check *c = pf_registry_find(check);
+	struct pf_profile prof;
+	void *cfg = NULL;
+	char *err = NULL;
+
+	assert_non_null(c);
+	pf_profile_init(&prof);
+	for (size_t i = 0; sets[i]; i++)
+		pf_profile_add_set(&prof, sets[i]);
+	assert_int_equal(pf_config_build(c, &prof, &cfg, &err), -EINVAL);
+	assert_null(cfg);
+	assert_non_null(err);
+	if (!strstr(err, needle))
+		fail_msg("'%s' does not name '%s'", err, needle);
+	free(err);
+	pf_profile_release(&prof);
+}

@@ -42,6 +42,12 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
 char *pf_test_gen_root(const char *args);
 
 /* The first finding with @subject, or NULL. */
+/*
+ * Assert that --set @set (one or more, NULL-terminated) is refused when the
+ * profile is built, with a message containing @needle (e.g. "check.key").
+ */
+void pf_test_config_rejected(const char *check, const char *const *sets, const char *needle);
+
 const struct pf_finding *pf_test_finding(const struct pf_result *res, const char *subject);
 
 #endif

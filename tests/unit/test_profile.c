@@ -383,6 +383,152 @@ static void test_registered_checks(void **state)
 	pf_profile_release(&p);
 }
 
+/* A check of its own with an enum and a cross-field rule (the mechanism). */
+struct gcfg {
+	char *mode;
+	uint64_t lo, hi;
+};
+
+static int gamma_validate(const void *config, char **ret_err)
+{
+	const struct gcfg *cfg = config;
+
+	if (cfg->lo > cfg->hi)
+		return pf_param_invalid(ret_err, "gamma.lo %llu is above gamma.hi %llu",
+					(unsigned long long)cfg->lo, (unsigned long long)cfg->hi);
+	return 0;
+}
+
+static const struct pf_param gamma_params[] = {
+	PF_PARAM_ENUM(struct gcfg, mode, "auto", "a mode", "auto", "window", "absolute"),
+	PF_PARAM_U64(struct gcfg, lo, "1", 0, 100, NULL, "low"),
+	PF_PARAM_U64(struct gcfg, hi, "10", 0, 100, NULL, "high"),
+	PF_PARAM_END,
+};
+
+static const struct pf_check gamma_check = {
+	.name = "gamma", .summary = "g", .reads = "r", .params = gamma_params,
+	.cfg_size = sizeof(struct gcfg), .timeout_s = 1, .run = trun,
+	.validate = gamma_validate,
+};
+
+static void test_enum_and_validate(void **state)
+{
+	const struct pf_check *const g[] = { &gamma_check };
+	struct pf_profile p;
+	struct gcfg *cfg = NULL;
+	char *err = NULL;
+	cJSON *j;
+
+	assert_int_equal(pf_check_validate(&gamma_check, &err), 0);
+	assert_string_equal(pf_param_type_name(PF_PARAM_ENUM), "enum");
+	err = pf_param_choices(&gamma_params[0], " | ");
+	assert_string_equal(err, "auto | window | absolute");
+	free(err);
+	err = NULL;
+
+	/* any case on input, the table's spelling in the config (and the report) */
+	pf_profile_init(&p);
+	pf_profile_add_set(&p, "gamma.mode=WINDOW");
+	assert_int_equal(pf_config_build(&gamma_check, &p, (void **)&cfg, &err), 0);
+	assert_string_equal(cfg->mode, "window");
+	j = pf_config_to_json(&gamma_check, cfg);
+	assert_string_equal(cJSON_GetObjectItem(j, "mode")->valuestring, "window");
+	cJSON_Delete(j);
+	pf_config_free(&gamma_check, cfg);
+	pf_profile_release(&p);
+
+	/* --set: a word not in the table */
+	pf_profile_init(&p);
+	pf_profile_add_set(&p, "gamma.mode=bogus");
+	assert_int_equal(pf_profile_validate(&p, g, 1, &err), -EINVAL);
+	assert_contains(err, "gamma.mode");
+	assert_contains(err, "not one of auto, window, absolute");
+	free(err);
+	pf_profile_release(&p);
+
+	/* a profile: a word not in the table, and not a string at all */
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, "{\"checks\": {\"gamma\": {\"mode\": \"x\"}}}",
+					  "g.json", &err), 0);
+	assert_int_equal(pf_profile_validate(&p, g, 1, &err), -EINVAL);
+	assert_contains(err, "checks.gamma.mode");
+	free(err);
+	pf_profile_release(&p);
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, "{\"checks\": {\"gamma\": {\"mode\": 3}}}",
+					  "g.json", &err), 0);
+	assert_int_equal(pf_profile_validate(&p, g, 1, &err), -EINVAL);
+	assert_contains(err, "checks.gamma.mode");
+	free(err);
+	pf_profile_release(&p);
+
+	/* the cross-field rule: lo from the profile, hi from --set, checked together */
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, "{\"checks\": {\"gamma\": {\"lo\": 5}}}",
+					  "g.json", &err), 0);
+	assert_int_equal(pf_profile_validate(&p, g, 1, &err), 0);
+	pf_profile_add_set(&p, "gamma.hi=3");
+	assert_int_equal(pf_profile_validate(&p, g, 1, &err), -EINVAL);
+	assert_contains(err, "profile 'g.json': gamma.lo 5 is above gamma.hi 3");
+	free(err);
+	pf_profile_release(&p);
+}
+
+/*
+ * Every registered check: each enum key refuses a word outside its table,
+ * and each cross-field rule refuses a bad combination, when the profile is
+ * built (main.c: exit 64), naming "check.key".  A check with a validate()
+ * hook must have a case here.
+ */
+static void test_registered_settings_rejected(void **state)
+{
+	static const struct {
+		const char *check, *sets[3], *names;
+	} combos[] = {
+		{ "gdr_loopback", { "gdr_loopback.host_min_fraction=0.9",
+				    "gdr_loopback.host_warn_fraction=0.8" },
+		  "gdr_loopback.host_warn_fraction" },
+		{ "gdr_loopback", { "gdr_loopback.pairs=mlx5_0/0" }, "gdr_loopback.pairs" },
+		{ "gdr_loopback", { "gdr_loopback.pairs=0000:1x:00.0=mlx5_0" },
+		  "gdr_loopback.pairs" },
+		{ "pfc_pause", { "pfc_pause.warn_pause_pct=9", "pfc_pause.fail_pause_pct=5" },
+		  "pfc_pause.warn_pause_pct" },
+		{ "nccl_allreduce", { "nccl_allreduce.min_bytes=65536",
+				      "nccl_allreduce.max_bytes=4096" },
+		  "nccl_allreduce.min_bytes" },
+	};
+	size_t n = 0, n_enums = 0;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		bool covered = !all[i]->validate;
+
+		for (const struct pf_param *prm = all[i]->params; prm && prm->key; prm++) {
+			char set[160], name[160];
+
+			if (prm->type != PF_PARAM_ENUM)
+				continue;
+			snprintf(set, sizeof(set), "%s.%s=bogus", all[i]->name, prm->key);
+			snprintf(name, sizeof(name), "%s.%s", all[i]->name, prm->key);
+			pf_test_config_rejected(all[i]->name, (const char *const[]){ set, NULL },
+						name);
+			n_enums++;
+		}
+		for (size_t k = 0; k < PF_ARRAY_SIZE(combos); k++) {
+			if (strcmp(combos[k].check, all[i]->name))
+				continue;
+			pf_test_config_rejected(all[i]->name, combos[k].sets, combos[k].names);
+			covered = true;
+		}
+		if (!covered)
+			fail_msg("%s has a validate() hook but no bad combination here",
+				 all[i]->name);
+	}
+	/* port_errors.mode, nvidia_peermem.require, gpu_nic_numa.worst_class, gdr_loopback.gpu_reg */
+	assert_true(n_enums >= 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +540,8 @@ int main(void)
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_param_helpers),
 		cmocka_unit_test(test_registered_checks),
+		cmocka_unit_test(test_enum_and_validate),
+		cmocka_unit_test(test_registered_settings_rejected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
