@@ -27,6 +27,7 @@
 #include "preflight/report.h"
 #include "preflight/result.h"
 #include "preflight/strmap.h"
+#include "preflight/table.h"
 
 #define GROW(arr, n, cap)                                                          \
 	do {                                                                       \
@@ -841,53 +842,6 @@ static void render_csv(const struct pf_fleet *f, FILE *out)
 	}
 }
 
-/* An aligned text table: cells are copied; the last column is not padded. */
-struct table {
-	size_t ncol, nrow, cap;
-	char **cells;
-	bool right[8];
-};
-
-static void table_row(struct table *t, const char *const *cells)
-{
-	if (t->nrow == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 32;
-		t->cells = pf_xrealloc(t->cells, t->cap * t->ncol * sizeof(*t->cells));
-	}
-	for (size_t c = 0; c < t->ncol; c++)
-		t->cells[t->nrow * t->ncol + c] = pf_xstrdup(cells[c] ? cells[c] : "");
-	t->nrow++;
-}
-
-static void table_print(struct table *t, FILE *out)
-{
-	size_t w[8] = { 0 };
-
-	for (size_t r = 0; r < t->nrow; r++)
-		for (size_t c = 0; c < t->ncol; c++) {
-			size_t l = strlen(t->cells[r * t->ncol + c]);
-
-			if (l > w[c])
-				w[c] = l;
-		}
-	for (size_t r = 0; r < t->nrow; r++) {
-		for (size_t c = 0; c < t->ncol; c++) {
-			const char *s = t->cells[r * t->ncol + c];
-			bool last = c + 1 == t->ncol;
-
-			if (t->right[c])
-				fprintf(out, "%*s", (int)w[c], s);
-			else
-				fprintf(out, "%-*s", last ? 0 : (int)w[c], s);
-			fputs(last ? "\n" : "  ", out);
-		}
-	}
-	for (size_t i = 0; i < t->nrow * t->ncol; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	*t = (struct table){ 0 };
-}
-
 /* A finding for the text table: at most TEXT_MSG_MAX bytes, cut at a character boundary. */
 #define TEXT_MSG_MAX 100
 
@@ -906,7 +860,7 @@ static const char *short_msg(const char *msg, char *buf, size_t len)
 
 static void render_text(const struct pf_fleet *f, FILE *out)
 {
-	struct table t = { .ncol = 6 };
+	struct pf_table t = { .ncol = 6 };
 	char v[32], m[32], r[32];
 
 	fprintf(out, "preflight fleet: %zu node%s from %zu report%s (%zu superseded, %zu rejected)\n",
@@ -918,7 +872,7 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 
 	if (f->n_failing) {
 		fprintf(out, "Failing nodes (%zu)\n", f->n_failing);
-		table_row(&t, (const char *const[]){ "NODE", "VERDICT", "CHECK", "STATUS",
+		pf_table_row(&t, (const char *const[]){ "NODE", "VERDICT", "CHECK", "STATUS",
 						     "SUBJECT", "FINDING" });
 		for (size_t i = 0; i < f->n_failing; i++) {
 			const struct fl_node *n = &f->nodes[f->failing[i]];
@@ -929,29 +883,29 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 				char msg[TEXT_MSG_MAX + 8];
 
 				if (bad(c->status))
-					table_row(&t, (const char *const[]){ n->host,
+					pf_table_row(&t, (const char *const[]){ n->host,
 						pf_status_name(n->verdict), f->checks[c->check],
 						pf_status_name(c->status), c->subject,
 						short_msg(c->message, msg, sizeof(msg)) });
 			}
 		}
-		table_print(&t, out);
+		pf_table_print(&t, out);
 	} else {
 		fputs("No failing nodes.\n", out);
 	}
 
 	fputs("\nChecks\n", out);
-	t = (struct table){ .ncol = 6, .right = { false, true, true, true, true, true } };
-	table_row(&t, (const char *const[]){ "CHECK", "PASS", "WARN", "FAIL", "SKIP", "ERROR" });
+	t = (struct pf_table){ .ncol = 6, .right = { false, true, true, true, true, true } };
+	pf_table_row(&t, (const char *const[]){ "CHECK", "PASS", "WARN", "FAIL", "SKIP", "ERROR" });
 	for (size_t c = 0; c < f->n_checks; c++) {
 		char n[PF_STATUS_COUNT][24];
 
 		for (int s = 0; s < PF_STATUS_COUNT; s++)
 			snprintf(n[s], sizeof(n[s]), "%zu", f->counts[c][s]);
-		table_row(&t, (const char *const[]){ f->checks[c], n[PF_STATUS_PASS],
+		pf_table_row(&t, (const char *const[]){ f->checks[c], n[PF_STATUS_PASS],
 			n[PF_STATUS_WARN], n[PF_STATUS_FAIL], n[PF_STATUS_SKIP], n[PF_STATUS_ERROR] });
 	}
-	table_print(&t, out);
+	pf_table_print(&t, out);
 
 	if (!f->n_outliers) {
 		size_t judged = 0;
@@ -974,8 +928,8 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 	}
 	fprintf(out, "\nOutliers: below %.0f%% of the fleet median (%zu)\n", f->fraction * 100.0,
 		f->n_outliers);
-	t = (struct table){ .ncol = 7, .right = { false, false, false, false, true, true, true } };
-	table_row(&t, (const char *const[]){ "NODE", "CHECK", "KEY", "SUBJECT", "VALUE", "MEDIAN",
+	t = (struct pf_table){ .ncol = 7, .right = { false, false, false, false, true, true, true } };
+	pf_table_row(&t, (const char *const[]){ "NODE", "CHECK", "KEY", "SUBJECT", "VALUE", "MEDIAN",
 					     "RATIO" });
 	for (size_t i = 0; i < f->n_outliers; i++) {
 		const struct fl_outlier *ol = &f->outliers[i];
@@ -985,10 +939,10 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 		fmt_num(v, sizeof(v), ol->value);
 		fmt_num(m, sizeof(m), se->median);
 		snprintf(r, sizeof(r), "%.2f", ratio(ol->value, se->median));
-		table_row(&t, (const char *const[]){ n->host, f->checks[se->check], se->key,
+		pf_table_row(&t, (const char *const[]){ n->host, f->checks[se->check], se->key,
 						     obs_subject(n, ol->series), v, m, r });
 	}
-	table_print(&t, out);
+	pf_table_print(&t, out);
 }
 
 int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *out)

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "preflight/capture.h"
+#include "preflight/diff.h"
 #include "preflight/fleet.h"
 #include "preflight/snapshot.h"
 #include "preflight/node.h"
@@ -75,6 +76,7 @@ static void print_help(FILE *out)
 	      "       preflight profile capture [options] > golden.json\n"
 	      "       preflight snapshot [--root SRC] [--window MS] DIR\n"
 	      "       preflight fleet [--format text|json|csv] REPORT.json|DIR...\n"
+	      "       preflight diff [--format text|json] OLD.json NEW.json\n"
 	      "\n"
 	      "Check that this node is fit to join a GPU/RDMA training job.\n"
 	      "\n"
@@ -525,14 +527,19 @@ int main(int argc, char **argv)
 		return PF_EXIT_SOFTWARE;
 	}
 	/* subcommands, dispatched before option parsing */
-	if (argc > 1 && (!strcmp(argv[1], "fleet") || !strcmp(argv[1], "snapshot"))) {
-		rc = (!strcmp(argv[1], "fleet") ? pf_fleet_main : pf_snapshot_main)(argc - 1, argv + 1,
-										    stdout, stderr);
+	if (argc > 1 && (!strcmp(argv[1], "fleet") || !strcmp(argv[1], "snapshot") ||
+			 !strcmp(argv[1], "diff"))) {
+		int (*sub)(int, char **, FILE *, FILE *) =
+			!strcmp(argv[1], "fleet") ? pf_fleet_main :
+			!strcmp(argv[1], "diff") ? pf_diff_main : pf_snapshot_main;
+
+		rc = sub(argc - 1, argv + 1, stdout, stderr);
 		if (fclose(stdout) == EOF && rc == 0)
 			rc = PF_EXIT_IOERR;
-		if (o.stdout_closed && rc == 0 && !strcmp(argv[1], "fleet") &&
-		    !has_option(argc, argv, "--output")) {
-			fputs("preflight: cannot write the fleet view: stdout is closed\n", stderr);
+		if (o.stdout_closed && rc <= 1 && strcmp(argv[1], "snapshot") &&
+		    !has_option(argc, argv, "--output") && !has_option(argc, argv, "--help")) {
+			fprintf(stderr, "preflight: cannot write the %s: stdout is closed\n",
+				!strcmp(argv[1], "fleet") ? "fleet view" : "diff");
 			rc = PF_EXIT_IOERR;
 		}
 		return rc;

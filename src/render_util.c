@@ -88,3 +88,87 @@ char *pf_utf8_clean(const char *s, bool escape_controls)
 	out[len] = '\0';
 	return out;
 }
+
+struct jbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static void jb_put(struct jbuf *b, const char *s, size_t len)
+{
+	if (b->n + len + 1 > b->cap) {
+		while (b->n + len + 1 > b->cap)
+			b->cap = b->cap ? b->cap * 2 : 256;
+		b->s = pf_xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->n, s, len);
+	b->n += len;
+	b->s[b->n] = '\0';
+}
+
+static void jb_puts(struct jbuf *b, const char *s)
+{
+	jb_put(b, s, strlen(s));
+}
+
+static void jb_indent(struct jbuf *b, int depth)
+{
+	jb_put(b, "\n", 1);
+	for (int i = 0; i < depth; i++)
+		jb_put(b, "  ", 2);
+}
+
+/* A scalar, or a key as a JSON string: cJSON's own escaping and number format. */
+static void jb_scalar(struct jbuf *b, const cJSON *item)
+{
+	cJSON copy = *item;
+	char *text;
+
+	copy.next = copy.prev = NULL;
+	copy.string = NULL;
+	text = cJSON_PrintUnformatted(&copy);
+	PF_BUG_ON(!text);
+	jb_puts(b, text);
+	cJSON_free(text);
+}
+
+static void jb_key(struct jbuf *b, const char *key, bool compact)
+{
+	cJSON *k = cJSON_CreateString(key);
+
+	jb_scalar(b, k);
+	cJSON_Delete(k);
+	jb_puts(b, compact ? ":" : ": ");
+}
+
+static void jb_value(struct jbuf *b, const cJSON *j, int depth, bool compact)
+{
+	bool obj = cJSON_IsObject(j);
+	const cJSON *it;
+
+	if (!obj && !cJSON_IsArray(j)) {
+		jb_scalar(b, j);
+		return;
+	}
+	jb_put(b, obj ? "{" : "[", 1);
+	for (it = j->child; it; it = it->next) {
+		if (!compact)
+			jb_indent(b, depth + 1);
+		if (obj)
+			jb_key(b, it->string ? it->string : "", compact);
+		jb_value(b, it, depth + 1, compact);
+		if (it->next)
+			jb_put(b, ",", 1);
+	}
+	if (!compact && j->child)
+		jb_indent(b, depth);
+	jb_put(b, obj ? "}" : "]", 1);
+}
+
+char *pf_json_print(const cJSON *j, bool compact)
+{
+	struct jbuf b = { 0 };
+
+	jb_value(&b, j, 0, compact);
+	return b.s;
+}

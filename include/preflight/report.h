@@ -67,6 +67,12 @@ int pf_utf8_decode(const char *s, uint32_t *ret_cp);
 char *pf_utf8_clean(const char *s, bool escape_controls);
 /* pf_utf8_clean() every key and string of the tree @j, in place (src/report.c). */
 void pf_json_clean(cJSON *j, bool escape_controls);
+/*
+ * @j as JSON text the way jq prints it: two-space indentation, "key": value,
+ * [] and {} for empty containers; with @compact, one line with no spaces.
+ * No trailing newline.  Caller frees.
+ */
+char *pf_json_print(const cJSON *j, bool compact);
 /* A double as Prometheus and XML readers parse it: "%.15g", "NaN", "+Inf", "-Inf". */
 void pf_format_double(char *buf, size_t len, double v);
 
