@@ -18,6 +18,7 @@
 
 #include "preflight/capture.h"
 #include "preflight/profile.h"
+#include "preflight/report.h"
 #include "preflight/registry.h"
 
 /* What a derivation sees. */
@@ -423,7 +424,7 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 
 	/* load it back: every emitted key must be one the checks accept */
 	{
-		pf_autofree char *text = cJSON_Print(prof);
+		pf_autofree char *text = pf_json_print(prof, false);
 		struct pf_profile p;
 
 		pf_profile_init(&p);
@@ -464,7 +465,7 @@ int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(prof, "checks")))
 		fprintf(err, "preflight profile capture: nothing observed to capture "
 			     "(no GPU, RDMA port or passing check with a capturable value)\n");
-	text = cJSON_Print(prof);
+	text = pf_json_print(prof, false);
 	cJSON_Delete(prof);
 	fputs(text, out);
 	fputc('\n', out);

@@ -956,7 +956,7 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 		break;
 	case PF_FLEET_JSON: {
 		PF_CLEANUP(pf_cjson_deletep) cJSON *j = pf_fleet_to_json(f);
-		pf_autofree char *s = cJSON_Print(j);
+		pf_autofree char *s = pf_json_print(j, false);
 
 		fputs(s, out);
 		fputc('\n', out);

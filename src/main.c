@@ -49,6 +49,8 @@ struct pf_opts {
 	const char *describe;
 	const char *topology; /* --topology: lstopo XML instead of sysfs */
 	bool list;
+	bool all;     /* --all: every check, the traffic checks included */
+	bool compact; /* --compact: JSON on one line */
 	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
 	bool stdout_closed; /* started with fd 1 closed: now /dev/null, not a place for a report */
@@ -82,11 +84,14 @@ static void print_help(FILE *out)
 	      "\n"
 	      "  --list                 list the checks\n"
 	      "  --describe NAME        what a check reads and its thresholds\n"
-	      "  --only A,B             run only these checks\n"
-	      "  --skip C,D             do not run these checks\n"
+	      "  --all                  run every check, the traffic tests included\n"
+	      "                         (default: the static checks, in milliseconds)\n"
+	      "  --only A,B             run only these checks or tags (--only rdma,gpu)\n"
+	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
 	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
 	      "                         else json)\n"
 	      "  --output FILE          write the report to FILE atomically\n"
+	      "  --compact              JSON on one line (default: indented like jq)\n"
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
 	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
@@ -106,25 +111,51 @@ static void print_help(FILE *out)
 	      out);
 }
 
+/* Whether some check carries @tag. */
+static bool is_tag(const char *tag)
+{
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (pf_list_has(all[i]->tags, tag))
+			return true;
+	return false;
+}
+
 static int check_names(const char *list, const char *opt)
 {
 	pf_autofree char *copy = pf_xstrdup(list);
 	char *save = NULL;
 
 	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-		if (!pf_registry_find(t))
-			return usage_error("%s: unknown check '%s' (see --list)", opt, t);
+		if (!pf_registry_find(t) && !is_tag(t))
+			return usage_error("%s: unknown check or tag '%s' (see --list)", opt, t);
 	return 0;
+}
+
+/* Whether @list (names and tags, comma-separated) names @c by its name or one of its tags. */
+static bool list_matches(const char *list, const struct pf_check *c)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, c->name) || pf_list_has(c->tags, t))
+			return true;
+	return false;
 }
 
 static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
 	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
-	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY };
+	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "describe", required_argument, NULL, OPT_DESCRIBE },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -150,6 +181,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		switch (c) {
 		case OPT_LIST: o->list = true; break;
 		case OPT_DESCRIBE: o->describe = optarg; break;
+		case OPT_ALL: o->all = true; break;
+		case OPT_COMPACT: o->compact = true; break;
 		case OPT_ONLY: o->only = optarg; break;
 		case OPT_SKIP: o->skip = optarg; break;
 		case OPT_FORMAT: o->format = optarg; break;
@@ -185,6 +218,9 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->all && o->only)
+		return usage_error("--all and --only exclude each other (--all --skip C runs "
+				   "every check but C)");
 	if (o->only && check_names(o->only, "--only"))
 		return PF_EXIT_USAGE;
 	if (o->skip && check_names(o->skip, "--skip"))
@@ -247,13 +283,35 @@ static int describe_check(const char *name)
 	return 0;
 }
 
+#define PF_DEFAULT_TAG "static"
+
+/*
+ * Whether @c runs, and when not, why (*ret_why).  The default selection is
+ * the checks tagged static (milliseconds, no traffic), so that a bare
+ * `preflight` on a terminal never sits for minutes; --all adds the traffic
+ * tests and the sampling checks, --only picks checks or tags, --skip
+ * removes checks or tags from either.
+ */
+static bool selected_why(const struct pf_opts *o, const struct pf_check *c, const char **ret_why)
+{
+	const char *why = NULL;
+
+	if (o->only && !list_matches(o->only, c))
+		why = "not in --only";
+	else if (!o->only && o->capture && !o->all && (c->flags & PF_CHECK_TRAFFIC))
+		why = "a capture runs the checks that send no traffic";
+	else if (!o->only && !o->capture && !o->all && !pf_list_has(c->tags, PF_DEFAULT_TAG))
+		why = "not static: the default runs the static checks; --all runs every check";
+	else if (o->skip && list_matches(o->skip, c))
+		why = "--skip";
+	if (ret_why)
+		*ret_why = why;
+	return !why;
+}
+
 static bool selected(const struct pf_opts *o, const struct pf_check *c)
 {
-	if (o->only && !pf_list_has(o->only, c->name))
-		return false;
-	if (o->capture && !o->only && (c->flags & PF_CHECK_TRAFFIC))
-		return false; /* a capture runs the static checks unless told otherwise */
-	return !(o->skip && pf_list_has(o->skip, c->name));
+	return selected_why(o, c, NULL);
 }
 
 /*
@@ -385,6 +443,7 @@ static int run_checks(struct pf_opts *o)
 	struct pf_ctx ctx = { 0 };
 	enum pf_format fmt;
 	pf_autofree struct pf_run *runs = NULL;
+	pf_autofree struct pf_unselected *unselected = NULL;
 	pf_autofree char *err = NULL, *node_err = NULL;
 	double t0 = wall_ms();
 	int r, rc;
@@ -433,9 +492,14 @@ static int run_checks(struct pf_opts *o)
 	}
 
 	runs = pf_xcalloc(n_all, sizeof(*runs));
+	unselected = pf_xcalloc(n_all, sizeof(*unselected));
 	for (size_t i = 0; i < n_all; i++) {
-		if (!selected(o, all[i]))
+		const char *why;
+
+		if (!selected_why(o, all[i], &why)) {
+			unselected[report.n_unselected++] = (struct pf_unselected){ all[i]->name, why };
 			continue;
+		}
 		runs[n].check = all[i];
 		r = pf_config_build(all[i], &o->prof, &runs[n].cfg, &err);
 		PF_BUG_ON(r < 0); /* validated above */
@@ -464,6 +528,9 @@ static int run_checks(struct pf_opts *o)
 	report.profile = o->prof.name ? o->prof.name : "generic";
 	report.runs = runs;
 	report.n_runs = n;
+	report.selection = o->only ? "only" : o->all ? "all" : "default";
+	report.unselected = unselected;
+	report.compact = o->compact;
 	pf_report_describe_node(&report, fs);
 	report.duration_ms = wall_ms() - t0;
 

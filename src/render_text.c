@@ -47,6 +47,29 @@ static void put_clean(FILE *out, const char *s)
 	fputs(c, out);
 }
 
+/* "not selected: a, b (reason)", one line per reason, in registry order. */
+static void put_unselected(const struct pf_report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->n_unselected; i++) {
+		const char *reason = r->unselected[i].reason;
+		bool first = true, seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(r->unselected[k].reason, reason);
+		if (seen)
+			continue;
+		for (size_t k = i; k < r->n_unselected; k++) {
+			if (strcmp(r->unselected[k].reason, reason))
+				continue;
+			fprintf(out, "%s%s", first ? "\nnot selected: " : ", ", r->unselected[k].name);
+			first = false;
+		}
+		fprintf(out, " (%s)", reason);
+	}
+	if (r->n_unselected)
+		fputc('\n', out);
+}
+
 int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 {
 	size_t c[PF_STATUS_COUNT];
@@ -101,6 +124,7 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 			}
 		}
 	}
+	put_unselected(r, out);
 	pf_report_counts(r, c);
 	fputc('\n', out);
 	fputs("verdict: ", out);

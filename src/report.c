@@ -125,6 +125,20 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 							      : cJSON_CreateObject());
 		cJSON_AddItemToArray(checks, chk);
 	}
+	if (r->selection) {
+		cJSON *ns;
+
+		o = cJSON_AddObjectToObject(j, "selection");
+		cJSON_AddStringToObject(o, "mode", r->selection);
+		ns = cJSON_AddArrayToObject(o, "not_selected");
+		for (size_t i = 0; i < r->n_unselected; i++) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(e, "name", r->unselected[i].name);
+			cJSON_AddStringToObject(e, "reason", r->unselected[i].reason);
+			cJSON_AddItemToArray(ns, e);
+		}
+	}
 	return j;
 }
 
@@ -160,7 +174,7 @@ int pf_render_json(const struct pf_report *r, FILE *out)
 
 	/* RFC 8259 wants UTF-8 (strict readers reject the report otherwise); cJSON escapes controls */
 	pf_json_clean(j, false);
-	text = cJSON_Print(j);
+	text = pf_json_print(j, r->compact);
 
 	cJSON_Delete(j);
 	if (!text)

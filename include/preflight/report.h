@@ -23,6 +23,12 @@ enum pf_format {
 	PF_FORMAT_COUNT,
 };
 
+/* A check that was not run, and why ("not static: the default selection ..."). */
+struct pf_unselected {
+	const char *name;
+	const char *reason;
+};
+
 struct pf_report {
 	const char *version;
 	char hostname[256];
@@ -33,6 +39,11 @@ struct pf_report {
 	double duration_ms;
 	struct pf_run *runs;
 	size_t n_runs;
+	/* how the checks were chosen: "default", "all" or "only"; NULL: not recorded */
+	const char *selection;
+	const struct pf_unselected *unselected;
+	size_t n_unselected;
+	bool compact; /* JSON on one line (--compact) */
 };
 
 /* Fill hostname and kernel from uname(2), or from the root's files when not live. */

@@ -46,7 +46,7 @@ def static_skips():
 
 
 def run(root, nobody, name):
-    cmd = [PREFLIGHT, "--root", root, "--format", "json", "--skip", static_skips()]
+    cmd = [PREFLIGHT, "--root", root, "--format", "json", "--all", "--skip", static_skips()]
     if nobody:
         cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
     p = subprocess.run(cmd, capture_output=True, text=True, cwd="/", timeout=300)
