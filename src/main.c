@@ -5,6 +5,10 @@
  * The only place that prints diagnostics for the user and chooses the exit
  * status: 0 no fail and no error, 1 a fail, 2 an error and no fail, 64 usage
  * or profile error, 70 internal bug, 74 the report could not be written.
+ * Under Slurm (--slurm, --drain, --undrain or Slurm's environment) the exit
+ * status is the drain decision: 0 for a verdict below drain_on (fail unless
+ * --drain-on or the profile's "drain_on" say error or warn), so that a Prolog
+ * never drains on a check that could not decide unless asked to.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +23,7 @@
 #include "preflight/fleet.h"
 #include "preflight/snapshot.h"
 #include "preflight/node.h"
+#include "preflight/output.h"
 #include "preflight/profile.h"
 #include "preflight/providers.h"
 #include "preflight/registry.h"
@@ -51,6 +56,7 @@ struct pf_opts {
 	bool list;
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
+	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
 	bool stdout_closed; /* started with fd 1 closed: now /dev/null, not a place for a report */
@@ -59,16 +65,24 @@ struct pf_opts {
 	struct pf_profile prof;
 };
 
+/* The first usage or profile error: under --drain it becomes the drain reason. */
+static char *first_usage_error;
+
 static int usage_error(const char *fmt, ...) PF_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs("preflight: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fputs("\n", stderr);
+	fprintf(stderr, "preflight: %s\n", msg ? msg : fmt);
+	if (!first_usage_error)
+		first_usage_error = msg;
+	else
+		free(msg);
 	return PF_EXIT_USAGE;
 }
 
@@ -99,15 +113,23 @@ static void print_help(FILE *out)
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
 	      "  --no-fork              run checks in this process (debugging)\n"
-	      "  --slurm                print a one-line reason on stderr when failing\n"
-	      "                         (automatic under Slurm)\n"
-	      "  --drain                on fail or error, drain this Slurm node with that reason\n"
-	      "  --undrain              on pass or warn, resume the node if preflight drained it\n"
+	      "  --check-config         validate these arguments and the profile, print what a\n"
+	      "                         run would do, run nothing (exit 0 or 64)\n"
+	      "  --slurm                Slurm mode: a one-line reason on stderr, and exit 0\n"
+	      "                         unless the verdict drains (automatic under Slurm)\n"
+	      "  --drain                on fail (see --drain-on), drain this Slurm node with\n"
+	      "                         the reason; on a usage or profile error, with\n"
+	      "                         'preflight: config error: ...'\n"
+	      "  --drain-on LEVEL       fail (default), error or warn: the least verdict that\n"
+	      "                         drains the node (and exits non-zero under Slurm)\n"
+	      "  --undrain              on pass (or warn below --drain-on), resume the node if\n"
+	      "                         preflight drained it\n"
 	      "  --version              print the version\n"
 	      "  --help                 this text\n"
 	      "\n"
 	      "Exit status: 0 pass, 1 a check failed, 2 a check could not decide,\n"
-	      "64 usage or profile error, 70 internal error, 74 report not written.\n",
+	      "64 usage or profile error, 70 internal error, 74 report not written.\n"
+	      "Under Slurm: 0 unless the verdict reaches --drain-on (fail by default).\n",
 	      out);
 }
 
@@ -150,7 +172,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
 	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
-	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT };
+	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
+	       OPT_CHECK_CONFIG };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "describe", required_argument, NULL, OPT_DESCRIBE },
@@ -169,6 +192,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		{ "slurm", no_argument, NULL, OPT_SLURM },
 		{ "drain", no_argument, NULL, OPT_DRAIN },
 		{ "undrain", no_argument, NULL, OPT_UNDRAIN },
+		{ "drain-on", required_argument, NULL, OPT_DRAIN_ON },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -195,6 +220,12 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_SLURM: o->slurm = true; break;
 		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
 		case OPT_UNDRAIN: o->slurm = o->slurm_opts.undrain = true; break;
+		case OPT_CHECK_CONFIG: o->check_config = true; break;
+		case OPT_DRAIN_ON:
+			if (pf_slurm_drain_on_from_name(optarg, &o->slurm_opts.drain_on) < 0)
+				return usage_error("--drain-on: '%s' is not fail, error or warn",
+						   optarg);
+			break;
 		case OPT_TIMEOUT: {
 			uint64_t t;
 
@@ -433,6 +464,200 @@ static double wall_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * What the arguments and the profile decide, checked before anything runs:
+ * the format, the profile (every setting of every check), drain_on, a
+ * non-empty selection, and the root.  0, or 64 with the message printed.
+ */
+static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs **ret_fs)
+{
+	size_t n_all, n = 0;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	pf_autofree char *err = NULL;
+	int r;
+
+	if (o->format) {
+		if (pf_format_from_name(o->format, ret_fmt) < 0)
+			return usage_error("--format: unknown format '%s' (json, text, junit "
+					   "or prom)", o->format);
+	} else {
+		*ret_fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
+	}
+	if (o->profile) {
+		r = pf_profile_load(&o->prof, o->profile, &err);
+		if (r < 0)
+			return usage_error("%s", err ? err : "cannot load the profile");
+	}
+	r = pf_profile_validate(&o->prof, all, n_all, &err);
+	if (r < 0)
+		return usage_error("%s", err ? err : "invalid profile");
+	/* --drain-on wins over the profile's "drain_on" (validated when loaded) */
+	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on)
+		PF_BUG_ON(pf_slurm_drain_on_from_name(o->prof.drain_on,
+						      &o->slurm_opts.drain_on) < 0);
+
+	for (size_t i = 0; i < n_all; i++)
+		n += selected(o, all[i]);
+	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
+	if (n == 0)
+		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
+				   o->only ? o->only : "", o->skip ? o->skip : "");
+
+	o->root = o->root ? o->root : "/";
+	r = pf_fs_open(o->root, ret_fs);
+	if (r < 0)
+		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	return 0;
+}
+
+/* Where the value of @c's @key came from: the last --set wins over the profile. */
+static const char *setting_origin(const struct pf_profile *p, const struct pf_check *c,
+				  const char *key)
+{
+	pf_autofree char *prefix = pf_xasprintf("%s.%s=", c->name, key);
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(p->checks, c->name);
+
+	for (size_t i = p->n_sets; i-- > 0;)
+		if (!strncmp(p->sets[i], prefix, strlen(prefix)))
+			return "--set";
+	return cJSON_GetObjectItemCaseSensitive(sec, key) ? "profile" : "default";
+}
+
+/* The selected checks' settings that differ from the built-in defaults. */
+static void print_settings(const struct pf_opts *o, FILE *out)
+{
+	size_t n_all, shown = 0;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	struct pf_profile none;
+
+	pf_profile_init(&none);
+	fputs("settings that differ from the defaults:\n", out);
+	for (size_t i = 0; i < n_all; i++) {
+		void *def = NULL, *cfg = NULL;
+		char *err = NULL;
+		cJSON *jd, *jc, *it;
+
+		if (!selected(o, all[i]))
+			continue;
+		PF_BUG_ON(pf_config_build(all[i], &none, &def, &err) < 0);
+		PF_BUG_ON(pf_config_build(all[i], &o->prof, &cfg, &err) < 0); /* validated */
+		jd = pf_config_to_json(all[i], def);
+		jc = pf_config_to_json(all[i], cfg);
+		cJSON_ArrayForEach(it, jc) {
+			pf_autofree char *v = NULL;
+
+			if (cJSON_Compare(it, cJSON_GetObjectItemCaseSensitive(jd, it->string), true))
+				continue;
+			v = cJSON_PrintUnformatted(it);
+			fprintf(out, "  %s.%s = %s (%s)\n", all[i]->name, it->string, v,
+				setting_origin(&o->prof, all[i], it->string));
+			shown++;
+		}
+		cJSON_Delete(jd);
+		cJSON_Delete(jc);
+		pf_config_free(all[i], def);
+		pf_config_free(all[i], cfg);
+	}
+	if (!shown)
+		fputs("  (none)\n", out);
+	pf_profile_release(&none);
+}
+
+/*
+ * --check-config: the effective options of a run with these arguments, one
+ * per line.  Every option that changes what a run does is shown here.
+ */
+static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
+{
+	size_t n_all, n = 0;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	bool under_slurm = pf_slurm_detected();
+
+	fprintf(out, "preflight %s: the arguments and the profile are valid; nothing was run\n",
+		PF_VERSION);
+	if (o->profile)
+		fprintf(out, "profile:   %s (%s)\n", o->prof.name, o->prof.path);
+	else
+		fputs("profile:   generic (the built-in defaults)\n", out);
+	fprintf(out, "root:      %s\n", o->root);
+	fprintf(out, "topology:  %s\n", o->topology ? o->topology : "from the root");
+	fputs("checks:   ", out);
+	for (size_t i = 0; i < n_all; i++)
+		if (selected(o, all[i]))
+			fprintf(out, "%s %s", n++ ? "," : "", all[i]->name);
+	fprintf(out, " (%zu of %zu)\n", n, n_all);
+	fprintf(out, "format:    %s\n", o->format ? o->format :
+		fmt == PF_FORMAT_TEXT ? "text (standard output is a terminal)" : "json");
+	if (o->output) {
+		pf_autofree char *dir = pf_xstrdup(o->output);
+		struct stat st;
+
+		fprintf(out, "output:    %s", o->output);
+		if (stat(dirname(dir), &st) < 0 && errno == ENOENT)
+			fprintf(out, " (its directory %s is created at run time, mode 0755)", dir);
+		fputc('\n', out);
+	} else {
+		fputs("output:    standard output\n", out);
+	}
+	if (o->runner.timeout_s)
+		fprintf(out, "timeout:   %u s for each check\n", o->runner.timeout_s);
+	else
+		fputs("timeout:   each check's own deadline (--describe)\n", out);
+	fprintf(out, "slurm:     %s; drains on %s%s; --drain %s, --undrain %s\n",
+		o->slurm || under_slurm ? "on" : "off (exit codes 0, 1, 2)",
+		pf_status_name(pf_slurm_drain_on(&o->slurm_opts)),
+		o->slurm_opts.drain_on == PF_STATUS_PASS ? " (the default)" : "",
+		o->slurm_opts.drain ? "yes" : "no", o->slurm_opts.undrain ? "yes" : "no");
+	print_settings(o, out);
+}
+
+static int check_config(struct pf_opts *o)
+{
+	pf_autofs struct pf_fs *fs = NULL;
+	pf_autonode struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	enum pf_format fmt;
+	int r = load_config(o, &fmt, &fs);
+
+	if (r)
+		return r;
+	if (o->topology) {
+		r = pf_node_load(fs, o->topology, &node, &err);
+		if (r < 0)
+			return usage_error("--topology: %s", err ? err : strerror(-r));
+	}
+	print_config(o, fmt, stdout);
+	return 0;
+}
+
+/* --output's missing directories, created 0755 before the report is written. */
+static int make_output_dir(const char *path)
+{
+	pf_autofree char *err = NULL;
+	int r = pf_output_mkparents(path, &err);
+
+	if (r < 0) {
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path,
+			err ? err : strerror(-r));
+		return PF_EXIT_IOERR;
+	}
+	return 0;
+}
+
+/*
+ * Under Slurm a Prolog drains on any non-zero exit: exit non-zero only for
+ * a verdict that reaches drain_on (a warn that does then exits 1).  The gate
+ * says on stderr why an error or a fail below drain_on does not drain.
+ */
+static int slurm_exit_code(int rc, enum pf_status verdict, const struct pf_slurm_opts *so)
+{
+	if (rc != PF_EXIT_OK && rc != PF_EXIT_FAIL && rc != PF_EXIT_ERROR)
+		return rc; /* the report was not written: never hidden */
+	if (!pf_slurm_drains(verdict, so))
+		return PF_EXIT_OK;
+	return verdict == PF_STATUS_WARN ? PF_EXIT_FAIL : exit_code(verdict);
+}
+
 static int run_checks(struct pf_opts *o)
 {
 	size_t n_all, n = 0;
@@ -448,26 +673,9 @@ static int run_checks(struct pf_opts *o)
 	double t0 = wall_ms();
 	int r, rc;
 
-	if (o->format) {
-		if (pf_format_from_name(o->format, &fmt) < 0)
-			return usage_error("--format: unknown format '%s' (json, text, junit "
-					   "or prom)", o->format);
-	} else {
-		fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
-	}
-	if (o->profile) {
-		r = pf_profile_load(&o->prof, o->profile, &err);
-		if (r < 0)
-			return usage_error("%s", err ? err : "cannot load the profile");
-	}
-	r = pf_profile_validate(&o->prof, all, n_all, &err);
-	if (r < 0)
-		return usage_error("%s", err ? err : "invalid profile");
-
-	o->root = o->root ? o->root : "/";
-	r = pf_fs_open(o->root, &fs);
-	if (r < 0)
-		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	r = load_config(o, &fmt, &fs);
+	if (r)
+		return r;
 
 	/*
 	 * The inventory is read once, here, and inherited by the forked checks.
@@ -506,10 +714,6 @@ static int run_checks(struct pf_opts *o)
 		pf_result_init(&runs[n].res);
 		n++;
 	}
-	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
-	if (n == 0)
-		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
-				   o->only ? o->only : "", o->skip ? o->skip : "");
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
@@ -538,7 +742,9 @@ static int run_checks(struct pf_opts *o)
 		rc = pf_capture_write(&report, node, &o->prof, stdout, stderr);
 		goto out;
 	} else if (o->output) {
-		rc = write_report_file(&report, fmt, o->output);
+		rc = make_output_dir(o->output);
+		if (rc == 0)
+			rc = write_report_file(&report, fmt, o->output);
 	} else {
 		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 
@@ -550,9 +756,10 @@ static int run_checks(struct pf_opts *o)
 	}
 	if (rc == 0)
 		rc = exit_code(pf_report_verdict(&report));
-	/* the gate never changes the exit code: a Prolog drains on it as is */
-	if (o->slurm || pf_slurm_detected())
+	if (o->slurm || pf_slurm_detected()) {
 		pf_slurm_gate(&report, &o->slurm_opts, stderr);
+		rc = slurm_exit_code(rc, pf_report_verdict(&report), &o->slurm_opts);
+	}
 out:
 	for (size_t i = 0; i < n; i++) {
 		pf_config_free(runs[i].check, runs[i].cfg);
@@ -623,11 +830,21 @@ int main(int argc, char **argv)
 			list_checks();
 		else if (o.describe)
 			rc = describe_check(o.describe);
+		else if (o.check_config)
+			rc = check_config(&o);
 		else
 			rc = run_checks(&o);
 	} else if (rc < 0) {
 		rc = 0; /* --help, --version */
 	}
+	/*
+	 * A typo in a Prolog wrapper would drain the node as "Prolog error":
+	 * under --drain, say what is wrong in the reason (never for a test run).
+	 */
+	if (rc == PF_EXIT_USAGE && has_option(argc, argv, "--drain") &&
+	    !has_option(argc, argv, "--check-config"))
+		pf_slurm_drain_config_error(&o.slurm_opts, first_usage_error, stderr);
+	free(first_usage_error);
 	pf_profile_release(&o.prof);
 	if (o.stdout_closed && rc == 0 && !o.output) {
 		fputs("preflight: cannot write to stdout: it is closed\n", stderr);

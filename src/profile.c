@@ -18,6 +18,7 @@ void pf_profile_release(struct pf_profile *p)
 {
 	free(p->name);
 	free(p->path);
+	free(p->drain_on);
 	cJSON_Delete(p->checks);
 	free(p->sets);
 	pf_profile_init(p);
@@ -236,6 +237,17 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 				cJSON_Delete(root);
 				return r;
 			}
+		} else if (!strcmp(k, "drain_on")) {
+			enum pf_status s;
+
+			if (!cJSON_IsString(it) || pf_status_from_name(it->valuestring, &s) < 0 ||
+			    (s != PF_STATUS_FAIL && s != PF_STATUS_ERROR && s != PF_STATUS_WARN)) {
+				int r = fail(ret_err, "profile '%s': 'drain_on' must be \"fail\", "
+					     "\"error\" or \"warn\"", origin);
+
+				cJSON_Delete(root);
+				return r;
+			}
 		} else if (!strcmp(k, "checks")) {
 			if (!cJSON_IsObject(it)) {
 				cJSON_Delete(root);
@@ -253,6 +265,9 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 	p->name = pf_xstrdup(cJSON_IsString(it) ? it->valuestring : origin);
 	free(p->path);
 	p->path = pf_xstrdup(origin);
+	it = cJSON_GetObjectItemCaseSensitive(root, "drain_on");
+	free(p->drain_on);
+	p->drain_on = cJSON_IsString(it) ? pf_xstrdup(it->valuestring) : NULL;
 	cJSON_Delete(p->checks);
 	p->checks = cJSON_DetachItemFromObjectCaseSensitive(root, "checks");
 	cJSON_Delete(root);

@@ -4,7 +4,10 @@
  *
  * As a Prolog, preflight's exit code alone already drains a failing node
  * (Slurm's reason is then "Prolog error"); --drain sets a reason that names
- * the check, and is what a HealthCheckProgram must do itself.  --undrain
+ * the check, and is what a HealthCheckProgram must do itself.  Only a
+ * verdict that reaches drain_on (fail by default; --drain-on error|warn)
+ * drains: main.c also exits 0 under Slurm for a verdict below it, so an
+ * undecided check never takes a node out of service unless asked to.  --undrain
  * resumes only nodes whose reason starts with "preflight:", so a node an
  * operator drained for another cause stays drained, and --drain leaves such
  * a node's reason alone.
@@ -73,13 +76,38 @@ void pf_slurm_sanitize(char *s, size_t max)
 	s[w] = '\0';
 }
 
-char *pf_slurm_reason(const struct pf_report *r, size_t max)
+int pf_slurm_drain_on_from_name(const char *name, enum pf_status *ret)
 {
-	enum pf_status verdict = pf_report_verdict(r);
+	enum pf_status s;
+
+	if (pf_status_from_name(name, &s) < 0 ||
+	    (s != PF_STATUS_FAIL && s != PF_STATUS_ERROR && s != PF_STATUS_WARN))
+		return -EINVAL;
+	*ret = s;
+	return 0;
+}
+
+enum pf_status pf_slurm_drain_on(const struct pf_slurm_opts *o)
+{
+	return o->drain_on == PF_STATUS_PASS ? PF_STATUS_FAIL : o->drain_on;
+}
+
+bool pf_slurm_drains(enum pf_status verdict, const struct pf_slurm_opts *o)
+{
+	return pf_status_rank(verdict) >= pf_status_rank(pf_slurm_drain_on(o));
+}
+
+bool pf_slurm_resumes(enum pf_status verdict, const struct pf_slurm_opts *o)
+{
+	return !pf_slurm_drains(verdict, o) &&
+	       pf_status_rank(verdict) < pf_status_rank(PF_STATUS_ERROR);
+}
+
+/* The reason for @verdict (warn, fail or error): its first check and finding of that status. */
+static char *reason_for(const struct pf_report *r, enum pf_status verdict, size_t max)
+{
 	char *reason;
 
-	if (verdict != PF_STATUS_FAIL && verdict != PF_STATUS_ERROR)
-		return NULL;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct pf_result *res = &r->runs[i].res;
 		const struct pf_finding *f = NULL;
@@ -102,6 +130,15 @@ char *pf_slurm_reason(const struct pf_report *r, size_t max)
 	}
 	PF_BUG_ON(true); /* the verdict is some check's status */
 	return NULL;
+}
+
+char *pf_slurm_reason(const struct pf_report *r, size_t max)
+{
+	enum pf_status verdict = pf_report_verdict(r);
+
+	if (verdict != PF_STATUS_FAIL && verdict != PF_STATUS_ERROR)
+		return NULL;
+	return reason_for(r, verdict, max);
 }
 
 bool pf_slurm_state_drained(const char *state)
@@ -381,25 +418,55 @@ static int undrain(const struct pf_slurm_opts *o, const char *node, FILE *log)
 	return r;
 }
 
+static int node_name(const struct pf_slurm_opts *o, char **ret_node, FILE *log)
+{
+	int ret;
+
+	if (o->node) {
+		*ret_node = pf_xstrdup(o->node);
+		return 0;
+	}
+	ret = pf_slurm_node_name(ret_node);
+	if (ret < 0)
+		fprintf(log, "preflight: cannot tell this node's Slurm name: %s\n", strerror(-ret));
+	return ret;
+}
+
 int pf_slurm_gate(const struct pf_report *r, const struct pf_slurm_opts *o, FILE *log)
 {
-	pf_autofree char *reason = pf_slurm_reason(r, PF_SLURM_REASON_MAX);
+	enum pf_status verdict = pf_report_verdict(r);
+	bool drains = pf_slurm_drains(verdict, o);
+	pf_autofree char *reason = NULL;
 	pf_autofree char *node = NULL;
 	int ret;
 
+	if (drains || verdict == PF_STATUS_FAIL || verdict == PF_STATUS_ERROR)
+		reason = reason_for(r, verdict, PF_SLURM_REASON_MAX);
 	if (reason)
 		fprintf(log, "%s\n", reason);
-	if (!(reason ? o->drain : o->undrain))
+	if (reason && !drains)
+		fprintf(log, "preflight: not draining on %s: the node drains on %s "
+			"(--drain-on, the profile's \"drain_on\")\n", pf_status_name(verdict),
+			pf_slurm_drain_on(o) == PF_STATUS_FAIL ? "fail only" :
+			pf_status_name(pf_slurm_drain_on(o)));
+	if (drains ? !o->drain : !(o->undrain && pf_slurm_resumes(verdict, o)))
 		return 0;
-	if (o->node) {
-		node = pf_xstrdup(o->node);
-	} else {
-		ret = pf_slurm_node_name(&node);
-		if (ret < 0) {
-			fprintf(log, "preflight: cannot tell this node's Slurm name: %s\n",
-				strerror(-ret));
-			return ret;
-		}
-	}
-	return reason ? drain(o, node, reason, log) : undrain(o, node, log);
+	ret = node_name(o, &node, log);
+	if (ret < 0)
+		return ret;
+	return drains ? drain(o, node, reason, log) : undrain(o, node, log);
+}
+
+int pf_slurm_drain_config_error(const struct pf_slurm_opts *o, const char *msg, FILE *log)
+{
+	pf_autofree char *node = NULL;
+	pf_autofree char *reason = pf_xasprintf(PF_SLURM_REASON_PREFIX " config error: %s",
+						 msg && *msg ? msg : "invalid arguments");
+	int ret;
+
+	pf_slurm_sanitize(reason, PF_SLURM_REASON_MAX);
+	ret = node_name(o, &node, log);
+	if (ret < 0)
+		return ret;
+	return drain(o, node, reason, log);
 }

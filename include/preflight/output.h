@@ -25,4 +25,16 @@ int pf_output_write(const char *path, const void *buf, size_t len);
 int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char **ret,
 		     char **ret_err);
 
+/*
+ * Create the missing directories above @path (mode 0755 whatever the umask;
+ * the last component is the file and is left alone), walking from / or the
+ * working directory one component at a time.  A symlink on the way is
+ * followed only where the kernel's protected_symlinks rule would follow it
+ * (not in a sticky world-writable directory, or owned by the caller or by
+ * that directory's owner), so another user's link in /tmp never decides
+ * where root creates directories.  0, or -errno with *ret_err saying which
+ * component (caller frees).
+ */
+int pf_output_mkparents(const char *path, char **ret_err);
+
 #endif

@@ -8,6 +8,7 @@
  *
  * Profile file (comments allowed):
  *   { "name": "dgx-h100", "description": "...",
+ *     "drain_on": "fail",
  *     "checks": { "memlock": { "min_kib": 0 }, "sysctl": { "ignore": ["kernel.numa_balancing"] } } }
  */
 #ifndef PREFLIGHT_PROFILE_H
@@ -21,6 +22,7 @@ struct pf_profile {
 	char *name;       /* "generic" without a file */
 	char *path;       /* NULL without a file */
 	cJSON *checks;    /* object: check -> { key: value }; NULL without a file */
+	char *drain_on;   /* "fail", "error" or "warn" (the Slurm gate); NULL: not set */
 	const char **sets; /* "check.key=value", borrowed */
 	size_t n_sets;
 };

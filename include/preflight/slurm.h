@@ -23,8 +23,15 @@
 #define PF_SLURM_SCONTROL_TIMEOUT_S 15
 
 struct pf_slurm_opts {
-	bool drain;            /* drain the node when the verdict is fail or error */
-	bool undrain;          /* resume it when the verdict is pass or warn */
+	bool drain;            /* drain the node when the verdict reaches drain_on */
+	bool undrain;          /* resume it when the verdict is below warn/error and drain_on */
+	/*
+	 * The least verdict that drains (--drain-on, the profile's "drain_on"):
+	 * PF_STATUS_FAIL, PF_STATUS_ERROR or PF_STATUS_WARN; PF_STATUS_PASS (the
+	 * zero value) means the default, fail.  Under Slurm a verdict below it
+	 * also exits 0, so that a Prolog does not drain on it either.
+	 */
+	enum pf_status drain_on;
 	const char *scontrol;  /* NULL: $SCONTROL, else "scontrol" from PATH */
 	const char *node;      /* NULL: $SLURMD_NODENAME, else the short hostname */
 	unsigned int timeout_s; /* per scontrol call; 0: PF_SLURM_SCONTROL_TIMEOUT_S */
@@ -32,6 +39,18 @@ struct pf_slurm_opts {
 
 /* True when running under Slurm (SLURM_JOB_ID or SLURMD_NODENAME set). */
 bool pf_slurm_detected(void);
+
+/* "fail", "error" or "warn" (a --drain-on / "drain_on" value); -EINVAL otherwise. */
+int pf_slurm_drain_on_from_name(const char *name, enum pf_status *ret);
+/* The effective drain_on of @o (fail when unset). */
+enum pf_status pf_slurm_drain_on(const struct pf_slurm_opts *o);
+/* True when @verdict reaches @o's drain_on: the node is to be drained. */
+bool pf_slurm_drains(enum pf_status verdict, const struct pf_slurm_opts *o);
+/*
+ * True when @verdict lets --undrain resume the node: below drain_on and
+ * below error (a node that cannot be judged is not declared healthy).
+ */
+bool pf_slurm_resumes(enum pf_status verdict, const struct pf_slurm_opts *o);
 
 /*
  * "preflight: <check>: <subject>: <message>" for the first check whose
@@ -74,10 +93,19 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 
 /*
  * Act on the verdict of @r: write the reason line to @log when the verdict
- * is fail or error, then drain or resume as @o asks, logging what was done
- * to @log.  Returns 0, or -errno when an scontrol call failed (the caller
- * keeps its exit code: the report's verdict is what matters).
+ * is fail or error (or warn when it drains), and a note when it does not
+ * drain; then drain (verdict reaches drain_on) or resume
+ * (pf_slurm_resumes()) as @o asks, logging what was done to @log.  Returns
+ * 0, or -errno when an scontrol call failed (the caller keeps its exit
+ * code: the report's verdict is what matters).
  */
 int pf_slurm_gate(const struct pf_report *r, const struct pf_slurm_opts *o, FILE *log);
+
+/*
+ * A usage or profile error under --drain: drain this node with the reason
+ * "preflight: config error: @msg" (sanitised, bounded; an operator's drain
+ * is kept), so that the admin sees the typo rather than "Prolog error".
+ */
+int pf_slurm_drain_config_error(const struct pf_slurm_opts *o, const char *msg, FILE *log);
 
 #endif

@@ -3,9 +3,13 @@
 # The Slurm gate against a fake scontrol (SCONTROL=) that records its argv:
 # --drain drains with "preflight: <check>: ..." as one argv element and keeps
 # an operator's drain; --undrain resumes only a node preflight drained; under
-# Slurm's environment the reason line goes to stderr; exit codes unchanged.
+# Slurm's environment the reason line goes to stderr.  The drain policy: only
+# a verdict that reaches drain_on (fail by default; --drain-on, the profile's
+# "drain_on") drains, and under Slurm a verdict below it exits 0; a usage or
+# profile error under --drain drains with "preflight: config error: ...";
+# --check-config never runs a check nor scontrol.
 set -eu
-: "${PREFLIGHT:?}" "${PF_FIXTURES:?}"
+: "${PREFLIGHT:?}" "${PF_FIXTURES:?}" "${PF_SOURCE_DIR:?}"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +32,9 @@ export SCONTROL="$tmp/scontrol" FAKE_LOG="$tmp/log" SLURMD_NODENAME=gpu-047
 unset SLURM_JOB_ID
 
 pass="$PF_FIXTURES/slurm-pass" bad="$PF_FIXTURES/slurm-fail"
+# a root whose only problem is a check that cannot decide (sysctl: unparsable values)
+undecided="$PF_FIXTURES/sysctl-garbage"
+ereason="preflight: sysctl: net.core.rmem_max: cannot parse /proc/sys/net/core/rmem_max: unexpected contents"
 reason="preflight: memlock: process: hard limit 64 KiB, expected unlimited"
 
 # run ROOT [args]: sets rc, leaves stderr in $tmp/err
@@ -94,4 +101,99 @@ run "$bad"
 # 9. node name falls back to the short hostname
 FAKE_STATE=IDLE run "$bad" --drain
 grep -qx "NodeName=$(uname -n | cut -d. -f1)" "$tmp/log" || fail "node name fallback"
+export SLURMD_NODENAME=gpu-047
+
+# 10. error alone: --drain does not drain on it, exit 0 under Slurm, the reason and why on stderr
+FAKE_STATE=IDLE run "$undecided" --drain
+[ "$rc" -eq 0 ] || fail "error under --drain: exit $rc, expected 0 (a Prolog would drain)"
+[ -s "$tmp/log" ] && fail "error under --drain called scontrol: $(tr '\n' ' ' < "$tmp/log")"
+grep -qxF "$ereason" "$tmp/err" || fail "error: reason line missing: $(cat "$tmp/err")"
+grep -q "not draining on error: the node drains on fail only" "$tmp/err" || fail "error: no note"
+grep -q '"verdict":[[:space:]]*"error"' "$tmp/out" || fail "error: the report's verdict"
+SLURM_JOB_ID=17 run "$undecided"
+[ "$rc" -eq 0 ] || fail "error in a Prolog without --drain: exit $rc, expected 0"
+grep -qxF "$ereason" "$tmp/err" || fail "error in a Prolog: reason line missing"
+run "$undecided" --slurm
+[ "$rc" -eq 0 ] || fail "error with --slurm: exit $rc, expected 0"
+# outside Slurm the exit codes are as documented
+(unset SLURMD_NODENAME; run "$undecided"; [ "$rc" -eq 2 ]) || fail "error outside Slurm: not exit 2"
+
+# 11. --drain-on error (or the profile's "drain_on") drains on it, with its reason, exit 2
+FAKE_STATE=IDLE run "$undecided" --drain --drain-on error
+[ "$rc" -eq 2 ] || fail "--drain-on error: exit $rc, expected 2"
+grep -qxF "Reason=$ereason" "$tmp/log" || fail "--drain-on error: not drained with the reason"
+echo '{ "name": "site", "drain_on": "error" }' > "$tmp/site.json"
+FAKE_STATE=IDLE run "$undecided" --drain --profile "$tmp/site.json"
+[ "$rc" -eq 2 ] || fail "drain_on error in the profile: exit $rc, expected 2"
+grep -qxF "Reason=$ereason" "$tmp/log" || fail "drain_on in the profile: not drained"
+# the command line wins over the profile
+FAKE_STATE=IDLE run "$undecided" --drain --profile "$tmp/site.json" --drain-on fail
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] || fail "--drain-on fail did not win over the profile"
+# a fail drains whatever drain_on says
+FAKE_STATE=IDLE run "$bad" --drain --drain-on error
+[ "$rc" -eq 1 ] && grep -qxF "Reason=$reason" "$tmp/log" || fail "fail with --drain-on error"
+
+# 12. --drain-on warn: a warning drains (exit 1); by default a warning passes
+warn="--set sysctl.rmem_max=999999999999 --set sysctl.warn_only=net.core.rmem_max"
+# shellcheck disable=SC2086
+FAKE_STATE=IDLE run "$pass" --drain --drain-on warn $warn
+[ "$rc" -eq 1 ] || fail "--drain-on warn on a warning: exit $rc, expected 1"
+grep -q "^Reason=preflight: sysctl: net.core.rmem_max: " "$tmp/log" || fail "warn not drained"
+# shellcheck disable=SC2086
+FAKE_STATE=IDLE run "$pass" --drain $warn
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] && [ ! -s "$tmp/err" ] || fail "a warning drained by default"
+
+# 13. --undrain never resumes on error (undecided is not healthy), nor on a warn that drains
+FAKE_STATE=DRAIN FAKE_REASON="preflight: memlock: x" run "$undecided" --undrain
+grep -qx update "$tmp/log" && fail "undrain resumed a node on an error verdict"
+# shellcheck disable=SC2086
+FAKE_STATE=DRAIN FAKE_REASON="preflight: sysctl: x" run "$pass" --undrain --drain-on warn $warn
+grep -qx update "$tmp/log" && fail "undrain resumed on a warn with --drain-on warn"
+# shellcheck disable=SC2086
+FAKE_STATE=DRAIN FAKE_REASON="preflight: sysctl: x" run "$pass" --undrain $warn
+grep -qx State=RESUME "$tmp/log" || fail "undrain did not resume on a warn below drain_on"
+
+# 14. a usage or profile error under --drain drains with "config error"; exit 64
+FAKE_STATE=IDLE run "$pass" --drain --only memlok
+[ "$rc" -eq 64 ] || fail "typo: exit $rc, expected 64"
+grep -qxF "Reason=preflight: config error: --only: unknown check 'memlok' (see --list)" \
+	"$tmp/log" || fail "typo: not drained with the config error: $(cat "$tmp/log")"
+FAKE_STATE=IDLE run "$pass" --set port_errors.mode=bogus --drain
+grep -q "^Reason=preflight: config error: --set 'port_errors.mode=bogus'" "$tmp/log" ||
+	fail "bad setting: not drained with the config error"
+echo '{ "drain_on": "sometimes" }' > "$tmp/bad.json"
+FAKE_STATE=IDLE run "$pass" --drain --profile "$tmp/bad.json"
+[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: profile .*drain_on" "$tmp/log" ||
+	fail "bad drain_on: exit $rc, $(cat "$tmp/log")"
+FAKE_STATE=IDLE run "$pass" --drain --drain-on never
+[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: --drain-on: 'never'" "$tmp/log" ||
+	fail "bad --drain-on: exit $rc"
+# an operator's drain is kept
+FAKE_STATE=DRAIN FAKE_REASON="bad DIMM" run "$pass" --drain --only memlok
+grep -qx update "$tmp/log" && fail "config error replaced an operator's drain"
+# without --drain: exit 64, no scontrol
+run "$pass" --only memlok
+[ "$rc" -eq 64 ] && [ ! -s "$tmp/log" ] || fail "typo without --drain: exit $rc or scontrol called"
+
+# 15. --check-config: the wrapper's arguments checked, nothing run, scontrol never called
+FAKE_STATE=IDLE run "$pass" --drain --check-config --only memlok
+[ "$rc" -eq 64 ] && [ ! -s "$tmp/log" ] || fail "--check-config typo: exit $rc, or scontrol called"
+grep -q "unknown check 'memlok'" "$tmp/err" || fail "--check-config: the typo is not named"
+FAKE_STATE=IDLE run "$bad" --drain --check-config --set memlock.min_kib=65536 --output "$tmp/x/y.json"
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] || fail "--check-config: exit $rc, or scontrol called"
+[ -e "$tmp/x" ] && fail "--check-config created the output's directory"
+grep -qx "checks:    memlock, sysctl (2 of [0-9]*)" "$tmp/out" || fail "--check-config: selection"
+grep -qx '  memlock.min_kib = 65536 (--set)' "$tmp/out" || fail "--check-config: settings"
+grep -q "^slurm: .*drains on fail" "$tmp/out" || fail "--check-config: drain policy"
+grep -q '"verdict"' "$tmp/out" && fail "--check-config ran the checks"
+
+# 16. every script the docs show is valid as pasted: a block holding "#!" starts with it
+# (a comment above "#!/bin/sh" made slurmd fail with "Exec format error")
+for doc in "$PF_SOURCE_DIR/README.md" "$PF_SOURCE_DIR/docs/slurm.md"; do
+	awk -v doc="$doc" '
+		/^```/ { if (inb) { inb = 0 } else { inb = 1; first = 1 }; next }
+		inb && first { first = 0; if ($0 !~ /^#!/) head = $0; else head = ""; next }
+		inb && /^#!/ && head != "" { print doc ": \"#!\" below \"" head "\""; bad = 1 }
+		END { exit bad }' "$doc" || fail "a script in $doc does not start with #!"
+done
 echo ok

@@ -55,6 +55,6 @@ COMP_WORDS=("$tmp/root/usr/bin/preflight" --format ju); COMP_CWORD=2
 _preflight; printf '%s\n' "\${COMPREPLY[@]}"
 EOF
 bash "$tmp/comp.bash" > "$tmp/comp.out" 2>&1 || { cat "$tmp/comp.out" >&2; fail "completion script"; }
-printf 'sysctl,memlock\n--drain\njunit\n' | cmp -s - "$tmp/comp.out" ||
+printf 'sysctl,memlock\n--drain\n--drain-on\njunit\n' | cmp -s - "$tmp/comp.out" ||
 	{ cat "$tmp/comp.out" >&2; fail "completion results"; }
 echo "ok: $(basename "$deb")"

@@ -383,6 +383,30 @@ static void test_registered_checks(void **state)
 	pf_profile_release(&p);
 }
 
+/* The top-level "drain_on" (the Slurm gate): fail, error or warn, nothing else. */
+static void test_drain_on(void **state)
+{
+	struct pf_profile p;
+	char *err = NULL;
+
+	pf_profile_init(&p);
+	assert_null(p.drain_on);
+	assert_int_equal(pf_profile_parse(&p, "{\"drain_on\": \"error\"}", "d.json", &err), 0);
+	assert_string_equal(p.drain_on, "error");
+	pf_profile_release(&p);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const bad[] = { "\"pass\"", "\"sometimes\"", "1", "\"Fail\"" };
+		char text[64];
+
+		pf_profile_init(&p);
+		snprintf(text, sizeof(text), "{\"drain_on\": %s}", bad[i]);
+		assert_int_equal(pf_profile_parse(&p, text, "d.json", &err), -EINVAL);
+		assert_contains(err, "profile 'd.json': 'drain_on' must be");
+		free(err);
+		pf_profile_release(&p);
+	}
+}
+
 /* A check of its own with an enum and a cross-field rule (the mechanism). */
 struct gcfg {
 	char *mode;
@@ -541,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_param_helpers),
 		cmocka_unit_test(test_registered_checks),
 		cmocka_unit_test(test_enum_and_validate),
+		cmocka_unit_test(test_drain_on),
 		cmocka_unit_test(test_registered_settings_rejected),
 	};
 

@@ -181,6 +181,41 @@ static void test_exec(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 127);
 }
 
+/* The drain policy: which verdicts drain and which let --undrain resume, per drain_on. */
+static void test_drain_policy(void **state)
+{
+	struct pf_slurm_opts o = { 0 };
+	enum pf_status s;
+
+	assert_int_equal(pf_slurm_drain_on(&o), PF_STATUS_FAIL); /* the default */
+	assert_true(pf_slurm_drains(PF_STATUS_FAIL, &o));
+	assert_false(pf_slurm_drains(PF_STATUS_ERROR, &o));
+	assert_false(pf_slurm_drains(PF_STATUS_WARN, &o));
+	assert_false(pf_slurm_resumes(PF_STATUS_ERROR, &o)); /* undecided is not healthy */
+	assert_true(pf_slurm_resumes(PF_STATUS_WARN, &o));
+	assert_true(pf_slurm_resumes(PF_STATUS_PASS, &o));
+	assert_true(pf_slurm_resumes(PF_STATUS_SKIP, &o));
+
+	assert_int_equal(pf_slurm_drain_on_from_name("error", &o.drain_on), 0);
+	assert_true(pf_slurm_drains(PF_STATUS_FAIL, &o));
+	assert_true(pf_slurm_drains(PF_STATUS_ERROR, &o));
+	assert_false(pf_slurm_drains(PF_STATUS_WARN, &o));
+	assert_true(pf_slurm_resumes(PF_STATUS_WARN, &o));
+
+	assert_int_equal(pf_slurm_drain_on_from_name("warn", &o.drain_on), 0);
+	assert_true(pf_slurm_drains(PF_STATUS_WARN, &o));
+	assert_false(pf_slurm_drains(PF_STATUS_PASS, &o));
+	assert_false(pf_slurm_drains(PF_STATUS_SKIP, &o));
+	assert_false(pf_slurm_resumes(PF_STATUS_WARN, &o));
+	assert_true(pf_slurm_resumes(PF_STATUS_PASS, &o));
+
+	assert_int_equal(pf_slurm_drain_on_from_name("pass", &s), -EINVAL);
+	assert_int_equal(pf_slurm_drain_on_from_name("skip", &s), -EINVAL);
+	assert_int_equal(pf_slurm_drain_on_from_name("FAIL", &s), -EINVAL);
+	assert_int_equal(pf_slurm_drain_on_from_name("fail", &s), 0);
+	assert_int_equal(s, PF_STATUS_FAIL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_parse_node_reason_keeps_brackets),
 		cmocka_unit_test(test_node_name),
 		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_drain_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
