@@ -2,18 +2,29 @@
 # SPDX-License-Identifier: MIT
 # preflight as a Slurm Prolog against a real slurmctld and slurmd that this
 # test starts itself (auth/none, this host as the only node, everything under
-# a temporary directory, its own ports).
+# a temporary directory, its own ports).  The Prolog is the script that
+# docs/slurm.md shows (between its prolog:begin/prolog:end markers), copied
+# from the page so that the page cannot drift, with only its paths changed:
+# the built binary for `preflight`, a copy of dgx-h100.json whose NIC lists fit
+# the generated nodes, the report under this test's directory (missing: the
+# Prolog must create it), `--root <node>` before "$@", and its stderr kept.
 #
-#  1. Prolog = preflight --drain on a failing recorded root: a job does not
-#     run, and the node ends DRAINED with Reason "preflight: memlock: ...".
-#  2. preflight --undrain resumes the node (scontrol update State=RESUME)
-#     only once the root passes.
-#  3. with the Prolog on a passing root, a job runs to completion.
+#  1. a healthy generated node: a batch job runs to completion, the node stays
+#     up, the report's directory was created.
+#  2. a node with a port down: a job does not run, the node ends DRAINED with
+#     Reason "preflight: nic_link_speed: mlx5_3/1: ...".
+#  3. preflight --undrain keeps it drained on the failing node and resumes it
+#     (scontrol update State=RESUME) on the healthy one.
+#  4. a node whose only problem is a check that cannot decide (an unparsable
+#     sysctl: error): the job runs and the node is not drained.
+#  5. the wrapper with a typo (--only memlok): `wrapper --check-config` exits
+#     64 without touching the node; as the Prolog it drains the node with
+#     Reason "preflight: config error: ...".
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
-# without the Slurm binaries or without root.  The daemons are always killed.
+# without the Slurm binaries, python3 or root.  The daemons are always killed.
 set -eu
-: "${PREFLIGHT:?}" "${PF_FIXTURES:?}"
+: "${PREFLIGHT:?}" "${PF_FIXTURES:?}" "${PF_SOURCE_DIR:?}"
 
 for b in slurmctld slurmd scontrol srun sbatch sinfo; do
 	command -v "$b" >/dev/null 2>&1 ||
@@ -22,6 +33,7 @@ for b in slurmctld slurmd scontrol srun sbatch sinfo; do
 done
 PATH="$PATH:/usr/sbin:/sbin"
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root (slurmd runs jobs as SlurmdUser=root)"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 (tests/gen_root.py) not found"; exit 77; }
 
 tmp=$(mktemp -d /tmp/pf-slurm.XXXXXX)
 chmod 755 "$tmp"
@@ -82,19 +94,44 @@ NodeName=$node CPUs=$(nproc) RealMemory=100 State=UNKNOWN
 PartitionName=pf Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 
-# The Prolog: slurmd runs it as root with a small environment; the root to
-# check is read from a file so that the test can switch it without a reconfigure.
-cat > "$tmp/prolog.sh" <<EOF
-#!/bin/sh
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin SCONTROL=$(command -v scontrol)
-exec "$PREFLIGHT" --root "\$(cat $tmp/prolog-root)" --only memlock,sysctl --drain \\
-	--output $tmp/prolog-report.json 2>> $tmp/log/prolog.err
-EOF
-chmod 755 "$tmp/prolog.sh"
-echo "$PF_FIXTURES/slurm-fail" > "$tmp/prolog-root"
+# The generated nodes, and a copy of dgx-h100.json whose NIC lists fit them
+# (gen_root names the 8 compute NICs mlx5_0..7; DGX OS numbers them apart).
+gen="$PF_SOURCE_DIR/tests/gen_root.py"
+python3 "$gen" "$tmp/node-ok" > /dev/null
+python3 "$gen" "$tmp/node-down" --down-port mlx5_3 > /dev/null
+python3 "$gen" "$tmp/node-undecided" --file "proc/sys/net/core/rmem_max=garbage" > /dev/null
+sed -e 's/"ignore": "mlx5_1,mlx5_2,mlx5_7,mlx5_8"/"ignore": ""/' -e 's/"nics": "[^"]*"/"nics": ""/' \
+	"$PF_SOURCE_DIR/profiles/dgx-h100.json" > "$tmp/dgx-h100.json"
+
+# The Prolog: docs/slurm.md's script, paths changed as said above.  The root
+# to check is read from a file so that the test can switch it without a
+# reconfigure.
+doc_prolog() {
+	sed -n '/^<!-- prolog:begin/,/^<!-- prolog:end/p' "$PF_SOURCE_DIR/docs/slurm.md" |
+		sed -e '/^<!--/d' -e '/^```/d'
+}
+doc_prolog > "$tmp/doc-prolog.sh"
+[ "$(head -n 1 "$tmp/doc-prolog.sh")" = "#!/bin/sh" ] ||
+	fail "docs/slurm.md: no Prolog between the prolog markers starting with #!/bin/sh"
+grep -q 'exec preflight "\$@" ' "$tmp/doc-prolog.sh" || fail "docs/slurm.md: no 'exec preflight \"\$@\"'"
+mkdir -p "$tmp/var/lib"
+make_prolog() { # make_prolog SED-EXPR...: the doc's Prolog, adapted, into $tmp/prolog.sh
+	sed -e "s|exec preflight \"\\\$@\" |exec $PREFLIGHT --root \"\$(cat $tmp/prolog-root)\" \"\\\$@\" |" \
+	    -e "s|/usr/share/preflight/profiles/dgx-h100.json|$tmp/dgx-h100.json|" \
+	    -e "s|/var/lib/preflight/|$tmp/var/lib/preflight/|" \
+	    -e "1a exec 2>> $tmp/log/prolog.err" \
+	    "$@" "$tmp/doc-prolog.sh" > "$tmp/prolog.new"
+	chmod 755 "$tmp/prolog.new"
+	mv "$tmp/prolog.new" "$tmp/prolog.sh"
+}
+make_prolog
+grep -q "^exec $PREFLIGHT --root " "$tmp/prolog.sh" && grep -q -- "--drain" "$tmp/prolog.sh" &&
+	grep -q "$tmp/dgx-h100.json" "$tmp/prolog.sh" ||
+	{ cat "$tmp/prolog.sh" >&2; fail "the Prolog from docs/slurm.md could not be adapted"; }
+echo "$tmp/node-down" > "$tmp/prolog-root"
 
 start=$(date +%s)
-left() { echo $((start + 90 - $(date +%s))); }
+left() { echo $((start + 150 - $(date +%s))); }
 
 slurmctld -D -f "$SLURM_CONF" > "$tmp/log/slurmctld.out" 2>&1 &
 ctld_pid=$!
@@ -119,40 +156,86 @@ wait_state() {
 }
 wait_state '^IDLE$'
 
-# 1. failing root: the job's Prolog fails and drains the node with preflight's reason
+report="$tmp/var/lib/preflight/prolog.json"
+# node_state: the State= of the node
+node_state() { scontrol show node "$node" | sed -n 's/^ *State=\([^ ]*\).*/\1/p'; }
+# job_runs NAME: an sbatch --wait job runs to completion
+job_runs() {
+	rc=0
+	timeout "$(left)" sbatch --wait -N1 -w "$node" -t 1 -o "$tmp/$1.out" \
+		--wrap 'echo "job $SLURM_JOB_ID ran"' > "$tmp/log/sbatch-$1.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail "$1: sbatch --wait exited $rc"
+	grep -q '^job [0-9]* ran$' "$tmp/$1.out" || fail "$1: the job's output is missing"
+	case "$(node_state)" in *DRAIN*) fail "$1: node drained: $(node_state)" ;; esac
+}
+
+# 0. the wrapper tests itself as docs/slurm.md says: --check-config, nothing run
+rc=0
+"$tmp/prolog.sh" --check-config > "$tmp/log/check-config.out" || rc=$?
+[ "$rc" -eq 0 ] || fail "prolog.sh --check-config exited $rc"
+for c in memlock sysctl nic_link_speed pcie_link gpu_nic_numa port_errors; do
+	grep -q "^checks: .* $c[,( ]" "$tmp/log/check-config.out" || fail "--check-config: no $c"
+done
+grep -q "^checks: .* (6 of " "$tmp/log/check-config.out" || fail "--check-config: the selection"
+[ -e "$tmp/var/lib/preflight" ] && fail "--check-config created the report's directory"
+
+# 1. a healthy node: the job runs; the Prolog created /var/lib/preflight
+echo "$tmp/node-ok" > "$tmp/prolog-root"
+job_runs healthy
+[ "$(stat -c %a "$tmp/var/lib/preflight")" = 755 ] || fail "the report's directory: not 0755"
+grep -q '"verdict":[[:space:]]*"pass"' "$report" || fail "prolog report (healthy)"
+
+# 2. a port down: the job's Prolog fails and drains the node with preflight's reason
+echo "$tmp/node-down" > "$tmp/prolog-root"
 rc=0
 timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun1.out" 2>&1 || rc=$?
-[ "$rc" -ne 0 ] || fail "a job ran although the Prolog checks a failing root"
+[ "$rc" -ne 0 ] || fail "a job ran although the Prolog checks a failing node"
 wait_state 'DRAIN'
 reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
 case "$reason" in
-"preflight: memlock: process: hard limit 64 KiB"*) ;;
-*) fail "drain reason is '$reason', expected 'preflight: memlock: ...'" ;;
+"preflight: nic_link_speed: mlx5_3/1: DOWN"*) ;;
+*) fail "drain reason is '$reason', expected 'preflight: nic_link_speed: mlx5_3/1: DOWN ...'" ;;
 esac
-grep -q '"verdict":[[:space:]]*"fail"' "$tmp/prolog-report.json" || fail "prolog report"
-grep -q '^preflight: memlock: ' "$tmp/log/prolog.err" || fail "no reason line in the Prolog's stderr"
+grep -q '"verdict":[[:space:]]*"fail"' "$report" || fail "prolog report (fail)"
+grep -q '^preflight: nic_link_speed: ' "$tmp/log/prolog.err" || fail "no reason line in the Prolog's stderr"
 
-# 2. --undrain: kept drained on the failing root; resumed (State=RESUME) on the passing one
+# 3. --undrain: kept drained on the failing node; resumed (State=RESUME) on the healthy one
 export SLURMD_NODENAME="$node" SCONTROL="$(command -v scontrol)"
 rc=0
-"$PREFLIGHT" --root "$PF_FIXTURES/slurm-fail" --only memlock,sysctl --undrain --format json \
+"$PREFLIGHT" --root "$tmp/node-down" --only nic_link_speed --undrain --format json \
 	> /dev/null 2> "$tmp/log/undrain1.err" || rc=$?
-[ "$rc" -eq 1 ] || fail "undrain on the failing root exited $rc"
-scontrol show node "$node" | grep -q '^ *State=[^ ]*DRAIN' || fail "undrain resumed a failing node"
-"$PREFLIGHT" --root "$PF_FIXTURES/slurm-pass" --only memlock,sysctl --undrain --format json \
-	> /dev/null 2> "$tmp/log/undrain2.err" || fail "undrain on the passing root: exit $?"
+[ "$rc" -eq 1 ] || fail "undrain on the failing node exited $rc"
+node_state | grep -q 'DRAIN' || fail "undrain resumed a failing node"
+"$PREFLIGHT" --root "$tmp/node-ok" --only nic_link_speed --undrain --format json \
+	> /dev/null 2> "$tmp/log/undrain2.err" || fail "undrain on the healthy node: exit $?"
 grep -q "resumed node $node" "$tmp/log/undrain2.err" || fail "undrain did not resume"
 unset SLURMD_NODENAME SCONTROL
-
-# 3. with the Prolog on the passing root, a batch job runs to completion
-echo "$PF_FIXTURES/slurm-pass" > "$tmp/prolog-root"
 wait_state '^IDLE$'
+
+# 4. a check that cannot decide (error) and nothing failed: the job runs, no drain
+echo "$tmp/node-undecided" > "$tmp/prolog-root"
+job_runs undecided
+grep -q '"verdict":[[:space:]]*"error"' "$report" || fail "prolog report (error)"
+grep -q "not draining on error" "$tmp/log/prolog.err" || fail "no note on the error in stderr"
+
+# 5. a typo in the wrapper: --check-config says so and leaves the node alone; as the
+#    Prolog it drains the node with "config error"
+echo "$tmp/node-ok" > "$tmp/prolog-root"
+make_prolog -e 's/--only memlock,/--only memlok,/'
+grep -q -- "--only memlok," "$tmp/prolog.sh" || fail "the typo was not made"
 rc=0
-timeout "$(left)" sbatch --wait -N1 -w "$node" -t 1 -o "$tmp/job.out" \
-	--wrap 'echo "job $SLURM_JOB_ID ran"' > "$tmp/log/sbatch.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || fail "sbatch --wait exited $rc with a passing Prolog"
-grep -q '^job [0-9]* ran$' "$tmp/job.out" || fail "the job's output is missing"
-grep -q '"verdict":[[:space:]]*"pass"' "$tmp/prolog-report.json" || fail "prolog report (pass)"
-st=$(scontrol show node "$node" | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
-case "$st" in *DRAIN*) fail "node drained after a passing Prolog: $st" ;; esac
-echo "ok in $((90 - $(left))) s"
+: > "$tmp/log/prolog.err" # the wrapper's stderr goes there
+"$tmp/prolog.sh" --check-config > /dev/null || rc=$?
+[ "$rc" -eq 64 ] || fail "--check-config on the typo exited $rc, expected 64"
+grep -q "unknown check 'memlok'" "$tmp/log/prolog.err" || fail "--check-config: no message"
+[ "$(node_state)" = IDLE ] || fail "--check-config changed the node: $(node_state)"
+rc=0
+timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun2.out" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "a job ran although the Prolog has a typo"
+wait_state 'DRAIN'
+reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
+case "$reason" in
+"preflight: config error: --only: unknown check 'memlok'"*) ;;
+*) fail "drain reason is '$reason', expected 'preflight: config error: ...'" ;;
+esac
+echo "ok in $((150 - $(left))) s"
