@@ -156,7 +156,7 @@ grep -qx State=RESUME "$tmp/log" || fail "undrain did not resume on a warn below
 # 14. a usage or profile error under --drain drains with "config error"; exit 64
 FAKE_STATE=IDLE run "$pass" --drain --only memlok
 [ "$rc" -eq 64 ] || fail "typo: exit $rc, expected 64"
-grep -qxF "Reason=preflight: config error: --only: unknown check 'memlok' (see --list)" \
+grep -qxF "Reason=preflight: config error: --only: unknown check or tag 'memlok' (see --list)" \
 	"$tmp/log" || fail "typo: not drained with the config error: $(cat "$tmp/log")"
 FAKE_STATE=IDLE run "$pass" --set port_errors.mode=bogus --drain
 grep -q "^Reason=preflight: config error: --set 'port_errors.mode=bogus'" "$tmp/log" ||
@@ -178,7 +178,7 @@ run "$pass" --only memlok
 # 15. --check-config: the wrapper's arguments checked, nothing run, scontrol never called
 FAKE_STATE=IDLE run "$pass" --drain --check-config --only memlok
 [ "$rc" -eq 64 ] && [ ! -s "$tmp/log" ] || fail "--check-config typo: exit $rc, or scontrol called"
-grep -q "unknown check 'memlok'" "$tmp/err" || fail "--check-config: the typo is not named"
+grep -q "unknown check or tag 'memlok'" "$tmp/err" || fail "--check-config: the typo is not named"
 FAKE_STATE=IDLE run "$bad" --drain --check-config --set memlock.min_kib=65536 --output "$tmp/x/y.json"
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] || fail "--check-config: exit $rc, or scontrol called"
 [ -e "$tmp/x" ] && fail "--check-config created the output's directory"

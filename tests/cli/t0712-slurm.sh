@@ -227,7 +227,7 @@ rc=0
 : > "$tmp/log/prolog.err" # the wrapper's stderr goes there
 "$tmp/prolog.sh" --check-config > /dev/null || rc=$?
 [ "$rc" -eq 64 ] || fail "--check-config on the typo exited $rc, expected 64"
-grep -q "unknown check 'memlok'" "$tmp/log/prolog.err" || fail "--check-config: no message"
+grep -q "unknown check or tag 'memlok'" "$tmp/log/prolog.err" || fail "--check-config: no message"
 [ "$(node_state)" = IDLE ] || fail "--check-config changed the node: $(node_state)"
 rc=0
 timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun2.out" 2>&1 || rc=$?
@@ -235,7 +235,7 @@ timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun2.out" 2>&1 || r
 wait_state 'DRAIN'
 reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
 case "$reason" in
-"preflight: config error: --only: unknown check 'memlok'"*) ;;
+"preflight: config error: --only: unknown check or tag 'memlok'"*) ;;
 *) fail "drain reason is '$reason', expected 'preflight: config error: ...'" ;;
 esac
 echo "ok in $((150 - $(left))) s"
