@@ -29,6 +29,7 @@
 #include "preflight/registry.h"
 #include "preflight/report.h"
 #include "preflight/runner.h"
+#include "preflight/siteconf.h"
 #include "preflight/slurm.h"
 
 #ifndef PF_VERSION
@@ -57,6 +58,8 @@ struct pf_opts {
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
+	const struct pf_siteconf *site; /* NULL with --no-config */
+	const char *site_path;
 	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
 	bool stdout_closed; /* started with fd 1 closed: now /dev/null, not a place for a report */
@@ -109,7 +112,8 @@ static void print_help(FILE *out)
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
 	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
-	      "  --profile FILE         expectations from a JSON profile\n"
+	      "  --profile FILE|NAME    expectations from a JSON profile, or a shipped one\n"
+	      "                         by name (--profile dgx-h100)\n"
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
 	      "  --no-fork              run checks in this process (debugging)\n"
@@ -124,6 +128,9 @@ static void print_help(FILE *out)
 	      "                         drains the node (and exits non-zero under Slurm)\n"
 	      "  --undrain              on pass (or warn below --drain-on), resume the node if\n"
 	      "                         preflight drained it\n"
+	      "  --config FILE          site configuration (default " PF_SITECONF_PATH "\n"
+	      "                         and its .d/*.conf drop-ins; $PREFLIGHT_CONFIG)\n"
+	      "  --no-config            ignore the site configuration\n"
 	      "  --version              print the version\n"
 	      "  --help                 this text\n"
 	      "\n"
@@ -168,36 +175,39 @@ static bool list_matches(const char *list, const struct pf_check *c)
 	return false;
 }
 
+enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
+       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
+       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
+       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG };
+static const struct option longopts[] = {
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "describe", required_argument, NULL, OPT_DESCRIBE },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "compact", no_argument, NULL, OPT_COMPACT },
+	{ "only", required_argument, NULL, OPT_ONLY },
+	{ "skip", required_argument, NULL, OPT_SKIP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-fork", no_argument, NULL, OPT_NO_FORK },
+	{ "slurm", no_argument, NULL, OPT_SLURM },
+	{ "drain", no_argument, NULL, OPT_DRAIN },
+	{ "undrain", no_argument, NULL, OPT_UNDRAIN },
+	{ "drain-on", required_argument, NULL, OPT_DRAIN_ON },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
-	enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
-	       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
-	       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
-	       OPT_CHECK_CONFIG };
-	static const struct option longopts[] = {
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "describe", required_argument, NULL, OPT_DESCRIBE },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "compact", no_argument, NULL, OPT_COMPACT },
-		{ "only", required_argument, NULL, OPT_ONLY },
-		{ "skip", required_argument, NULL, OPT_SKIP },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "no-fork", no_argument, NULL, OPT_NO_FORK },
-		{ "slurm", no_argument, NULL, OPT_SLURM },
-		{ "drain", no_argument, NULL, OPT_DRAIN },
-		{ "undrain", no_argument, NULL, OPT_UNDRAIN },
-		{ "drain-on", required_argument, NULL, OPT_DRAIN_ON },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
 	opterr = 0;
@@ -221,6 +231,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
 		case OPT_UNDRAIN: o->slurm = o->slurm_opts.undrain = true; break;
 		case OPT_CHECK_CONFIG: o->check_config = true; break;
+		case OPT_CONFIG: break;    /* read before the options (site_argv) */
+		case OPT_NO_CONFIG: break;
 		case OPT_DRAIN_ON:
 			if (pf_slurm_drain_on_from_name(optarg, &o->slurm_opts.drain_on) < 0)
 				return usage_error("--drain-on: '%s' is not fail, error or warn",
@@ -464,6 +476,47 @@ static double wall_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+#ifndef PF_DATADIR
+#define PF_DATADIR "/usr/share"
+#endif
+
+/*
+ * --profile NAME: a path that exists is used as it is; a bare name (no '/')
+ * is looked up as NAME.json in $PREFLIGHT_PROFILE_PATH (colon-separated),
+ * /etc/preflight/profiles and the shipped profiles (PF_DATADIR).
+ */
+static int resolve_profile(const char *arg, char **ret_path, char **ret_err)
+{
+	const char *env = getenv("PREFLIGHT_PROFILE_PATH");
+	pf_autofree char *dirs = pf_xasprintf("%s%s/etc/preflight/profiles:%s/preflight/profiles",
+					       env ? env : "", env && *env ? ":" : "", PF_DATADIR);
+	pf_autofree char *tried = NULL;
+	char *save = NULL;
+	struct stat st;
+
+	if (strchr(arg, '/') || stat(arg, &st) == 0) {
+		*ret_path = pf_xstrdup(arg);
+		return 0;
+	}
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		bool has_ext = strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json");
+		char *p = pf_xasprintf("%s/%s%s", d, arg, has_ext ? "" : ".json");
+		char *t;
+
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			*ret_path = p;
+			return 0;
+		}
+		t = pf_xasprintf("%s%s%s", tried ? tried : "", tried ? ", " : "", p);
+		free(tried);
+		tried = t;
+		free(p);
+	}
+	*ret_err = pf_xasprintf("--profile: no file '%s' and no profile of that name (looked for "
+				"%s)", arg, tried ? tried : "nothing");
+	return -ENOENT;
+}
+
 /*
  * What the arguments and the profile decide, checked before anything runs:
  * the format, the profile (every setting of every check), drain_on, a
@@ -484,7 +537,12 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 		*ret_fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
 	}
 	if (o->profile) {
-		r = pf_profile_load(&o->prof, o->profile, &err);
+		pf_autofree char *path = NULL;
+
+		r = resolve_profile(o->profile, &path, &err);
+		if (r < 0)
+			return usage_error("%s", err);
+		r = pf_profile_load(&o->prof, path, &err);
 		if (r < 0)
 			return usage_error("%s", err ? err : "cannot load the profile");
 	}
@@ -563,6 +621,28 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 	pf_profile_release(&none);
 }
 
+/* --check-config: the site configuration files and the options each set. */
+static void print_site(const struct pf_opts *o, FILE *out)
+{
+	const struct pf_siteconf *sc = o->site;
+
+	fputs("site config: ", out);
+	if (!sc)
+		fputs("not read (--no-config)\n", out);
+	else if (!sc->n_files)
+		fprintf(out, "none (no %s)\n", o->site_path);
+	for (size_t i = 0; sc && i < sc->n_files; i++)
+		fprintf(out, "%s%s", i ? ", " : "", sc->files[i]);
+	if (sc && sc->n_files)
+		fputc('\n', out);
+	for (size_t i = 0; sc && i < sc->n_entries; i++) {
+		const struct pf_siteconf_entry *e = &sc->entries[i];
+
+		fprintf(out, "  %-12s %-32s (%s)\n", e->key, e->value ? e->value : "true",
+			e->origin);
+	}
+}
+
 /*
  * --check-config: the effective options of a run with these arguments, one
  * per line.  Every option that changes what a run does is shown here.
@@ -575,6 +655,7 @@ static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
 
 	fprintf(out, "preflight %s: the arguments and the profile are valid; nothing was run\n",
 		PF_VERSION);
+	print_site(o, out);
 	if (o->profile)
 		fprintf(out, "profile:   %s (%s)\n", o->prof.name, o->prof.path);
 	else
@@ -586,6 +667,8 @@ static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
 		if (selected(o, all[i]))
 			fprintf(out, "%s %s", n++ ? "," : "", all[i]->name);
 	fprintf(out, " (%zu of %zu)\n", n, n_all);
+	fprintf(out, "selection: %s\n", o->only ? "only (--only)" : o->all ? "all (--all)" :
+		"default (the checks tagged static; --all runs every check)");
 	fprintf(out, "format:    %s\n", o->format ? o->format :
 		fmt == PF_FORMAT_TEXT ? "text (standard output is a terminal)" : "json");
 	if (o->output) {
@@ -779,9 +862,67 @@ static bool has_option(int argc, char **argv, const char *name)
 	return false;
 }
 
+/* The options that make no sense in a site configuration. */
+static const char *const site_deny[] = { "config", "no-config", "check-config", "list",
+					 "describe", "help", "version", NULL };
+
+/*
+ * Read the site configuration (--config FILE, else $PREFLIGHT_CONFIG, else
+ * PF_SITECONF_PATH; none with --no-config) and put its options before the
+ * command line's in a new argv (*ret_args, freed by the caller), so that
+ * the command line wins; (*ret_args)[1..*ret_owned] are allocated here.
+ * --all and --only exclude each other: the command line's one drops the
+ * site's other.
+ */
+static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char ***argv,
+		     char ***ret_args, int *ret_owned)
+{
+	const char *path = getenv("PREFLIGHT_CONFIG");
+	pf_autofree char *err = NULL;
+	char **v;
+	int n = 0;
+
+	if (!path || !*path)
+		path = PF_SITECONF_PATH;
+	for (int i = 1; i < *argc && strcmp((*argv)[i], "--"); i++) {
+		if (!strcmp((*argv)[i], "--no-config"))
+			return 0;
+		if (!strncmp((*argv)[i], "--config=", 9))
+			path = (*argv)[i] + 9;
+		else if (!strcmp((*argv)[i], "--config") && i + 1 < *argc)
+			path = (*argv)[++i];
+	}
+	o->site_path = path;
+	if (pf_siteconf_load(sc, path, longopts, site_deny, &err) < 0)
+		return usage_error("site config: %s", err ? err : "cannot read");
+	o->site = sc;
+	v = pf_xcalloc(sc->n_entries + (size_t)*argc + 1, sizeof(*v));
+	v[n++] = (*argv)[0];
+	for (size_t i = 0; i < sc->n_entries; i++) {
+		const struct pf_siteconf_entry *e = &sc->entries[i];
+
+		if ((!strcmp(e->key, "all") && has_option(*argc, *argv, "--only")) ||
+		    (!strcmp(e->key, "only") && has_option(*argc, *argv, "--all")))
+			continue;
+		v[n++] = pf_xasprintf("--%s%s%s", e->key, e->value ? "=" : "",
+				      e->value ? e->value : "");
+	}
+	*ret_owned = n - 1;
+	for (int i = 1; i < *argc; i++)
+		v[n++] = (*argv)[i];
+	v[n] = NULL;
+	*ret_args = v;
+	*argc = n;
+	*argv = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pf_opts o = { 0 };
+	struct pf_siteconf site = { 0 };
+	char **site_args = NULL; /* [1..n_owned] allocated */
+	int n_owned = 0;
 	size_t n;
 	const struct pf_check *const *all = pf_registry(&n);
 	pf_autofree char *err = NULL;
@@ -824,7 +965,9 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	rc = parse_args(argc, argv, &o);
+	rc = o.capture ? 0 : site_argv(&o, &site, &argc, &argv, &site_args, &n_owned);
+	if (rc == 0)
+		rc = parse_args(argc, argv, &o);
 	if (rc == 0) {
 		if (o.list)
 			list_checks();
@@ -846,6 +989,10 @@ int main(int argc, char **argv)
 		pf_slurm_drain_config_error(&o.slurm_opts, first_usage_error, stderr);
 	free(first_usage_error);
 	pf_profile_release(&o.prof);
+	pf_siteconf_release(&site);
+	for (int i = 1; i <= n_owned; i++)
+		free(site_args[i]);
+	free(site_args);
 	if (o.stdout_closed && rc == 0 && !o.output) {
 		fputs("preflight: cannot write to stdout: it is closed\n", stderr);
 		rc = PF_EXIT_IOERR;
