@@ -37,8 +37,8 @@ static const struct pf_param gpu_nic_numa_params[] = {
 	PF_PARAM_STRING(struct gpu_nic_numa_cfg, nics, "",
 			"RDMA devices that count as NICs, e.g. \"mlx5_0,mlx5_1\" (as in "
 			"NCCL_IB_HCA); empty for all with a PCI function"),
-	PF_PARAM_STRING(struct gpu_nic_numa_cfg, ignore_gpus, "",
-			"GPU PCI addresses not to judge, e.g. \"0000:17:00.0\""),
+	PF_PARAM_BDF_LIST(struct gpu_nic_numa_cfg, ignore_gpus, "",
+			  "GPU PCI addresses not to judge, e.g. \"0000:17:00.0\""),
 	PF_PARAM_END,
 };
 

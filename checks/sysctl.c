@@ -44,9 +44,9 @@ static const struct pf_param sysctl_params[] = {
 		     "required arp_ignore on each RoCE netdev of a multi-rail node"),
 	PF_PARAM_U64(struct sysctl_cfg, arp_announce, "2", 0, 2, NULL,
 		     "required arp_announce on each RoCE netdev of a multi-rail node"),
-	PF_PARAM_STRING(struct sysctl_cfg, rp_filter, "0,2",
-			"allowed rp_filter values on each RoCE netdev of a multi-rail node "
-			"(strict 1 drops RoCE traffic arriving on another rail)"),
+	PF_PARAM_U64_LIST(struct sysctl_cfg, rp_filter, "0,2", 0, 2,
+			  "allowed rp_filter values on each RoCE netdev of a multi-rail node "
+			  "(strict 1 drops RoCE traffic arriving on another rail)"),
 	PF_PARAM_U64(struct sysctl_cfg, numa_balancing, "0", 0, 3, NULL,
 		     "required kernel.numa_balancing"),
 	PF_PARAM_U64(struct sysctl_cfg, zone_reclaim_mode, "0", 0, 255, NULL,

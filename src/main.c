@@ -321,6 +321,10 @@ static int describe_check(const char *name)
 
 			printf(", one of: %s", words);
 		}
+		if (pf_param_syntax_name(p))
+			printf(", %s", pf_param_syntax_name(p));
+		if (p->type == PF_PARAM_STRING && p->syntax == PF_SYNTAX_U64_LIST)
+			printf(" %.15g..%.15g", p->min, p->max);
 		printf("\n      %s\n", p->help);
 	}
 	return 0;

@@ -2,11 +2,13 @@
 /*
  * profile.c - parameter tables, profile files and --set overrides.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "preflight/fs.h"
+#include "preflight/parse.h"
 #include "preflight/profile.h"
 
 void pf_profile_init(struct pf_profile *p)
@@ -88,6 +90,72 @@ static int out_of_bounds(const struct pf_param *prm, double v, const char *value
 		    prm->key, prm->min, prm->max);
 }
 
+const char *pf_param_syntax_name(const struct pf_param *prm)
+{
+	if (prm->type != PF_PARAM_STRING)
+		return NULL;
+	switch (prm->syntax) {
+	case PF_SYNTAX_ANY: return NULL;
+	case PF_SYNTAX_U64_LIST: return "a list of integers";
+	case PF_SYNTAX_BDF_LIST: return "a list of PCI addresses";
+	case PF_SYNTAX_VERSION: return "a dotted version";
+	}
+	return NULL;
+}
+
+/*
+ * A string parameter's words, as its syntax asks; *ret_value is what the
+ * config keeps (PCI addresses in sysfs form, so that they match sysfs).
+ */
+static int check_syntax(const struct pf_param *prm, const char *value, char **ret_value,
+			char **ret_err)
+{
+	pf_autofree char *copy = pf_xstrdup(value), *out = pf_xstrdup("");
+	char *save = NULL;
+
+	if (prm->syntax == PF_SYNTAX_ANY) {
+		*ret_value = PF_TAKE_PTR(copy);
+		return 0;
+	}
+	if (prm->syntax == PF_SYNTAX_VERSION) {
+		const char *p = value;
+
+		while (*p) {
+			if (!strchr("0123456789", *p))
+				return fail(ret_err, "value '%s' for '%s' is not a version such as "
+					    "550.54.15", value, prm->key);
+			p += strspn(p, "0123456789");
+			if (*p == '.' && p[1] >= '0' && p[1] <= '9')
+				p++;
+			else if (*p)
+				return fail(ret_err, "value '%s' for '%s' is not a version such as "
+					    "550.54.15", value, prm->key);
+		}
+		*ret_value = PF_TAKE_PTR(copy);
+		return 0;
+	}
+	for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+		char bdf[16], *next;
+		uint64_t v;
+
+		if (prm->syntax == PF_SYNTAX_U64_LIST) {
+			if (pf_parse_u64(w, &v) < 0 || (double)v < prm->min || (double)v > prm->max)
+				return fail(ret_err, "'%s' in '%s' for '%s' is not an integer in "
+					    "[%.15g, %.15g]", w, value, prm->key, prm->min, prm->max);
+			next = pf_xasprintf("%s%s%" PRIu64, out, *out ? "," : "", v);
+		} else {
+			if (pf_bdf_normalize(w, bdf) < 0)
+				return fail(ret_err, "'%s' in '%s' for '%s' is not a PCI address such "
+					    "as 0000:17:00.0", w, value, prm->key);
+			next = pf_xasprintf("%s%s%s", out, *out ? "," : "", bdf);
+		}
+		free(out);
+		out = next;
+	}
+	*ret_value = PF_TAKE_PTR(out);
+	return 0;
+}
+
 int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, char **ret_err)
 {
 	char *field = (char *)cfg + prm->offset;
@@ -137,10 +205,16 @@ int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, cha
 		*(double *)field = v;
 		return 0;
 	}
-	case PF_PARAM_STRING:
+	case PF_PARAM_STRING: {
+		char *checked = NULL;
+		int r = check_syntax(prm, value, &checked, ret_err);
+
+		if (r < 0)
+			return r;
 		free(*(char **)field);
-		*(char **)field = pf_xstrdup(value);
+		*(char **)field = checked;
 		return 0;
+	}
 	case PF_PARAM_ENUM:
 		for (const char *const *w = prm->choices; w && *w; w++)
 			if (!strcasecmp(value, *w)) {
@@ -195,6 +269,16 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 			cJSON_ArrayForEach(it, v) {
 				char *next;
 
+				/* a list of integers may be written as JSON numbers: [13, 31] */
+				if (prm->syntax == PF_SYNTAX_U64_LIST && cJSON_IsNumber(it) &&
+				    it->valuedouble >= 0 && it->valuedouble <= 9.007199254740992e15 &&
+				    it->valuedouble == floor(it->valuedouble)) {
+					next = pf_xasprintf("%s%s%.0f", joined, *joined ? "," : "",
+							    it->valuedouble);
+					free(joined);
+					joined = next;
+					continue;
+				}
 				if (!cJSON_IsString(it))
 					return fail(ret_err, "'%s' must be a string or a list of strings",
 						    prm->key);

@@ -27,6 +27,14 @@ enum pf_param_type {
 	PF_PARAM_ENUM,   /* char *, one of .choices (matched without case, stored as spelled there) */
 };
 
+/* What the words of a PF_PARAM_STRING must be, checked when the profile is built. */
+enum pf_param_syntax {
+	PF_SYNTAX_ANY,      /* free text (names, patterns) */
+	PF_SYNTAX_U64_LIST, /* comma-separated unsigned integers within min..max */
+	PF_SYNTAX_BDF_LIST, /* comma-separated PCI addresses, stored in sysfs form (0000:17:00.0) */
+	PF_SYNTAX_VERSION,  /* a dotted numeric version ("550.54.15"), or empty */
+};
+
 struct pf_param {
 	const char *key;
 	enum pf_param_type type;
@@ -36,6 +44,7 @@ struct pf_param {
 	const char *unit;
 	const char *help;
 	const char *const *choices; /* PF_PARAM_ENUM: the allowed words, NULL-terminated */
+	enum pf_param_syntax syntax; /* PF_PARAM_STRING */
 };
 
 #define PF_PARAM_(cfg_type, field, key_, type_, def_, min_, max_, unit_, help_) \
@@ -51,6 +60,13 @@ struct pf_param {
 	PF_PARAM_(t, f, #f, PF_PARAM_BOOL, def, 0, 1, NULL, help)
 #define PF_PARAM_STRING(t, f, def, help) \
 	PF_PARAM_(t, f, #f, PF_PARAM_STRING, def, 0, 0, NULL, help)
+#define PF_PARAM_STRING_(t, f, def_, syntax_, min_, max_, help_)                 \
+	{ .key = #f, .type = PF_PARAM_STRING, .offset = offsetof(t, f), .def = (def_), \
+	  .syntax = (syntax_), .min = (min_), .max = (max_), .help = (help_) }
+#define PF_PARAM_U64_LIST(t, f, def, min, max, help) \
+	PF_PARAM_STRING_(t, f, def, PF_SYNTAX_U64_LIST, min, max, help)
+#define PF_PARAM_BDF_LIST(t, f, def, help) PF_PARAM_STRING_(t, f, def, PF_SYNTAX_BDF_LIST, 0, 0, help)
+#define PF_PARAM_VERSION(t, f, def, help) PF_PARAM_STRING_(t, f, def, PF_SYNTAX_VERSION, 0, 0, help)
 /* PF_PARAM_ENUM(t, f, def, help, "auto", "window", ...): a string that must be one of the words */
 #define PF_PARAM_ENUM(t, f, def_, help_, ...)                                      \
 	{ .key = #f, .type = PF_PARAM_ENUM, .offset = offsetof(t, f), .def = (def_),  \

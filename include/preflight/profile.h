@@ -59,6 +59,8 @@ const struct pf_param *pf_param_find(const struct pf_check *c, const char *key);
 /* Parse @value (command-line spelling) into the field of @cfg; bounds checked. */
 int pf_param_parse(const struct pf_param *prm, const char *value, void *cfg, char **ret_err);
 const char *pf_param_type_name(enum pf_param_type t);
+/* "a list of integers", ... for a string parameter with a syntax; NULL otherwise. */
+const char *pf_param_syntax_name(const struct pf_param *prm);
 /* The words of a PF_PARAM_ENUM joined by @sep ("" shown as \"\"); caller frees. */
 char *pf_param_choices(const struct pf_param *prm, const char *sep);
 
