@@ -383,14 +383,18 @@ static void run_jobs(struct job *jobs, size_t n, bool parallel)
  * Run @n jobs; in parallel, in rounds that use each NIC at most once (two
  * GPUs sharing a NIC would each see half of it).
  */
-static void run_rounds(struct job *jobs, size_t n, size_t n_nics, bool parallel)
+static void run_rounds(const struct pf_ctx *ctx, const char *what, struct job *jobs, size_t n,
+		       size_t n_nics, bool parallel)
 {
 	pf_autofree struct job *round = NULL;
 	pf_autofree bool *done = NULL, *busy = NULL;
 	size_t left = n;
 
 	if (!parallel) {
-		run_jobs(jobs, n, false);
+		for (size_t i = 0; i < n; i++) {
+			pf_progress(ctx, "%s %zu/%zu", what, i + 1, n);
+			run_jobs(&jobs[i], 1, false);
+		}
 		return;
 	}
 	round = pf_xcalloc(n + 1, sizeof(*round));
@@ -407,6 +411,7 @@ static void run_rounds(struct job *jobs, size_t n, size_t n_nics, bool parallel)
 			round[k++] = jobs[i];
 			left--;
 		}
+		pf_progress(ctx, "%s %zu-%zu/%zu", what, n - left - k + 1, n - left, n);
 		run_jobs(round, k, true);
 	}
 }
@@ -735,7 +740,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 					       .rc = &n->rc };
 		n->ran = true;
 	}
-	run_rounds(jobs, n_jobs, p.n_nics, cfg->parallel);
+	run_rounds(ctx, "host", jobs, n_jobs, p.n_nics, cfg->parallel);
 	n_jobs = 0;
 	for (size_t i = 0; i < p.n_pairs; i++) {
 		struct pair *q = &p.pairs[i];
@@ -761,7 +766,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 					       .rc = &q->rc };
 		q->ran = true;
 	}
-	run_rounds(jobs, n_jobs, p.n_nics, cfg->parallel);
+	run_rounds(ctx, "pair", jobs, n_jobs, p.n_nics, cfg->parallel);
 
 	for (size_t i = 0; i < p.n_nics; i++) {
 		struct nic *n = &p.nics[i];

@@ -710,6 +710,11 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 	for (size_t i = 0; i < inv.n; i++)
 		judge_gpu(cfg, &inv, &gpus[i], res);
 	xid_scan(ctx, cfg, &inv, res);
+	/* a count is the summary of a healthy node; otherwise the first problem is */
+	for (size_t i = 0; i < res->n_findings; i++)
+		if (res->findings[i].status != PF_STATUS_PASS &&
+		    res->findings[i].status != PF_STATUS_SKIP)
+			return 0;
 	pf_summary(res, "%zu NVIDIA GPU%s on the bus%s", inv.n, inv.n == 1 ? "" : "s",
 		   inv.cuda_ok ? "" : " (CUDA not queried)");
 	return 0;

@@ -337,6 +337,8 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 		if (last)
 			bytes = cfg->max_bytes;
 		bytes -= bytes % 4;
+		pf_progress(ctx, "size %llu of %llu bytes", (unsigned long long)bytes,
+			    (unsigned long long)cfg->max_bytes);
 		r = time_size(&b, bytes, cfg, &t, res);
 		if (r < 0)
 			return r;

@@ -493,7 +493,7 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 	const struct nic_link_speed_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	struct groups groups PF_CLEANUP(groups_free) = { 0 };
-	size_t judged = 0, bad = 0, skipped = 0;
+	size_t judged = 0, bad = 0, bad_ports, skipped = 0;
 	double rate = -1;
 	bool uniform = true;
 
@@ -541,6 +541,7 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 		}
 	}
 
+	bad_ports = bad;
 	if (cfg->expected_ports && judged != cfg->expected_ports) {
 		struct pf_finding *f = pf_add(res, judged < cfg->expected_ports ? PF_STATUS_FAIL :
 					      PF_STATUS_WARN, "ports",
@@ -559,8 +560,22 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 		pf_summary(res, "no RDMA port judged (%zu skipped)", skipped);
 		return 0;
 	}
-	if (bad)
-		pf_summary(res, "%zu of %zu ports not at the expected state or rate", bad, judged);
+	if (bad_ports) {
+		const struct pf_finding *first = NULL;
+
+		for (size_t i = 0; i < res->n_findings && !first; i++)
+			if (res->findings[i].status == PF_STATUS_FAIL ||
+			    res->findings[i].status == PF_STATUS_ERROR)
+				first = &res->findings[i];
+		pf_summary(res, "%zu of %zu port%s not at the expected state or rate (first: %s: %s)%s",
+			   bad_ports, judged, judged == 1 ? "" : "s",
+			   first && first->subject ? first->subject : "?",
+			   first ? first->message : "?",
+			   bad > bad_ports ? "; fewer ports than expected" : "");
+	} else if (bad) {
+		pf_summary(res, "%zu RDMA port%s, expected %llu", judged, judged == 1 ? "" : "s",
+			   (unsigned long long)cfg->expected_ports);
+	}
 	else if (rate == 0 && uniform && !strcmp(node->source, "hwloc"))
 		pf_summary(res, "%zu port%s ACTIVE; the topology export carries no rates", judged,
 			   judged == 1 ? "" : "s");

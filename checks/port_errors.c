@@ -506,6 +506,8 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	for (size_t i = 0; i < n; i++)
 		read_sample(ctx->fs, &ports[i], &ports[i].a);
 	if (window) {
+		pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",
+			    (double)cfg->window_ms / 1000.0);
 		sleep_until(&t0, cfg->window_ms);
 		for (size_t i = 0; i < n; i++)
 			read_sample(ctx->fs, &ports[i], &ports[i].b);

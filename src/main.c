@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -140,6 +141,45 @@ static void print_help(FILE *out)
 	      out);
 }
 
+static void print_profile_help(FILE *out)
+{
+	fputs("usage: preflight profile capture [options] > golden.json\n"
+	      "\n"
+	      "Profiles hold a node's expectations (docs/capture.md, profiles/*.json):\n"
+	      "\n"
+	      "  capture    run the checks that send no traffic on this known-good node and\n"
+	      "             print a profile of what it observed (GPU and port counts, rates,\n"
+	      "             PCIe classes) for its identical peers: preflight --profile FILE\n"
+	      "\n"
+	      "See 'preflight profile capture --help'.\n",
+	      out);
+}
+
+static void print_capture_help(FILE *out)
+{
+	fputs("usage: preflight profile capture [--root DIR] [--topology FILE] [--profile FILE]\n"
+	      "                                 [--only A,B] [--skip C] [--set CHECK.KEY=V]\n"
+	      "                                 > golden.json\n"
+	      "\n"
+	      "Run the checks that send no traffic (or those of --only) on this known-good\n"
+	      "node, or on the snapshot DIR, and print a profile of what they observed: the\n"
+	      "GPU and RDMA port counts, port rates, PCIe link classes. Peers of the same\n"
+	      "build then check against it with preflight --profile golden.json. A failing\n"
+	      "check is not captured (a bad node makes a bad golden profile); notes on\n"
+	      "stderr say what was left out.\n"
+	      "\n"
+	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
+	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
+	      "  --profile FILE|NAME    start from this profile (its name and settings)\n"
+	      "  --only A,B, --skip C   checks or tags to run\n"
+	      "  --set CHECK.KEY=VALUE  a setting for the capture run\n"
+	      "  --help                 this text\n"
+	      "\n"
+	      "Exit status: 0 written, 64 usage or profile error, 70 internal error,\n"
+	      "74 not written.\n",
+	      out);
+}
+
 /* Whether some check carries @tag. */
 static bool is_tag(const char *tag)
 {
@@ -251,7 +291,10 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 			printf("preflight %s\n", PF_VERSION);
 			return -1;
 		case OPT_HELP:
-			print_help(stdout);
+			if (o->capture)
+				print_capture_help(stdout);
+			else
+				print_help(stdout);
 			return -1;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -745,6 +788,26 @@ static int slurm_exit_code(int rc, enum pf_status verdict, const struct pf_slurm
 	return verdict == PF_STATUS_WARN ? PF_EXIT_FAIL : exit_code(verdict);
 }
 
+/*
+ * The width to wrap text at: the terminal's columns when @fd is one ($COLUMNS
+ * when the terminal does not say, else 80); 0 (no wrapping) for a file or pipe.
+ */
+static unsigned int terminal_width(int fd)
+{
+	struct winsize ws;
+	const char *env;
+	uint64_t c;
+
+	if (!isatty(fd))
+		return 0;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	env = getenv("COLUMNS");
+	if (env && pf_parse_u64(env, &c) == 0 && c >= 20 && c <= 1000)
+		return (unsigned int)c;
+	return 80;
+}
+
 static int run_checks(struct pf_opts *o)
 {
 	size_t n_all, n = 0;
@@ -804,6 +867,8 @@ static int run_checks(struct pf_opts *o)
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
+	/* a live status line while checks run, only for a person at a terminal */
+	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	report.started_at = time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		/* without an inventory, the checks that need one are undecided, not skipped */
@@ -834,6 +899,8 @@ static int run_checks(struct pf_opts *o)
 			rc = write_report_file(&report, fmt, o->output);
 	} else {
 		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+
+		report.width = fmt == PF_FORMAT_TEXT ? terminal_width(STDOUT_FILENO) : 0;
 
 		r = o->stdout_closed ? -EBADF : render_to(&report, fmt, stdout, color);
 		rc = r < 0 ? PF_EXIT_IOERR : 0;
@@ -962,6 +1029,15 @@ int main(int argc, char **argv)
 			rc = PF_EXIT_IOERR;
 		}
 		return rc;
+	}
+	if (argc > 1 && !strcmp(argv[1], "profile") &&
+	    (argc == 2 || strcmp(argv[2], "capture"))) {
+		bool help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "help"));
+
+		if (argc > 2 && !help)
+			fprintf(stderr, "preflight profile: unknown subcommand '%s'\n", argv[2]);
+		print_profile_help(help ? stdout : stderr);
+		return help ? PF_EXIT_OK : PF_EXIT_USAGE;
 	}
 	pf_profile_init(&o.prof);
 	if (argc > 2 && !strcmp(argv[1], "profile") && !strcmp(argv[2], "capture")) {

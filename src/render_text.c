@@ -40,11 +40,52 @@ static void put_status(FILE *out, enum pf_status s, bool color, int width)
 }
 
 /* fputs() of @s as valid UTF-8 without control characters. */
-static void put_clean(FILE *out, const char *s)
+/* Columns taken by @len bytes of UTF-8 (one per character). */
+static size_t cols(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * Print @s (cleaned) starting at column @col; with a @width, break between
+ * words so that no line passes it, continuing at column @indent.  A word
+ * longer than a line is not cut.  Returns the column after the text.
+ */
+static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, size_t width)
 {
 	pf_autofree char *c = pf_utf8_clean(s, true);
+	const char *p = c;
+	size_t pending = 0;
 
-	fputs(c, out);
+	if (!width) {
+		fputs(c, out);
+		return col + cols(c, strlen(c));
+	}
+	if (indent + 20 > width)
+		indent = width > 20 ? width - 20 : 0; /* a narrow terminal: keep 20 columns of text */
+	while (*p) {
+		size_t sp = strspn(p, " "), wlen;
+
+		pending += sp;
+		p += sp;
+		if (!*p)
+			break;
+		wlen = strcspn(p, " ");
+		if (col > indent && col + pending + cols(p, wlen) > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+			pending = 0;
+		}
+		fprintf(out, "%*s%.*s", (int)pending, "", (int)wlen, p);
+		col += pending + cols(p, wlen);
+		pending = 0;
+		p += wlen;
+	}
+	return col;
 }
 
 /* "not selected: a, b (reason)", one line per reason, in registry order. */
@@ -53,6 +94,7 @@ static void put_unselected(const struct pf_report *r, FILE *out)
 	for (size_t i = 0; i < r->n_unselected; i++) {
 		const char *reason = r->unselected[i].reason;
 		bool first = true, seen = false;
+		char *line = NULL, *prev = NULL;
 
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = !strcmp(r->unselected[k].reason, reason);
@@ -61,10 +103,20 @@ static void put_unselected(const struct pf_report *r, FILE *out)
 		for (size_t k = i; k < r->n_unselected; k++) {
 			if (strcmp(r->unselected[k].reason, reason))
 				continue;
-			fprintf(out, "%s%s", first ? "\nnot selected: " : ", ", r->unselected[k].name);
+			line = pf_xasprintf("%s%s%s", line ? line : "", first ? "" : ", ",
+					    r->unselected[k].name);
+			free(prev);
+			prev = line;
 			first = false;
 		}
-		fprintf(out, " (%s)", reason);
+		{
+			pf_autofree char *full = pf_xasprintf("%s (%s)", line, reason);
+
+			fputs("\nnot selected: ", out);
+			put_wrapped(out, full, 14, 14, r->width);
+		}
+		free(line);
+		line = prev = NULL;
 	}
 	if (r->n_unselected)
 		fputc('\n', out);
@@ -75,21 +127,23 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 	size_t c[PF_STATUS_COUNT];
 	int name_w = 5;
 
+	size_t summary_col, col;
+
 	for (size_t i = 0; i < r->n_runs; i++) {
 		int n = (int)strlen(r->runs[i].check->name);
 
 		if (n > name_w)
 			name_w = n;
 	}
-	fprintf(out, "preflight %s on ", r->version);
-	put_clean(out, r->hostname);
-	fputs(" (kernel ", out);
-	put_clean(out, r->kernel);
-	fputs(", root ", out);
-	put_clean(out, r->root);
-	fputs(", profile ", out);
-	put_clean(out, r->profile);
-	fputs(")\n\n", out);
+	summary_col = 6 + 2 + (size_t)name_w + 2 + 9 + 2;
+	{
+		pf_autofree char *head = pf_xasprintf("preflight %s on %s (kernel %s, root %s, "
+						       "profile %s)", r->version, r->hostname,
+						       r->kernel, r->root, r->profile);
+
+		put_wrapped(out, head, 0, 2, r->width);
+		fputs("\n\n", out);
+	}
 	fprintf(out, "%-6s  %-*s  %9s  %s\n", "STATUS", name_w, "CHECK", "TIME", "SUMMARY");
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct pf_run *run = &r->runs[i];
@@ -97,7 +151,7 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 
 		put_status(out, res->status, color, 6);
 		fprintf(out, "  %-*s  %6.1f ms  ", name_w, run->check->name, run->duration_ms);
-		put_clean(out, res->summary);
+		put_wrapped(out, res->summary, summary_col, summary_col, r->width);
 		fputc('\n', out);
 		if (res->status == PF_STATUS_PASS)
 			continue;
@@ -112,14 +166,19 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 			put_status(out, f->status, color, 5);
 			fputc(' ', out);
 			if (f->subject) {
-				put_clean(out, f->subject);
-				fputs(": ", out);
+				pf_autofree char *head = pf_xasprintf("%s:", f->subject);
+
+				col = put_wrapped(out, head, 14, 14, r->width);
+				fputc(' ', out);
+				col++;
+			} else {
+				col = 14;
 			}
-			put_clean(out, f->message);
+			put_wrapped(out, f->message, col, 16, r->width);
 			fputc('\n', out);
 			if (f->remedy) {
 				fprintf(out, "%14sfix: ", "");
-				put_clean(out, f->remedy);
+				put_wrapped(out, f->remedy, 19, 19, r->width);
 				fputc('\n', out);
 			}
 		}

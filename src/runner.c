@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "preflight/report.h"
 #include "preflight/runner.h"
 
 /* A result larger than this is a broken check, not a report. */
@@ -89,6 +90,77 @@ static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struc
 	_exit(0);
 }
 
+void pf_progress(const struct pf_ctx *ctx, const char *fmt, ...)
+{
+	char line[128];
+	va_list ap;
+	int n;
+
+	if (!ctx || ctx->progress_fd <= 2)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* non-blocking: a full pipe drops the update, never stalls the check */
+	(void)!write(ctx->progress_fd, line, (size_t)n);
+}
+
+/* The status line of a running check; cleared with "\r\033[K". */
+struct status_line {
+	FILE *out;
+	const struct pf_run *run;
+	double t0;
+	char detail[96];
+	char pending[128]; /* a partial line from the pipe */
+	size_t n_pending;
+};
+
+static void status_draw(struct status_line *sl)
+{
+	double elapsed = (now_ms() - sl->t0) / 1e3;
+
+	if (!sl->out)
+		return;
+	fprintf(sl->out, "\r\033[Kpreflight: %s%s%s  %.0f s / %u s", sl->run->check->name,
+		sl->detail[0] ? "  " : "", sl->detail, elapsed, sl->run->timeout_s);
+	fflush(sl->out);
+}
+
+static void status_clear(struct status_line *sl)
+{
+	if (!sl->out)
+		return;
+	fputs("\r\033[K", sl->out);
+	fflush(sl->out);
+}
+
+/* Take the check's progress lines from @fd; the last whole line is shown. */
+static void status_read(struct status_line *sl, int fd)
+{
+	char buf[512];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				pf_autofree char *c = NULL;
+
+				sl->pending[sl->n_pending] = '\0';
+				c = pf_utf8_clean(sl->pending, true);
+				snprintf(sl->detail, sizeof(sl->detail), "%s", c);
+				sl->n_pending = 0;
+			} else if (sl->n_pending < sizeof(sl->pending) - 1) {
+				sl->pending[sl->n_pending++] = buf[i];
+			}
+		}
+	}
+}
+
 static void result_error(struct pf_run *run, const char *fmt, ...) PF_PRINTF(2, 3);
 static void result_error(struct pf_run *run, const char *fmt, ...)
 {
@@ -117,27 +189,41 @@ static const char *signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-/* Read the child's result until EOF or the deadline; returns 0, -ETIME or -errno. */
-static int read_result(int fd, double deadline, char **ret_buf, size_t *ret_len)
+/*
+ * Read the child's result until EOF or the deadline; returns 0, -ETIME or
+ * -errno.  With a status line, also its progress pipe @pfd, and a redraw
+ * each second.
+ */
+static int read_result(int fd, double deadline, struct status_line *sl, int pfd,
+		       char **ret_buf, size_t *ret_len)
 {
 	pf_autofree char *buf = NULL;
 	size_t len = 0, cap = 0;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfds[2] = { { .fd = fd, .events = POLLIN },
+					  { .fd = pfd, .events = POLLIN } };
 		double left = deadline - now_ms();
 		ssize_t n;
 		int r;
 
 		if (left <= 0)
 			return -ETIME;
-		r = poll(&pfd, 1, (int)(left + 1));
+		r = poll(pfds, pfd >= 0 ? 2 : 1, sl->out && left > 1000 ? 1000 : (int)(left + 1));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (r == 0)
+		if (pfd >= 0 && (pfds[1].revents & POLLIN)) {
+			status_read(sl, pfd);
+			status_draw(sl);
+		} else if (r == 0) {
+			status_draw(sl); /* the elapsed time moves on */
+		}
+		if (pfds[1].revents & (POLLHUP | POLLERR))
+			pfd = -1; /* the check closed it (it ended): nothing more to show */
+		if (!(pfds[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		if (len + 4096 + 1 > cap) {
 			cap = cap ? cap * 2 : 16384;
@@ -190,12 +276,14 @@ static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
 	}
 }
 
-static void run_forked(const struct pf_ctx *ctx, struct pf_run *run)
+static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progress)
 {
 	double deadline = now_ms() + run->timeout_s * 1000.0;
+	struct status_line sl = { .out = progress, .run = run, .t0 = now_ms() };
+	struct pf_ctx child_ctx = *ctx;
 	pf_autofree char *buf = NULL;
-	pf_autoclose int rfd = -1;
-	int fds[2], status = 0, r, rr;
+	pf_autoclose int rfd = -1, prfd = -1;
+	int fds[2], pfds[2] = { -1, -1 }, status = 0, r, rr;
 	bool killed;
 	size_t len = 0;
 	pid_t pid;
@@ -205,23 +293,39 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run)
 		result_error(run, "cannot create a pipe: %s", strerror(errno));
 		return;
 	}
+	/* progress is a nicety: without its pipe the check still runs */
+	if (progress && pipe2(pfds, O_CLOEXEC | O_NONBLOCK) < 0)
+		pfds[0] = pfds[1] = -1;
+	child_ctx.progress_fd = pfds[1] > 2 ? pfds[1] : 0;
+	status_draw(&sl);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		if (pfds[0] >= 0) {
+			close(pfds[0]);
+			close(pfds[1]);
+		}
+		status_clear(&sl);
 		result_error(run, "cannot fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(ctx, run, fds[1]);
+		if (pfds[0] >= 0)
+			close(pfds[0]);
+		child_main(&child_ctx, run, fds[1]);
 	}
 	setpgid(pid, pid); /* both sides, to win the race */
 	close(fds[1]);
 	rfd = fds[0];
+	if (pfds[0] >= 0)
+		close(pfds[1]);
+	prfd = pfds[0];
 
-	r = read_result(rfd, deadline, &buf, &len);
+	r = read_result(rfd, deadline, &sl, prfd, &buf, &len);
+	status_clear(&sl);
 	/* a child whose result is too big blocks on the full pipe: kill it now */
 	rr = reap(pid, r == -ETIME || r == -EFBIG ? 0 : deadline, &status, &killed);
 	if (r == -EFBIG) {
@@ -270,10 +374,15 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		run->timeout_s = opts->timeout_s ? opts->timeout_s
 				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)
 				 : run->check->timeout_s;
-		if (opts->no_fork)
+		if (opts->no_fork) {
+			struct status_line sl = { .out = opts->progress, .run = run, .t0 = t0 };
+
+			status_draw(&sl);
 			pf_run_inline(ctx, run);
-		else
-			run_forked(ctx, run);
+			status_clear(&sl);
+		} else {
+			run_forked(ctx, run, opts->progress);
+		}
 		run->duration_ms = now_ms() - t0;
 	}
 }

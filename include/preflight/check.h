@@ -81,7 +81,15 @@ struct pf_ctx {
 	const struct pf_fs *fs;          /* the root: "/" or a snapshot */
 	const struct pf_providers *prov; /* facts that are not files */
 	struct pf_node *node;            /* inventory, when the check asked for it */
+	int progress_fd;                 /* set by the runner for pf_progress(); 0: none */
 };
+
+/*
+ * Say how far a long check has got ("pair 3/8", "size 64 MiB"): shown on the
+ * operator's terminal next to the check's name while it runs, never in the
+ * report.  Cheap and non-blocking; does nothing when nobody is watching.
+ */
+void pf_progress(const struct pf_ctx *ctx, const char *fmt, ...) PF_PRINTF(2, 3);
 
 enum pf_check_flags {
 	PF_CHECK_NEEDS_NODE = 1 << 0, /* run() uses ctx->node */

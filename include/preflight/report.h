@@ -44,6 +44,7 @@ struct pf_report {
 	const struct pf_unselected *unselected;
 	size_t n_unselected;
 	bool compact; /* JSON on one line (--compact) */
+	unsigned int width; /* text: wrap at this many columns (a terminal's); 0: never */
 };
 
 /* Fill hostname and kernel from uname(2), or from the root's files when not live. */

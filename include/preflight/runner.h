@@ -11,6 +11,7 @@
 #define PREFLIGHT_RUNNER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "preflight/check.h"
 
@@ -25,6 +26,12 @@ struct pf_run {
 struct pf_runner_opts {
 	bool no_fork;           /* run in-process (debugging) */
 	unsigned int timeout_s; /* overrides each check's deadline when non-zero */
+	/*
+	 * A terminal: while a check runs, one status line on it (name, the
+	 * check's pf_progress() text, elapsed / deadline), redrawn each second
+	 * and cleared when the check ends.  NULL: no status line.
+	 */
+	FILE *progress;
 };
 
 /* Run @runs in order; fills each run's res, duration_ms and timeout_s. */

@@ -22,14 +22,15 @@ json_ok "$T/out" && ok "default off a terminal is JSON" || not_ok "default off a
 
 # on a terminal (script(1) provides one): text, coloured unless NO_COLOR
 if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
-	cmd="'$PREFLIGHT' --root '$fail_root' --only memlock,sysctl"
+	# stderr off the terminal: its status lines (t0870) are cursor control, not the report
+	cmd="'$PREFLIGHT' --root '$fail_root' --only memlock,sysctl 2>/dev/null"
 	script -qec "$cmd" /dev/null >"$T/tty" 2>&1 </dev/null
 	has_esc "$T/tty" && ok "colour on a terminal" || not_ok "no colour on a terminal"
 	grep -q 'verdict: ' "$T/tty" && ok "text on a terminal" || not_ok "not text on a terminal"
 	NO_COLOR=1 script -qec "$cmd" /dev/null >"$T/tty" 2>&1 </dev/null
 	has_esc "$T/tty" && not_ok "NO_COLOR ignored" || ok "NO_COLOR honoured"
 	grep -q 'verdict: ' "$T/tty" || not_ok "NO_COLOR: not text"
-	script -qec "$cmd --format json" /dev/null >"$T/tty" 2>&1 </dev/null
+	script -qec "'$PREFLIGHT' --root '$fail_root' --only memlock,sysctl --format json 2>/dev/null" /dev/null >"$T/tty" 2>&1 </dev/null
 	has_esc "$T/tty" && not_ok "escape codes in JSON on a terminal"
 else
 	echo "note: script(1) unavailable, terminal cases not run"

@@ -131,6 +131,8 @@ static void expected_count(void **state)
 	assert_int_equal(status_of(f, "pci"), PF_STATUS_FAIL);
 	assert_int_equal(f->res.status, PF_STATUS_FAIL);
 	assert_non_null(strstr(pf_test_finding(&f->res, "pci")->message, "4 NVIDIA GPUs on the PCI bus, expected 8"));
+	/* the summary (JUnit's failure message) says what failed, not "4 NVIDIA GPUs on the bus" */
+	assert_non_null(strstr(f->res.summary, "pci: 4 NVIDIA GPUs on the PCI bus, expected 8"));
 }
 
 /* The bus has 4 GPUs, the driver reports 3: the missing one fails. */

@@ -104,6 +104,10 @@ static void test_slow_port(void **state)
 	assert_true(cJSON_GetObjectItem(f->expected, "min_rate_gbps")->valuedouble == 400);
 	assert_non_null(strstr(f->remedy, "mlx5_3"));
 	assert_int_equal(finding(&r, "mlx5_2/1")->status, PF_STATUS_PASS);
+	/* the summary (JUnit's failure message, Slurm's reason) says which port and why */
+	assert_string_equal(r.res.summary, "1 of 4 ports not at the expected state or rate "
+			    "(first: mlx5_3/1: active at 100 Gb/s (4X EDR), expected at least "
+			    "400 Gb/s like its siblings of the same model)");
 
 	/* without inference and without a profile rate there is nothing to compare with */
 	run_free(&r);
@@ -285,6 +289,8 @@ static void test_no_devices(void **state)
 	run_on(&r, "--gpus 2 --nics 0", NULL,
 	       (const char *const[]){ "nic_link_speed.expected_ports=1", NULL });
 	assert_int_equal(r.res.status, PF_STATUS_FAIL);
+	/* not "1 of 0 ports not at the expected state or rate" */
+	assert_string_equal(r.res.summary, "0 RDMA ports, expected 1");
 	run_free(&r);
 }
 

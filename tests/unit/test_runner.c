@@ -73,6 +73,14 @@ static int run_noisy(const struct pf_ctx *ctx, const void *cfg, struct pf_result
 	return 0;
 }
 
+static int run_progress(const struct pf_ctx *ctx, const void *cfg, struct pf_result *res)
+{
+	for (int i = 1; i <= 3; i++)
+		pf_progress(ctx, "pair %d/3", i);
+	pf_add(res, PF_STATUS_PASS, "thing", "fine");
+	return 0;
+}
+
 #define TCHECK(nm, fn, t) \
 	{ .name = nm, .summary = "s", .reads = "r", .timeout_s = (t), .run = (fn) }
 
@@ -85,6 +93,7 @@ static const struct pf_check c_exit3 = TCHECK("t_exit3", run_exit3, 5);
 static const struct pf_check c_eio = TCHECK("t_eio", run_eio, 5);
 static const struct pf_check c_fail_eio = TCHECK("t_fail_eio", run_fail_eio, 5);
 static const struct pf_check c_noisy = TCHECK("t_noisy", run_noisy, 5);
+static const struct pf_check c_progress = TCHECK("t_progress", run_progress, 7);
 
 static void assert_finished(const struct pf_run *run)
 {
@@ -220,12 +229,55 @@ static void test_no_fork(void **state)
 	}
 }
 
+/*
+ * With a progress stream, each check gets a status line (name, its own
+ * progress text, elapsed / deadline) that is cleared when it ends; without
+ * one, pf_progress() is a no-op and nothing is written.
+ */
+static void test_progress_line(void **state)
+{
+	struct pf_run runs[2] = { { .check = &c_progress }, { .check = &c_pass } };
+	struct pf_runner_opts opts = { 0 };
+	struct pf_ctx ctx = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	opts.progress = open_memstream(&buf, &len);
+	pf_runner_run(&ctx, runs, 2, &opts);
+	fclose(opts.progress);
+	assert_int_equal(runs[0].res.status, PF_STATUS_PASS);
+	assert_int_equal(runs[1].res.status, PF_STATUS_PASS);
+	/* drawn when it starts, with its deadline */
+	assert_non_null(strstr(buf, "\r\033[Kpreflight: t_progress  0 s / 7 s"));
+	/* the check's last progress text */
+	assert_non_null(strstr(buf, "preflight: t_progress  pair 3/3  "));
+	assert_non_null(strstr(buf, "preflight: t_pass  0 s / 5 s"));
+	/* and cleared at the end: the terminal is left as it was */
+	assert_true(len >= 4 && !strcmp(buf + len - 4, "\r\033[K"));
+	for (int i = 0; i < 2; i++)
+		pf_result_release(&runs[i].res);
+	free(buf);
+
+	/* in process (--no-fork) the line is drawn and cleared too */
+	opts.no_fork = true;
+	buf = NULL;
+	opts.progress = open_memstream(&buf, &len);
+	pf_runner_run(&ctx, runs, 1, &opts);
+	fclose(opts.progress);
+	assert_non_null(strstr(buf, "preflight: t_progress"));
+	assert_true(len >= 4 && !strcmp(buf + len - 4, "\r\033[K"));
+	pf_result_release(&runs[0].res);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forked_runs),
 		cmocka_unit_test(test_timeout_override),
 		cmocka_unit_test(test_no_fork),
+		cmocka_unit_test(test_progress_line),
 	};
 	struct rlimit no_core = { 0, 0 };
 
