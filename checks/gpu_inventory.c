@@ -492,6 +492,7 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 struct xid_group {
 	char subject[40];
 	char pci[16];
+	const struct gpu *gpu; /* NULL: not a GPU in the inventory */
 	unsigned int xids[32];
 	unsigned int counts[32];
 	double last_age_h[32]; /* -1 unknown */
@@ -517,10 +518,28 @@ static void xid_add(struct xid_group *g, const struct pf_xid *x, double age_h)
 		g->last_age_h[i] = age_h;
 }
 
+/*
+ * Xid 63 (a row remap or page retirement recorded) and 92 (a high rate of
+ * corrected single-bit errors) are the memory error containment at work: the
+ * GPU keeps running, and the state they leave is what NVML's row remapper
+ * reports (judged per GPU: pending warns, failed fails).  They fail only when
+ * that state is bad; recorded and healthy, or not known (no NVML), they warn.
+ */
+static bool xid_is_remap_event(unsigned int xid)
+{
+	return xid == 63 || xid == 92;
+}
+
+static bool remap_state_bad(const struct gpu *g)
+{
+	return g && (g->remap_pending == 1 || g->remap_failure == 1 || g->retired_pending == 1);
+}
+
 static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_group *g,
 		       struct pf_result *res)
 {
 	enum pf_status st = PF_STATUS_WARN;
+	bool demoted = false;
 	char msg[768] = "";
 	cJSON *arr = cJSON_CreateArray();
 	struct pf_finding *f;
@@ -531,8 +550,12 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 		cJSON *o = cJSON_CreateObject();
 
 		snprintf(num, sizeof(num), "%u", g->xids[i]);
-		if (pf_list_has(cfg->xid_fail, num))
-			st = PF_STATUS_FAIL;
+		if (pf_list_has(cfg->xid_fail, num)) {
+			if (xid_is_remap_event(g->xids[i]) && !remap_state_bad(g->gpu))
+				demoted = true;
+			else
+				st = PF_STATUS_FAIL;
+		}
 		if (g->last_age_h[i] >= 0)
 			snprintf(age, sizeof(age), ", last %.1f h ago", g->last_age_h[i]);
 		add_part(msg, sizeof(msg), "Xid %u (%s) x%u%s", g->xids[i],
@@ -544,10 +567,27 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 			cJSON_AddNumberToObject(o, "last_age_h", g->last_age_h[i]);
 		cJSON_AddItemToArray(arr, o);
 	}
+	if (demoted && st != PF_STATUS_FAIL) {
+		const struct gpu *gp = g->gpu;
+
+		if (gp && gp->remap_pending == 0)
+			add_part(msg, sizeof(msg), "a warning: NVML reports no row remap pending or "
+				 "failed (%u correctable, %u uncorrectable rows remapped)",
+				 gp->remap_corr, gp->remap_unc);
+		else
+			add_part(msg, sizeof(msg), "a warning: the row-remapper state is unknown "
+				 "(NVML not queried), so no pending or failed remap is proven");
+	}
 	f = pf_add(res, st, g->subject, "%s", msg);
 	pf_obs_json(f, "xids", arr);
 	pf_exp_str(f, "fail_on", cfg->xid_fail);
-	if (st == PF_STATUS_FAIL)
+	if (demoted)
+		pf_obs_bool(f, "remap_event_demoted", true);
+	if (demoted && st != PF_STATUS_FAIL)
+		pf_remedy(f, "the GPU contained the memory error; run nvidia-smi -q -d "
+			  "ROW_REMAPPER,ECC and reset the GPU at the next drain if a remap is "
+			  "pending; RMA it if remapping fails or Xid 64 appears");
+	else if (st == PF_STATUS_FAIL)
 		pf_remedy(f, "drain the node and reset the GPU (nvidia-smi -r) or reboot; for ECC "
 			  "Xids (48, 63, 64, 92, 94, 95) read nvidia-smi -q -d ECC,ROW_REMAPPER; if "
 			  "the Xid returns, run dcgmi diag -r 3 and RMA the GPU");
@@ -579,6 +619,7 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 	groups = pf_xcalloc(n_ev ? n_ev : 1, sizeof(*groups));
 	for (size_t i = 0; i < n_ev; i++) {
 		const struct pf_xid *x = &ev[i];
+		const struct gpu *gpu = NULL;
 		double age_h = -1;
 		char num[16], subject[40];
 		size_t k;
@@ -592,13 +633,16 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 			continue;
 		snprintf(subject, sizeof(subject), "PCI:%s/xid", x->pci);
 		for (size_t j = 0; j < inv->n; j++)
-			if (pf_xid_matches_bdf(x->pci, inv->gpus[j].bdf))
+			if (pf_xid_matches_bdf(x->pci, inv->gpus[j].bdf)) {
 				snprintf(subject, sizeof(subject), "%s/xid", inv->gpus[j].bdf);
+				gpu = &inv->gpus[j];
+			}
 		for (k = 0; k < n_groups && strcmp(groups[k].subject, subject); k++)
 			;
 		if (k == n_groups) {
 			snprintf(groups[k].subject, sizeof(groups[k].subject), "%s", subject);
 			snprintf(groups[k].pci, sizeof(groups[k].pci), "%s", x->pci);
+			groups[k].gpu = gpu;
 			n_groups++;
 		}
 		xid_add(&groups[k], x, age_h);

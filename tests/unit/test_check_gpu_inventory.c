@@ -318,6 +318,44 @@ static void xids(void **state)
 	assert_int_equal(status_of(f, "0000:1b:00.0/xid"), PF_STATUS_WARN);
 }
 
+/*
+ * Xid 63/92 are the row remapper at work: a warning while NVML shows no
+ * remap pending or failed (or cannot say), a failure when one is.
+ */
+static void xid_remap_events(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake.kmsg =
+		"4,100,7000000000,-;NVRM: Xid (PCI:0000:1b:00): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.\n"
+		"4,101,7001000000,-;NVRM: Xid (PCI:0000:43:00): 92, pid=1, High single-bit ECC error rate\n"
+		"4,102,7002000000,-;NVRM: Xid (PCI:0000:52:00): 63, pid=1, Row Remapper\n"
+		"4,103,7003000000,-;NVRM: Xid (PCI:0000:61:00): 63, pid=1, Row Remapper\n";
+	pf_fake.remap_pending[2] = 1;
+	pf_fake.remap_failure[3] = 1;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "0000:1b:00.0/xid");
+	assert_int_equal(x->status, PF_STATUS_WARN);
+	assert_non_null(strstr(x->message, "no row remap pending or failed"));
+	assert_int_equal(status_of(f, "0000:43:00.0/xid"), PF_STATUS_WARN);
+	assert_int_equal(status_of(f, "0000:52:00.0/xid"), PF_STATUS_FAIL);
+	assert_int_equal(status_of(f, "0000:61:00.0/xid"), PF_STATUS_FAIL);
+	/* the healthy GPUs do not fail the node */
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_PASS);
+	/* no NVML: the state is unknown, a warning that says so */
+	pf_fake.nvml_load = -ENOENT;
+	run(f, NULL);
+	x = pf_test_finding(&f->res, "0000:52:00.0/xid");
+	assert_int_equal(x->status, PF_STATUS_WARN);
+	assert_non_null(strstr(x->message, "unknown"));
+	/* a fatal Xid beside it still fails */
+	pf_fake.kmsg = "4,100,7000000000,-;NVRM: Xid (PCI:0000:1b:00): 63, pid=1, Row Remapper\n"
+		       "4,101,7000000001,-;NVRM: Xid (PCI:0000:1b:00): 79, pid=1, GPU has fallen off the bus.\n";
+	run(f, NULL);
+	assert_int_equal(status_of(f, "0000:1b:00.0/xid"), PF_STATUS_FAIL);
+}
+
 static void kmsg_not_root(void **state)
 {
 	struct fix *f = *state;
@@ -541,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nvml_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(nvml_absent_or_mismatched, setup, teardown),
 		cmocka_unit_test_setup_teardown(xids, setup, teardown),
+		cmocka_unit_test_setup_teardown(xid_remap_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(kmsg_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(recorded_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, teardown),
