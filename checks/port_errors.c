@@ -444,38 +444,15 @@ static double read_uptime(const struct pf_fs *fs)
 	return v;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)(ts.tv_sec - t0->tv_sec) * 1e3 + (double)(ts.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-/* Sleep until @ms after the monotonic time @from (restarting on signals). */
-static void sleep_until(const struct timespec *from, uint64_t ms)
-{
-	struct timespec until = *from;
-
-	until.tv_sec += (time_t)(ms / 1000);
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-		;
-}
-
 static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct port_errors_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct port *ports = NULL;
 	size_t n = 0, n_ports = 0, n_bad = 0, n_skip = 0;
-	struct timespec t0;
-	bool window;
+	bool window, window_on_snapshot = false;
 	double elapsed = 0;
+	int r;
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -502,18 +479,9 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		}
 	}
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* decide from the inventory and the first sample before any wait */
 	for (size_t i = 0; i < n; i++)
 		read_sample(ctx->fs, &ports[i], &ports[i].a);
-	if (window) {
-		pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",
-			    (double)cfg->window_ms / 1000.0);
-		sleep_until(&t0, cfg->window_ms);
-		for (size_t i = 0; i < n; i++)
-			read_sample(ctx->fs, &ports[i], &ports[i].b);
-		elapsed = ms_since(&t0);
-	}
-
 	if (node->source && !strcmp(node->source, "hwloc")) {
 		bool any = false;
 
@@ -522,6 +490,27 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		if (!any)
 			return pf_skip(res, "the inventory comes from a topology export, which holds no "
 				       "port counters (%zu ports)", n);
+	}
+	/*
+	 * A snapshot's counter files cannot change (the recorded providers stand
+	 * for one): never wait on them; their one sample is judged since boot.
+	 */
+	if (window && !pf_fs_is_live(ctx->fs) && ctx->prov && !strcmp(ctx->prov->name, "recorded")) {
+		window = false;
+		window_on_snapshot = true;
+	}
+	if (window) {
+		if (!ctx->prov || !ctx->prov->wait)
+			return pf_error(res, -ENOSYS, "no wait provider (%s providers)",
+					ctx->prov ? ctx->prov->name : "no");
+		pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",
+			    (double)cfg->window_ms / 1000.0);
+		r = ctx->prov->wait(ctx, (unsigned int)cfg->window_ms, &elapsed);
+		if (r < 0)
+			return pf_error(res, r, "cannot wait %llu ms between samples: %s",
+					(unsigned long long)cfg->window_ms, strerror(-r));
+		for (size_t i = 0; i < n; i++)
+			read_sample(ctx->fs, &ports[i], &ports[i].b);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct port *p = &ports[i];
@@ -545,8 +534,10 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	if (!n_bad && n_skip == n)
 		pf_summary(res, "no port counters to judge (%zu ports skipped)", n);
 	else if (!n_bad)
-		pf_summary(res, "%zu of %zu ports clean %s", n - n_skip, n,
-			   window ? "over the sampling window" : "since boot (per hour of uptime)");
+		pf_summary(res, "%zu of %zu ports clean %s%s", n - n_skip, n,
+			   window ? "over the sampling window" : "since boot (per hour of uptime)",
+			   window_on_snapshot ? " (mode=window on a snapshot: its counters are one "
+						"sample, judged since boot)" : "");
 	else if (window)
 		pf_summary(res, "%zu of %zu ports with errors or unreadable counters in a %.1f s window",
 			   n_bad, n, elapsed / 1000);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/registry.h"
 #include "testutil.h"
@@ -76,8 +77,39 @@ static void write_zero(const char *root, const char *uptime)
 		pf_test_write(root, "proc/uptime", uptime);
 }
 
+/* A counting wait: how often and how long the check asked to wait. */
+static unsigned int waits;
+static double waited_ms;
+
+static int counting_live_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms)
+{
+	waits++;
+	waited_ms += ms;
+	return pf_live_wait(ctx, ms, ret_ms);
+}
+
+/* The recorded providers, but waiting for real: a temporary root standing for a live node. */
+static const struct pf_providers *live_wait_providers(void)
+{
+	static struct pf_providers p;
+
+	p = pf_providers_recorded;
+	p.name = "test-live-wait";
+	p.wait = counting_live_wait;
+	return &p;
+}
+
+static void run_check_prov(const char *root, struct pf_node *node, const char *const *sets,
+			   const struct pf_providers *prov, struct pf_result *res);
+
 static void run_check(const char *root, struct pf_node *node, const char *const *sets,
 		      struct pf_result *res)
+{
+	run_check_prov(root, node, sets, &pf_providers_recorded, res);
+}
+
+static void run_check_prov(const char *root, struct pf_node *node, const char *const *sets,
+			   const struct pf_providers *prov, struct pf_result *res)
 {
 	const struct pf_check *c = pf_registry_find("port_errors");
 	struct pf_profile prof;
@@ -96,7 +128,7 @@ static void run_check(const char *root, struct pf_node *node, const char *const 
 	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	ctx.fs = fs;
-	ctx.prov = &pf_providers_recorded;
+	ctx.prov = prov;
 	ctx.node = node;
 	run.check = c;
 	pf_run_inline(&ctx, &run);
@@ -355,7 +387,7 @@ static void run_window_with_bump(const char *root, struct pf_node *node, const c
 	pthread_t th;
 
 	assert_int_equal(pthread_create(&th, NULL, bump_later, &b), 0);
-	run_check(root, node, sets, res);
+	run_check_prov(root, node, sets, live_wait_providers(), res);
 	pthread_join(th, NULL);
 }
 
@@ -371,7 +403,7 @@ static void test_window(void **state)
 	/* history does not matter in a window: huge but constant counters pass */
 	write_zero(*state, "60.0 1.0\n");
 	pf_test_write(*state, PORT1 "counters/symbol_error", "50000\n");
-	run_check(*state, &t.node, quick, &res);
+	run_check_prov(*state, &t.node, quick, live_wait_providers(), &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_contains(must_find(&res, "mlx5_0/1")->message, "no error counter increased");
 	pf_result_release(&res);
@@ -404,7 +436,7 @@ static void test_window(void **state)
 
 	/* a PMA counter stuck at its maximum hides increases: warn */
 	pf_test_write(*state, PORT2 "counters/port_rcv_errors", "65535\n");
-	run_check(*state, &t.node, quick, &res);
+	run_check_prov(*state, &t.node, quick, live_wait_providers(), &res);
 	f = must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
 	assert_contains(f->message, "port_rcv_errors saturated at 65535");
@@ -418,6 +450,57 @@ static void test_window(void **state)
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
 					     "VL15_dropped")->valueint, 9);
+	pf_result_release(&res);
+}
+
+/*
+ * Never wait on files that cannot change: a topology export without counters
+ * skips at once, and mode=window on a snapshot (the recorded providers) is one
+ * sample judged since boot; the live wait goes through ctx->prov->wait.
+ */
+static void test_no_wait_without_live_counters(void **state)
+{
+	static const char *const win[] = { "port_errors.mode=window", "port_errors.window_ms=300",
+					   NULL };
+	static const char *const long_win[] = { "port_errors.mode=window",
+						"port_errors.window_ms=3000", NULL };
+	struct tnode t;
+	struct pf_result res;
+	struct timespec t0, t1;
+	char *empty;
+
+	/* a topology export: decided from the inventory, no wait (not 3 s) */
+	build(&t);
+	t.node.source = "hwloc";
+	empty = pf_test_mkdtemp();
+	waits = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_check_prov(empty, &t.node, long_win, live_wait_providers(), &res);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pf_test_rmtree(empty);
+	free(empty);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_int_equal(waits, 0);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	pf_result_release(&res);
+
+	/* a snapshot: no wait, one sample judged since boot, and the summary says so */
+	build(&t);
+	write_zero(*state, "7200.0 1.0\n");
+	run_check(*state, &t.node, win, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_contains(res.summary, "one sample");
+	assert_non_null(cJSON_GetObjectItem(must_find(&res, "mlx5_0/1")->observed, "uptime_s"));
+	pf_result_release(&res);
+
+	/* a live-standing root: the check waits through the provider, once */
+	waits = 0;
+	waited_ms = 0;
+	run_check_prov(*state, &t.node, win, live_wait_providers(), &res);
+	assert_int_equal(waits, 1);
+	assert_true(waited_ms == 300);
+	assert_true(cJSON_GetObjectItem(must_find(&res, "mlx5_0/1")->observed,
+					"window_ms")->valuedouble >= 300);
 	pf_result_release(&res);
 }
 
@@ -515,6 +598,8 @@ int main(void)
 						state_teardown),
 		cmocka_unit_test_setup_teardown(test_edge_configs, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_window, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_no_wait_without_live_counters, state_setup,
+						state_teardown),
 		cmocka_unit_test_setup_teardown(test_gen, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_capture_mlx4, state_setup, state_teardown),
 	};
