@@ -4,6 +4,7 @@
 #   <prefix>/share/preflight/profiles/*.json        shipped profiles
 #   <prefix>/share/bash-completion/completions/preflight
 #   <prefix>/lib/systemd/system/preflight.service   oneshot after boot
+#   <prefix>/share/preflight/prometheus/preflight.rules.yml  alerting rules
 #   <prefix>/share/doc/preflight/                   README, docs/*.md
 #
 # `cpack -G DEB` in the build directory writes preflight_<version>_<arch>.deb
@@ -21,6 +22,8 @@ install(DIRECTORY profiles/ DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/profi
 install(FILES contrib/bash-completion/preflight
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES contrib/systemd/preflight.service DESTINATION lib/systemd/system)
+install(FILES contrib/prometheus/preflight.rules.yml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/prometheus)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 

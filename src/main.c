@@ -60,6 +60,8 @@ struct pf_opts {
 	bool compact; /* --compact: JSON on one line */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	const struct pf_siteconf *site; /* NULL with --no-config */
+	const char *output_template; /* --output before %n/%j were expanded */
+	char *output_buf;
 	const char *site_path;
 	bool capture; /* `preflight profile capture`: print a profile instead of the report */
 	bool slurm; /* --slurm, or implied by --drain/--undrain or Slurm's environment */
@@ -108,7 +110,8 @@ static void print_help(FILE *out)
 	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
 	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
 	      "                         else json)\n"
-	      "  --output FILE          write the report to FILE atomically\n"
+	      "  --output FILE          write the report to FILE atomically; %n in FILE is\n"
+	      "                         the hostname, %j the Slurm job id (srun, pdsh)\n"
 	      "  --compact              JSON on one line (default: indented like jq)\n"
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
@@ -612,6 +615,18 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	r = pf_fs_open(o->root, ret_fs);
 	if (r < 0)
 		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	if (o->output && strchr(o->output, '%')) {
+		struct pf_report node = { 0 };
+
+		/* %n is the node's hostname (under --root, the recorded one), %j the Slurm job */
+		pf_report_describe_node(&node, *ret_fs);
+		o->output_template = o->output;
+		r = pf_output_expand(o->output, node.hostname, getenv("SLURM_JOB_ID"),
+				     &o->output_buf, &err);
+		if (r < 0)
+			return usage_error("--output: %s", err);
+		o->output = o->output_buf;
+	}
 	return 0;
 }
 
@@ -723,6 +738,8 @@ static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
 		struct stat st;
 
 		fprintf(out, "output:    %s", o->output);
+		if (o->output_template)
+			fprintf(out, " (from %s)", o->output_template);
 		if (stat(dirname(dir), &st) < 0 && errno == ENOENT)
 			fprintf(out, " (its directory %s is created at run time, mode 0755)", dir);
 		fputc('\n', out);
@@ -1068,6 +1085,7 @@ int main(int argc, char **argv)
 	    !has_option(argc, argv, "--check-config"))
 		pf_slurm_drain_config_error(&o.slurm_opts, first_usage_error, stderr);
 	free(first_usage_error);
+	free(o.output_buf);
 	pf_profile_release(&o.prof);
 	pf_siteconf_release(&site);
 	for (int i = 1; i <= n_owned; i++)

@@ -120,7 +120,7 @@ int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char
 		}
 		switch (p[1]) {
 		case 'n': {
-			const char *h = host && *host ? host : "unknown";
+			const char *h = host && *host && *host != '.' ? host : "unknown";
 
 			append_safe(&out, &n, &cap, h, strcspn(h, "."));
 			break;
