@@ -53,7 +53,14 @@ struct target {
 	int pci;             /* index into node->pci */
 	bool gpu;
 	const char *name;    /* RDMA device name, or NULL for a GPU */
+	char iommu_group[16]; /* "" none or unknown */
+	char iommu_type[16];  /* "identity", "DMA", "DMA-FQ", ...; "" none or unknown */
 };
+
+static bool iommu_translates(const struct target *t)
+{
+	return !strcmp(t->iommu_type, "DMA") || !strcmp(t->iommu_type, "DMA-FQ");
+}
 
 static const char *subject_of(const struct pf_node *node, const struct target *t)
 {
@@ -278,10 +285,12 @@ static size_t ancestors(const struct pf_node *node, int pci, int *out)
 struct bridge {
 	int pci;
 	int gpu_pci, nic;    /* nic: index into @targets */
+	int gpu_target;      /* the GPU: index into @targets */
 	unsigned int pairs;
 };
 
-static struct bridge *bridge_add(struct bridge *b, size_t *n, int pci, int gpu_pci, int nic)
+static struct bridge *bridge_add(struct bridge *b, size_t *n, int pci, int gpu_target,
+				 int gpu_pci, int nic)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (b[i].pci == pci) {
@@ -289,7 +298,8 @@ static struct bridge *bridge_add(struct bridge *b, size_t *n, int pci, int gpu_p
 			return b;
 		}
 	b = pf_xrealloc(b, (*n + 1) * sizeof(*b));
-	b[(*n)++] = (struct bridge){ .pci = pci, .gpu_pci = gpu_pci, .nic = nic, .pairs = 1 };
+	b[(*n)++] = (struct bridge){ .pci = pci, .gpu_pci = gpu_pci, .nic = nic,
+				     .gpu_target = gpu_target, .pairs = 1 };
 	return b;
 }
 
@@ -354,6 +364,7 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 	const struct pf_node *node = ctx->node;
 	const struct pf_pci_dev *d = &node->pci[b->pci];
 	const struct target *nic = &targets[b->nic];
+	const struct target *translated = NULL;
 	pf_autofree char *buf = NULL;
 	char path[512], between[96], names[96], hex[8];
 	struct pf_pci_acs acs;
@@ -389,6 +400,10 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 		}
 		return;
 	}
+	if (iommu_translates(&targets[b->gpu_target]))
+		translated = &targets[b->gpu_target];
+	else if (iommu_translates(nic))
+		translated = nic;
 	r = pf_parse_pci_acs((const uint8_t *)buf, len, &acs);
 	if (r == -ENOENT || (r == -ENODATA && len == PF_PCI_CFG_SPACE_SIZE)) {
 		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): no ACS capability, "
@@ -411,10 +426,19 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 		f = pf_add(res, PF_STATUS_WARN, d->bdf, "bridge %s (between %s): ACS %s enabled: "
 			   "GPUDirect peer-to-peer is redirected through the root complex", d->bdf,
 			   between, redir);
-		pf_remedy(f, "disable ACS redirect on this port: 'setpci -s %s ECAP_ACS+0x6.w=0000' "
-			  "(until reboot), or persistently with the kernel parameter "
-			  "pci=disable_acs_redir=%s or the BIOS ACS/IOMMU setting; iommu=pt alone keeps "
-			  "ACS enabled", d->bdf, d->bdf);
+		if (translated)
+			pf_remedy(f, "the IOMMU translates DMA for %s (group type %s): ACS redirect is "
+				  "what sends its peer traffic to the IOMMU for translation, so do not "
+				  "clear it while translation is on; first boot with the IOMMU in "
+				  "passthrough (iommu=pt, with intel_iommu=on or amd_iommu=on where "
+				  "needed), then disable ACS redirect on this port (pci=disable_acs_redir=%s "
+				  "or the BIOS ACS setting)", translated->name ? translated->name
+				  : node->pci[translated->pci].bdf, translated->iommu_type, d->bdf);
+		else
+			pf_remedy(f, "disable ACS redirect on this port: 'setpci -s %s ECAP_ACS+0x6.w=0000' "
+				  "(until reboot), or persistently with the kernel parameter "
+				  "pci=disable_acs_redir=%s or the BIOS ACS/IOMMU setting; iommu=pt alone keeps "
+				  "ACS enabled", d->bdf, d->bdf);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): ACS redirect off "
 			   "(ACSCtl %s)", d->bdf, between, *names ? names : "none");
@@ -425,6 +449,8 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 	pf_obs_str(f, "acs_ctrl_bits", names);
 	pf_obs_str(f, "gpu", node->pci[b->gpu_pci].bdf);
 	pf_obs_str(f, "nic", nic->name);
+	if (translated)
+		pf_obs_str(f, "iommu_type", translated->iommu_type);
 	pf_exp_str(f, "acs_redirect", "off (ReqRedir, CmpltRedir, EgressCtrl clear)");
 }
 
@@ -465,7 +491,7 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		if (nic < 0)
 			continue;
 		for (size_t k = 0; k < len; k++)
-			bridges = bridge_add(bridges, &n_bridges, path[k], targets[i].pci, nic);
+			bridges = bridge_add(bridges, &n_bridges, path[k], (int)i, targets[i].pci, nic);
 	}
 	if (!n_bridges) {
 		pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: no GPU shares a PCIe switch or "
@@ -489,6 +515,154 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		pf_remedy(f, "capture /sys/bus/pci/devices/<bridge>/config as root with the "
 			  "snapshot, or run on the node");
 	}
+}
+
+
+/*
+ * IOMMU
+ */
+
+/* The IOMMU group of @t and its type; returns 1 group found, 0 none, -errno. */
+static int read_iommu(const struct pf_ctx *ctx, struct target *t, bool *ret_no_type)
+{
+	pf_autofree char *target = NULL, *type = NULL;
+	const char *base;
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group",
+		 ctx->node->pci[t->pci].bdf);
+	r = pf_fs_readlink(ctx->fs, path, &target);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	base = strrchr(target, '/');
+	snprintf(t->iommu_group, sizeof(t->iommu_group), "%s", base ? base + 1 : target);
+	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%s/type", t->iommu_group);
+	r = pf_fs_read_line(ctx->fs, path, &type);
+	if (r == -ENOENT) {
+		*ret_no_type = true;
+		return 1;
+	}
+	if (r < 0)
+		return r;
+	snprintf(t->iommu_type, sizeof(t->iommu_type), "%s", type);
+	return 1;
+}
+
+static void list_add(char *buf, size_t len, size_t *n, const char *item)
+{
+	size_t l = strlen(buf);
+
+	if ((*n)++ >= 4) {
+		if (*n == 5 && l + 6 < len)
+			strcat(buf, ", ...");
+		return;
+	}
+	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", item);
+}
+
+static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct target *targets,
+			size_t n)
+{
+	char translated[256] = "", other[256] = "", first_type[16] = "", item[80];
+	size_t n_group = 0, n_ident = 0, n_trans = 0, n_other = 0, n_notype = 0, n_listed = 0,
+	       n_olisted = 0;
+	cJSON *types = cJSON_CreateObject();
+	bool no_type = false;
+	struct pf_finding *f;
+	int groups_dir;
+
+	if (from_hwloc(ctx->node)) {
+		cJSON_Delete(types);
+		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the topology export "
+		       "holds no IOMMU groups");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct target *t = &targets[i];
+		const char *subj = subject_of(ctx->node, t);
+		int r;
+
+		no_type = false;
+		r = read_iommu(ctx, t, &no_type);
+		if (r < 0) {
+			f = pf_add(res, PF_STATUS_ERROR, "iommu", "%s: cannot read its IOMMU group: %s",
+				   subj, strerror(-r));
+			cJSON_Delete(types);
+			return;
+		}
+		if (r == 0)
+			continue;
+		n_group++;
+		if (no_type) {
+			n_notype++;
+			continue;
+		}
+		cJSON_AddStringToObject(types, subj, t->iommu_type);
+		snprintf(item, sizeof(item), "%s (group %s)", subj, t->iommu_group);
+		if (!strcmp(t->iommu_type, "identity")) {
+			n_ident++;
+		} else if (iommu_translates(t)) {
+			if (!n_trans++)
+				snprintf(first_type, sizeof(first_type), "%s", t->iommu_type);
+			list_add(translated, sizeof(translated), &n_listed, item);
+		} else {
+			snprintf(item, sizeof(item), "%s (group %s: %s)", subj, t->iommu_group,
+				 t->iommu_type);
+			n_other++;
+			list_add(other, sizeof(other), &n_olisted, item);
+		}
+	}
+	if (n_group == 0) {
+		cJSON_Delete(types);
+		groups_dir = pf_fs_exists(ctx->fs, "/sys/kernel/iommu_groups");
+		if (pf_fs_is_live(ctx->fs) || groups_dir == 1) {
+			f = pf_add(res, PF_STATUS_PASS, "iommu", "no GPU or NIC is in an IOMMU group: "
+				   "their DMA is not translated");
+			pf_obs_num(f, "iommu_groups", 0);
+		} else {
+			pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the snapshot has "
+			       "neither /sys/kernel/iommu_groups nor an iommu_group link for the GPUs "
+			       "and NICs");
+		}
+		return;
+	}
+	if (n_notype == n_group) {
+		cJSON_Delete(types);
+		f = pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: %zu GPUs and NICs "
+			   "are in IOMMU groups but /sys/kernel/iommu_groups/<N>/type is absent (a "
+			   "kernel before 5.11, e.g. RHEL 8's 4.18 or Ubuntu 20.04's 5.4)", n_group);
+		pf_remedy(f, "check /proc/cmdline for iommu=pt (or intel_iommu/amd_iommu settings) "
+			  "by hand");
+		return;
+	}
+	if (n_trans) {
+		f = pf_add(res, PF_STATUS_WARN, "iommu", "the IOMMU translates DMA (%s) for %zu of %zu "
+			   "GPUs and NICs: %s", first_type, n_trans, n, translated);
+		pf_remedy(f, "GPUDirect RDMA at full speed wants the IOMMU in passthrough: boot with "
+			  "iommu=pt (plus intel_iommu=on or amd_iommu=on where the platform needs "
+			  "them), or set a group to identity (echo identity > "
+			  "/sys/kernel/iommu_groups/<N>/type with its driver unbound). Translated "
+			  "DMA costs an IOTLB lookup per access (misses walk the page tables), a "
+			  "map/unmap per registration, and IOTLB invalidations (batched in DMA-FQ, "
+			  "one per unmap in strict DMA); peer traffic under ACS goes up to the root "
+			  "complex for translation");
+	} else if (n_other) {
+		f = pf_add(res, PF_STATUS_WARN, "iommu", "IOMMU group type neither identity nor "
+			   "DMA for %zu GPUs and NICs: %s", n_other, other);
+		pf_remedy(f, "a 'blocked' group allows no DMA and 'unmanaged' means a user-space "
+			  "driver (VFIO) owns the device: check that it belongs to this node's jobs");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "iommu", "IOMMU in passthrough (identity) for %zu "
+			   "GPUs and NICs%s", n_ident, n_group < n ? "; the others have no IOMMU group"
+							   : "");
+	}
+	if (n_notype)
+		pf_obs_num(f, "groups_without_type", (double)n_notype);
+	pf_obs_json(f, "iommu_types", types);
+	pf_exp_str(f, "iommu_type", "identity (or no IOMMU translation)");
 }
 
 static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
@@ -551,6 +725,7 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 		pf_remedy(f, "run preflight on the node itself, or on a sysfs snapshot (sysfs has "
 			  "both)");
 	}
+	judge_iommu(res, ctx, targets, n);
 	if (cfg->check_acs)
 		judge_acs(res, ctx, targets, n);
 
@@ -574,7 +749,8 @@ const struct pf_check pf_check_pcie_link = {
 	.summary = "GPUs and RDMA NICs run at full PCIe speed and width; no ACS redirect between them",
 	.tags = "pcie,gpu,rdma,static",
 	.reads = "/sys/bus/pci/devices/<bdf>/{current,max}_link_{speed,width} of GPUs, RDMA NICs "
-		 "and their upstream ports; /sys/bus/pci/devices/<bridge>/config (ACS, as root)",
+		 "and their upstream ports; /sys/bus/pci/devices/<bridge>/config (ACS, as root); "
+		 "/sys/bus/pci/devices/<bdf>/iommu_group, /sys/kernel/iommu_groups/<N>/type",
 	.params = pcie_link_params,
 	.cfg_size = sizeof(struct pcie_link_cfg),
 	.timeout_s = 5,

@@ -93,6 +93,7 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE(PCI "@(current_link_speed|max_link_speed|current_link_width|max_link_width)"),
 	{ .pattern = PCI "config", .kind = SNAP_FILE, .want = want_pci_config },
 	R_LINK(PCI "driver"),
+	R_LINK(PCI "iommu_group"),
 	/* RDMA devices and ports */
 	R_LINK(IB "device"),
 	R_FILE(IB "@(node_type|node_guid|sys_image_guid|fw_ver|hca_type|board_id|node_desc)"),

@@ -65,6 +65,7 @@ class Root:
         self.top = top
         self.ifaces = []
         self.roce_ifs = []
+        self.iommu_groups = []
 
     def path(self, rel):
         return os.path.join(self.top, rel.lstrip("/"))
@@ -161,6 +162,16 @@ def build(args):
         for name, text in files.items():
             r.write(f"{path}/{name}", text + "\n")
         r.link(f"/sys/bus/pci/devices/{bdf}", rel_link("/sys/bus/pci/devices", path))
+        if args.iommu != "none":
+            # one group per function, as behind ACS-capable switches
+            grp = len(r.iommu_groups)
+            r.iommu_groups.append(bdf)
+            gdir = f"/sys/kernel/iommu_groups/{grp}"
+            r.mkdir(f"{gdir}/devices")
+            if args.iommu != "no-type":
+                r.write(f"{gdir}/type", args.iommu + "\n")
+            r.link(f"{path}/iommu_group", rel_link(path, gdir))
+            r.link(f"{gdir}/devices/{bdf}", rel_link(f"{gdir}/devices", path))
         return bdf
 
     dom = args.domain
@@ -407,6 +418,11 @@ def main(argv=None):
                         "named mlx5_<nics>")
     p.add_argument("--hostname", default="gen-node", help="/proc/sys/kernel/hostname")
     p.add_argument("--uptime", type=float, default=86400.0, help="/proc/uptime seconds")
+    p.add_argument("--iommu", choices=["none", "identity", "DMA", "DMA-FQ", "blocked",
+                                       "no-type"], default="none",
+                   help="IOMMU groups: one per PCI function with this default domain type "
+                        "(/sys/kernel/iommu_groups/<N>/type); no-type: groups without the "
+                        "type file (kernels before 5.11); none: no IOMMU (default)")
     g = p.add_argument_group("faults")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")

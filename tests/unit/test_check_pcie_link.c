@@ -141,7 +141,8 @@ static void test_healthy(void **state)
 	build(&t);
 	run_check(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_int_equal(res.n_findings, 3);
+	assert_int_equal(res.n_findings, 4); /* 3 links, iommu (skip: no groups recorded) */
+	assert_int_equal(must_find(&res, "iommu")->status, PF_STATUS_SKIP);
 	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
 	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
 	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_PASS);
@@ -312,7 +313,8 @@ static void test_unknown(void **state)
 	assert_contains(f->message, "2 of 3 GPUs and NICs");
 	assert_null(pf_test_finding(&res, "0000:03:00.0"));
 	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
-	assert_int_equal(res.n_findings, 2);
+	assert_contains(must_find(&res, "iommu")->message, "topology export");
+	assert_int_equal(res.n_findings, 3);
 	pf_result_release(&res);
 }
 
@@ -542,8 +544,16 @@ static int acs_as_nobody(void)
 	f = pf_test_finding(&run.res, "acs");
 	if (!f || f->status != PF_STATUS_SKIP || !strstr(f->message, "needs root"))
 		return 13;
-	if (run.res.status != PF_STATUS_PASS || run.res.n_findings != 4)
+	/* 4 links and acs, plus iommu: that one reads the host's IOMMU groups */
+	if (run.res.n_findings != 5 || !pf_test_finding(&run.res, "iommu"))
 		return 14;
+	for (size_t i = 0; i < run.res.n_findings; i++) {
+		const struct pf_finding *x = &run.res.findings[i];
+
+		if (x->subject && strcmp(x->subject, "iommu") &&
+		    x->status != PF_STATUS_PASS && x->status != PF_STATUS_SKIP)
+			return 15;
+	}
 	return 0;
 }
 
@@ -609,7 +619,9 @@ static void test_gen_healthy(void **state)
 	/* the generator writes no config files: ACS is one skip for all 24 bridges */
 	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
 	assert_contains(must_find(&res, "acs")->message, "24 of 24 bridges");
-	assert_int_equal(res.n_findings, 8 + 8 + 1);
+	/* and no IOMMU groups in it: a skip, not a verdict on the IOMMU */
+	assert_int_equal(must_find(&res, "iommu")->status, PF_STATUS_SKIP);
+	assert_int_equal(res.n_findings, 8 + 8 + 2);
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -651,6 +663,105 @@ static void test_gen_degraded_gpu_and_acs(void **state)
 	assert_int_equal(f->status, PF_STATUS_WARN);
 	assert_contains(f->message, gpu_bdf(node, 0));
 	assert_contains(f->message, "ReqRedir,CmpltRedir");
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+/* Write an ACS capability with P2P redirect on at the switch port above GPU 0. */
+static const char *acs_redirect_above_gpu0(const char *dir, const struct pf_node *node)
+{
+	const struct pf_pci_dev *dsp = &node->pci[node->pci[node->gpus[0].pci].parent];
+	char full[PATH_MAX + 16];
+	uint8_t cfg[4096] = { 0 };
+
+	put32(cfg, 0x100, PF_PCI_EXT_CAP_ID_ACS | 1u << 16);
+	put32(cfg, 0x100 + PF_PCI_ACS_CAP, 0x005f | (uint32_t)(PF_PCI_ACS_SV | PF_PCI_ACS_RR |
+								PF_PCI_ACS_CR) << 16);
+	snprintf(full, sizeof(full), "root%s/config", dsp->path);
+	write_bin(dir, full, cfg, sizeof(cfg));
+	return dsp->bdf;
+}
+
+/* Run on a generated root with gen_root.py @args; returns the "iommu" finding's status. */
+static enum pf_status gen_iommu(const char *dir, const char *args, struct pf_result *res,
+				struct pf_node **ret_node)
+{
+	pf_autofree char *root = NULL;
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/root", dir);
+	assert_int_equal(system(cmd), 0);
+	root = gen(dir, args);
+	*ret_node = load(root);
+	run_check(root, *ret_node, no_acs, res);
+	return must_find(res, "iommu")->status;
+}
+
+/*
+ * IOMMU default domain type of the GPUs' and NICs' groups: identity passes,
+ * DMA/DMA-FQ warns and turns the ACS remedy around, a kernel without the
+ * type file (before 5.11) is a skip, no group on a live-like root passes.
+ */
+static void test_gen_iommu(void **state)
+{
+	struct pf_node *node;
+	struct pf_result res;
+	const struct pf_finding *f;
+	const char *bdf;
+	pf_autofree char *root = NULL;
+
+	assert_int_equal(gen_iommu(*state, "--gpus 4 --nics 4 --iommu identity", &res, &node),
+			 PF_STATUS_PASS);
+	assert_contains(must_find(&res, "iommu")->message, "passthrough (identity) for 8");
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	assert_int_equal(gen_iommu(*state, "--gpus 4 --nics 4 --iommu DMA-FQ", &res, &node),
+			 PF_STATUS_WARN);
+	f = must_find(&res, "iommu");
+	assert_contains(f->message, "translates DMA (DMA-FQ) for 8 of 8");
+	assert_contains(f->message, "(group");
+	assert_contains(f->remedy, "iommu=pt");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "iommu_types"),
+						"mlx5_0")->valuestring, "DMA-FQ");
+	pf_result_release(&res);
+	/* ACS redirect while the IOMMU translates: do not tell them to clear it first */
+	bdf = acs_redirect_above_gpu0(*state, node);
+	root = pf_xasprintf("%s/root", (const char *)*state);
+	run_check(root, node, NULL, &res);
+	f = must_find(&res, bdf);
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_contains(f->remedy, "do not clear it while translation is on");
+	assert_null(strstr(f->remedy, "setpci"));
+	assert_string_equal(cJSON_GetObjectItem(f->observed, "iommu_type")->valuestring, "DMA-FQ");
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --iommu DMA", &res, &node),
+			 PF_STATUS_WARN);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --iommu blocked", &res, &node),
+			 PF_STATUS_WARN);
+	assert_contains(must_find(&res, "iommu")->message, "blocked");
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/* RHEL 8 / Ubuntu 20.04 kernels: groups without a type file */
+	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --iommu no-type", &res, &node),
+			 PF_STATUS_SKIP);
+	assert_contains(must_find(&res, "iommu")->message, "before 5.11");
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/* the kernel's iommu_groups directory with no group for them: not translated */
+	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --file "
+				   "/sys/kernel/iommu_groups/README=x", &res, &node),
+			 PF_STATUS_PASS);
+	assert_contains(must_find(&res, "iommu")->message, "not translated");
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -712,6 +823,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_acs_not_applicable, state_setup, state_teardown),
 		cmocka_unit_test(test_acs_live_not_root),
 		cmocka_unit_test_setup_teardown(test_gen_healthy, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(test_gen_iommu, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_gen_degraded_gpu_and_acs, state_setup,
 						state_teardown),
 		cmocka_unit_test_setup_teardown(test_capture_qib, state_setup, state_teardown),
