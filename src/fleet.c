@@ -79,6 +79,7 @@ struct fl_reject {
 
 struct pf_fleet {
 	double fraction;
+	bool compact; /* JSON view on one line */
 	struct pf_fs *fs; /* "/": report files are read through the file API too */
 	struct fl_node *nodes;
 	size_t n_nodes, cap_nodes;
@@ -152,6 +153,11 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 
 PF_DEFINE_AUTO(fleet_free, struct pf_fleet *, pf_fleet_free)
 PF_DEFINE_AUTO(cjson_delete, cJSON *, cJSON_Delete)
+
+void pf_fleet_set_compact(struct pf_fleet *f, bool compact)
+{
+	f->compact = compact;
+}
 
 size_t pf_fleet_n_failing(const struct pf_fleet *f)
 {
@@ -956,7 +962,7 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 		break;
 	case PF_FLEET_JSON: {
 		PF_CLEANUP(pf_cjson_deletep) cJSON *j = pf_fleet_to_json(f);
-		pf_autofree char *s = pf_json_print(j, false);
+		pf_autofree char *s = pf_json_print(j, f->compact);
 
 		fputs(s, out);
 		fputc('\n', out);
@@ -969,7 +975,8 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 static void fleet_usage(FILE *out)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
-	      "                       [--recursive] [--output FILE] REPORT.json|DIR...\n"
+	      "                       [--recursive] [--output FILE] [--compact]\n"
+	      "                       REPORT.json|DIR...\n"
 	      "\n"
 	      "One view of many nodes' reports: failing nodes, counts per check, and nodes\n"
 	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
@@ -980,6 +987,7 @@ static void fleet_usage(FILE *out)
 	      "  --recursive, -r         also read *.json in the subdirectories of each DIR\n"
 	      "                          (by default only the files directly in it)\n"
 	      "  --output FILE           write the view to FILE atomically\n"
+	      "  --compact               the JSON view on one line (default: indented like jq)\n"
 	      "  --help                  this text\n"
 	      "\n"
 	      "Exit status: 0 no failing node, 1 a node failed or errored, 64 usage,\n"
@@ -1037,12 +1045,14 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 {
-	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_RECURSIVE = 'r' };
+	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT,
+	       OPT_RECURSIVE = 'r' };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "outlier-fraction", required_argument, NULL, OPT_FRACTION },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1050,7 +1060,7 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 	enum pf_fleet_format fmt = PF_FLEET_TEXT;
 	double fraction = PF_FLEET_OUTLIER_FRACTION;
 	const char *output = NULL;
-	bool recursive = false;
+	bool recursive = false, compact = false;
 	int c, r;
 
 	opterr = 0;
@@ -1086,6 +1096,9 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		case OPT_RECURSIVE:
 			recursive = true;
 			break;
+		case OPT_COMPACT:
+			compact = true;
+			break;
 		case OPT_HELP:
 			fleet_usage(out);
 			return 0;
@@ -1104,6 +1117,7 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 
 	f = pf_fleet_new(fraction);
+	pf_fleet_set_compact(f, compact);
 	for (int i = optind; i < argc; i++)
 		if (add_arg(f, argv[i], recursive, err) < 0)
 			return 64;

@@ -61,6 +61,8 @@ int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err);
  */
 int pf_fleet_list_dir(const char *dir, bool recursive, char ***ret_paths, size_t *ret_subdirs);
 
+/* The JSON view on one line instead of indented like jq. */
+void pf_fleet_set_compact(struct pf_fleet *f, bool compact);
 /* Derive the view; call once after the last add. */
 void pf_fleet_finish(struct pf_fleet *f);
 

@@ -28,6 +28,13 @@ pf fleet --output "$T/no-such-dir/v.txt" "$fx/node-a.json"
 expect_rc 74 "fleet --output into a missing directory"
 expect_err "cannot write '$T/no-such-dir/v.txt'"
 
+# JSON indented like jq by default, --compact on one line
+"$PY" -c 'import json, sys; t = open(sys.argv[1]).read(); assert t == json.dumps(json.loads(t), indent=2, ensure_ascii=False) + "\n"' \
+	"$T/stdout.json" && ok "fleet JSON indented like jq" || not_ok "fleet JSON layout"
+pf fleet --format json --compact "$fx"/node-*.json
+[ "$(wc -l <"$T/out")" -eq 1 ] && json_ok "$T/out" && ok "fleet --compact: one line" ||
+	not_ok "fleet --compact: $(wc -l <"$T/out") lines"
+
 # fewer than 3 nodes: outliers are not judged, not "No outliers"
 pf fleet "$fx/node-a.json" "$fx/node-b.json"
 expect_rc 0 "two passing nodes"
