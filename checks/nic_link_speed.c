@@ -17,8 +17,14 @@
  * configuration.  RoCE: the netdev speed must equal the port rate, and its
  * MTU must give the RoCE path MTU wanted (fail) and reach the site MTU
  * (warn).  Devices without a PCI function (scif0, rxe) are skipped by name.
+ *
+ * RoCE LAG (mlx5_bond_<n>): the port's netdev is the bond, whose speed is
+ * the sum of its slaves'; the port rate is one physical port's.  The port
+ * is judged against each slave (bonding/slaves, else lower_* links), never
+ * against the bond's sum; a slave that is down fails (a LAG on one leg).
  */
 #include <math.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +37,7 @@
 /* RoCEv2 headers the kernel subtracts from the netdev MTU (iboe_get_mtu()). */
 #define ROCE_HEADER_BYTES 96
 #define MAX_PROBLEMS 6
+#define MAX_LAG_SLAVES 8
 
 struct nic_link_speed_cfg {
 	double min_rate_gbps;
@@ -311,6 +318,83 @@ static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_r
 	}
 }
 
+
+/* The slaves of a bond or team netdev: bonding/slaves, else its lower_* links. */
+static size_t lag_slaves(const struct pf_ctx *ctx, const char *ifname,
+			 char (*out)[IF_NAMESIZE + 1], size_t max)
+{
+	pf_autofree char *line = NULL;
+	pf_autostrv char **names = NULL;
+	size_t n = 0;
+	int k;
+
+	if (pf_fs_readf_line(ctx->fs, &line, "/sys/class/net/%s/bonding/slaves", ifname) == 0) {
+		for (char *save = NULL, *t = strtok_r(line, " \t", &save); t && n < max;
+		     t = strtok_r(NULL, " \t", &save))
+			snprintf(out[n++], IF_NAMESIZE + 1, "%s", t);
+		return n;
+	}
+	{
+		char dir[64 + IF_NAMESIZE];
+
+		snprintf(dir, sizeof(dir), "/sys/class/net/%s", ifname);
+		k = pf_fs_list(ctx->fs, dir, &names);
+	}
+	for (int i = 0; i < k && n < max; i++)
+		if (!strncmp(names[i], "lower_", 6) && names[i][6])
+			snprintf(out[n++], IF_NAMESIZE + 1, "%s", names[i] + 6);
+	return n;
+}
+
+/*
+ * RoCE LAG: each slave against the port's own rate.  Returns the slaves as
+ * an observed array.
+ */
+static cJSON *judge_lag(const struct pf_ctx *ctx, const struct pf_rdma_port *p,
+			const struct pf_netdev *bond, char (*slaves)[IF_NAMESIZE + 1], size_t n,
+			struct verdict *v)
+{
+	cJSON *arr = cJSON_CreateArray();
+	double want = p->rate_gbps * 1000;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_netdev *sl = pf_node_netdev(ctx->node, slaves[i]);
+		cJSON *o = cJSON_CreateObject();
+		const char *src = "sysfs";
+		int64_t speed = -1;
+		bool down;
+
+		cJSON_AddStringToObject(o, "netdev", slaves[i]);
+		cJSON_AddItemToArray(arr, o);
+		if (!sl) {
+			problem(v, PF_STATUS_WARN, "check `cat /proc/net/bonding/<netdev>`",
+				"%s member %s not found under /sys/class/net", bond->name, slaves[i]);
+			continue;
+		}
+		speed = netdev_speed(ctx, sl, &src);
+		down = (sl->operstate && strcmp(sl->operstate, "up")) || speed < 0;
+		if (sl->operstate)
+			cJSON_AddStringToObject(o, "operstate", sl->operstate);
+		if (speed >= 0)
+			cJSON_AddNumberToObject(o, "speed_mbps", (double)speed);
+		if (down) {
+			problem(v, PF_STATUS_FAIL,
+				"check the cable, transceiver and switch port of the down member "
+				"(ethtool, mlxlink); cat /proc/net/bonding/<netdev> shows the LAG state",
+				"%s member %s down (%s): the LAG runs on fewer links", bond->name,
+				slaves[i], sl->operstate ? sl->operstate : "no speed");
+			continue;
+		}
+		if (p->rate_gbps > 0 && fabs((double)speed - want) > 0.5)
+			problem(v, PF_STATUS_FAIL,
+				"compare `ethtool` of each bond member with the port rate; reseat or "
+				"replace the slow member's cable or transceiver",
+				"%s member %s at %lld Mb/s (%s), port at %g Gb/s", bond->name, slaves[i],
+				(long long)speed, src, p->rate_gbps);
+	}
+	return arr;
+}
+
 static const char *down_remedy(const struct pf_rdma_port *p)
 {
 	if (p->phys_state == 5)
@@ -341,7 +425,9 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	bool up = port_up(p);
 	const char *speed_src = "sysfs";
 	int64_t nd_speed = -1;
-	size_t off = 0;
+	size_t off = 0, n_slaves = 0;
+	char slaves[MAX_LAG_SLAVES][IF_NAMESIZE + 1];
+	cJSON *lag = NULL;
 
 	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
 	model_of(node, d, p, model, sizeof(model));
@@ -405,9 +491,14 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	if (nd) /* one provider call per netdev: live, it is a netlink request */
 		nd_speed = p->link_layer == PF_LINK_ETH ? netdev_speed(ctx, nd, &speed_src) :
 			   nd->speed_mbps;
+	if (p->link_layer == PF_LINK_ETH && nd)
+		n_slaves = lag_slaves(ctx, nd->name, slaves, MAX_LAG_SLAVES);
 	if (p->link_layer == PF_LINK_ETH) {
+		/* a bond's speed is its slaves' sum: judge the slaves, the bond's MTU */
+		if (nd && n_slaves && up)
+			lag = judge_lag(ctx, p, nd, slaves, n_slaves, &v);
 		if (nd)
-			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v, up);
+			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v, up && !n_slaves);
 		else
 			problem(&v, PF_STATUS_WARN,
 				"find the port's netdev with `rdma link show`; without it speed and "
@@ -419,7 +510,10 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		st = pf_status_worst(st, v.p[i].status);
 	msg[0] = remedy[0] = '\0';
 	if (v.n == 0) {
-		if (nd && p->link_layer == PF_LINK_ETH)
+		if (nd && p->link_layer == PF_LINK_ETH && n_slaves)
+			snprintf(msg, sizeof(msg), "ACTIVE at %s, LAG %s of %zu members at the port "
+				 "rate, MTU %lld", rt, nd->name, n_slaves, (long long)nd->mtu);
+		else if (nd && p->link_layer == PF_LINK_ETH)
 			snprintf(msg, sizeof(msg), "ACTIVE at %s, %s MTU %lld", rt, nd->name,
 				 (long long)nd->mtu);
 		else
@@ -469,6 +563,8 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		if (nd->operstate)
 			pf_obs_str(f, "operstate", nd->operstate);
 	}
+	if (lag)
+		pf_obs_json(f, "lag_members", lag);
 
 	pf_exp_str(f, "state", "ACTIVE");
 	pf_exp_str(f, "phys_state", "LinkUp");

@@ -107,6 +107,8 @@ static const struct snap_rule snap_rules[] = {
 	R_LINK("/sys/class/net/*/device"),
 	R_FILE("/sys/class/net/*/@(type|ifindex|address|mtu|operstate|carrier|speed|duplex)"),
 	R_FILE("/sys/class/net/*/@(dev_port|dev_id)"),
+	R_FILE("/sys/class/net/*/bonding/@(slaves|mode)"),
+	R_LINK("/sys/class/net/*/lower_*"),
 	/* NUMA */
 	R_FILE("/sys/devices/system/node/@(online|possible|has_cpu)"),
 	R_FILE("/sys/devices/system/node/node*/@(cpulist|cpumap|distance)"),

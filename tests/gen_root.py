@@ -253,6 +253,9 @@ def build(args):
             else:
                 cls = 0x020700 if ll == "ib" else 0x020000
                 pci_dev(ep, 0x15b3, 0x1021, cls, numa)
+                if idx < args.roce_lag:
+                    roce_lag(r, args, ep, idx, b + 3 + k, numa, pci_dev)
+                    continue
                 rdma(r, args, ep, f"mlx5_{idx}", b + 3 + k, "MT4129", "MT_0000000838",
                      args.rate, f"mlx5_{idx}" in slow, f"mlx5_{idx}" in narrow,
                      f"mlx5_{idx}" in down)
@@ -339,8 +342,11 @@ def netdev(r, args, parent, name, arptype, speed, mtu, up, dev_port=0):
     return d
 
 
-def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down):
-    """An mlx5 RDMA device with one port on PCI function `pcipath`."""
+def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netdev_name=None):
+    """An mlx5 RDMA device with one port on PCI function `pcipath`.
+
+    netdev_name: the port's GID netdev is that (virtual) netdev, written by the caller.
+    """
     ll = args.link_layer
     d = f"{pcipath}/infiniband/{name}"
     r.write(f"{d}/hca_type", hca + "\n")
@@ -375,7 +381,13 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down):
     for c in HW_COUNTERS:
         r.write(f"{port}/hw_counters/{c}", "0\n")
 
-    if ll == "eth":
+    if ll == "eth" and netdev_name:
+        for i in range(2):
+            r.write(f"{port}/gid_attrs/ndevs/{i}", netdev_name + "\n")
+        r.write(f"{port}/gid_attrs/types/0", "IB/RoCE v1\n")
+        r.write(f"{port}/gid_attrs/types/1", "RoCE v2\n")
+        r.roce_ifs.append(netdev_name)
+    elif ll == "eth":
         ifname = f"enp{bus}s0np0"
         mtu = args.roce_mtu_bad if name in parse_list(args.mtu_port) else args.mtu
         nspeed = gbps * 1000
@@ -391,6 +403,39 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down):
         ifname = "ib" + name.replace("mlx5_", "")
         netdev(r, args, pcipath, ifname, 32, speed=None if down else gbps * 1000,
                mtu=4092, up=not down)
+
+
+def roce_lag(r, args, ep0, idx, bus, numa, pci_dev):
+    """mlx5 RoCE LAG: a dual-port NIC whose two PF netdevs are enslaved to bond<idx>.
+
+    As the mlx5 driver shows it: one RDMA device mlx5_bond_<idx> on PF0 with
+    one port, whose GIDs (and so its netdev) are the bond's; the port rate is
+    one physical port's; the bond's speed is the sum of its slaves'.
+    """
+    name = f"mlx5_bond_{idx}"
+    ep1 = ep0[:-1] + "1"
+    pci_dev(ep1, 0x15b3, 0x1021, 0x020000, numa)
+    slow = name in parse_list(args.slow_port)
+    rdma(r, args, ep0, name, bus, "MT4129", "MT_0000000838", args.rate, slow, False, False,
+         netdev_name=f"bond{idx}")
+    rate = args.slow_rate if slow else args.rate
+    slaves = [f"enp{bus}s0f0np0", f"enp{bus}s0f1np1"]
+    down = {f"{name}:{i}" for i in range(2)} & set(parse_list(args.lag_member_down))
+    bad = {f"{name}:{i}" for i in range(2)} & set(parse_list(args.lag_member_slow))
+    speeds = []
+    for i, (ep, sl) in enumerate(zip([ep0, ep1], slaves)):
+        up = f"{name}:{i}" not in down
+        sp = (args.slow_rate if f"{name}:{i}" in bad else rate) * 1000
+        d = netdev(r, args, ep, sl, 1, speed=sp, mtu=args.mtu, up=up, dev_port=0)
+        r.link(f"{d}/master", rel_link(d, f"/sys/devices/virtual/net/bond{idx}"))
+        if up:
+            speeds.append(sp)
+    bd = netdev(r, args, None, f"bond{idx}", 1, speed=sum(speeds) or None, mtu=args.mtu,
+                up=bool(speeds))
+    r.write(f"{bd}/bonding/slaves", " ".join(slaves) + "\n")
+    r.write(f"{bd}/bonding/mode", "802.3ad 4\n")
+    for ep, sl in zip([ep0, ep1], slaves):
+        r.link(f"{bd}/lower_{sl}", rel_link(bd, f"{ep}/net/{sl}"))
 
 
 def main(argv=None):
@@ -423,6 +468,9 @@ def main(argv=None):
                    help="IOMMU groups: one per PCI function with this default domain type "
                         "(/sys/kernel/iommu_groups/<N>/type); no-type: groups without the "
                         "type file (kernels before 5.11); none: no IOMMU (default)")
+    p.add_argument("--roce-lag", type=int, default=0, metavar="N",
+                   help="with --link-layer eth: the first N NICs are dual-port mlx5 RoCE LAGs "
+                        "(mlx5_bond_<i> over bond<i> with two slaves, bond speed = their sum)")
     g = p.add_argument_group("faults")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")
@@ -448,6 +496,10 @@ def main(argv=None):
                    help="every numa_node reads -1 (local_cpulist stays right)")
     g.add_argument("--no-pci-parent-dev", action="append", metavar="NAME",
                    help="an RDMA device NAME (e.g. scif0) without a PCI function")
+    g.add_argument("--lag-member-down", action="append", metavar="DEV:I",
+                   help="slave I (0 or 1) of the RoCE LAG DEV (mlx5_bond_<i>) is down")
+    g.add_argument("--lag-member-slow", action="append", metavar="DEV:I",
+                   help="slave I of the RoCE LAG DEV links at --slow-rate")
     g.add_argument("--file", action="append", metavar="PATH=TEXT",
                    help="write TEXT to PATH under the root (after everything else), e.g. "
                         "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error=5")

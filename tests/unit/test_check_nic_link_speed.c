@@ -328,6 +328,53 @@ static void test_capture_qib(void **state)
 	pf_test_rmtree(tmp);
 }
 
+/*
+ * mlx5 RoCE LAG: mlx5_bond_0's netdev is bond0, at the sum of its two
+ * slaves; the port runs at one slave's rate.  Judged per slave.
+ */
+static void test_roce_lag(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+	const cJSON *m;
+
+	(void)state;
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --roce-lag 1", NULL, NULL);
+	f = finding(&r, "mlx5_bond_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "LAG bond0 of 2 members"));
+	assert_true(obs_num(f, "netdev_speed_mbps") == 800000);
+	m = cJSON_GetObjectItemCaseSensitive(f->observed, "lag_members");
+	assert_int_equal(cJSON_GetArraySize(m), 2);
+	assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(m, 1), "speed_mbps")->valuedouble ==
+		    400000);
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+
+	/* one leg down: the LAG runs on half its links */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --roce-lag 1 "
+		   "--lag-member-down mlx5_bond_0:1", NULL, NULL);
+	f = finding(&r, "mlx5_bond_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "bond0 member enp20s0f1np1 down"));
+	run_free(&r);
+
+	/* one leg at 100 Gb/s under a 400 Gb/s port */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --roce-lag 1 "
+		   "--lag-member-slow mlx5_bond_0:0", NULL, NULL);
+	f = finding(&r, "mlx5_bond_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "member enp20s0f0np0 at 100000 Mb/s"));
+	run_free(&r);
+
+	/* the bond's MTU is still the RoCE MTU */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --roce-lag 1 --mtu 1500", NULL, NULL);
+	f = finding(&r, "mlx5_bond_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "bond0 MTU 1500"));
+	run_free(&r);
+}
+
 static void test_hwloc_export(void **state)
 {
 	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
@@ -374,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_no_devices),
 		cmocka_unit_test(test_capture_qib),
 		cmocka_unit_test(test_hwloc_export),
+		cmocka_unit_test(test_roce_lag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
