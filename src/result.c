@@ -193,6 +193,31 @@ int pf_skip(struct pf_result *res, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * A check's own summary of a failing or erroring result must say what is
+ * wrong (it is JUnit's failure message and Slurm's drain reason): when it
+ * names neither the first such finding's subject nor its message, append
+ * them, as the generic summary does.
+ */
+static void name_first_problem(struct pf_result *res, enum pf_status worst)
+{
+	const struct pf_finding *f = NULL;
+	char *s;
+
+	if (worst != PF_STATUS_FAIL && worst != PF_STATUS_ERROR)
+		return;
+	for (size_t i = 0; i < res->n_findings && !f; i++)
+		if (res->findings[i].status == worst)
+			f = &res->findings[i];
+	if (!f || strstr(res->summary, f->message) ||
+	    (f->subject && *f->subject && strstr(res->summary, f->subject)))
+		return;
+	s = pf_xasprintf("%s (first: %s%s%s)", res->summary, f->subject ? f->subject : "",
+			 f->subject && *f->subject ? ": " : "", f->message);
+	free(res->summary);
+	res->summary = s;
+}
+
 void pf_result_finish(struct pf_result *res)
 {
 	size_t count[PF_STATUS_COUNT] = { 0 };
@@ -208,8 +233,10 @@ void pf_result_finish(struct pf_result *res)
 		count[res->findings[i].status]++;
 	}
 	res->status = worst;
-	if (res->summary)
+	if (res->summary) {
+		name_first_problem(res, worst);
 		return;
+	}
 	if (worst == PF_STATUS_PASS || worst == PF_STATUS_SKIP) {
 		if (res->n_findings == 1)
 			res->summary = pf_xstrdup(res->findings[0].message);

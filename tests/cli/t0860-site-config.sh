@@ -49,6 +49,15 @@ grep -q "^profile: .*dgx-h100.json)$" "$T/out" || not_ok "profile path not shown
 grep -q '"schema"' "$T/out" && not_ok "--check-config wrote a report"
 grep -q 'are valid; nothing was run$' "$T/out" || not_ok "no 'valid; nothing was run'"
 
+# the drain policy from a drop-in ("drain_on" is --drain-on), the command line still wins
+printf '{ "drain_on": "error" }\n' >"$conf.d/55-drain.conf"
+pf --check-config --root "$T/root"
+grep -q 'drains on error' "$T/out" && ok "drain_on from the site config" ||
+	not_ok "drain_on: $(grep slurm "$T/out")"
+pf --check-config --root "$T/root" --drain-on warn
+grep -q 'drains on warn' "$T/out" || not_ok "--drain-on on the command line did not win"
+rm "$conf.d/55-drain.conf"
+
 # the command line wins
 pf --root "$T/root" --only memlock --format text
 grep -Eq '^[a-z]+ +memlock ' "$T/out" && ! grep -Eq '^[a-z]+ +nic_link_speed ' "$T/out" &&

@@ -108,14 +108,31 @@ static void test_finish_summaries(void **state)
 	assert_string_equal(res.summary, "2 of 2 subjects warn (first: x: low)");
 	pf_result_release(&res);
 
-	/* a summary set by the check is kept */
+	/* a summary set by the check is kept when it names the problem ... */
 	pf_result_init(&res);
 	pf_add(&res, PF_STATUS_FAIL, "x", "bad");
 	pf_summary(&res, "first %d", 1);
-	pf_summary(&res, "custom %d", 2);
+	pf_summary(&res, "custom %d: x", 2);
 	pf_result_finish(&res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	assert_string_equal(res.summary, "custom 2");
+	assert_string_equal(res.summary, "custom 2: x");
+	pf_result_release(&res);
+
+	/* ... and says what failed when it does not (JUnit's message, the drain reason) */
+	pf_result_init(&res);
+	pf_add(&res, PF_STATUS_PASS, "y", "fine");
+	pf_add(&res, PF_STATUS_FAIL, "x", "bad");
+	pf_summary(&res, "8 GPUs on the bus");
+	pf_result_finish(&res);
+	assert_string_equal(res.summary, "8 GPUs on the bus (first: x: bad)");
+	pf_result_release(&res);
+
+	/* a pass or a warn keeps the check's own words */
+	pf_result_init(&res);
+	pf_add(&res, PF_STATUS_WARN, "x", "low");
+	pf_summary(&res, "8 GPUs on the bus");
+	pf_result_finish(&res);
+	assert_string_equal(res.summary, "8 GPUs on the bus");
 	pf_result_release(&res);
 }
 
