@@ -68,35 +68,38 @@ struct rule {
 	enum pf_status severity;
 	bool per_rail;      /* net.ipv4.conf.{all,<if>}.<name>, effective max */
 	const char *why;
+	const char *kconfig; /* the kernel option without which the file does not exist */
 };
 
 #define OFF(f) offsetof(struct sysctl_cfg, f)
 
 static const struct rule rules[] = {
 	{ "net.core.rmem_max", CMP_GE, 0, OFF(rmem_max), PF_STATUS_FAIL, false,
-	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage" },
+	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage", NULL },
 	{ "net.core.wmem_max", CMP_GE, 0, OFF(wmem_max), PF_STATUS_FAIL, false,
-	  "caps socket send buffers of NCCL's socket transport, IPoIB and storage" },
+	  "caps socket send buffers of NCCL's socket transport, IPoIB and storage", NULL },
 	{ "net.core.rmem_default", CMP_GE, 0, OFF(rmem_default), PF_STATUS_WARN, false,
-	  "default receive buffer of sockets that do not size their own" },
+	  "default receive buffer of sockets that do not size their own", NULL },
 	{ "net.core.wmem_default", CMP_GE, 0, OFF(wmem_default), PF_STATUS_WARN, false,
-	  "default send buffer of sockets that do not size their own" },
+	  "default send buffer of sockets that do not size their own", NULL },
 	{ "net.core.netdev_max_backlog", CMP_GE, 0, OFF(netdev_max_backlog), PF_STATUS_WARN, false,
-	  "a short input queue drops packets at 100-400 Gb/s" },
+	  "a short input queue drops packets at 100-400 Gb/s", NULL },
 	{ "net.ipv4.tcp_rmem", CMP_GE, 3, OFF(tcp_rmem_max), PF_STATUS_WARN, false,
-	  "TCP receive autotuning cannot grow past this" },
+	  "TCP receive autotuning cannot grow past this", NULL },
 	{ "net.ipv4.tcp_wmem", CMP_GE, 3, OFF(tcp_wmem_max), PF_STATUS_WARN, false,
-	  "TCP send autotuning cannot grow past this" },
+	  "TCP send autotuning cannot grow past this", NULL },
 	{ "arp_ignore", CMP_EQ, 0, OFF(arp_ignore), PF_STATUS_FAIL, true,
-	  "with several rails on one subnet each NIC must answer ARP only for its own address" },
+	  "with several rails on one subnet each NIC must answer ARP only for its own address", NULL },
 	{ "arp_announce", CMP_EQ, 0, OFF(arp_announce), PF_STATUS_FAIL, true,
-	  "with several rails on one subnet ARP must use the outgoing rail's address" },
+	  "with several rails on one subnet ARP must use the outgoing rail's address", NULL },
 	{ "rp_filter", CMP_ONE_OF, 0, OFF(rp_filter), PF_STATUS_FAIL, true,
-	  "strict reverse-path filtering drops RoCEv2 packets that arrive on another rail" },
+	  "strict reverse-path filtering drops RoCEv2 packets that arrive on another rail", NULL },
 	{ "kernel.numa_balancing", CMP_EQ, 0, OFF(numa_balancing), PF_STATUS_WARN, false,
-	  "automatic NUMA page migration moves pinned-adjacent memory and adds jitter" },
+	  "automatic NUMA page migration moves pinned-adjacent memory and adds jitter",
+	  "CONFIG_NUMA_BALANCING" },
 	{ "vm.zone_reclaim_mode", CMP_EQ, 0, OFF(zone_reclaim_mode), PF_STATUS_WARN, false,
-	  "zone reclaim stalls allocations instead of using the other socket's memory" },
+	  "zone reclaim stalls allocations instead of using the other socket's memory",
+	  "CONFIG_NUMA" },
 };
 
 static uint64_t cfg_u64(const struct sysctl_cfg *cfg, size_t off)
@@ -206,6 +209,26 @@ static void read_error(struct pf_result *res, const char *subject, const char *p
 		pf_add(res, PF_STATUS_ERROR, subject, "cannot read %s: %s", path, strerror(-r));
 }
 
+/*
+ * A sysctl that only exists with a kernel option: its directory present and
+ * the file absent means the kernel was built without that option (nothing
+ * to judge); the directory absent means the root did not capture it.
+ */
+static void absent(const struct pf_fs *fs, struct pf_result *res, const struct rule *rule,
+		   const char *path)
+{
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(path, '/') - path), path);
+	if (pf_fs_exists(fs, dir) == 1)
+		pf_add(res, PF_STATUS_SKIP, rule->name,
+		       "absent: this kernel was built without %s, so there is nothing to judge",
+		       rule->kconfig);
+	else
+		pf_add(res, PF_STATUS_SKIP, rule->name,
+		       "not captured: %s is absent under the root", dir);
+}
+
 static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			 const struct rule *rule, struct pf_result *res)
 {
@@ -215,7 +238,9 @@ static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 
 	to_path(path, sizeof(path), rule->name);
 	r = read_value(ctx->fs, path, rule->field, &v);
-	if (r < 0)
+	if (r == -ENOENT && rule->kconfig)
+		absent(ctx->fs, res, rule, path);
+	else if (r < 0)
 		read_error(res, rule->name, path, r);
 	else
 		judge(res, cfg, rule, rule->name, rule->name, v);

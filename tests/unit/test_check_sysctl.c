@@ -5,6 +5,7 @@
  * temporary roots for the multi-rail rules.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -177,12 +178,18 @@ static void test_missing(void **state)
 
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-missing"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	/* an error for those keys only */
-	f = need(&res, "kernel.numa_balancing", PF_STATUS_ERROR);
-	assert_string_equal(f->message, "cannot read /proc/sys/kernel/numa_balancing: "
+	/*
+	 * /proc/sys/kernel is there without numa_balancing: a kernel built
+	 * without CONFIG_NUMA_BALANCING, nothing to judge (a skip, not an error)
+	 */
+	f = need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
+	assert_string_equal(f->message, "absent: this kernel was built without "
+					"CONFIG_NUMA_BALANCING, so there is nothing to judge");
+	/* an error for a sysctl every kernel has */
+	f = need(&res, "net.ipv4.tcp_wmem", PF_STATUS_ERROR);
+	assert_string_equal(f->message, "cannot read /proc/sys/net/ipv4/tcp_wmem: "
 					"No such file or directory");
-	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_ERROR);
-	assert_int_equal(count(&res, PF_STATUS_ERROR), 2);
+	assert_int_equal(count(&res, PF_STATUS_ERROR), 1);
 	need(&res, "net.core.rmem_max", PF_STATUS_PASS);
 	need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
 	/* no /sys/class/net: the rail rules say why they did not run */
@@ -281,6 +288,34 @@ static void test_single_rail_skips(void **state)
 	free(dir);
 }
 
+/* A kernel without CONFIG_NUMA (no vm.zone_reclaim_mode), and a root without /proc/sys/kernel. */
+static void test_numa_absent_skips(void **state)
+{
+	char *dir = rails_root();
+	char path[512];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/zone_reclaim_mode", dir);
+	assert_int_equal(unlink(path), 0);
+	pf_test_write(dir, "proc/sys/vm/swappiness", "60");
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/numa_balancing", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel", dir);
+	assert_int_equal(rmdir(path), 0);
+	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = need(&res, "vm.zone_reclaim_mode", PF_STATUS_SKIP);
+	assert_string_equal(f->message, "absent: this kernel was built without CONFIG_NUMA, so "
+					"there is nothing to judge");
+	f = need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
+	assert_string_equal(f->message, "not captured: /proc/sys/kernel is absent under the root");
+	assert_int_equal(count(&res, PF_STATUS_ERROR), 0);
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
 static void test_rails_effective_value(void **state)
 {
 	char *dir = rails_root();
@@ -338,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_fail),
 		cmocka_unit_test(test_overrides),
 		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_numa_absent_skips),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_single_rail_skips),
 		cmocka_unit_test(test_rails_effective_value),
