@@ -441,6 +441,27 @@ static size_t collect(const struct pf_node *node, struct pf_result *res, struct 
 	return n;
 }
 
+/* No RoCE port: say what the RDMA ports are instead (InfiniBand, EFA, unknown). */
+static int skip_no_roce(const struct pf_node *node, struct pf_result *res)
+{
+	size_t ib = 0, other = 0;
+
+	if (node->n_rdma == 0)
+		return pf_skip(res, "no RDMA devices: no RoCE netdevs to check");
+	for (size_t i = 0; i < node->n_rdma; i++)
+		for (size_t j = 0; j < node->rdma[i].n_ports; j++) {
+			if (node->rdma[i].ports[j].link_layer == PF_LINK_IB)
+				ib++;
+			else
+				other++;
+		}
+	if (other == 0)
+		return pf_skip(res, "no RoCE netdevs: every RDMA port is InfiniBand (PFC and pause "
+			       "apply to Ethernet links)");
+	return pf_skip(res, "no RoCE ports: %zu InfiniBand, %zu of another link layer (e.g. "
+		       "AWS EFA, whose SRD transport needs no PFC)", ib, other);
+}
+
 static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct pfc_pause_cfg *cfg = config;
@@ -457,12 +478,8 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
 
 	n = collect(ctx->node, res, &nds, &ports);
-	if (ports == 0) {
-		if (ctx->node->n_rdma == 0)
-			return pf_skip(res, "no RDMA devices: no RoCE netdevs to check");
-		return pf_skip(res, "no RoCE netdevs: every RDMA port is InfiniBand (PFC and pause "
-			       "apply to Ethernet links)");
-	}
+	if (ports == 0)
+		return skip_no_roce(ctx->node, res);
 
 	for (size_t i = 0; i < n; i++) {
 		nds[i].live = pf_fs_is_live(ctx->fs);

@@ -542,6 +542,7 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 	load_numa(topo, node);
 	load_pci(topo, node);
 	load_osdevs(topo, node);
+	pf_node_classify_links(node);
 	if (v2)
 		pf_node_note(node, "%s: an hwloc 3 export (XML %s), read by hwloc %u as XML 2.0 "
 			     "with its OS device types translated", xml_path, ver,

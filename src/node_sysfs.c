@@ -110,6 +110,19 @@ int pf_node_pci_index(const struct pf_node *node, const char *bdf)
 	return -1;
 }
 
+void pf_node_classify_links(struct pf_node *node)
+{
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (d->pci < 0 || (size_t)d->pci >= node->n_pci ||
+		    node->pci[d->pci].vendor != PF_PCI_VENDOR_AMAZON)
+			continue;
+		for (size_t j = 0; j < d->n_ports; j++)
+			d->ports[j].link_layer = PF_LINK_UNKNOWN;
+	}
+}
+
 const struct pf_pci_dev *pf_node_pci(const struct pf_node *node, const char *bdf)
 {
 	int i = pf_node_pci_index(node, bdf);
@@ -910,6 +923,7 @@ int pf_node_load_sysfs(const struct pf_fs *fs, struct pf_node **ret, char **ret_
 	}
 	numa_fallback(node);
 	map_netdevs(fs, node);
+	pf_node_classify_links(node);
 	*ret = PF_TAKE_PTR(node);
 	return 0;
 }

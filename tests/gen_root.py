@@ -280,6 +280,24 @@ def build(args):
         rdma(r, args, ep, f"mlx5_{args.nics}", 2, "MT4123", "MT_0000000223", 200,
              False, False, False)
 
+    for i in range(args.efa):
+        # AWS EFA: an RDMA function of its own (no netdev; the ENA netdev is
+        # another function), link layer Unspecified -> sysfs "Unknown"
+        # upstream, "Ethernet" with early out-of-tree efa drivers
+        rp = f"{hb0}/0000:00:{0x10 + i:02x}.0"
+        pci_dev(rp, 0x8086, 0x2030, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
+        ep = f"{rp}/0000:{0x60 + i:02x}:00.0"
+        pci_dev(ep, 0x1d0f, 0xefa0, 0x020000, 0, speed="16.0 GT/s PCIe", width=16)
+        d = f"{ep}/infiniband/efa_{i}"
+        r.write(f"{d}/node_type", "1: CA\n")
+        r.link(f"{d}/device", rel_link(d, ep))
+        r.link(f"/sys/class/infiniband/efa_{i}", rel_link("/sys/class/infiniband", d))
+        port = f"{d}/ports/1"
+        r.write(f"{port}/state", "4: ACTIVE\n")
+        r.write(f"{port}/phys_state", "5: LinkUp\n")
+        r.write(f"{port}/rate", "100 Gb/sec (4X EDR)\n")
+        r.write(f"{port}/link_layer", args.efa_link_layer + "\n")
+
     for name in parse_list(args.no_pci_parent_dev):
         # e.g. Intel MIC's scif0: an RDMA device with no PCI function behind it
         d = f"/sys/devices/virtual/infiniband/{name}"
@@ -471,6 +489,11 @@ def main(argv=None):
     p.add_argument("--roce-lag", type=int, default=0, metavar="N",
                    help="with --link-layer eth: the first N NICs are dual-port mlx5 RoCE LAGs "
                         "(mlx5_bond_<i> over bond<i> with two slaves, bond speed = their sum)")
+    p.add_argument("--efa", type=int, default=0, metavar="N",
+                   help="AWS EFA devices efa_0..N-1 (1d0f:efa0, no netdev) beside the NICs")
+    p.add_argument("--efa-link-layer", choices=["Unknown", "Ethernet"], default="Unknown",
+                   help="what efa ports show in link_layer: Unknown (upstream) or "
+                        "Ethernet (early out-of-tree driver)")
     g = p.add_argument_group("faults")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")

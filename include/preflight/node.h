@@ -18,6 +18,7 @@
 
 #define PF_PCI_VENDOR_NVIDIA 0x10de
 #define PF_PCI_VENDOR_MELLANOX 0x15b3
+#define PF_PCI_VENDOR_AMAZON 0x1d0f /* its RDMA functions are EFA (1d0f:efa0..efa3) */
 
 struct pf_pci_dev {
 	char bdf[16];        /* "0000:17:00.0", lower-case */
@@ -128,6 +129,13 @@ PF_DEFINE_AUTO(node_free, struct pf_node *, pf_node_free)
 
 /* An empty model with @source ("sysfs", "hwloc"); for loaders. */
 struct pf_node *pf_node_new(const char *source);
+/*
+ * For loaders, once devices and netdevs are known: ports of Amazon EFA
+ * devices are not RoCE whatever the loader saw (upstream efa reports the
+ * link layer Unspecified, early out-of-tree drivers Ethernet, an lstopo
+ * export only the Ethernet PCI class): their link layer becomes unknown.
+ */
+void pf_node_classify_links(struct pf_node *node);
 /* Append a printf-formatted line to node->notes; for loaders. */
 void pf_node_note(struct pf_node *node, const char *fmt, ...) PF_PRINTF(2, 3);
 

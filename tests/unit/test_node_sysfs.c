@@ -322,6 +322,36 @@ static void test_capture_scif(void **state)
 	pf_test_rmtree(tmp);
 }
 
+/*
+ * Both loaders end with pf_node_classify_links(): an Amazon (EFA) function's
+ * ports are never RoCE, whether sysfs said "Ethernet" (early out-of-tree
+ * efa) or an lstopo export only gave the Ethernet PCI class; others keep theirs.
+ */
+static void test_classify_efa(void **state)
+{
+	struct pf_node *node = pf_node_new("test");
+	struct pf_rdma_port efa_port = { .num = 1, .link_layer = PF_LINK_ETH, .netdev = -1 };
+	struct pf_rdma_port mlx_port = { .num = 1, .link_layer = PF_LINK_ETH, .netdev = -1 };
+
+	node->pci = pf_xcalloc(2, sizeof(*node->pci));
+	node->n_pci = 2;
+	node->pci[0].vendor = PF_PCI_VENDOR_AMAZON;
+	node->pci[0].device = 0xefa0;
+	node->pci[1].vendor = PF_PCI_VENDOR_MELLANOX;
+	node->rdma = pf_xcalloc(2, sizeof(*node->rdma));
+	node->n_rdma = 2;
+	node->rdma[0] = (struct pf_rdma_dev){ .name = pf_xstrdup("efa_0"), .pci = 0, .n_ports = 1 };
+	node->rdma[0].ports = pf_xcalloc(1, sizeof(efa_port));
+	node->rdma[0].ports[0] = efa_port;
+	node->rdma[1] = (struct pf_rdma_dev){ .name = pf_xstrdup("mlx5_0"), .pci = 1, .n_ports = 1 };
+	node->rdma[1].ports = pf_xcalloc(1, sizeof(mlx_port));
+	node->rdma[1].ports[0] = mlx_port;
+	pf_node_classify_links(node);
+	assert_int_equal(node->rdma[0].ports[0].link_layer, PF_LINK_UNKNOWN);
+	assert_int_equal(node->rdma[1].ports[0].link_layer, PF_LINK_ETH);
+	pf_node_free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_empty_root),
 		cmocka_unit_test(test_capture_qib),
 		cmocka_unit_test(test_capture_scif),
+		cmocka_unit_test(test_classify_efa),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
