@@ -197,7 +197,8 @@ int pf_skip(struct pf_result *res, const char *fmt, ...)
  * A check's own summary of a failing or erroring result must say what is
  * wrong (it is JUnit's failure message and Slurm's drain reason): when it
  * names neither the first such finding's subject nor its message, append
- * them, as the generic summary does.
+ * them, as the generic summary does (only the subject when the message is
+ * longer than 80 bytes).
  */
 static void name_first_problem(struct pf_result *res, enum pf_status worst)
 {
@@ -212,8 +213,12 @@ static void name_first_problem(struct pf_result *res, enum pf_status worst)
 	if (!f || strstr(res->summary, f->message) ||
 	    (f->subject && *f->subject && strstr(res->summary, f->subject)))
 		return;
-	s = pf_xasprintf("%s (first: %s%s%s)", res->summary, f->subject ? f->subject : "",
-			 f->subject && *f->subject ? ": " : "", f->message);
+	/* a long message stays in its finding: the subject says where to look */
+	if (f->subject && *f->subject && strlen(f->message) > 80)
+		s = pf_xasprintf("%s (first: %s)", res->summary, f->subject);
+	else
+		s = pf_xasprintf("%s (first: %s%s%s)", res->summary, f->subject ? f->subject : "",
+				 f->subject && *f->subject ? ": " : "", f->message);
 	free(res->summary);
 	res->summary = s;
 }

@@ -35,7 +35,7 @@ void pf_table_print(struct pf_table *t, FILE *out)
 			const char *s = t->cells[r * t->ncol + c];
 			bool last = c + 1 == t->ncol;
 
-			if (t->right[c])
+			if (t->right[c] && !(last && !*s))
 				fprintf(out, "%*s", (int)w[c], s);
 			else
 				fprintf(out, "%-*s", last ? 0 : (int)w[c], s);

@@ -127,6 +127,15 @@ static void test_finish_summaries(void **state)
 	assert_string_equal(res.summary, "8 GPUs on the bus (first: x: bad)");
 	pf_result_release(&res);
 
+	/* a long message stays in its finding */
+	pf_result_init(&res);
+	pf_add(&res, PF_STATUS_ERROR, "gpudirect_rdma", "cannot tell whether GPUDirect RDMA is "
+	       "available: peermem unknown, DMA-BUF no (NVIDIA kernel driver not loaded)");
+	pf_summary(&res, "GPUDirect RDMA: undecided");
+	pf_result_finish(&res);
+	assert_string_equal(res.summary, "GPUDirect RDMA: undecided (first: gpudirect_rdma)");
+	pf_result_release(&res);
+
 	/* a pass or a warn keeps the check's own words */
 	pf_result_init(&res);
 	pf_add(&res, PF_STATUS_WARN, "x", "low");
