@@ -55,6 +55,7 @@ struct gpu {
 	char bdf[16];
 	const struct pf_pci_dev *pci;
 	char driver[32];      /* bound kernel driver, "" for none */
+	const char *osdev;    /* hwloc export: "cuda0"/"nvml0" below it, or "" */
 	char model[96];       /* from /proc/driver/nvidia/gpus/<bdf>/information */
 	int cuda;             /* CUDA ordinal, -1 not reported */
 	char cuda_name[96];
@@ -71,6 +72,9 @@ struct inv {
 	bool cuda_ok;          /* CUDA answered: cuda ordinals are meaningful */
 	bool cuda_hidden;      /* CUDA_VISIBLE_DEVICES is set */
 	bool nvml_ok;
+	bool live;             /* the root is this node: an absent file is a fact */
+	bool bindings_recorded; /* the root holds PCI driver links: a missing one is a fact */
+	char proof[128];       /* what proves the NVIDIA driver loaded, "" nothing */
 };
 
 static void read_binding(const struct pf_ctx *ctx, struct gpu *g)
@@ -104,6 +108,7 @@ static void init_gpu(struct gpu *g, const char *bdf, const struct pf_pci_dev *pc
 {
 	snprintf(g->bdf, sizeof(g->bdf), "%s", bdf);
 	g->pci = pci;
+	g->osdev = "";
 	g->cuda = -1;
 	g->persistence = g->retired_pending = g->remap_pending = g->remap_failure = -1;
 	g->retired = -1;
@@ -117,10 +122,16 @@ static struct gpu *find_gpu(struct inv *inv, const char *bdf)
 	return NULL;
 }
 
-/* The kernel driver and its version; the NVML/CUDA versions are added later. */
+/*
+ * The kernel driver and its version; the NVML/CUDA versions are added later.
+ * An absent version file is a fact only on the live node; under a root it
+ * may simply not have been captured: what else proves the driver loaded
+ * (@inv->proof) decides, else the finding is a skip naming what is missing.
+ */
 static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
-					     const struct gpu_inventory_cfg *cfg, int n_drv,
-					     struct pf_result *res, char *ver, size_t len)
+					     const struct gpu_inventory_cfg *cfg,
+					     const struct inv *inv, struct pf_result *res,
+					     char *ver, size_t len)
 {
 	pf_autofree char *line = NULL;
 	struct pf_finding *f;
@@ -129,13 +140,29 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 
 	ver[0] = '\0';
 	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &line);
-	if (r == -ENOENT && n_drv > 0) {
-		f = pf_add(res, PF_STATUS_WARN, "driver", "NVIDIA driver loaded (/proc/driver/nvidia/gpus "
-			   "lists %d GPU%s) but its version is unknown: /proc/driver/nvidia/version "
-			   "is absent", n_drv, n_drv == 1 ? "" : "s");
+	if (r == -ENOENT && inv->proof[0] && !inv->live && !cfg->min_driver[0]) {
+		f = pf_add(res, PF_STATUS_PASS, "driver", "NVIDIA driver loaded (%s); its version "
+			   "was not recorded (no /proc/driver/nvidia/version)", inv->proof);
+		pf_obs_bool(f, "loaded", true);
+		pf_obs_str(f, "loaded_evidence", inv->proof);
+		return f;
+	}
+	if (r == -ENOENT && inv->proof[0]) {
+		f = pf_add(res, PF_STATUS_WARN, "driver", "NVIDIA driver loaded (%s) but its version "
+			   "is unknown: /proc/driver/nvidia/version is absent%s", inv->proof,
+			   cfg->min_driver[0] ? ", so min_driver is not judged" : "");
 		pf_remedy(f, "a capture should include /proc/driver/nvidia/version; on a live node "
 			  "reinstall the driver if it is missing");
 		pf_obs_bool(f, "loaded", true);
+		pf_obs_str(f, "loaded_evidence", inv->proof);
+		return f;
+	}
+	if (r == -ENOENT && !inv->live) {
+		f = pf_add(res, PF_STATUS_SKIP, "driver", "NVIDIA driver state not recorded: no "
+			   "/proc/driver/nvidia/version under the root and nothing else shows the "
+			   "driver (no GPU bound to nvidia, no /proc/driver/nvidia/gpus, no cuda/nvml "
+			   "device in a topology export)");
+		pf_remedy(f, "capture /proc/driver/nvidia/version with the snapshot, or run on the node");
 		return f;
 	}
 	if (r == -ENOENT) {
@@ -394,6 +421,7 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 	char msg[512] = "", fix[512] = "";
 	struct pf_finding *f;
 	const char *name = g->cuda_name[0] ? g->cuda_name : g->model[0] ? g->model : "NVIDIA GPU";
+	bool unknown_binding = false;
 
 	add_part(msg, sizeof(msg), "%s", name);
 	if (!g->pci) {
@@ -403,7 +431,15 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 		add_part(fix, sizeof(fix), "check lspci -s %s; a capture may lack the sysfs "
 			 "vendor/class files", g->bdf);
 	}
-	if (!g->driver[0]) {
+	if (!g->driver[0] && g->osdev[0]) {
+		add_part(msg, sizeof(msg), "driver loaded (the topology export has %s on it)",
+			 g->osdev);
+	} else if (!g->driver[0] && !inv->live && !inv->bindings_recorded) {
+		/* nothing recorded either way: judged by what else is known, else a skip */
+		unknown_binding = true;
+		add_part(msg, sizeof(msg), "driver binding not recorded (no "
+			 "/sys/bus/pci/devices/%s/driver under the root)", g->bdf);
+	} else if (!g->driver[0]) {
 		st = pf_status_worst(st, PF_STATUS_FAIL);
 		add_part(msg, sizeof(msg), "no kernel driver bound");
 		add_part(fix, sizeof(fix), "load the NVIDIA driver (modprobe nvidia) and check dmesg "
@@ -462,10 +498,16 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 		add_part(msg, sizeof(msg), "row remap pending");
 		add_part(fix, sizeof(fix), "reset the GPU (nvidia-smi -r) to apply the pending row remap");
 	}
+	/* nothing but the bus address known: say what is missing, never pass */
+	if (unknown_binding && st == PF_STATUS_PASS && !inv->cuda_ok && g->persistence < 0 &&
+	    g->retired < 0 && g->remap_pending < 0)
+		st = PF_STATUS_SKIP;
 	f = pf_add(res, st, g->bdf, "%s", msg);
 	if (fix[0])
 		pf_remedy(f, "%s", fix);
-	pf_obs_str(f, "driver", g->driver[0] ? g->driver : "none");
+	pf_obs_str(f, "driver", g->driver[0] ? g->driver : unknown_binding ? "unknown" : "none");
+	if (g->osdev[0])
+		pf_obs_str(f, "driver_osdev", g->osdev);
 	if (g->model[0])
 		pf_obs_str(f, "model", g->model);
 	if (inv->cuda_ok)
@@ -660,6 +702,43 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 	}
 }
 
+/* Whether the root records PCI driver links at all (then a missing one is a fact). */
+static bool bindings_recorded(const struct pf_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->node->n_pci; i++) {
+		pf_autofree char *target = NULL;
+		char path[96];
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", ctx->node->pci[i].bdf);
+		if (pf_fs_readlink(ctx->fs, path, &target) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* What proves the NVIDIA kernel driver loaded, besides its version file. */
+static void driver_proof(struct inv *inv, int n_drv)
+{
+	inv->proof[0] = '\0';
+	if (n_drv > 0) {
+		snprintf(inv->proof, sizeof(inv->proof), "/proc/driver/nvidia/gpus lists %d GPU%s",
+			 n_drv, n_drv == 1 ? "" : "s");
+		return;
+	}
+	for (size_t i = 0; i < inv->n; i++)
+		if (!strcmp(inv->gpus[i].driver, "nvidia")) {
+			snprintf(inv->proof, sizeof(inv->proof), "GPU %s is bound to nvidia",
+				 inv->gpus[i].bdf);
+			return;
+		}
+	for (size_t i = 0; i < inv->n; i++)
+		if (inv->gpus[i].osdev[0]) {
+			snprintf(inv->proof, sizeof(inv->proof), "the topology export has %s on GPU %s",
+				 inv->gpus[i].osdev, inv->gpus[i].bdf);
+			return;
+		}
+}
+
 static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct gpu_inventory_cfg *cfg = config;
@@ -695,7 +774,8 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 		pci = &ctx->node->pci[idx];
 		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
 			continue;
-		init_gpu(&gpus[inv.n++], pci->bdf, pci);
+		init_gpu(&gpus[inv.n], pci->bdf, pci);
+		gpus[inv.n++].osdev = ctx->node->gpus[i].driver_osdev;
 	}
 	n_bus = inv.n;
 	/* GPUs the kernel driver initialised that the PCI inventory does not show as NVIDIA */
@@ -747,8 +827,11 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 
 	for (size_t i = 0; i < inv.n; i++)
 		read_binding(ctx, &gpus[i]);
+	inv.live = pf_fs_is_live(ctx->fs);
+	inv.bindings_recorded = inv.live || bindings_recorded(ctx);
+	driver_proof(&inv, n_drv);
 	/* pf_add may move findings: the scans refer to the driver finding by index */
-	drv = (size_t)(judge_driver(ctx, cfg, n_drv, res, kver, sizeof(kver)) - res->findings);
+	drv = (size_t)(judge_driver(ctx, cfg, &inv, res, kver, sizeof(kver)) - res->findings);
 	cuda_scan(ctx, &inv, drv, res);
 	nvml_scan(ctx, &inv, drv, kver, res);
 	for (size_t i = 0; i < inv.n; i++)
@@ -774,6 +857,6 @@ const struct pf_check pf_check_gpu_inventory = {
 	.params = gpu_inventory_params,
 	.cfg_size = sizeof(struct gpu_inventory_cfg),
 	.timeout_s = 30,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
 	.run = gpu_inventory_run,
 };

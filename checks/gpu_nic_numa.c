@@ -267,6 +267,6 @@ const struct pf_check pf_check_gpu_nic_numa = {
 	.params = gpu_nic_numa_params,
 	.cfg_size = sizeof(struct gpu_nic_numa_cfg),
 	.timeout_s = 5,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
 	.run = gpu_nic_numa_run,
 };

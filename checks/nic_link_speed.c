@@ -606,6 +606,12 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 			skipped++;
 			continue;
 		}
+		if (d->n_ports == 0 && !strcmp(node->source, "hwloc")) {
+			pf_add(res, PF_STATUS_SKIP, d->name, "the topology export records no ports "
+			       "for %s: not judged", d->name);
+			skipped++;
+			continue;
+		}
 		if (d->n_ports == 0) {
 			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, d->name,
 						      "RDMA device without readable ports");
@@ -691,6 +697,6 @@ const struct pf_check pf_check_nic_link_speed = {
 	.params = nic_link_speed_params,
 	.cfg_size = sizeof(struct nic_link_speed_cfg),
 	.timeout_s = 10,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
 	.run = nic_link_speed_run,
 };

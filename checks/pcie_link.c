@@ -754,6 +754,6 @@ const struct pf_check pf_check_pcie_link = {
 	.params = pcie_link_params,
 	.cfg_size = sizeof(struct pcie_link_cfg),
 	.timeout_s = 5,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
 	.run = pcie_link_run,
 };

@@ -55,6 +55,7 @@ struct pf_opts {
 	const char *profile;
 	const char *describe;
 	const char *topology; /* --topology: lstopo XML instead of sysfs */
+	bool no_root; /* --topology without --root: no files are read, none live */
 	bool list;
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
@@ -572,6 +573,31 @@ static int resolve_profile(const char *arg, char **ret_path, char **ret_err)
  * the format, the profile (every setting of every check), drain_on, a
  * non-empty selection, and the root.  0, or 64 with the message printed.
  */
+/*
+ * A root that holds nothing: a fresh directory, opened and removed at once
+ * (the open directory stays valid and empty), so no file of this machine is
+ * read under --topology alone.
+ */
+static int open_empty_root(struct pf_fs **ret_fs)
+{
+	const char *tmp = getenv("TMPDIR");
+	pf_autofree char *dir = pf_xasprintf("%s/preflight-empty-XXXXXX",
+					     tmp && *tmp ? tmp : "/tmp");
+	int r;
+
+	if (!mkdtemp(dir))
+		return -errno;
+	r = pf_fs_open(dir, ret_fs);
+	(void)rmdir(dir);
+	return r;
+}
+
+/* A root with neither /sys nor /proc: it adds nothing to a topology export. */
+static bool root_is_empty(const struct pf_fs *fs)
+{
+	return !pf_fs_is_live(fs) && pf_fs_exists(fs, "/sys") != 1 && pf_fs_exists(fs, "/proc") != 1;
+}
+
 static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs **ret_fs)
 {
 	size_t n_all, n = 0;
@@ -611,10 +637,19 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 		return usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
 				   o->only ? o->only : "", o->skip ? o->skip : "");
 
-	o->root = o->root ? o->root : "/";
-	r = pf_fs_open(o->root, ret_fs);
-	if (r < 0)
-		return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	if (o->topology && !o->root && !o->capture) {
+		/* another node's export: judge it alone, never with this machine's facts */
+		o->no_root = true;
+		o->root = "none";
+		r = open_empty_root(ret_fs);
+		if (r < 0)
+			return usage_error("--topology: cannot make an empty root: %s", strerror(-r));
+	} else {
+		o->root = o->root ? o->root : "/";
+		r = pf_fs_open(o->root, ret_fs);
+		if (r < 0)
+			return usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	}
 	if (o->output && strchr(o->output, '%')) {
 		struct pf_report node = { 0 };
 
@@ -884,6 +919,17 @@ static int run_checks(struct pf_opts *o)
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
+	/*
+	 * --topology with no root (or an empty one): the export is all there is.
+	 * Only the checks that judge an inventory run; the others would judge
+	 * files and libraries the export does not hold (or this machine's).
+	 */
+	report.topology_only = ctx.node && o->topology && !o->capture &&
+			       (o->no_root || root_is_empty(fs));
+	report.src_inventory = ctx.node ? ctx.node->source : NULL;
+	report.src_topology = ctx.node ? o->topology : NULL;
+	report.src_files = o->no_root ? "none" : pf_fs_is_live(fs) ? "live" : "root";
+	report.src_providers = ctx.prov->name;
 	/* a live status line while checks run, only for a person at a terminal */
 	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	report.started_at = time(NULL);
@@ -894,10 +940,17 @@ static int run_checks(struct pf_opts *o)
 			pf_result_finish(&runs[i].res);
 			continue;
 		}
+		if (report.topology_only && !(runs[i].check->flags & PF_CHECK_JUDGES_TOPOLOGY)) {
+			pf_add(&runs[i].res, PF_STATUS_SKIP, NULL, "not run under --topology alone: the "
+			       "export holds the PCI, GPU and NIC inventory, not what %s judges; run it "
+			       "on the node, or with --root on a snapshot of it", runs[i].check->name);
+			pf_result_finish(&runs[i].res);
+			continue;
+		}
 		pf_runner_run(&ctx, &runs[i], 1, &o->runner);
 	}
 
-	report.root = pf_fs_root(fs);
+	report.root = o->no_root ? "none" : pf_fs_root(fs);
 	report.profile = o->prof.name ? o->prof.name : "generic";
 	report.runs = runs;
 	report.n_runs = n;

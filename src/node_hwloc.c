@@ -394,6 +394,26 @@ static void load_osdevs(hwloc_topology_t topo, struct pf_node *node)
 	}
 }
 
+/*
+ * OS devices that the NVIDIA driver's libraries create under a GPU (hwloc's
+ * cuda and nvml components): their presence in an export proves the driver
+ * was loaded when it was taken.
+ */
+static void load_gpu_osdevs(hwloc_topology_t topo, struct pf_node *node)
+{
+	for (hwloc_obj_t o = NULL; (o = hwloc_get_next_osdev(topo, o));) {
+		int pci;
+
+		if (!o->name || (strncmp(o->name, "cuda", 4) && strncmp(o->name, "nvml", 4)))
+			continue;
+		pci = pci_index(o->parent);
+		for (size_t i = 0; pci >= 0 && i < node->n_gpus; i++)
+			if (node->gpus[i].pci == pci && !node->gpus[i].driver_osdev[0])
+				snprintf(node->gpus[i].driver_osdev,
+					 sizeof(node->gpus[i].driver_osdev), "%s", o->name);
+	}
+}
+
 static void load_numa(hwloc_topology_t topo, struct pf_node *node)
 {
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
@@ -543,6 +563,7 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 	load_pci(topo, node);
 	load_osdevs(topo, node);
 	pf_node_classify_links(node);
+	load_gpu_osdevs(topo, node);
 	if (v2)
 		pf_node_note(node, "%s: an hwloc 3 export (XML %s), read by hwloc %u as XML 2.0 "
 			     "with its OS device types translated", xml_path, ver,

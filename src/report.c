@@ -96,6 +96,16 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 	cJSON_AddStringToObject(o, "hostname", r->hostname);
 	cJSON_AddStringToObject(o, "kernel", r->kernel);
 	cJSON_AddStringToObject(o, "root", r->root);
+	if (r->src_inventory) {
+		cJSON *src = cJSON_AddObjectToObject(o, "sources");
+
+		cJSON_AddStringToObject(src, "inventory", r->src_inventory);
+		if (r->src_topology)
+			cJSON_AddStringToObject(src, "topology", r->src_topology);
+		cJSON_AddStringToObject(src, "files", r->src_files);
+		cJSON_AddStringToObject(src, "providers", r->src_providers);
+		cJSON_AddBoolToObject(src, "topology_only", r->topology_only);
+	}
 	cJSON_AddStringToObject(j, "profile", r->profile);
 	gmtime_r(&r->started_at, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);

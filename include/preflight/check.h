@@ -94,6 +94,11 @@ void pf_progress(const struct pf_ctx *ctx, const char *fmt, ...) PF_PRINTF(2, 3)
 enum pf_check_flags {
 	PF_CHECK_NEEDS_NODE = 1 << 0, /* run() uses ctx->node */
 	PF_CHECK_TRAFFIC = 1 << 1,    /* sends traffic: not a static check */
+	/*
+	 * judges what a topology export holds (PCI tree, GPUs, NICs, ports):
+	 * runs under --topology alone; every other check is skipped there
+	 */
+	PF_CHECK_JUDGES_TOPOLOGY = 1 << 2,
 };
 
 struct pf_check {

@@ -40,6 +40,11 @@ struct pf_pci_dev {
 
 struct pf_gpu {
 	int pci;             /* index into node->pci */
+	/*
+	 * hwloc export: an OS device below the GPU that only a loaded NVIDIA
+	 * driver creates ("cuda0", "nvml0"), proof of the driver; "" none.
+	 */
+	char driver_osdev[16];
 };
 
 enum pf_link_layer {

@@ -34,6 +34,14 @@ struct pf_report {
 	char hostname[256];
 	char kernel[256];
 	const char *root;
+	/*
+	 * Where the node facts came from (JSON node.sources): the inventory
+	 * ("sysfs" or "hwloc"), the --topology file (or NULL), the files
+	 * ("live", "root" or "none") and the providers' name.  NULL inventory:
+	 * not recorded.
+	 */
+	const char *src_inventory, *src_topology, *src_files, *src_providers;
+	bool topology_only; /* --topology judged alone: checks that need more were skipped */
 	const char *profile;
 	time_t started_at;
 	double duration_ms;

@@ -17,6 +17,11 @@ for root in sysctl-pass sysctl-fail sysctl-missing sysctl-garbage memlock-unlimi
 done
 "$PREFLIGHT" --root "$PF_FIXTURES/sysctl-pass" --only memlock,sysctl --format json --no-fork \
 	>"$T/no-fork.report.json"
+# node.sources: a sysfs root, and a topology export judged alone
+python3 "$PF_SOURCE_DIR/tests/gen_root.py" "$T/gen" --gpus 2 --nics 2 >/dev/null
+"$PREFLIGHT" --root "$T/gen" --only pcie_link --format json >"$T/sources-sysfs.report.json"
+XML=${PF_SHARED_DIR:-$PF_SOURCE_DIR/../shared}/fixtures/hwloc-xml/topo.jwb0001.xml
+[ -r "$XML" ] && "$PREFLIGHT" --topology "$XML" --format json >"$T/sources-topology.report.json"
 cp "$PF_SOURCE_DIR/tests/golden/report.json" "$T/golden.report.json"
 # the example in docs/report.md is a valid report too
 sed -n '/^```json$/,/^```$/p' "$PF_SOURCE_DIR/docs/report.md" | sed '1d;$d' \

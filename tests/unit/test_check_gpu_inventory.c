@@ -190,21 +190,56 @@ static void cuinit_errors(void **state)
 	assert_non_null(strstr(x->message, "stub"));
 }
 
+/*
+ * The version file absent under a root: what else is recorded decides.  The
+ * driver listing its GPUs, or a GPU bound to nvidia, proves it loaded (pass;
+ * warn when min_driver cannot be judged); nothing recorded either way is a
+ * skip naming what is missing; a root that records PCI driver links but none
+ * for the GPUs fails them. 
+ */
 static void driver_not_loaded(void **state)
 {
 	struct fix *f = *state;
+	const struct pf_finding *x;
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/version", f->root);
 	unlink(path);
-	/* the driver lists its GPUs: loaded, version unknown */
+	/* the driver lists its GPUs: loaded, version not recorded */
 	run(f, NULL);
+	x = pf_test_finding(&f->res, "driver");
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_non_null(strstr(x->message, "/proc/driver/nvidia/gpus lists 4 GPUs"));
+	run(f, (const char *[]){ "gpu_inventory.min_driver=550.54.15", NULL });
 	assert_int_equal(status_of(f, "driver"), PF_STATUS_WARN);
+	assert_non_null(strstr(pf_test_finding(&f->res, "driver")->message, "min_driver"));
+	/* no listing, but GPUs bound to nvidia: still proven */
 	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/gpus", f->root);
 	pf_test_rmtree(path);
 	run(f, NULL);
-	assert_int_equal(status_of(f, "driver"), PF_STATUS_FAIL);
-	assert_non_null(strstr(pf_test_finding(&f->res, "driver")->remedy, "modprobe nvidia"));
+	x = pf_test_finding(&f->res, "driver");
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_non_null(strstr(x->message, "GPU 0000:1b:00.0 is bound to nvidia"));
+	/* nothing recorded either way (e.g. a topology export alone): skips, no fail */
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver", f->root, BDFS[i]);
+		unlink(path);
+	}
+	pf_fake.cuda_load = -ENOENT;
+	pf_fake.nvml_load = -ENOENT;
+	run(f, NULL);
+	assert_int_equal(status_of(f, "driver"), PF_STATUS_SKIP);
+	assert_int_equal(status_of(f, "0000:1b:00.0"), PF_STATUS_SKIP);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:1b:00.0")->message,
+			       "binding not recorded"));
+	assert_int_not_equal(f->res.status, PF_STATUS_FAIL);
+	/* the root records bindings (GPU 0 on vfio-pci): the unbound GPUs fail */
+	pf_test_symlink(f->root, "sys/bus/pci/devices/0000:1b:00.0/driver",
+			"../../../../bus/pci/drivers/vfio-pci");
+	run(f, NULL);
+	assert_int_equal(status_of(f, "0000:43:00.0"), PF_STATUS_FAIL);
+	assert_non_null(strstr(pf_test_finding(&f->res, "0000:43:00.0")->message,
+			       "no kernel driver bound"));
 }
 
 static void min_driver(void **state)
