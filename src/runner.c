@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -123,11 +124,24 @@ struct status_line {
 static void status_draw(struct status_line *sl)
 {
 	double elapsed = (now_ms() - sl->t0) / 1e3;
+	char line[256];
+	struct winsize ws;
+	int n;
 
 	if (!sl->out)
 		return;
-	fprintf(sl->out, "\r\033[Kpreflight: %s%s%s  %.0f s / %u s", sl->run->check->name,
-		sl->detail[0] ? "  " : "", sl->detail, elapsed, sl->run->timeout_s);
+	n = snprintf(line, sizeof(line), "preflight: %s%s%s  %.0f s / %u s", sl->run->check->name,
+		     sl->detail[0] ? "  " : "", sl->detail, elapsed, sl->run->timeout_s);
+	/* one physical line, or "\r\033[K" would leave the wrapped part behind */
+	if (n > 0 && fileno(sl->out) >= 0 && ioctl(fileno(sl->out), TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 1 && (size_t)n >= ws.ws_col) {
+		size_t cut = ws.ws_col - 1;
+
+		while (cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80)
+			cut--; /* not inside a UTF-8 sequence */
+		line[cut] = '\0';
+	}
+	fprintf(sl->out, "\r\033[K%s", line);
 	fflush(sl->out);
 }
 

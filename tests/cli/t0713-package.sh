@@ -43,6 +43,9 @@ grep -q '^ExecStart=.*--output /var/lib/preflight/report.json' \
 	"$tmp/root/usr/lib/systemd/system/preflight.service" || fail "unit ExecStart"
 grep -q '^StateDirectory=preflight$' "$tmp/root/usr/lib/systemd/system/preflight.service" ||
 	fail "unit StateDirectory"
+# a bare preflight runs the static checks: the unit's post-boot run keeps the full set
+grep -q '^Environment=PREFLIGHT_ARGS=--all$' "$tmp/root/usr/lib/systemd/system/preflight.service" ||
+	fail "unit does not run --all"
 
 # the completion, sourced in bash: check names come from the binary
 cat > "$tmp/comp.bash" <<EOF

@@ -63,6 +63,17 @@ json.loads(text)
 assert "\x1b" not in text and "\r" not in text and "preflight: memlock" not in text
 PY
 
+# a narrow terminal: the status line is cut to one physical line (else the clear
+# would leave its wrapped part behind)
+run_pty 30 0 1 --root "$T/root" --only nic_link_speed --format json --output "$T/r.json"
+"$PY" - "$T/pty" <<'PY' && ok "30 columns: status line cut to 29" || not_ok "narrow: $(od -c "$T/pty" | head)"
+import sys
+err = open(sys.argv[1], "rb").read().decode()
+parts = [p for p in err.split("\r\x1b[K") if p]
+assert parts and all(len(p) <= 29 for p in parts), parts
+assert parts[0].startswith("preflight: nic_link_speed"), parts
+PY
+
 # stderr not a terminal: no status line at all
 run_pty 80 1 0 --root "$T/root" --only $checks --format json
 if grep -q "$(printf '\033')" "$T/err" || grep -q 'preflight: memlock' "$T/err"; then
