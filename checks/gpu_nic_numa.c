@@ -13,6 +13,14 @@
  * node achieve, so one GPU left without its rail NIC on a rail-aligned node
  * fails while a node built without switches is not judged against PIX.
  * A GPU whose nearest NIC is on another NUMA node fails (require_numa).
+ *
+ * Rail coverage: GPUs and NICs are counted per PCIe switch (the deepest
+ * bridge a GPU shares with its nearest NIC; the NICs below it).  A switch with fewer NICs per GPU than the
+ * node's usual (the ratio most switches have; on a tie the richer one)
+ * lost a rail: a GPU there that shares its NIC with an earlier GPU fails,
+ * naming the NICs of gpu_nic_numa.nics that are missing.  A node built with
+ * 2 GPUs per NIC on every switch is its own usual and passes.  A NIC listed
+ * in gpu_nic_numa.nics that is not on the node fails.
  */
 #include <string.h>
 
@@ -163,6 +171,162 @@ static enum verdict judge(struct pf_result *res, const struct pf_node *node,
 	return v;
 }
 
+
+/* Is @anc a bridge above @pci? */
+static bool below(const struct pf_node *node, int pci, int anc)
+{
+	for (int p = node->pci[pci].parent, depth = 0; p >= 0 && (size_t)p < node->n_pci &&
+	     depth < 64; p = node->pci[p].parent, depth++)
+		if (p == anc)
+			return true;
+	return false;
+}
+
+/*
+ * The deepest bridge above both @a and @b (the PCIe switch, or root port,
+ * that a GPU and its NIC share); -1 when they part at the host bridge.
+ */
+static int common_bridge(const struct pf_node *node, int a, int b)
+{
+	for (int p = node->pci[a].parent, depth = 0; p >= 0 && (size_t)p < node->n_pci &&
+	     depth < 64; p = node->pci[p].parent, depth++)
+		if (below(node, b, p))
+			return p;
+	return -1;
+}
+
+struct sw {
+	int pci;
+	size_t gpus, nics;
+};
+
+static struct sw *sw_get(struct sw **v, size_t *n, int pci)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].pci == pci)
+			return &(*v)[i];
+	*v = pf_xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n] = (struct sw){ .pci = pci };
+	return &(*v)[(*n)++];
+}
+
+/* NICs named in gpu_nic_numa.nics that the node does not have, into @buf. */
+static size_t missing_nics(const struct pf_node *node, const char *nics, char *buf, size_t len)
+{
+	pf_autofree char *copy = pf_xstrdup(nics);
+	size_t n = 0, o = 0;
+
+	buf[0] = '\0';
+	for (char *save = NULL, *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		if (pf_node_rdma(node, t))
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", n ? ", " : "", t);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Rail coverage; returns the GPUs failed.  @pairs in GPU order: a GPU that
+ * shares its NIC with an earlier GPU on a switch short of NICs fails.
+ */
+static size_t judge_coverage(struct pf_result *res, const struct pf_node *node,
+			     const struct gpu_nic_numa_cfg *cfg, struct pf_gpu_nic_pair *pairs,
+			     size_t n, bool *failed)
+{
+	pf_autofree struct sw *sws = NULL;
+	pf_autofree int *dom = pf_xcalloc(n + 1, sizeof(*dom));
+	size_t n_sw = 0, best_votes = 0, n_bad = 0;
+	size_t usual_g = 0, usual_n = 0;
+	char missing[256];
+	size_t n_missing = cfg->nics[0] ? missing_nics(node, cfg->nics, missing, sizeof(missing)) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int s = pairs[i].nic < 0 ? -1 :
+			common_bridge(node, (int)(pairs[i].gpu - node->pci), node->rdma[pairs[i].nic].pci);
+
+		dom[i] = s;
+		if (s >= 0)
+			sw_get(&sws, &n_sw, s)->gpus++;
+	}
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (!nic_selected(cfg, d))
+			continue;
+		for (size_t k = 0; k < n_sw; k++)
+			if (below(node, d->pci, sws[k].pci))
+				sws[k].nics++;
+	}
+	/* the usual NICs per GPU: the ratio most switches with GPUs and NICs have */
+	for (size_t a = 0; a < n_sw; a++) {
+		size_t votes = 0;
+
+		if (!sws[a].gpus || !sws[a].nics)
+			continue;
+		for (size_t b = 0; b < n_sw; b++)
+			votes += sws[b].gpus && sws[b].nics * sws[a].gpus == sws[a].nics * sws[b].gpus;
+		if (votes > best_votes ||
+		    (votes == best_votes && sws[a].nics * usual_g > usual_n * sws[a].gpus)) {
+			best_votes = votes;
+			usual_g = sws[a].gpus;
+			usual_n = sws[a].nics;
+		}
+	}
+	for (size_t i = 0; usual_g && i < n; i++) {
+		struct pf_gpu_nic_pair *p = &pairs[i];
+		int s = dom[i];
+		const struct sw *w = NULL;
+		const struct pf_gpu_nic_pair *first = NULL;
+		struct pf_finding *f;
+
+		for (size_t k = 0; k < n_sw && s >= 0; k++)
+			if (sws[k].pci == s)
+				w = &sws[k];
+		/* short of NICs: fewer per GPU than usual (none at all is the class rule's) */
+		if (p->nic < 0 || !w || !w->nics || w->nics * usual_g >= usual_n * w->gpus)
+			continue;
+		for (size_t j = 0; j < i && !first; j++)
+			if (pairs[j].nic == p->nic && dom[j] == s)
+				first = &pairs[j];
+		if (!first)
+			continue;
+		n_bad++;
+		failed[i] = true;
+		f = pf_add(res, PF_STATUS_FAIL, p->gpu->bdf, "GPU %s shares %s with %s: its PCIe "
+			   "switch %s has %zu NIC%s for %zu GPUs where this node's switches have %zu "
+			   "for %zu%s%s", p->gpu->bdf, node->rdma[p->nic].name, first->gpu->bdf,
+			   node->pci[w->pci].bdf, w->nics, w->nics == 1 ? "" : "s", w->gpus, usual_n,
+			   usual_g, n_missing ? "; missing from gpu_nic_numa.nics: " : "",
+			   n_missing ? missing : "");
+		pf_remedy(f, "a rail NIC is gone from this switch and its GPU falls back to the "
+			  "sibling's NIC at half bandwidth: check lspci -d 15b3: and dmesg (mlx5_core, "
+			  "AER) for the missing NIC, reseat or replace it; if the layout is intended, "
+			  "list the NICs in gpu_nic_numa.nics");
+		pf_obs_str(f, "nic", node->rdma[p->nic].name);
+		pf_obs_str(f, "shared_with", first->gpu->bdf);
+		pf_obs_str(f, "switch", node->pci[w->pci].bdf);
+		pf_obs_num(f, "switch_gpus", (double)w->gpus);
+		pf_obs_num(f, "switch_nics", (double)w->nics);
+		pf_exp_num(f, "nics_per_gpu", (double)usual_n / (double)usual_g);
+		if (n_missing)
+			pf_obs_str(f, "missing_nics", missing);
+	}
+	if (n_missing) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, "nics", "%zu NIC%s listed in "
+					      "gpu_nic_numa.nics not on the node: %s", n_missing,
+					      n_missing == 1 ? "" : "s", missing);
+
+		pf_remedy(f, "check lspci -d 15b3:, ibv_devinfo and dmesg for the missing NIC; "
+			  "reseat or replace it");
+		pf_obs_str(f, "missing", missing);
+		pf_exp_str(f, "nics", cfg->nics);
+		n_bad++;
+	}
+	return n_bad;
+}
+
 static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct gpu_nic_numa_cfg *cfg = config;
@@ -170,6 +334,8 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
 	enum pf_path_class expected = PF_PATH_UNKNOWN;
 	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, n_unplaced = 0, len = 0;
+	size_t n_cover;
+	pf_autofree bool *failed = NULL;
 	char map[1024] = "";
 	bool inferred = !cfg->worst_class[0];
 
@@ -200,6 +366,8 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	}
 	if (inferred)
 		expected = majority(pairs, n);
+	failed = pf_xcalloc(n, sizeof(*failed));
+	n_cover = judge_coverage(res, node, cfg, pairs, n, failed);
 	for (size_t i = 0; i < n; i++) {
 		if (pairs[i].nic < 0) {
 			struct pf_finding *f;
@@ -216,7 +384,8 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 							i ? "," : "");
 			continue;
 		}
-		switch (judge(res, node, cfg, &pairs[i], expected, inferred)) {
+		/* its rail-coverage failure is its finding */
+		switch (failed[i] ? VERDICT_OK : judge(res, node, cfg, &pairs[i], expected, inferred)) {
 		case VERDICT_NUMA: n_numa++; break;
 		case VERDICT_FAR: n_far++; break;
 		case VERDICT_UNKNOWN: n_unknown++; break;
@@ -226,7 +395,11 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 			len += (size_t)snprintf(map + len, sizeof(map) - len, "%s%s",
 						i ? "," : "", node->rdma[pairs[i].nic].name);
 	}
-	if (n_far + n_numa + n_unknown + n_unplaced == 0) {
+	if (n_cover && n_far + n_numa + n_unknown + n_unplaced == 0) {
+		pf_summary(res, "rail coverage: %zu finding%s (a GPU sharing a NIC where its switch "
+			   "lost one, or a listed NIC missing); nearest NIC by GPU: %s", n_cover,
+			   n_cover == 1 ? "" : "s", map);
+	} else if (n_far + n_numa + n_unknown + n_unplaced == 0) {
 		pf_summary(res, "%zu GPU%s, each with a NIC at %s or nearer (%s) on its NUMA node; "
 			   "nearest NIC by GPU: %s", n, n == 1 ? "" : "s",
 			   pf_path_class_name(expected), inferred ? "as most GPUs here" : "profile",

@@ -187,9 +187,10 @@ def build(args):
     netdev(r, args, None, "lo", 772, speed=None, mtu=65536, up=None)
 
     # --- switches: one per GPU (or per NIC when there are no GPUs)
-    n_sw = args.gpus if args.gpus > 0 else max(args.nics, 1)
+    k_sw = max(args.gpus_per_switch, 1)
+    n_sw = (args.gpus + k_sw - 1) // k_sw if args.gpus > 0 else max(args.nics, 1)
     sw_numa = [s * args.numa // n_sw for s in range(n_sw)]
-    sw_of_gpu = list(range(args.gpus))
+    sw_of_gpu = [g // k_sw for g in range(args.gpus)]
     sw_of_nic = [n * n_sw // args.nics for n in range(args.nics)] if args.nics else []
 
     def socket_peer(s, same_socket):
@@ -230,6 +231,7 @@ def build(args):
     slow = set(parse_list(args.slow_port))
     narrow = set(parse_list(args.width_port))
     down = set(parse_list(args.down_port))
+    missing = set(parse_list(args.missing_nic))
     ll = args.link_layer
 
     for s in range(n_sw):
@@ -250,6 +252,8 @@ def build(args):
                             max_speed="32.0 GT/s PCIe", max_width=16)
                 else:
                     pci_dev(ep, 0x10de, 0x2330, 0x030200, numa)
+            elif f"mlx5_{idx}" in missing:
+                continue  # fell off the bus: its slot is empty
             else:
                 cls = 0x020700 if ll == "ib" else 0x020000
                 pci_dev(ep, 0x15b3, 0x1021, cls, numa)
@@ -486,6 +490,9 @@ def main(argv=None):
                    help="IOMMU groups: one per PCI function with this default domain type "
                         "(/sys/kernel/iommu_groups/<N>/type); no-type: groups without the "
                         "type file (kernels before 5.11); none: no IOMMU (default)")
+    p.add_argument("--gpus-per-switch", type=int, default=1, metavar="K",
+                   help="GPUs per PCIe switch (default 1; 2 for DGX A100: 2 GPUs and their "
+                        "NICs per switch); the NICs are spread over the switches")
     p.add_argument("--roce-lag", type=int, default=0, metavar="N",
                    help="with --link-layer eth: the first N NICs are dual-port mlx5 RoCE LAGs "
                         "(mlx5_bond_<i> over bond<i> with two slaves, bond speed = their sum)")
@@ -519,6 +526,8 @@ def main(argv=None):
                    help="every numa_node reads -1 (local_cpulist stays right)")
     g.add_argument("--no-pci-parent-dev", action="append", metavar="NAME",
                    help="an RDMA device NAME (e.g. scif0) without a PCI function")
+    g.add_argument("--missing-nic", action="append", metavar="DEV",
+                   help="NIC DEV (mlx5_<i>) is gone: its PCI function is not on the bus")
     g.add_argument("--lag-member-down", action="append", metavar="DEV:I",
                    help="slave I (0 or 1) of the RoCE LAG DEV (mlx5_bond_<i>) is down")
     g.add_argument("--lag-member-slow", action="append", metavar="DEV:I",

@@ -962,6 +962,170 @@ static void test_gen_variants(void **state)
 	free(dir);
 }
 
+/* gpu_nic_numa on a generated root: its status, and the fail findings' subjects in @fails. */
+static enum pf_status gen_fails(const char *args, const char *const *sets, char *fails,
+				size_t len, struct pf_result *res)
+{
+	char *dir = gen_root(args);
+	size_t o = 0;
+
+	if (!dir)
+		skip();
+	run_root(dir, sets, res);
+	fails[0] = '\0';
+	for (size_t i = 0; i < res->n_findings; i++)
+		if (res->findings[i].status == PF_STATUS_FAIL && o < len)
+			o += (size_t)snprintf(fails + o, len - o, "%s%s", o ? "," : "",
+					      res->findings[i].subject);
+	pf_test_rmtree(dir);
+	free(dir);
+	return res->status;
+}
+
+/*
+ * Rail coverage on DGX A100-style switches (2 GPUs + 2 NICs each): a dead
+ * NIC makes its GPU share the sibling's NIC at PIX, which the class rule
+ * cannot see.  8 GPU + 4 NIC designs (2 GPUs per NIC on every switch) pass.
+ */
+static void test_gen_dead_rail_shared_switch(void **state)
+{
+	static const char *const all8[] = {
+		"gpu_nic_numa.nics=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7", NULL
+	};
+	struct pf_result res;
+	const struct pf_finding *f;
+	char fails[512];
+
+	(void)state;
+	assert_int_equal(gen_fails("--gpus 8 --nics 8 --gpus-per-switch 2", NULL, fails,
+				   sizeof(fails), &res), PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* one NIC gone: the second GPU of its switch shares the first's NIC */
+	assert_int_equal(gen_fails("--gpus 8 --nics 8 --gpus-per-switch 2 --missing-nic mlx5_3",
+				   NULL, fails, sizeof(fails), &res), PF_STATUS_FAIL);
+	assert_string_equal(fails, "0000:1c:00.0");
+	f = gpu_finding(&res, "0000:1c:00.0");
+	assert_non_null(strstr(f->message, "shares mlx5_2 with 0000:1b:00.0"));
+	assert_non_null(strstr(f->message, "has 1 NIC for 2 GPUs where this node's switches "
+				"have 2 for 2"));
+	assert_string_equal(obs_str(f, "nic"), "mlx5_2");
+	/* the profile names the missing one */
+	pf_result_release(&res);
+	assert_int_equal(gen_fails("--gpus 8 --nics 8 --gpus-per-switch 2 --missing-nic mlx5_3",
+				   all8, fails, sizeof(fails), &res), PF_STATUS_FAIL);
+	assert_non_null(strstr(gpu_finding(&res, "0000:1c:00.0")->message, "mlx5_3"));
+	pf_result_release(&res);
+
+	/* half the switches short: a tie goes to the richer layout */
+	assert_int_equal(gen_fails("--gpus 8 --nics 8 --gpus-per-switch 2 "
+				   "--missing-nic mlx5_1,mlx5_3", NULL, fails, sizeof(fails), &res),
+			 PF_STATUS_FAIL);
+	assert_string_equal(fails, "0000:14:00.0,0000:1c:00.0");
+	pf_result_release(&res);
+
+	/* every switch short: only the profile's nics can tell */
+	assert_int_equal(gen_fails("--gpus 8 --nics 8 --gpus-per-switch 2 "
+				   "--missing-nic mlx5_1,mlx5_3,mlx5_5,mlx5_7", all8, fails,
+				   sizeof(fails), &res), PF_STATUS_FAIL);
+	assert_non_null(strstr(fails, "nics"));
+	assert_non_null(strstr(pf_test_finding(&res, "nics")->message,
+			       "mlx5_1, mlx5_3, mlx5_5, mlx5_7"));
+	pf_result_release(&res);
+
+	/* 8 GPUs + 4 NICs by design: 2 GPUs share each NIC on every switch */
+	assert_int_equal(gen_fails("--gpus 8 --nics 4 --gpus-per-switch 2", NULL, fails,
+				   sizeof(fails), &res), PF_STATUS_PASS);
+	assert_string_equal(obs_str(gpu_finding(&res, "0000:1c:00.0"), "nic"), "mlx5_1");
+	pf_result_release(&res);
+}
+
+/*
+ * DGX A100 as nvidia-smi topo -m shows it (GPU0 PXB to NIC0 and NIC1): per
+ * top-level PCIe switch two GPUs, each behind its own second-level switch,
+ * and two NICs.  Parents are set as the loaders set them.  @skip drops NICs
+ * (a bit per NIC).
+ */
+static struct pf_node *a100_node(unsigned int skip)
+{
+	struct pf_node *node = pf_node_new("test");
+
+	add_numa(node, 1);
+	for (unsigned int t = 0; t < 2; t++) {
+		unsigned int b = 0x10 + 0x40 * t;
+		char rp[96], up[128], p[512];
+		int i_rp, i_up;
+
+		snprintf(rp, sizeof(rp), "/sys/devices/pci0000:%02x/0000:%02x:01.0", b, b);
+		i_rp = add_pci(node, rp, 0x8086, 0x060400, 0);
+		snprintf(up, sizeof(up), "%s/0000:%02x:00.0", rp, b + 1);
+		i_up = add_pci(node, up, 0x1000, 0x060400, 0);
+		node->pci[i_up].parent = i_rp;
+		for (unsigned int k = 0; k < 4; k++) {
+			char dn[160], name[16];
+			int i_dn, i_ep;
+
+			snprintf(dn, sizeof(dn), "%s/0000:%02x:%02x.0", up, b + 2, k);
+			i_dn = add_pci(node, dn, 0x1000, 0x060400, 0);
+			node->pci[i_dn].parent = i_up;
+			if (k < 2) {
+				char sup[224], sdn[288];
+				int i_sup, i_sdn;
+
+				snprintf(sup, sizeof(sup), "%s/0000:%02x:00.0", dn, b + 3 + 4 * k);
+				i_sup = add_pci(node, sup, 0x1000, 0x060400, 0);
+				node->pci[i_sup].parent = i_dn;
+				snprintf(sdn, sizeof(sdn), "%s/0000:%02x:00.0", sup, b + 4 + 4 * k);
+				i_sdn = add_pci(node, sdn, 0x1000, 0x060400, 0);
+				node->pci[i_sdn].parent = i_sup;
+				snprintf(p, sizeof(p), "%s/0000:%02x:00.0", sdn, b + 5 + 4 * k);
+				add_gpu(node, p, 0);
+				i_ep = node->gpus[node->n_gpus - 1].pci;
+				node->pci[i_ep].parent = i_sdn;
+			} else {
+				unsigned int nic = 2 * t + k - 2;
+
+				if (skip & (1u << nic))
+					continue;
+				snprintf(p, sizeof(p), "%s/0000:%02x:00.0", dn, b + 0x20 + k);
+				snprintf(name, sizeof(name), "mlx5_%u", nic);
+				add_nic(node, name, p, 0);
+				i_ep = node->rdma[node->n_rdma - 1].pci;
+				node->pci[i_ep].parent = i_dn;
+			}
+		}
+	}
+	return node;
+}
+
+static void test_a100_nested_switches(void **state)
+{
+	struct pf_node *node;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	node = a100_node(0);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(gpu_finding(&res, node->pci[node->gpus[1].pci].bdf), "class"),
+			    "PXB");
+	pf_result_release(&res);
+	pf_node_free(node);
+
+	/* mlx5_1 gone: GPU 1 falls back to mlx5_0 at the same PXB */
+	node = a100_node(1u << 1);
+	run_on(node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = gpu_finding(&res, node->pci[node->gpus[1].pci].bdf);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "shares mlx5_0 with"));
+	assert_int_equal(gpu_finding(&res, node->pci[node->gpus[0].pci].bdf)->status,
+			 PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1149,8 @@ int main(void)
 		cmocka_unit_test(test_gen_gpu_without_nic),
 		cmocka_unit_test(test_gen_nic_wrong_socket),
 		cmocka_unit_test(test_gen_variants),
+		cmocka_unit_test(test_gen_dead_rail_shared_switch),
+		cmocka_unit_test(test_a100_nested_switches),
 	};
 
 	return cmocka_run_group_tests_name("gpu_nic_numa", tests, NULL, NULL);
