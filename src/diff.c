@@ -637,13 +637,15 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 		}
 	}
 	if (output) {
-		pf_autofree char *buf = NULL;
+		pf_autofree char *buf = NULL, *dir_err = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
 
 		r = mem ? render(d, json, compact, mem) : -errno;
 		if (mem && fclose(mem) == EOF && r == 0)
 			r = -errno;
+		if (r == 0)
+			r = pf_output_mkparents(output, &dir_err); /* like the main command */
 		if (r == 0)
 			r = pf_output_write(output, buf, len);
 		if (r < 0) {

@@ -1030,7 +1030,7 @@ static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *er
 /* Render the view into memory and write it to @path through pf_output_write(). */
 static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path)
 {
-	pf_autofree char *buf = NULL;
+	pf_autofree char *buf = NULL, *err = NULL; /* the errno says enough */
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	int r;
@@ -1040,6 +1040,9 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 	r = pf_fleet_render(f, fmt, mem);
 	if (fclose(mem) == EOF && r == 0)
 		r = -errno;
+	if (r < 0)
+		return r;
+	r = pf_output_mkparents(path, &err);
 	return r < 0 ? r : pf_output_write(path, buf, len);
 }
 

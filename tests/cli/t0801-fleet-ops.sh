@@ -24,9 +24,15 @@ pf fleet --output "$T/link.txt" "$fx/node-a.json"
 expect_rc 0 "fleet --output through a symlink"
 [ -L "$T/link.txt" ] && grep -q '^preflight fleet: 1 node' "$T/target.txt" &&
 	ok "symlink kept, target written" || not_ok "symlink replaced or target empty"
-pf fleet --output "$T/no-such-dir/v.txt" "$fx/node-a.json"
-expect_rc 74 "fleet --output into a missing directory"
-expect_err "cannot write '$T/no-such-dir/v.txt'"
+# missing directories are created, like the main command's --output
+pf fleet --output "$T/new-dir/sub/v.txt" "$fx/node-a.json"
+expect_rc 0 "fleet --output into a missing directory"
+grep -q '^preflight fleet: 1 node' "$T/new-dir/sub/v.txt" && ok "directories created" ||
+	not_ok "no $T/new-dir/sub/v.txt"
+: >"$T/a-file"
+pf fleet --output "$T/a-file/v.txt" "$fx/node-a.json"
+expect_rc 74 "fleet --output under a file"
+expect_err "cannot write '$T/a-file/v.txt'"
 
 # JSON indented like jq by default, --compact on one line
 "$PY" -c 'import json, sys; t = open(sys.argv[1]).read(); assert t == json.dumps(json.loads(t), indent=2, ensure_ascii=False) + "\n"' \

@@ -84,6 +84,9 @@ pf diff --output "$T/d.txt" "$T/old.json" "$T/new.json"
 expect_rc 1 "diff --output"
 [ -s "$T/out" ] && not_ok "--output also wrote to stdout"
 grep -q '^worse: ' "$T/d.txt" && ok "--output written" || not_ok "--output file"
+pf diff --output "$T/new/dir/d.txt" "$T/old.json" "$T/old.json"
+expect_rc 0 "diff --output into a missing directory"
+[ -s "$T/new/dir/d.txt" ] || not_ok "diff --output did not create the directories"
 
 # a report of another node: a note, still compared
 sed 's/"gpu-047"/"gpu-048"/' "$T/old.json" >"$T/other.json"
