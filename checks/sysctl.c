@@ -12,12 +12,15 @@
 #include <string.h>
 
 #include "preflight/check.h"
+#include "preflight/net.h"
 #include "preflight/parse.h"
+#include "preflight/providers.h"
 
 struct sysctl_cfg {
 	uint64_t rmem_max, wmem_max, rmem_default, wmem_default, netdev_max_backlog;
 	uint64_t tcp_rmem_max, tcp_wmem_max;
-	uint64_t arp_ignore, arp_announce;
+	char *arp_ignore;
+	uint64_t arp_announce;
 	char *rp_filter;
 	uint64_t numa_balancing, zone_reclaim_mode;
 	char *ignore, *warn_only;
@@ -40,13 +43,16 @@ static const struct pf_param sysctl_params[] = {
 		     "minimum of the max (third) field of net.ipv4.tcp_rmem"),
 	PF_PARAM_U64(struct sysctl_cfg, tcp_wmem_max, "16777216", 0, U64_MAX_D, "bytes",
 		     "minimum of the max (third) field of net.ipv4.tcp_wmem"),
-	PF_PARAM_U64(struct sysctl_cfg, arp_ignore, "1", 0, 8, NULL,
-		     "required arp_ignore on each RoCE netdev of a multi-rail node"),
+	PF_PARAM_U64_LIST(struct sysctl_cfg, arp_ignore, "1,2", 0, 8,
+			  "allowed arp_ignore values on each RoCE netdev that shares an IPv4 "
+			  "subnet with another rail (1 and 2 both answer only for the "
+			  "receiving rail's own address)"),
 	PF_PARAM_U64(struct sysctl_cfg, arp_announce, "2", 0, 2, NULL,
-		     "required arp_announce on each RoCE netdev of a multi-rail node"),
+		     "required arp_announce on each RoCE netdev that shares an IPv4 subnet "
+		     "with another rail"),
 	PF_PARAM_U64_LIST(struct sysctl_cfg, rp_filter, "0,2", 0, 2,
-			  "allowed rp_filter values on each RoCE netdev of a multi-rail node "
-			  "(strict 1 drops RoCE traffic arriving on another rail)"),
+			  "allowed rp_filter values on each RoCE netdev that shares an IPv4 subnet "
+			  "with another rail (strict 1 drops ARP arriving on the other rail)"),
 	PF_PARAM_U64(struct sysctl_cfg, numa_balancing, "0", 0, 3, NULL,
 		     "required kernel.numa_balancing"),
 	PF_PARAM_U64(struct sysctl_cfg, zone_reclaim_mode, "0", 0, 255, NULL,
@@ -88,12 +94,14 @@ static const struct rule rules[] = {
 	  "TCP receive autotuning cannot grow past this", NULL },
 	{ "net.ipv4.tcp_wmem", CMP_GE, 3, OFF(tcp_wmem_max), PF_STATUS_WARN, false,
 	  "TCP send autotuning cannot grow past this", NULL },
-	{ "arp_ignore", CMP_EQ, 0, OFF(arp_ignore), PF_STATUS_FAIL, true,
+	{ "arp_ignore", CMP_ONE_OF, 0, OFF(arp_ignore), PF_STATUS_FAIL, true,
 	  "with several rails on one subnet each NIC must answer ARP only for its own address", NULL },
 	{ "arp_announce", CMP_EQ, 0, OFF(arp_announce), PF_STATUS_FAIL, true,
 	  "with several rails on one subnet ARP must use the outgoing rail's address", NULL },
 	{ "rp_filter", CMP_ONE_OF, 0, OFF(rp_filter), PF_STATUS_FAIL, true,
-	  "strict reverse-path filtering drops RoCEv2 packets that arrive on another rail", NULL },
+	  "strict reverse-path filtering drops ARP arriving on a rail that is not the route back "
+	  "to its sender: neighbour and RDMA-CM address resolution (rdma_resolve_addr) time out "
+	  "(RoCEv2 data itself bypasses the IP stack)", NULL },
 	{ "kernel.numa_balancing", CMP_EQ, 0, OFF(numa_balancing), PF_STATUS_WARN, false,
 	  "automatic NUMA page migration moves pinned-adjacent memory and adds jitter",
 	  "CONFIG_NUMA_BALANCING" },
@@ -272,10 +280,78 @@ static int roce_netdevs(const struct pf_fs *fs, char ***ret)
 	return k;
 }
 
+/*
+ * Which rails share an IPv4 subnet with another rail: only there does the
+ * kernel see two interfaces as routes to one neighbour, and only there do
+ * arp_ignore, arp_announce and rp_filter decide which rail answers and which
+ * packets are dropped.  Rails whose addresses could not be read are neither
+ * (a skip or error finding says why); returns how many rails share.
+ */
+static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *shared,
+			 struct pf_result *res)
+{
+	pf_autofree struct pf_ipv4_addrs *addrs = pf_xcalloc((size_t)n, sizeof(*addrs));
+	pf_autofree bool *known = pf_xcalloc((size_t)n, sizeof(*known));
+	pf_autofree char *missing = pf_xstrdup(""), *subnets = pf_xstrdup("");
+	int n_shared = 0, n_missing = 0;
+
+	for (int i = 0; i < n; i++) {
+		int r = ctx->prov->ipv4_addrs ? ctx->prov->ipv4_addrs(ctx, rails[i], &addrs[i])
+					       : -ENOENT;
+		char *next;
+
+		if (r == -ENOENT || r == -ENODEV) {
+			next = pf_xasprintf("%s%s%s", missing, *missing ? ", " : "", rails[i]);
+			free(missing);
+			missing = next;
+			n_missing++;
+			continue;
+		}
+		if (r < 0) {
+			pf_add(res, PF_STATUS_ERROR, rails[i], "cannot read the IPv4 addresses of %s: %s",
+			       rails[i], strerror(-r));
+			continue;
+		}
+		known[i] = true;
+		for (size_t a = 0; a < addrs[i].n; a++) {
+			char cidr[24];
+
+			pf_format_ipv4(&addrs[i].v[a], cidr, sizeof(cidr));
+			next = pf_xasprintf("%s%s%s %s", subnets, *subnets ? ", " : "", rails[i], cidr);
+			free(subnets);
+			subnets = next;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n && known[i] && !shared[i]; j++) {
+			if (j == i || !known[j])
+				continue;
+			for (size_t a = 0; a < addrs[i].n && !shared[i]; a++)
+				for (size_t b = 0; b < addrs[j].n && !shared[i]; b++)
+					shared[i] = pf_ipv4_same_subnet(&addrs[i].v[a], &addrs[j].v[b]);
+		}
+	for (int i = 0; i < n; i++)
+		n_shared += shared[i];
+	if (n_missing) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, "net.ipv4.conf",
+			"IPv4 addresses of %s not captured: cannot tell whether %s shares a subnet "
+			"with another rail, so its ARP and rp_filter settings are not judged",
+			missing, n_missing == 1 ? "it" : "each");
+		pf_remedy(f, "take the snapshot with this version of preflight (it records "
+			  "preflight/ip/<if>/addr), or run on the node");
+	}
+	if (n_shared == 0 && n_missing < n)
+		pf_add(res, PF_STATUS_SKIP, "net.ipv4.conf",
+		       "no two RoCE rails share an IPv4 subnet (%s): multi-rail ARP and rp_filter "
+		       "rules do not apply", *subnets ? subnets : "no IPv4 addresses");
+	return n_shared;
+}
+
 static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			struct pf_result *res)
 {
 	pf_autostrv char **rails = NULL;
+	pf_autofree bool *shared = NULL;
 	int n = roce_netdevs(ctx->fs, &rails);
 
 	if (n == -ENOENT)
@@ -291,6 +367,9 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 		       n == 1 ? "" : "s");
 		return;
 	}
+	shared = pf_xcalloc((size_t)n, sizeof(*shared));
+	if (sharing_rails(ctx, rails, n, shared, res) == 0)
+		return;
 	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++) {
 		const struct rule *rule = &rules[i];
 		char path[256], subject[160];
@@ -307,6 +386,8 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			continue;
 		}
 		for (int k = 0; k < n; k++) {
+			if (!shared[k])
+				continue;
 			snprintf(subject, sizeof(subject), "net.ipv4.conf.%s.%s", rails[k], rule->name);
 			snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", rails[k],
 				 rule->name);
@@ -339,7 +420,9 @@ const struct pf_check pf_check_sysctl = {
 	.reads = "/proc/sys/net/core/{r,w}mem_{max,default}, netdev_max_backlog, "
 		 "/proc/sys/net/ipv4/tcp_{r,w}mem, /proc/sys/net/ipv4/conf/{all,<roce-if>}/"
 		 "{arp_ignore,arp_announce,rp_filter}, /proc/sys/kernel/numa_balancing, "
-		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/net/*/{type,device/infiniband}",
+		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/net/*/{type,device/infiniband}, "
+		 "the IPv4 addresses of RoCE netdevs (RTM_GETADDR; recorded: "
+		 "preflight/ip/<if>/addr)",
 	.params = sysctl_params,
 	.cfg_size = sizeof(struct sysctl_cfg),
 	.timeout_s = 5,

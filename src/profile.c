@@ -262,6 +262,15 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 	case PF_PARAM_STRING:
 		if (cJSON_IsString(v))
 			return pf_param_parse(prm, v->valuestring, cfg, ret_err);
+		/* a list of integers with one member may be written as the number: "arp_ignore": 1 */
+		if (prm->syntax == PF_SYNTAX_U64_LIST && cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+		    v->valuedouble <= 9.007199254740992e15 &&
+		    v->valuedouble == floor(v->valuedouble)) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%.0f", v->valuedouble);
+			return pf_param_parse(prm, num, cfg, ret_err);
+		}
 		if (cJSON_IsArray(v)) {
 			pf_autofree char *joined = pf_xstrdup("");
 			const cJSON *it;

@@ -47,6 +47,7 @@ const struct pf_providers pf_providers_live = {
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,
 	.pfc = pf_live_pfc,
+	.ipv4_addrs = pf_live_ipv4_addrs,
 	.wait = pf_live_wait,
 };
 
@@ -58,6 +59,7 @@ const struct pf_providers pf_providers_recorded = {
 	.pause = pf_recorded_pause,
 	.ethtool_stats = pf_recorded_ethtool_stats,
 	.pfc = pf_recorded_pfc,
+	.ipv4_addrs = pf_recorded_ipv4_addrs,
 	.wait = pf_recorded_wait,
 };
 

@@ -9,6 +9,7 @@
  *   preflight/ethtool/<if>/pause        `ethtool -I -a <if>`
  *   preflight/ethtool/<if>/settings     `ethtool <if>`
  *   preflight/dcb/<if>/pfc              `dcb -s pfc show dev <if>`
+ *   preflight/ip/<if>/addr              `ip -o -4 addr show dev <if>`
  */
 #include <string.h>
 
@@ -63,6 +64,15 @@ int pf_recorded_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc 
 	int r = read_capture(ctx, ifname, "dcb", "pfc", &text);
 
 	return r < 0 ? r : pf_parse_dcb_pfc(text, ret);
+}
+
+int pf_recorded_ipv4_addrs(const struct pf_ctx *ctx, const char *ifname,
+			   struct pf_ipv4_addrs *ret)
+{
+	pf_autofree char *text = NULL;
+	int r = read_capture(ctx, ifname, "ip", "addr", &text);
+
+	return r < 0 ? r : pf_parse_ip_addr(text, ret);
 }
 
 int pf_recorded_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms)

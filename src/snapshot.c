@@ -691,6 +691,23 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 			return r;
 		*ret_stats = r > 0;
 	}
+	if (p->ipv4_addrs) {
+		pf_autofree char *buf = NULL, *text = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		struct pf_ipv4_addrs addrs;
+		uint64_t ifindex = 0;
+
+		r = p->ipv4_addrs(ctx, ifname, &addrs);
+		if (r >= 0) {
+			(void)pf_fs_readf_u64(ctx->fs, &ifindex, "/sys/class/net/%s/ifindex", ifname);
+			text = pf_format_ip_addr(ifname, (unsigned int)ifindex, &addrs);
+			fputs(text, f);
+		}
+		r = fact_done(s, r < 0 ? r : 0, "ip", ifname, "addr", "", f, &buf, &len);
+		if (r < 0)
+			return r;
+	}
 	if (p->pfc) {
 		pf_autofree char *buf = NULL;
 		size_t len = 0;

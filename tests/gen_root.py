@@ -336,6 +336,17 @@ def build(args):
         r.write(f"/proc/sys/{k}", v + "\n")
     r.write("/proc/uptime", f"{args.uptime:.2f} {args.uptime * ncpus * 0.9:.2f}\n")
 
+    # IPv4 addresses of the RoCE netdevs, as `ip -o -4 addr show dev <if>`
+    # prints them (preflight/ip/<if>/addr): one subnet for all rails (the
+    # multi-rail ARP rules apply), a subnet per rail, or not captured
+    for k, ifname in enumerate(r.roce_ifs):
+        if args.rail_subnets == "none":
+            break
+        cidr = (f"10.10.{k // 250}.{k % 250 + 1}/16" if args.rail_subnets == "shared"
+                else f"10.{10 + k}.0.1/24")
+        r.write(f"/preflight/ip/{ifname}/addr",
+                f"{k + 2}: {ifname}    inet {cidr} scope global {ifname}\n")
+
     for spec in args.file or []:
         rel, sep, text = spec.partition("=")
         if not sep:
@@ -501,6 +512,9 @@ def main(argv=None):
     p.add_argument("--efa-link-layer", choices=["Unknown", "Ethernet"], default="Unknown",
                    help="what efa ports show in link_layer: Unknown (upstream) or "
                         "Ethernet (early out-of-tree driver)")
+    p.add_argument("--rail-subnets", choices=["shared", "distinct", "none"], default="shared",
+                   help="IPv4 addresses of the RoCE netdevs: all in 10.10.0.0/16 (default), "
+                        "one 10.<10+k>.0.0/24 per rail, or none recorded")
     g = p.add_argument_group("faults")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")

@@ -101,6 +101,38 @@ int pf_parse_dcb_pfc(const char *text, struct pf_pfc *ret);
  */
 int pf_parse_ethtool_settings(const char *text, struct pf_linkmodes *ret);
 
+/* The IPv4 addresses of one interface (RTM_GETADDR, or `ip -o -4 addr show dev <if>`). */
+#define PF_IPV4_ADDRS_MAX 32
+struct pf_ipv4_addr {
+	uint32_t addr;       /* host byte order */
+	unsigned int prefix; /* 0..32 */
+};
+struct pf_ipv4_addrs {
+	struct pf_ipv4_addr v[PF_IPV4_ADDRS_MAX];
+	size_t n; /* addresses past PF_IPV4_ADDRS_MAX are dropped */
+};
+
+/*
+ * `ip -o -4 addr show dev <if>` lines ("5: eth0    inet 10.0.0.1/24 brd ...");
+ * lines without "inet" are ignored, a malformed address is -EINVAL.
+ */
+int pf_parse_ip_addr(const char *text, struct pf_ipv4_addrs *ret);
+/* The same text for @ifname (index @ifindex), as `ip -o -4 addr` prints it; malloc'd. */
+char *pf_format_ip_addr(const char *ifname, unsigned int ifindex,
+			const struct pf_ipv4_addrs *addrs);
+/* "10.0.0.1/24" into @buf (at least 19 bytes). */
+void pf_format_ipv4(const struct pf_ipv4_addr *a, char *buf, size_t len);
+/* True when the two prefixes overlap (one subnet holds the other's address). */
+bool pf_ipv4_same_subnet(const struct pf_ipv4_addr *a, const struct pf_ipv4_addr *b);
+/*
+ * Add the AF_INET addresses of interface @ifindex found in the RTM_NEWADDR
+ * messages of @buf (one recv(2) of an RTM_GETADDR dump).  1 when the dump
+ * ended (NLMSG_DONE), 0 when more follows, -errno from NLMSG_ERROR or
+ * -EBADMSG for malformed bytes.
+ */
+int pf_rtaddr_parse(const void *buf, size_t len, unsigned int ifindex,
+		    struct pf_ipv4_addrs *ret);
+
 /*
  * Netlink reply parsers.  @buf holds one or more netlink messages as
  * recv(2) returned them; the first reply of the expected type is parsed.
@@ -149,6 +181,8 @@ int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret);
 int pf_ethtool_pause_get(const char *ifname, struct pf_pause *ret);
 int pf_ethtool_stats_get(const char *ifname, struct pf_stats *ret);
 int pf_dcb_pfc_get(const char *ifname, struct pf_pfc *ret);
+/* RTM_GETADDR dump (AF_INET) filtered to @ifname; -ENODEV when there is no such interface. */
+int pf_rtaddr_get(const char *ifname, unsigned int *ret_ifindex, struct pf_ipv4_addrs *ret);
 
 /*
  * Provider implementations (see struct pf_providers).  The recorded ones
@@ -161,6 +195,7 @@ int pf_live_pause(const struct pf_ctx *ctx, const char *ifname, struct pf_pause 
 int pf_live_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
 			  struct pf_stats *ret);
 int pf_live_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+int pf_live_ipv4_addrs(const struct pf_ctx *ctx, const char *ifname, struct pf_ipv4_addrs *ret);
 /* Sleep @ms and return the elapsed monotonic time in *ret_ms. */
 int pf_live_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 
@@ -169,6 +204,8 @@ int pf_recorded_pause(const struct pf_ctx *ctx, const char *ifname, struct pf_pa
 int pf_recorded_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
 			      struct pf_stats *ret);
 int pf_recorded_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+int pf_recorded_ipv4_addrs(const struct pf_ctx *ctx, const char *ifname,
+			   struct pf_ipv4_addrs *ret);
 /* No sleep: the interval recorded in preflight/window_ms; -ENOENT without one. */
 int pf_recorded_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 

@@ -29,6 +29,7 @@ struct pf_linkmodes;
 struct pf_pause;
 struct pf_stats;
 struct pf_pfc;
+struct pf_ipv4_addrs;
 
 struct pf_providers {
 	const char *name; /* "live", "recorded", or a test's name */
@@ -46,6 +47,9 @@ struct pf_providers {
 	int (*ethtool_stats)(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
 			     struct pf_stats *ret);
 	int (*pfc)(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret);
+	/* IPv4 addresses of a netdev (RTM_GETADDR; recorded: preflight/ip/<if>/addr). */
+	int (*ipv4_addrs)(const struct pf_ctx *ctx, const char *ifname,
+			  struct pf_ipv4_addrs *ret);
 	/* Wait between two samples; elapsed ms (recorded: preflight/window_ms, no sleep). */
 	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 	/*

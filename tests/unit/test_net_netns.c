@@ -221,6 +221,57 @@ static void test_check_live_veth(void **state)
 	pf_profile_release(&prof);
 }
 
+/* RTM_GETADDR dump filtered to one veth, and its `ip -o -4 addr` text round-trip. */
+static void test_ipv4_addrs_veth(void **state)
+{
+	struct pf_ipv4_addrs a0, a1, back;
+	pf_autofree char *text = NULL;
+	char cidr[24];
+	int self = enter(), r0, r1, r2;
+
+	assert_int_equal(sh("ip -n %s addr add 10.9.0.1/24 dev vt0 && "
+			    "ip -n %s addr add 10.9.1.1/24 dev vt1 && "
+			    "ip -n %s addr add 192.168.5.5/16 dev vt1", netns, netns, netns), 0);
+	r0 = pf_providers_live.ipv4_addrs(NULL, "vt0", &a0);
+	r1 = pf_providers_live.ipv4_addrs(NULL, "vt1", &a1);
+	r2 = pf_providers_live.ipv4_addrs(NULL, "pf-nosuch0", &back);
+	leave(self);
+	assert_int_equal(r0, 0);
+	assert_int_equal(a0.n, 1);
+	pf_format_ipv4(&a0.v[0], cidr, sizeof(cidr));
+	assert_string_equal(cidr, "10.9.0.1/24");
+	assert_int_equal(r1, 0);
+	assert_int_equal(a1.n, 2);
+	assert_false(pf_ipv4_same_subnet(&a0.v[0], &a1.v[0]));
+	assert_int_equal(r2, -ENODEV);
+	text = pf_format_ip_addr("vt1", 3, &a1);
+	assert_int_equal(pf_parse_ip_addr(text, &back), 0);
+	assert_int_equal(back.n, 2);
+	assert_memory_equal(back.v, a1.v, 2 * sizeof(a1.v[0]));
+}
+
+/* What iproute2 prints, real lines; and the subnet rule. */
+static void test_ip_addr_text(void **state)
+{
+	struct pf_ipv4_addrs a;
+	struct pf_ipv4_addr x = { 0x0a000001, 24 }, y = { 0x0a0000fe, 16 }, z = { 0x0a010001, 24 };
+
+	assert_int_equal(pf_parse_ip_addr(
+		"4: ens1f0np0    inet 192.168.40.2/24 brd 192.168.40.255 scope global ens1f0np0\\"
+		"       valid_lft forever preferred_lft forever\n"
+		"4: ens1f0np0    inet 10.0.0.3/31 scope global secondary ens1f0np0\n", &a), 0);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.v[0].addr, 0xc0a82802);
+	assert_int_equal(a.v[0].prefix, 24);
+	assert_int_equal(a.v[1].prefix, 31);
+	assert_int_equal(pf_parse_ip_addr("", &a), 0);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(pf_parse_ip_addr("4: x    inet 300.1.1.1/24 scope global x\n", &a), -EINVAL);
+	assert_int_equal(pf_parse_ip_addr("4: x    inet 10.1.1.1/33 scope global x\n", &a), -EINVAL);
+	assert_true(pf_ipv4_same_subnet(&x, &y));  /* 10.0.0.0/16 holds 10.0.0.1 */
+	assert_false(pf_ipv4_same_subnet(&x, &z));
+}
+
 static void test_wait(void **state)
 {
 	double ms = 0;
@@ -240,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_driver_stats),
 		cmocka_unit_test(test_no_such_device),
 		cmocka_unit_test(test_check_live_veth),
+		cmocka_unit_test(test_ipv4_addrs_veth),
+		cmocka_unit_test(test_ip_addr_text),
 		cmocka_unit_test(test_wait),
 	};
 

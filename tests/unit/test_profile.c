@@ -454,6 +454,14 @@ static void test_string_syntax(void **state)
 	assert_string_equal(cfg->ids, "4,5");
 	pf_config_free(&syntax_check, cfg);
 	pf_profile_release(&p);
+	/* ... or be one number (profiles written when the key was a single integer) */
+	pf_profile_init(&p);
+	assert_int_equal(pf_profile_parse(&p, "{\"checks\": {\"syn\": {\"ids\": 4}}}",
+					  "s.json", &err), 0);
+	assert_int_equal(pf_config_build(&syntax_check, &p, (void **)&cfg, &err), 0);
+	assert_string_equal(cfg->ids, "4");
+	pf_config_free(&syntax_check, cfg);
+	pf_profile_release(&p);
 }
 
 /* The top-level "drain_on" (the Slurm gate): fail, error or warn, nothing else. */
