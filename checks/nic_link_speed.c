@@ -47,6 +47,7 @@ struct nic_link_speed_cfg {
 	uint64_t active_mtu;
 	uint64_t roce_netdev_mtu;
 	char *ignore;
+	char *nics;
 };
 
 static const struct pf_param nic_link_speed_params[] = {
@@ -68,6 +69,10 @@ static const struct pf_param nic_link_speed_params[] = {
 		     "0: not judged"),
 	PF_PARAM_STRING(struct nic_link_speed_cfg, ignore, "",
 			"ports not to judge: \"mlx5_0/1\" or a whole device \"mlx5_4\""),
+	PF_PARAM_STRING(struct nic_link_speed_cfg, nics, "",
+			"the workload's RDMA devices (as NCCL_IB_HCA, e.g. \"mlx5_0,mlx5_3\"): "
+			"compared only with each other; a never-cabled port outside them is "
+			"not judged; empty: every device"),
 	PF_PARAM_END,
 };
 
@@ -81,7 +86,7 @@ struct group_best {
 struct problem {
 	enum pf_status status;
 	char text[160];
-	char remedy[240];
+	char remedy[320];
 };
 
 struct verdict {
@@ -156,20 +161,26 @@ static bool ignored(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_d
 	return pf_list_has(cfg->ignore, d->name) || pf_list_has(cfg->ignore, key);
 }
 
-/* HCA model and link layer: ports that must behave alike. */
-static void model_of(const struct pf_node *node, const struct pf_rdma_dev *d,
-		     const struct pf_rdma_port *p, char *buf, size_t len)
+/*
+ * HCA model, link layer and role: ports that must behave alike.  With
+ * `nics` set, the workload's devices and the others are two roles.
+ */
+static void model_of(const struct nic_link_speed_cfg *cfg, const struct pf_node *node,
+		     const struct pf_rdma_dev *d, const struct pf_rdma_port *p, char *buf,
+		     size_t len)
 {
 	const char *ll = p->link_layer == PF_LINK_ETH ? "RoCE" :
 			 p->link_layer == PF_LINK_IB ? "IB" : "?";
+	const char *role = !cfg->nics[0] ? "" : pf_list_has(cfg->nics, d->name) ? " (nics)" :
+			   " (not in nics)";
 
 	if (d->hca_type && *d->hca_type)
-		snprintf(buf, len, "%s %s", d->hca_type, ll);
+		snprintf(buf, len, "%s %s%s", d->hca_type, ll, role);
 	else if (d->pci >= 0)
-		snprintf(buf, len, "%04x:%04x %s", node->pci[d->pci].vendor,
-			 node->pci[d->pci].device, ll);
+		snprintf(buf, len, "%04x:%04x %s%s", node->pci[d->pci].vendor,
+			 node->pci[d->pci].device, ll, role);
 	else
-		snprintf(buf, len, "%s %s", d->name, ll);
+		snprintf(buf, len, "%s %s%s", d->name, ll, role);
 }
 
 /* The best of each model, computed once per run. */
@@ -213,7 +224,7 @@ static void build_groups(const struct pf_node *node, const struct nic_link_speed
 
 			if (ignored(cfg, d, p))
 				continue;
-			model_of(node, d, p, m, sizeof(m));
+			model_of(cfg, node, d, p, m, sizeof(m));
 			best = group_of(g, m);
 			if (!best) {
 				if (g->n == cap) {
@@ -408,6 +419,57 @@ static const char *down_remedy(const struct pf_rdma_port *p)
 	       "administratively disabled";
 }
 
+
+/*
+ * A card in its own role: every ACTIVE port of the PCI slot (domain:bus:dev,
+ * all functions) of @d runs at @rate, it has 2 or more ports, and none
+ * reaches the model's best: the ports of a dual-port card cabled for another
+ * network (BlueField-3 2x200G north/south beside 400G compute rails).  One
+ * port slow among its card's fast siblings is not.  Returns the ports.
+ */
+static size_t card_role(const struct pf_node *node, const struct pf_rdma_dev *d, double rate,
+			double best)
+{
+	const char *bdf = node->pci[d->pci].bdf;
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *o = &node->rdma[i];
+
+		if (o->pci < 0 || strncmp(node->pci[o->pci].bdf, bdf, 10))
+			continue;
+		for (size_t k = 0; k < o->n_ports; k++) {
+			const struct pf_rdma_port *q = &o->ports[k];
+
+			n++;
+			if (port_up(q) && (q->rate_gbps != rate || q->rate_gbps >= best))
+				return 0;
+		}
+	}
+	return n >= 2 ? n : 0;
+}
+
+enum down_kind { DOWN_UNKNOWN, DOWN_NEVER_CABLED, DOWN_WENT_DOWN };
+
+/*
+ * A DOWN port that never had a link since boot (link_downed 0, phys_state
+ * Polling or Disabled: no partner, or disabled) from a rail that went down
+ * (link_downed > 0).  Unknown without the counter (a topology export).
+ */
+static enum down_kind down_kind(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
+				const struct pf_rdma_port *p, uint64_t *ret_downed)
+{
+	*ret_downed = 0;
+	if (pf_fs_readf_u64(ctx->fs, ret_downed, "/sys/class/infiniband/%s/ports/%u/counters/"
+			    "link_downed", d->name, p->num) < 0)
+		return DOWN_UNKNOWN;
+	if (*ret_downed > 0)
+		return DOWN_WENT_DOWN;
+	if (p->phys_state == 2 || p->phys_state == 3)
+		return DOWN_NEVER_CABLED;
+	return DOWN_UNKNOWN;
+}
+
 static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
 		       const struct groups *groups, const struct pf_rdma_dev *d,
 		       const struct pf_rdma_port *p, struct pf_result *res)
@@ -425,23 +487,59 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	bool up = port_up(p);
 	const char *speed_src = "sysfs";
 	int64_t nd_speed = -1;
-	size_t off = 0, n_slaves = 0;
+	size_t off = 0, n_slaves = 0, card_ports = 0;
+	bool card_own_role = false;
+	enum down_kind dk = DOWN_UNKNOWN;
+	uint64_t downed = 0;
 	char slaves[MAX_LAG_SLAVES][IF_NAMESIZE + 1];
 	cJSON *lag = NULL;
 
 	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
-	model_of(node, d, p, model, sizeof(model));
+	model_of(cfg, node, d, p, model, sizeof(model));
 	gb = group_of(groups, model);
 	best = gb ? *gb : (struct group_best){ 0 };
+	if (cfg->infer && best.n_ports > 1 && up && p->rate_gbps > 0 &&
+	    p->rate_gbps < best.rate_gbps && d->pci >= 0 &&
+	    (card_ports = card_role(node, d, p->rate_gbps, best.rate_gbps))) {
+		/* its card runs all its ports at this rate: another role, its own group */
+		best.rate_gbps = p->rate_gbps;
+		best.width = p->width;
+		card_own_role = true;
+	}
 	if (cfg->infer && best.n_ports > 1) {
 		want_rate = fmax(want_rate, best.rate_gbps);
 		want_width = want_width > best.width ? want_width : best.width;
 	}
 
-	if (!up) {
-		problem(&v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)",
+	if (!up)
+		dk = down_kind(ctx, d, p, &downed);
+	if (!up && dk == DOWN_NEVER_CABLED && cfg->nics[0] && !pf_list_has(cfg->nics, d->name)) {
+		f = pf_add(res, PF_STATUS_SKIP, subject, "%s (%s) since boot, never had a link "
+			   "(link_downed 0): not cabled, and not in nic_link_speed.nics: not judged",
+			   p->state_name ? p->state_name : "state unknown",
+			   p->phys_state_name ? p->phys_state_name : "phys_state unknown");
+		pf_obs_str(f, "down", "never_cabled");
+		pf_obs_num(f, "link_downed", 0);
+		return;
+	} else if (!up && dk == DOWN_NEVER_CABLED) {
+		/* a rail that never came up, or (without nics) a port that may be unused */
+		char fix[512];
+
+		snprintf(fix, sizeof(fix), "%s%s", down_remedy(p), cfg->nics[0] ? "" :
+			 "; if it is unused on purpose, list the workload's devices in "
+			 "nic_link_speed.nics");
+		problem(&v, PF_STATUS_FAIL, fix,
+			"%s (%s), never had a link since boot (link_downed 0): %s",
 			p->state_name ? p->state_name : "state unknown",
-			p->phys_state_name ? p->phys_state_name : "phys_state unknown");
+			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
+			cfg->nics[0] ? "a rail of nic_link_speed.nics never came up" :
+				       "not cabled or disabled, not a rail that went down");
+	} else if (!up) {
+		problem(&v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)%s",
+			p->state_name ? p->state_name : "state unknown",
+			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
+			dk == DOWN_WENT_DOWN ? ": the link went down (link_downed > 0 since boot)" :
+			"; whether it ever had a link is unknown (no link_downed counter)");
 	} else if (p->rate_gbps <= 0) {
 		if (!strcmp(node->source, "hwloc")) {
 			f = pf_add(res, PF_STATUS_SKIP, subject,
@@ -516,6 +614,10 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		else if (nd && p->link_layer == PF_LINK_ETH)
 			snprintf(msg, sizeof(msg), "ACTIVE at %s, %s MTU %lld", rt, nd->name,
 				 (long long)nd->mtu);
+		else if (card_own_role)
+			snprintf(msg, sizeof(msg), "ACTIVE at %s, like every active port of its "
+				 "%zu-port card: a role of its own, not held to the model's faster "
+				 "ports", rt, card_ports);
 		else
 			snprintf(msg, sizeof(msg), "ACTIVE at %s", rt);
 	}
@@ -550,6 +652,15 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	pf_obs_str(f, "link_layer", p->link_layer == PF_LINK_ETH ? "Ethernet" :
 		   p->link_layer == PF_LINK_IB ? "InfiniBand" : "unknown");
 	pf_obs_str(f, "model", model);
+	if (!up)
+		pf_obs_str(f, "down", dk == DOWN_NEVER_CABLED ? "never_cabled" :
+			   dk == DOWN_WENT_DOWN ? "went_down" : "unknown");
+	if (!up && dk != DOWN_UNKNOWN)
+		pf_obs_num(f, "link_downed", (double)downed);
+	if (card_own_role) {
+		pf_obs_str(f, "role", "card");
+		pf_obs_num(f, "card_ports", (double)card_ports);
+	}
 	if (d->pci >= 0)
 		pf_obs_str(f, "pci", node->pci[d->pci].bdf);
 	if (p->active_mtu > 0)

@@ -302,6 +302,18 @@ def build(args):
         r.write(f"{port}/rate", "100 Gb/sec (4X EDR)\n")
         r.write(f"{port}/link_layer", args.efa_link_layer + "\n")
 
+    for i in range(args.ns_card):
+        # a dual-port card of the same model in another role (north/south), on the chipset
+        rp = f"{hb0}/0000:00:{0x1e - i:02x}.0"
+        pci_dev(rp, 0x8086, 0xa19e, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
+        for fn in range(2):
+            ep = f"{rp}/0000:{0x30 + i:02x}:00.{fn}"
+            name = f"mlx5_{args.nics + (1 if args.storage_nic else 0) + 2 * i + fn}"
+            pci_dev(ep, 0x15b3, 0x1021, 0x020000 if ll == "eth" else 0x020700, 0,
+                    speed="16.0 GT/s PCIe", width=16)
+            rdma(r, args, ep, name, 0x30 + i, "MT4129", "MT_0000000838", args.ns_rate,
+                 name in slow, name in narrow, name in down)
+
     for name in parse_list(args.no_pci_parent_dev):
         # e.g. Intel MIC's scif0: an RDMA device with no PCI function behind it
         d = f"/sys/devices/virtual/infiniband/{name}"
@@ -504,6 +516,12 @@ def main(argv=None):
     p.add_argument("--gpus-per-switch", type=int, default=1, metavar="K",
                    help="GPUs per PCIe switch (default 1; 2 for DGX A100: 2 GPUs and their "
                         "NICs per switch); the NICs are spread over the switches")
+    p.add_argument("--ns-card", type=int, default=0, metavar="N",
+                   help="N dual-port cards of the compute NICs' model in another role "
+                        "(north/south) on the chipset, at --ns-rate; named after the "
+                        "compute (and storage) NICs")
+    p.add_argument("--ns-rate", type=int, default=200, choices=sorted(RATES),
+                   help="port rate of the --ns-card ports (default 200)")
     p.add_argument("--roce-lag", type=int, default=0, metavar="N",
                    help="with --link-layer eth: the first N NICs are dual-port mlx5 RoCE LAGs "
                         "(mlx5_bond_<i> over bond<i> with two slaves, bond speed = their sum)")

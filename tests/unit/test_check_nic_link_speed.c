@@ -375,6 +375,76 @@ static void test_roce_lag(void **state)
 	run_free(&r);
 }
 
+/*
+ * Same-model ports in different roles: a dual-port card of the compute
+ * NICs' model cabled at 200 Gb/s for north/south beside 400 Gb/s rails, one
+ * of its ports left DOWN on purpose; never cabled vs went down.
+ */
+static void test_roles_and_never_cabled(void **state)
+{
+	static const char *const rails[] = { "nic_link_speed.nics=mlx5_0,mlx5_1,mlx5_2,mlx5_3",
+					     NULL };
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	/* the card's two ports at 200 Gb/s: a role of their own */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1", NULL, NULL);
+	f = finding(&r, "mlx5_4/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "a role of its own"));
+	assert_string_equal(obs_str(f, "role"), "card");
+	assert_int_equal(finding(&r, "mlx5_5/1")->status, PF_STATUS_PASS);
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+
+	/* one of them never cabled: said so; outside nics it is not judged */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_5", NULL, NULL);
+	assert_int_equal(finding(&r, "mlx5_4/1")->status, PF_STATUS_PASS);
+	f = finding(&r, "mlx5_5/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "never had a link since boot (link_downed 0)"));
+	assert_string_equal(obs_str(f, "down"), "never_cabled");
+	assert_non_null(strstr(f->remedy, "nic_link_speed.nics"));
+	run_free(&r);
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_5", NULL, rails);
+	f = finding(&r, "mlx5_5/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "not in nic_link_speed.nics"));
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+
+	/* a rail that went down (link_downed counted it): fails and says so */
+	run_on(&r, "--gpus 4 --nics 4 --down-port mlx5_1 --file "
+		   "/sys/class/infiniband/mlx5_1/ports/1/counters/link_downed=3", NULL, rails);
+	f = finding(&r, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "the link went down"));
+	assert_string_equal(obs_str(f, "down"), "went_down");
+	assert_true(obs_num(f, "link_downed") == 3);
+	run_free(&r);
+
+	/* a rail in nics that never came up still fails */
+	run_on(&r, "--gpus 4 --nics 4 --down-port mlx5_2", NULL, rails);
+	f = finding(&r, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "a rail of nic_link_speed.nics never came up"));
+	run_free(&r);
+
+	/* a single-port card slow among fast ones is no role: still a failure */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --slow-port mlx5_1 --slow-rate 200", NULL,
+	       NULL);
+	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_FAIL);
+	assert_int_equal(finding(&r, "mlx5_4/1")->status, PF_STATUS_PASS);
+	run_free(&r);
+
+	/* one port of the card slow beside its fast card-mate: not a role */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --ns-rate 400 --slow-port mlx5_5 "
+		   "--slow-rate 200", NULL, NULL);
+	assert_int_equal(finding(&r, "mlx5_5/1")->status, PF_STATUS_FAIL);
+	run_free(&r);
+}
+
 static void test_hwloc_export(void **state)
 {
 	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
@@ -422,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_capture_qib),
 		cmocka_unit_test(test_hwloc_export),
 		cmocka_unit_test(test_roce_lag),
+		cmocka_unit_test(test_roles_and_never_cabled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
