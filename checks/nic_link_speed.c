@@ -488,7 +488,8 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	const char *speed_src = "sysfs";
 	int64_t nd_speed = -1;
 	size_t off = 0, n_slaves = 0, card_ports = 0;
-	bool card_own_role = false;
+	bool card_own_role = false, bond_unrecorded = false;
+	char nd_dev[64 + IF_NAMESIZE];
 	enum down_kind dk = DOWN_UNKNOWN;
 	uint64_t downed = 0;
 	char slaves[MAX_LAG_SLAVES][IF_NAMESIZE + 1];
@@ -595,8 +596,26 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		/* a bond's speed is its slaves' sum: judge the slaves, the bond's MTU */
 		if (nd && n_slaves && up)
 			lag = judge_lag(ctx, p, nd, slaves, n_slaves, &v);
+		/*
+		 * A virtual netdev at a whole multiple of the port rate, its members
+		 * not recorded (a snapshot older than bonding/slaves): a bond.
+		 */
 		if (nd)
-			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v, up && !n_slaves);
+			snprintf(nd_dev, sizeof(nd_dev), "/sys/class/net/%s/device", nd->name);
+		if (nd && !n_slaves && up && p->rate_gbps > 0 && nd_speed > 0 &&
+		    pf_fs_exists(ctx->fs, nd_dev) == 0 &&
+		    fmod((double)nd_speed, p->rate_gbps * 1000) < 0.5 &&
+		    (double)nd_speed >= 2 * p->rate_gbps * 1000) {
+			bond_unrecorded = true;
+			problem(&v, PF_STATUS_WARN, "capture /sys/class/net/<netdev>/bonding/slaves "
+				"(preflight snapshot records it) or run on the node",
+				"%s at %lld Mb/s, %g x the port rate: a bond (RoCE LAG) whose members "
+				"are not recorded; its speed is their sum, not judged", nd->name,
+				(long long)nd_speed, (double)nd_speed / (p->rate_gbps * 1000));
+		}
+		if (nd)
+			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v,
+				     up && !n_slaves && !bond_unrecorded);
 		else
 			problem(&v, PF_STATUS_WARN,
 				"find the port's netdev with `rdma link show`; without it speed and "

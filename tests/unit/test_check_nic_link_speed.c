@@ -8,6 +8,7 @@
  * lstopo export (states without rates).
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "preflight/net.h"
@@ -365,6 +366,21 @@ static void test_roce_lag(void **state)
 	f = finding(&r, "mlx5_bond_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "member enp20s0f0np0 at 100000 Mb/s"));
+	run_free(&r);
+
+	/* a snapshot older than bonding/slaves: a bond by its speed, a warning, not a fail */
+	r.root = pf_test_gen_root("--gpus 2 --nics 2 --link-layer eth --roce-lag 1");
+	{
+		char cmd[PATH_MAX + 128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/devices/virtual/net/bond0/bonding "
+			 "%s/sys/devices/virtual/net/bond0/lower_*", r.root, r.root);
+		assert_int_equal(system(cmd), 0);
+	}
+	pf_test_run_check("nic_link_speed", r.root, NULL, NULL, &r.res);
+	f = finding(&r, "mlx5_bond_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "2 x the port rate: a bond"));
 	run_free(&r);
 
 	/* the bond's MTU is still the RoCE MTU */
