@@ -878,6 +878,7 @@ static int run_checks(struct pf_opts *o)
 	r = load_config(o, &fmt, &fs);
 	if (r)
 		return r;
+	pf_runner_catch_signals();
 
 	/*
 	 * The inventory is read once, here, and inherited by the forked checks.
@@ -977,6 +978,21 @@ static int run_checks(struct pf_opts *o)
 		if (r < 0)
 			fprintf(stderr, "preflight: cannot write the report: %s\n",
 				o->stdout_closed ? "stdout is closed (use --output FILE)" : strerror(-r));
+	}
+	if (pf_runner_interrupted()) {
+		/*
+		 * Not evidence against the node: no drain, no resume; the report
+		 * (when it could be written) holds what finished.
+		 */
+		char sig[32];
+
+		fprintf(stderr, "preflight: interrupted by %s: %s; unfinished checks are errors "
+			"'interrupted by %s'\n", pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)),
+			rc == 0 ? "report written" : "report not written",
+			pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)));
+		if (rc == 0)
+			rc = 128 + pf_runner_interrupted();
+		goto out;
 	}
 	if (rc == 0)
 		rc = exit_code(pf_report_verdict(&report));

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -16,6 +17,53 @@
 
 /* A result larger than this is a broken check, not a report. */
 #define PF_RESULT_MAX (64u << 20)
+
+/*
+ * SIGTERM, SIGINT and SIGHUP (Slurm's PrologTimeout, a CI cancel, Ctrl-C):
+ * the first kills the running check's process group at once (each check has
+ * its own, so a group kill of preflight misses them) and is remembered, so
+ * the runner finishes that check and every later one as "interrupted by
+ * SIGTERM" and the report is still written; a second signal exits at once
+ * with 128 + its number.  Only async-signal-safe calls in the handler.
+ */
+static volatile sig_atomic_t interrupted_by;
+static volatile sig_atomic_t running_pgid; /* the running check's group, 0 when none */
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	pid_t pgid = (pid_t)running_pgid;
+
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	if (interrupted_by)
+		_exit(128 + sig);
+	interrupted_by = sig;
+	errno = saved;
+}
+
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+void pf_runner_catch_signals(void)
+{
+	static bool installed;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (installed)
+		return;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < PF_ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]);
+	/* no SA_RESTART: poll() and waitpid() return EINTR and look at the flag */
+	for (size_t i = 0; i < PF_ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	installed = true;
+}
+
+int pf_runner_interrupted(void)
+{
+	return interrupted_by;
+}
 
 static double now_ms(void)
 {
@@ -69,13 +117,18 @@ static int write_all(int fd, const char *buf, size_t len)
 void pf_runner_fault_hook(const char *check, int fd) __attribute__((weak));
 
 static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run *run,
-						 int fd)
+						 int fd, pid_t parent)
 {
 	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 	char *text;
 	cJSON *j;
 
 	setpgid(0, 0);
+	/* a check never outlives preflight, even one killed with SIGKILL */
+	for (size_t i = 0; i < PF_ARRAY_SIZE(stop_signals); i++)
+		signal(stop_signals[i], SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(4); /* the parent died before the request took effect */
 	/* a crash must end the child, whatever handlers the parent installed */
 	for (size_t i = 0; i < PF_ARRAY_SIZE(crash_signals); i++)
 		signal(crash_signals[i], SIG_DFL);
@@ -192,7 +245,7 @@ static void result_error(struct pf_run *run, const char *fmt, ...)
 	pf_result_finish(&run->res);
 }
 
-static const char *signal_name(int sig, char *buf, size_t len)
+const char *pf_signal_name(int sig, char *buf, size_t len)
 {
 	const char *abbrev = sigabbrev_np(sig);
 
@@ -221,6 +274,8 @@ static int read_result(int fd, double deadline, struct status_line *sl, int pfd,
 		ssize_t n;
 		int r;
 
+		if (interrupted_by)
+			return -ECANCELED;
 		if (left <= 0)
 			return -ETIME;
 		r = poll(pfds, pfd >= 0 ? 2 : 1, sl->out && left > 1000 ? 1000 : (int)(left + 1));
@@ -300,7 +355,7 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 	int fds[2], pfds[2] = { -1, -1 }, status = 0, r, rr;
 	bool killed;
 	size_t len = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	pf_result_init(&run->res);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -313,6 +368,7 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 	child_ctx.progress_fd = pfds[1] > 2 ? pfds[1] : 0;
 	status_draw(&sl);
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -329,9 +385,12 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 		close(fds[0]);
 		if (pfds[0] >= 0)
 			close(pfds[0]);
-		child_main(&child_ctx, run, fds[1]);
+		child_main(&child_ctx, run, fds[1], parent);
 	}
 	setpgid(pid, pid); /* both sides, to win the race */
+	running_pgid = pid;
+	if (interrupted_by) /* the signal came between fork and here */
+		kill(-pid, SIGKILL);
 	close(fds[1]);
 	rfd = fds[0];
 	if (pfds[0] >= 0)
@@ -341,7 +400,16 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 	r = read_result(rfd, deadline, &sl, prfd, &buf, &len);
 	status_clear(&sl);
 	/* a child whose result is too big blocks on the full pipe: kill it now */
-	rr = reap(pid, r == -ETIME || r == -EFBIG ? 0 : deadline, &status, &killed);
+	rr = reap(pid, r == -ETIME || r == -EFBIG || r == -ECANCELED ? 0 : deadline, &status,
+		  &killed);
+	running_pgid = 0;
+	if (interrupted_by) {
+		char name[32];
+
+		result_error(run, "interrupted by %s",
+			     pf_signal_name(interrupted_by, name, sizeof(name)));
+		return;
+	}
 	if (r == -EFBIG) {
 		result_error(run, "sent a result over %u MiB", PF_RESULT_MAX >> 20);
 		return;
@@ -357,7 +425,7 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 	if (WIFSIGNALED(status)) {
 		char name[32];
 
-		result_error(run, "crashed: %s", signal_name(WTERMSIG(status), name, sizeof(name)));
+		result_error(run, "crashed: %s", pf_signal_name(WTERMSIG(status), name, sizeof(name)));
 		return;
 	}
 	if (r < 0) {
@@ -388,10 +456,19 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		run->timeout_s = opts->timeout_s ? opts->timeout_s
 				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)
 				 : run->check->timeout_s;
-		if (opts->no_fork) {
+		pf_runner_catch_signals();
+		if (interrupted_by) {
+			char name[32];
+
+			pf_result_init(&run->res);
+			result_error(run, "interrupted by %s before it ran",
+				     pf_signal_name(interrupted_by, name, sizeof(name)));
+		} else if (opts->no_fork) {
 			struct status_line sl = { .out = opts->progress, .run = run, .t0 = t0 };
 
 			status_draw(&sl);
+			if (pf_runner_fault_hook)
+				pf_runner_fault_hook(run->check->name, -1);
 			pf_run_inline(ctx, run);
 			status_clear(&sl);
 		} else {

@@ -38,6 +38,20 @@ struct pf_runner_opts {
 void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		   const struct pf_runner_opts *opts);
 
+/*
+ * Catch SIGTERM, SIGINT and SIGHUP from now on (pf_runner_run does it too;
+ * call it early so a signal during the inventory is caught as well): the
+ * first kills the running check's process group and makes it, and every
+ * check after it, an error "interrupted by SIGTERM" (the report is still
+ * written); a second exits at once with 128 + its number.  Each check's
+ * child also dies with preflight (PR_SET_PDEATHSIG).
+ */
+void pf_runner_catch_signals(void);
+/* The signal that interrupted the run, or 0. */
+int pf_runner_interrupted(void);
+/* "SIGTERM" into @buf. */
+const char *pf_signal_name(int sig, char *buf, size_t len);
+
 /* Run one check in this process and finish its result. */
 void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run);
 
