@@ -114,54 +114,97 @@ static long find_slurmd(const struct pf_fs *fs)
 	return 0;
 }
 
-static void judge_slurmd(const struct pf_ctx *ctx, const struct memlock_cfg *cfg,
-			 struct pf_result *res)
+/* slurmd's limits: @found false when no slurmd runs (or it exited meanwhile). */
+struct slurmd_limits {
+	bool found;
+	long pid;
+	int r;             /* reading its limits: 0 or -errno */
+	struct pf_rlimit rl;
+};
+
+static void read_slurmd(const struct pf_ctx *ctx, struct slurmd_limits *sd)
 {
 	pf_autofree char *text = NULL;
-	struct pf_rlimit rl;
-	char subject[48], path[64];
-	long pid = find_slurmd(ctx->fs);
-	int r;
+	char path[64];
 
-	if (pid <= 0)
+	*sd = (struct slurmd_limits){ .pid = find_slurmd(ctx->fs) };
+	if (sd->pid <= 0)
 		return;
-	snprintf(subject, sizeof(subject), "slurmd[%ld]", pid);
-	snprintf(path, sizeof(path), "/proc/%ld/limits", pid);
-	r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
-	if (r == -EACCES || r == -EPERM) {
-		pf_add(res, PF_STATUS_SKIP, subject,
-		       "cannot read %s as uid %u: reading another process's limits needs root",
-		       path, (unsigned)geteuid());
+	snprintf(path, sizeof(path), "/proc/%ld/limits", sd->pid);
+	sd->r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
+	if (sd->r == 0)
+		sd->r = pf_parse_proc_limits(text, "Max locked memory", &sd->rl);
+	sd->found = sd->r != -ENOENT; /* ENOENT: slurmd exited meanwhile */
+}
+
+static bool slurmd_fails(const struct slurmd_limits *sd, const struct memlock_cfg *cfg)
+{
+	return sd->found && sd->r == 0 &&
+	       !(limit_ok(sd->rl.soft, cfg->min_kib) && limit_ok(sd->rl.hard, cfg->min_kib));
+}
+
+/*
+ * The subject is "slurmd", never "slurmd[<pid>]": a label that changes
+ * with every restart makes a new Prometheus series; the pid is observed.
+ */
+static void judge_slurmd(const struct slurmd_limits *sd, const struct memlock_cfg *cfg,
+			 struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (!sd->found)
 		return;
+	if (sd->r == -EACCES || sd->r == -EPERM) {
+		f = pf_add(res, PF_STATUS_SKIP, "slurmd",
+			   "cannot read /proc/%ld/limits: reading another process's limits needs "
+			   "root", sd->pid);
+	} else if (sd->r < 0) {
+		f = pf_add(res, PF_STATUS_ERROR, "slurmd", "cannot read /proc/%ld/limits: %s",
+			   sd->pid, strerror(-sd->r));
+	} else {
+		judge(res, "slurmd", &sd->rl, cfg,
+		      "set LimitMEMLOCK=infinity in slurmd's systemd unit (systemctl edit slurmd) "
+		      "and restart slurmd; limits.conf does not apply to services");
+		f = &res->findings[res->n_findings - 1];
 	}
-	if (r == 0)
-		r = pf_parse_proc_limits(text, "Max locked memory", &rl);
-	if (r < 0) {
-		if (r != -ENOENT) /* slurmd exited meanwhile */
-			pf_add(res, PF_STATUS_ERROR, subject, "cannot read %s: %s", path,
-			       strerror(-r));
-		return;
-	}
-	judge(res, subject, &rl, cfg,
-	      "set LimitMEMLOCK=infinity in slurmd's systemd unit (systemctl edit slurmd) "
-	      "and restart slurmd; limits.conf does not apply to services");
+	pf_obs_num(f, "pid", (double)sd->pid);
 }
 
 static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct memlock_cfg *cfg = config;
+	struct slurmd_limits sd = { 0 };
 	struct pf_rlimit rl;
+	bool same;
 	int r;
 
 	r = ctx->prov->memlock(ctx, &rl);
 	if (r < 0)
 		return pf_error(res, r, "cannot read RLIMIT_MEMLOCK%s",
 				pf_fs_is_live(ctx->fs) ? "" : " from /proc/self/limits");
+	if (cfg->check_slurmd)
+		read_slurmd(ctx, &sd);
+	/*
+	 * Jobs, Prologs and this process under Slurm inherit slurmd's limit:
+	 * when slurmd's is too low it is the cause, so its finding leads (the
+	 * drain reason names the first failing finding), and a process limit
+	 * equal to it points at slurmd's unit, not at limits.conf.
+	 */
+	if (slurmd_fails(&sd, cfg)) {
+		judge_slurmd(&sd, cfg, res);
+		same = sd.rl.soft == rl.soft && sd.rl.hard == rl.hard;
+		judge(res, "process", &rl, cfg,
+		      same ? "this process has slurmd's limit (it runs under slurmd, which "
+			     "passes its own limit on): fix slurmd's LimitMEMLOCK as its finding says"
+			   : "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
+			     "/etc/security/limits.conf (or a file in /etc/security/limits.d/) and "
+			     "log in again");
+		return 0;
+	}
 	judge(res, "process", &rl, cfg,
 	      "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
 	      "/etc/security/limits.conf (or a file in /etc/security/limits.d/) and log in again");
-	if (cfg->check_slurmd)
-		judge_slurmd(ctx, cfg, res);
+	judge_slurmd(&sd, cfg, res);
 	return 0;
 }
 

@@ -96,4 +96,11 @@ want=$(printf 'hostname="gpu<7>&\\"q'"'"'\357\277\275\357\277\275z"')
 grep '^preflight_info{' "$tmp/a.prom" | grep -qF "$want" || fail "hostname label not escaped as expected"
 grep -q '^preflight_last_run_timestamp_seconds [0-9]\{10\}$' "$tmp/a.prom" || fail "timestamp"
 grep -q '^preflight_check_status{check="memlock",status="error"} 1$' "$tmp/b.prom" || fail "error state"
+# labels are stable across restarts: slurmd's pid is a value, never in a label
+"$PREFLIGHT" --no-config --root "$PF_FIXTURES/memlock-slurmd" --only memlock --format prom \
+	>"$tmp/c.prom" || true
+grep -q 'subject="slurmd",status="fail"' "$tmp/c.prom" || fail "slurmd finding missing"
+grep -q 'subject="slurmd\[' "$tmp/c.prom" && fail "a pid in a subject label"
+grep -qx 'preflight_observed{check="memlock",subject="slurmd",key="pid"} 4242' "$tmp/c.prom" ||
+	fail "slurmd's pid not observed"
 echo "ok"

@@ -130,17 +130,50 @@ static void test_slurmd(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(res.n_findings, 2);
 	need(&res, "process", PF_STATUS_PASS);
-	f = need(&res, "slurmd[4242]", PF_STATUS_FAIL);
+	/* a stable subject (a pid label makes a new Prometheus series per restart) */
+	f = need(&res, "slurmd", PF_STATUS_FAIL);
+	assert_true(cJSON_GetObjectItem(f->observed, "pid")->valuedouble == 4242);
 	assert_string_equal(f->message, "hard limit 64 KiB, expected unlimited");
 	assert_contains(f->remedy, "LimitMEMLOCK=infinity");
 	assert_contains(f->remedy, "systemctl edit slurmd");
-	assert_contains(res.summary, "slurmd[4242]");
+	assert_contains(res.summary, "slurmd");
+	/* slurmd's finding leads: the drain reason names the first failing one */
+	assert_string_equal(res.findings[0].subject, "slurmd");
 	pf_result_release(&res);
 
 	pf_test_run_check("memlock", pf_test_fixture("memlock-slurmd"), NULL, off, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 1);
 	pf_result_release(&res);
+}
+
+/*
+ * A Prolog or job under slurmd inherits slurmd's limit: both fail, slurmd's
+ * finding comes first and the process's remedy points at slurmd's unit,
+ * not at limits.conf and logging in again.
+ */
+static void test_slurmd_inherited(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	char *low = limits_text("65536", "65536");
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_write(dir, "proc/self/limits", low);
+	pf_test_write(dir, "proc/900/comm", "slurmd\n");
+	pf_test_write(dir, "proc/900/limits", low);
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(res.n_findings, 2);
+	assert_string_equal(res.findings[0].subject, "slurmd");
+	assert_contains(res.findings[0].remedy, "LimitMEMLOCK=infinity");
+	f = need(&res, "process", PF_STATUS_FAIL);
+	assert_contains(f->remedy, "slurmd's limit");
+	assert_null(strstr(f->remedy, "log in again"));
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+	free(low);
 }
 
 static void test_slurmd_discovery(void **state)
@@ -157,7 +190,7 @@ static void test_slurmd_discovery(void **state)
 	pf_test_write(dir, "proc/900/limits", low);
 	pf_test_write(dir, "proc/slurmd/comm", "slurmd\n"); /* not a pid */
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
-	f = need(&res, "slurmd[900]", PF_STATUS_FAIL);
+	f = need(&res, "slurmd", PF_STATUS_FAIL);
 	/* at rdma-core's own warning level the message says so */
 	assert_string_equal(f->message, "hard limit 32 KiB, expected unlimited "
 					"(libibverbs warns at this level)");
@@ -166,8 +199,9 @@ static void test_slurmd_discovery(void **state)
 	/* a stale pid file pointing at another process: still found by the scan */
 	pf_test_write(dir, "run/slurmd.pid", "77\n");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
-	need(&res, "slurmd[900]", PF_STATUS_FAIL);
-	assert_null(pf_test_finding(&res, "slurmd[77]"));
+	need(&res, "slurmd", PF_STATUS_FAIL);
+	assert_true(cJSON_GetObjectItem(pf_test_finding(&res, "slurmd")->observed, "pid")
+			    ->valuedouble == 900);
 	pf_result_release(&res);
 
 	/* the pid file wins over the scan; slurmd unlimited passes */
@@ -176,8 +210,9 @@ static void test_slurmd_discovery(void **state)
 	pf_test_write(dir, "run/slurmd.pid", "1234\n");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	need(&res, "slurmd[1234]", PF_STATUS_PASS);
-	assert_null(pf_test_finding(&res, "slurmd[900]"));
+	need(&res, "slurmd", PF_STATUS_PASS);
+	assert_true(cJSON_GetObjectItem(pf_test_finding(&res, "slurmd")->observed, "pid")
+			    ->valuedouble == 1234);
 	pf_result_release(&res);
 
 	/* slurmd's limits file garbled: an error finding for slurmd alone */
@@ -185,7 +220,7 @@ static void test_slurmd_discovery(void **state)
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	need(&res, "process", PF_STATUS_PASS);
-	f = need(&res, "slurmd[1234]", PF_STATUS_ERROR);
+	f = need(&res, "slurmd", PF_STATUS_ERROR);
 	assert_contains(f->message, "cannot read /proc/1234/limits");
 	pf_result_release(&res);
 
@@ -303,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_finite),
 		cmocka_unit_test(test_soft_below_hard),
 		cmocka_unit_test(test_slurmd),
+		cmocka_unit_test(test_slurmd_inherited),
 		cmocka_unit_test(test_slurmd_discovery),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_providers),
