@@ -331,9 +331,10 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 }
 
 static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_api *api,
-		      const struct nic *n, struct pf_lb_opts *o)
+		      const struct nic *n, uint64_t page_size, struct pf_lb_opts *o)
 {
 	pf_lb_opts_default(o);
+	o->page_size = (size_t)page_size;
 	o->api = api;
 	o->dev = n->dev->name;
 	o->port = n->port->num;
@@ -439,6 +440,12 @@ static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
 		pf_obs_str(f, "stage", pf_lb_stage_name(r->stage));
 	if (r->wc_status)
 		pf_obs_str(f, "wc_status", pf_ibv_wc_status_name(r->wc_status));
+	if (r->slots)
+		pf_obs_num(f, "slots", r->slots);
+	if (r->stage == PF_LB_VERIFY && r->slots)
+		pf_obs_num(f, "bad_slot", r->bad_slot);
+	if (r->reg && strcmp(r->reg, "dmabuf") == 0)
+		pf_obs_num(f, "page_size", (double)r->page_size);
 	if (r->note[0])
 		pf_obs_str(f, "note", r->note);
 }
@@ -668,6 +675,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	int r, n_dev = 0, cuda_rc = 0;
 	double host_lo = 0, host_hi = 0, gpu_lo = 0, gpu_hi = 0;
 	const char *reg_used = NULL;
+	uint64_t page_size = 0;
 
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -719,11 +727,14 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 		}
 	}
 
+	/* DMA-BUF ranges are whole pages of the node's page size (0: the engine asks) */
+	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
+		page_size = 0;
 	jobs = pf_xcalloc(p.n_nics + p.n_pairs + 1, sizeof(*jobs));
 	for (size_t i = 0; i < p.n_nics; i++) {
 		struct nic *n = &p.nics[i];
 
-		base_opts(cfg, api, n, &n->opts);
+		base_opts(cfg, api, n, page_size, &n->opts);
 		n->opts.mem = PF_LB_HOST;
 		n->usable = n->port->state == 0 || n->port->state == 4;
 		if (!n->usable) {
@@ -756,7 +767,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 				  "binding, fabric manager)");
 			continue;
 		}
-		base_opts(cfg, api, n, &q->opts);
+		base_opts(cfg, api, n, page_size, &q->opts);
 		q->opts.mem = PF_LB_GPU;
 		q->opts.cu = cu;
 		q->opts.gpu = q->cuda_dev;

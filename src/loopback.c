@@ -8,6 +8,12 @@
  * port's own LID (is_global 0), RoCE its own RoCE v2 GID (is_global 1,
  * sgid_index = that GID, hop_limit 0xff).  WRs complete in order on an RC
  * QP, so a signalled completion with wr_id i retires every WR up to i.
+ *
+ * WR i copies source slot i % slots to destination slot i % slots; slot j
+ * carries a pattern seeded by j, so the data check sees every target and
+ * tells a WRITE that went to the wrong slot from one that never landed.
+ * Buffers, and DMA-BUF ranges (like NCCL's ibv_reg_dmabuf_mr ranges,
+ * src/transport/net_ib.cc), are whole pages of the node's page size.
  */
 #include <numa.h>
 #include <stdarg.h>
@@ -22,8 +28,10 @@
 
 #define LB_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		   IBV_ACCESS_RELAXED_ORDERING)
-#define LB_PAGE 4096u
-#define LB_GPU_PAGE 65536u
+#define LB_SLOT_BUDGET (32u << 20)
+#define LB_MIN_SLOTS 2u
+#define LB_MAX_SLOTS 64u
+#define LB_SLOT_ALIGN 64u
 #define LB_PSN_A 0x1a2b3
 #define LB_PSN_B 0x4c5d6
 
@@ -69,13 +77,19 @@ struct lb {
 	void *host[2];
 	size_t host_len;
 	bool host_numa;
-	pf_CUdeviceptr dptr[2];
+	pf_CUdeviceptr dptr[2];  /* page-aligned inside dalloc */
+	pf_CUdeviceptr dalloc[2];
 	bool gpu_ctx;
 	uint64_t addr[2];       /* buffer addresses as the NIC sees them */
 	struct ibv_port_attr pa;
 	union ibv_gid gid;
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
+	size_t page;            /* alignment of buffers and DMA-BUF ranges */
+	size_t stride;          /* bytes between slots */
+	size_t span;            /* slots * stride */
+	unsigned int slots;
+	uint64_t n_written;     /* WRs completed: slots below this were written */
 };
 
 static int fail(struct lb *l, enum pf_lb_stage st, int err, const char *fmt, ...) PF_PRINTF(4, 5);
@@ -144,8 +158,8 @@ static void lb_release(struct lb *l)
 			free(l->host[i]);
 	}
 	for (int i = 0; i < 2; i++)
-		if (l->dptr[i])
-			cu->cuMemFree(l->dptr[i]);
+		if (l->dalloc[i])
+			cu->cuMemFree(l->dalloc[i]);
 	if (l->gpu_ctx)
 		cu->cuDevicePrimaryCtxRelease(l->o->gpu);
 	free(l->wrs);
@@ -206,7 +220,10 @@ static int lb_open(struct lb *l)
 	return 0;
 }
 
-/* A 64-bit word per 8 bytes from a counter; the tail takes the next word's low bytes. */
+/*
+ * A 64-bit word per 8 bytes from a counter and the slot's seed; the tail
+ * takes the next word's low bytes.
+ */
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -215,32 +232,37 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static void fill_pattern(uint8_t *buf, size_t len)
+static uint64_t pattern_word(uint64_t seed, size_t i)
+{
+	return mix(seed << 40 ^ (uint64_t)i);
+}
+
+static void fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
 {
 	size_t words = len / 8;
 
 	for (size_t i = 0; i < words; i++) {
-		uint64_t w = mix(i);
+		uint64_t w = pattern_word(seed, i);
 
 		memcpy(buf + i * 8, &w, 8);
 	}
 	if (len % 8) {
-		uint64_t w = mix(words);
+		uint64_t w = pattern_word(seed, words);
 
 		memcpy(buf + words * 8, &w, len % 8);
 	}
 }
 
-/* -1 when @buf holds the pattern, else the first differing offset. */
-static ssize_t check_pattern(const uint8_t *buf, size_t len)
+/* -1 when @buf holds the pattern of @seed, else the first differing offset. */
+static ssize_t check_pattern(const uint8_t *buf, size_t len, uint64_t seed)
 {
 	size_t words = len / 8;
 
 	for (size_t i = 0; i <= words; i++) {
-		uint64_t w = mix(i);
+		uint64_t w = pattern_word(seed, i);
 		size_t n = i < words ? 8 : len % 8;
 
-		if (memcmp(buf + i * 8, &w, n) == 0)
+		if (!n || memcmp(buf + i * 8, &w, n) == 0)
 			continue;
 		for (size_t b = 0; b < n; b++)
 			if (buf[i * 8 + b] != ((const uint8_t *)&w)[b])
@@ -249,15 +271,49 @@ static ssize_t check_pattern(const uint8_t *buf, size_t len)
 	return -1;
 }
 
+/* Slot j of @buf gets the pattern seeded by j + 1. */
+static void fill_slots(struct lb *l, uint8_t *buf)
+{
+	for (unsigned int j = 0; j < l->slots; j++)
+		fill_pattern(buf + j * l->stride, l->o->msg_size, j + 1);
+}
+
+static size_t round_up(size_t v, size_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* Slot geometry and the page size the buffers are aligned to. */
+static int lb_layout(struct lb *l)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+
+	l->page = l->o->page_size ? l->o->page_size : sys > 0 ? (size_t)sys : 4096;
+	if (l->page & (l->page - 1))
+		return fail(l, PF_LB_OPEN, -EINVAL, "page size %zu is not a power of two", l->page);
+	l->stride = round_up(l->o->msg_size, LB_SLOT_ALIGN);
+	l->slots = l->o->slots;
+	if (!l->slots) {
+		size_t fit = LB_SLOT_BUDGET / l->stride;
+
+		l->slots = fit < LB_MIN_SLOTS ? LB_MIN_SLOTS : fit > LB_MAX_SLOTS ? LB_MAX_SLOTS
+										: (unsigned int)fit;
+	}
+	l->span = l->stride * l->slots;
+	l->r->slots = l->slots;
+	l->r->page_size = l->page;
+	return 0;
+}
+
 static int host_memory(struct lb *l)
 {
-	size_t len = (l->o->msg_size + LB_PAGE - 1) / LB_PAGE * LB_PAGE;
+	size_t len = round_up(l->span, l->page);
 	int node = l->o->numa_node;
 
 	l->host_len = len;
 	l->host_numa = node >= 0 && numa_available() >= 0 && node <= numa_max_node();
 	for (int i = 0; i < 2; i++) {
-		l->host[i] = l->host_numa ? numa_alloc_onnode(len, node) : aligned_alloc(LB_PAGE, len);
+		l->host[i] = l->host_numa ? numa_alloc_onnode(len, node) : aligned_alloc(l->page, len);
 		if (!l->host[i])
 			return fail(l, PF_LB_MEMORY, -ENOMEM, "cannot allocate %zu bytes%s", len,
 				    l->host_numa ? " on the NIC's NUMA node" : "");
@@ -267,7 +323,7 @@ static int host_memory(struct lb *l)
 	if (!l->host_numa)
 		note(l, "host buffers not bound to a NUMA node (%s)",
 		     node < 0 ? "the NIC's NUMA node is unknown" : "libnuma unavailable");
-	fill_pattern(l->host[0], l->o->msg_size);
+	fill_slots(l, l->host[0]);
 	memset(l->host[1], 0, len);
 	for (int i = 0; i < 2; i++) {
 		errno = 0;
@@ -293,9 +349,9 @@ static const char *cu_err(const struct pf_cuda_table *cu, pf_CUresult r, char *b
 static struct ibv_mr *reg_dmabuf(struct lb *l, int i, size_t len)
 {
 	const struct pf_verbs_api *api = l->o->api;
-	pf_CUdeviceptr base = l->dptr[i] & ~(pf_CUdeviceptr)(LB_PAGE - 1);
+	pf_CUdeviceptr base = l->dptr[i] & ~(pf_CUdeviceptr)(l->page - 1);
 	size_t off = (size_t)(l->dptr[i] - base);
-	size_t span = (off + len + LB_PAGE - 1) / LB_PAGE * LB_PAGE;
+	size_t span = round_up(off + len, l->page);
 	struct ibv_mr *mr;
 	char buf[128];
 	pf_CUresult cr;
@@ -344,7 +400,7 @@ static struct ibv_mr *reg_peermem(struct lb *l, int i, size_t len)
 static int gpu_memory(struct lb *l)
 {
 	const struct pf_cuda_table *cu = l->o->cu;
-	size_t len = l->o->msg_size;
+	size_t len = l->span, alloc = round_up(len, l->page) + l->page;
 	pf_autofree uint8_t *stage = NULL;
 	pf_CUcontext cctx;
 	pf_CUresult cr;
@@ -361,15 +417,20 @@ static int gpu_memory(struct lb *l)
 			    cu_err(cu, cr, buf, sizeof(buf)));
 	l->gpu_ctx = true;
 	cr = cu->cuCtxSetCurrent(cctx);
-	/* whole GPU pages, so that a DMA-BUF export of page-rounded ranges stays inside */
-	for (int i = 0; i < 2 && cr == PF_CUDA_SUCCESS; i++)
-		cr = cu->cuMemAlloc(&l->dptr[i], (len + LB_GPU_PAGE - 1) / LB_GPU_PAGE * LB_GPU_PAGE);
+	/*
+	 * a page more than whole pages, so that the buffer starts on a page
+	 * and a DMA-BUF export of its page-rounded range stays inside
+	 */
+	for (int i = 0; i < 2 && cr == PF_CUDA_SUCCESS; i++) {
+		cr = cu->cuMemAlloc(&l->dalloc[i], alloc);
+		l->dptr[i] = (pf_CUdeviceptr)round_up((size_t)l->dalloc[i], l->page);
+	}
 	if (cr != PF_CUDA_SUCCESS)
-		return fail(l, PF_LB_MEMORY, -ENOMEM, "cuMemAlloc of %zu bytes: %s", len,
+		return fail(l, PF_LB_MEMORY, -ENOMEM, "cuMemAlloc of %zu bytes: %s", alloc,
 			    cu_err(cu, cr, buf, sizeof(buf)));
 	stage = pf_xcalloc(1, len);
 	cr = cu->cuMemcpyHtoD(l->dptr[1], stage, len);
-	fill_pattern(stage, len);
+	fill_slots(l, stage);
 	if (cr == PF_CUDA_SUCCESS)
 		cr = cu->cuMemcpyHtoD(l->dptr[0], stage, len);
 	if (cr != PF_CUDA_SUCCESS)
@@ -530,6 +591,8 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 			struct ibv_send_wr *wr = &l->wrs[batch];
 
 			wr->wr_id = id;
+			wr->sg_list->addr = l->addr[0] + (id % l->slots) * l->stride;
+			wr->wr.rdma.remote_addr = l->addr[1] + (id % l->slots) * l->stride;
 			wr->send_flags = (id + 1) % cq_mod == 0 || id + 1 == limit
 						 ? IBV_SEND_SIGNALED : 0;
 			wr->next = NULL;
@@ -570,6 +633,7 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 	}
 	*ret_n = done;
 	*ret_ns = t_last - t0;
+	l->n_written += done;
 	return 0;
 }
 
@@ -614,25 +678,29 @@ static int lb_verify(struct lb *l)
 {
 	pf_autofree uint8_t *copy = NULL;
 	const uint8_t *dst = l->host[1];
-	ssize_t bad;
+	unsigned int n = l->n_written < l->slots ? (unsigned int)l->n_written : l->slots;
 
 	if (l->o->mem == PF_LB_GPU) {
 		pf_CUresult cr;
 		char buf[128];
 
-		copy = pf_xcalloc(1, l->o->msg_size);
-		cr = l->o->cu->cuMemcpyDtoH(copy, l->dptr[1], l->o->msg_size);
+		copy = pf_xcalloc(1, l->span);
+		cr = l->o->cu->cuMemcpyDtoH(copy, l->dptr[1], l->span);
 		if (cr != PF_CUDA_SUCCESS)
 			return fail(l, PF_LB_VERIFY, -EIO, "cuMemcpyDtoH: %s",
 				    cu_err(l->o->cu, cr, buf, sizeof(buf)));
 		dst = copy;
 	}
-	bad = check_pattern(dst, l->o->msg_size);
-	if (bad >= 0) {
+	for (unsigned int j = 0; j < n; j++) {
+		ssize_t bad = check_pattern(dst + j * l->stride, l->o->msg_size, j + 1);
+
+		if (bad < 0)
+			continue;
 		l->r->bad_offset = (size_t)bad;
+		l->r->bad_slot = j;
 		return fail(l, PF_LB_VERIFY, -EBADMSG, "data written through %s/%u differs from "
-			    "the source at byte %zd of %zu", l->o->dev, l->o->port, bad,
-			    l->o->msg_size);
+			    "the source at byte %zd of %zu in slot %u of %u", l->o->dev, l->o->port,
+			    bad, l->o->msg_size, j, l->slots);
 	}
 	return 0;
 }
@@ -645,7 +713,9 @@ int pf_loopback_run(const struct pf_lb_opts *o, struct pf_lb_result *ret)
 	*ret = (struct pf_lb_result){ .stage = PF_LB_OPEN };
 	if (!o->api || !o->dev || !o->msg_size || o->msg_size > UINT32_MAX || !o->tx_depth)
 		return fail(&l, PF_LB_OPEN, -EINVAL, "invalid loopback options");
-	r = lb_open(&l);
+	r = lb_layout(&l);
+	if (!r)
+		r = lb_open(&l);
 	if (!r)
 		r = o->mem == PF_LB_GPU ? gpu_memory(&l) : host_memory(&l);
 	if (!r)

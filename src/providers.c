@@ -3,6 +3,7 @@
  * providers.c - the live and recorded provider tables.
  */
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "preflight/net.h"
 #include "preflight/gpu.h"
@@ -38,6 +39,31 @@ static int recorded_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
 	return pf_parse_proc_limits(text, "Max locked memory", ret);
 }
 
+static int live_page_size(const struct pf_ctx *ctx, uint64_t *ret)
+{
+	long v = sysconf(_SC_PAGESIZE);
+
+	if (v <= 0)
+		return -EINVAL;
+	*ret = (uint64_t)v;
+	return 0;
+}
+
+/* preflight/page_size: one decimal integer, a power of two. */
+static int recorded_page_size(const struct pf_ctx *ctx, uint64_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	r = pf_fs_read_u64(ctx->fs, "/preflight/page_size", &v);
+	if (r < 0)
+		return r;
+	if (v < 1024 || (v & (v - 1)))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
@@ -48,6 +74,7 @@ const struct pf_providers pf_providers_live = {
 	.ethtool_stats = pf_live_ethtool_stats,
 	.pfc = pf_live_pfc,
 	.ipv4_addrs = pf_live_ipv4_addrs,
+	.page_size = live_page_size,
 	.wait = pf_live_wait,
 };
 
@@ -60,6 +87,7 @@ const struct pf_providers pf_providers_recorded = {
 	.ethtool_stats = pf_recorded_ethtool_stats,
 	.pfc = pf_recorded_pfc,
 	.ipv4_addrs = pf_recorded_ipv4_addrs,
+	.page_size = recorded_page_size,
 	.wait = pf_recorded_wait,
 };
 

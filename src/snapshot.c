@@ -800,6 +800,29 @@ static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
 	return 0;
 }
 
+/* preflight/page_size from the provider (sysconf live). */
+static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
+{
+	uint64_t v;
+	char text[32];
+	int r;
+
+	if (!ctx->prov->page_size)
+		return 0;
+	r = ctx->prov->page_size(ctx, &v);
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, "preflight/page_size", r);
+		return 0;
+	}
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
+	r = put_file(s, "preflight/page_size", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
 /* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
 static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *text)
 {
@@ -960,7 +983,9 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 	if (r >= 0) {
 		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
 
-		r = copy_gpu_facts(&s, &ctx);
+		r = copy_page_size(&s, &ctx);
+		if (r >= 0)
+			r = copy_gpu_facts(&s, &ctx);
 	}
 	fclose(s.logf);
 	if (r >= 0)

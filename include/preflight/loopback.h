@@ -11,7 +11,10 @@
  * Bandwidth is decimal Gb/s (bytes * 8 / ns), as `--report_gbits`.
  * Buffers are host memory on the NIC's NUMA node or GPU memory registered
  * through nvidia-peermem (ibv_reg_mr) or DMA-BUF (ibv_reg_dmabuf_mr).
- * After the run buffer B must hold A's pattern.  Every verb goes through a
+ * A and B hold `slots` message-sized slots; WRITE i copies A's slot
+ * i % slots, which carries that slot's own pattern, to B's slot i % slots,
+ * and after the run every slot of B must hold its pattern (a WRITE that
+ * was lost, landed in another slot or arrived corrupted fails).  Every verb goes through a
  * struct pf_verbs_api, every CUDA call through a struct pf_cuda_table, so
  * tests drive it with a software device.  It never prints.
  */
@@ -58,6 +61,13 @@ struct pf_lb_opts {
 	pf_CUdevice gpu;
 	pf_cuMemGetHandleForAddressRange_fn export_dmabuf; /* NULL: no DMA-BUF path */
 	enum pf_lb_reg reg;
+	/*
+	 * The node's page size (ctx->prov->page_size): DMA-BUF exports and
+	 * registrations cover whole pages of it (64 KiB on many arm64/Grace
+	 * kernels).  0: this process's sysconf(_SC_PAGESIZE).
+	 */
+	size_t page_size;
+	unsigned int slots;        /* distinct WRITE targets; 0: as many as fit in 32 MiB, 2-64 */
 };
 
 /* The opts a profile starts from: 8 MiB, depth 128, cq_mod 100, 1000 + 5000 WRs, 2 s. */
@@ -85,7 +95,10 @@ struct pf_lb_result {
 	int mtu;                   /* path MTU used, bytes */
 	uint16_t lid;
 	int wc_status;             /* IBV_WC_* of a failed completion, else 0 */
-	size_t bad_offset;         /* first corrupt byte */
+	size_t bad_offset;         /* first corrupt byte, within its slot */
+	unsigned int slots;        /* WRITE targets used */
+	unsigned int bad_slot;     /* the slot that held it */
+	size_t page_size;          /* alignment used for buffers and DMA-BUF ranges */
 	char note[256];            /* what else happened: a path that failed, no NUMA */
 	char err[256];             /* why the run failed */
 };

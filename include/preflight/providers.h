@@ -50,6 +50,12 @@ struct pf_providers {
 	/* IPv4 addresses of a netdev (RTM_GETADDR; recorded: preflight/ip/<if>/addr). */
 	int (*ipv4_addrs)(const struct pf_ctx *ctx, const char *ifname,
 			  struct pf_ipv4_addrs *ret);
+	/*
+	 * The kernel's page size in bytes (live: sysconf(_SC_PAGESIZE);
+	 * recorded: preflight/page_size, as `getconf PAGESIZE` prints it).
+	 * 64 KiB on many arm64 kernels (Grace, RHEL 9 aarch64).
+	 */
+	int (*page_size)(const struct pf_ctx *ctx, uint64_t *ret);
 	/* Wait between two samples; elapsed ms (recorded: preflight/window_ms, no sleep). */
 	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 	/*

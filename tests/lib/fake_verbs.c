@@ -74,6 +74,8 @@ void pf_fake_verbs_reset(int n, uint8_t link_layer)
 	pf_fake_verbs.fail_wr = -1;
 	pf_fake_verbs.fail_status = IBV_WC_REM_ACCESS_ERR;
 	pf_fake_verbs.corrupt_offset = -1;
+	pf_fake_verbs.corrupt_mr_offset = -1;
+	pf_fake_verbs.page_size = 4096;
 	for (int i = 0; i < n && i < PF_FAKE_VERBS_DEVS; i++) {
 		struct pf_fake_verbs_dev *d = &pf_fake_verbs.devs[i];
 
@@ -231,7 +233,8 @@ static struct {
 	size_t len;
 } gpu_blocks[64];
 
-static bool is_gpu_memory(const void *addr)
+/* Is [addr, addr + len) inside one cuMemAlloc block? */
+static bool is_gpu_range(const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr;
 	bool found = false;
@@ -239,9 +242,14 @@ static bool is_gpu_memory(const void *addr)
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < PF_ARRAY_SIZE(gpu_blocks) && !found; i++)
 		found = gpu_blocks[i].len && a >= gpu_blocks[i].base &&
-			a < gpu_blocks[i].base + gpu_blocks[i].len;
+			a + len <= gpu_blocks[i].base + gpu_blocks[i].len;
 	pthread_mutex_unlock(&lock);
 	return found;
+}
+
+static bool is_gpu_memory(const void *addr)
+{
+	return is_gpu_range(addr, 1);
 }
 
 static struct pf_cuda_table cuda;
@@ -346,7 +354,7 @@ static struct ibv_mr *f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!is_gpu_memory((void *)(uintptr_t)iova) || offset >= 4096) {
+	if (!is_gpu_memory((void *)(uintptr_t)iova) || offset >= pf_fake_verbs.page_size) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -357,7 +365,13 @@ static struct ibv_mr *f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t
 pf_CUresult pf_fake_export_dmabuf(void *handle, pf_CUdeviceptr dptr, size_t size,
 				  unsigned int type, unsigned long long flags)
 {
-	if (type != PF_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || !size || (dptr & 4095) || flags)
+	size_t page = pf_fake_verbs.page_size ? pf_fake_verbs.page_size : 4096;
+
+	/* like CUDA: a host-page-aligned range inside one allocation */
+	pf_fake_verbs.export_dptr = dptr;
+	pf_fake_verbs.export_size = size;
+	if (type != PF_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || !size || (dptr % page) ||
+	    (size % page) || flags || !is_gpu_range((void *)(uintptr_t)dptr, size))
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	*(int *)handle = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return *(int *)handle >= 0 ? PF_CUDA_SUCCESS : 1;
@@ -661,11 +675,16 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
 		if (st == IBV_WC_SUCCESS) {
 			uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+			uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
 
 			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
 			if (pf_fake_verbs.corrupt_offset >= 0 &&
 			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
 				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
+			if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
+			    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
+			    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
+				dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
 		} else {
 			q->error = true;
 		}

@@ -45,6 +45,9 @@ struct pf_fake_verbs {
 	enum ibv_wc_status fail_status;
 	bool hang;                   /* WRs never complete */
 	long corrupt_offset;         /* flip this byte of every WRITE's destination; -1 none */
+	long corrupt_mr_offset;      /* flip this byte of the destination MR whenever a WRITE
+				      * covers it (one slot of many); -1 none */
+	size_t page_size;            /* the DMA-BUF exporter wants ranges aligned to it (4096) */
 	void (*on_wr)(unsigned long wr); /* called for every WRITE (e.g. to bump a counter file) */
 	unsigned int overlap_wait_ms; /* open_device waits this long for a second context on
 				       * the same device, so concurrent runs always overlap */
@@ -55,6 +58,8 @@ struct pf_fake_verbs {
 	unsigned int max_outstanding; /* most WRs in one SQ at once */
 	unsigned long wrs, signalled;
 	int n_dmabuf_regs, n_peermem_regs, n_host_regs;
+	uint64_t export_dptr;        /* the last DMA-BUF range exported */
+	size_t export_size;
 	long live;                   /* contexts + PDs + CQs + QPs + MRs not yet released */
 	int open_now[PF_FAKE_VERBS_DEVS], max_open[PF_FAKE_VERBS_DEVS]; /* contexts per device */
 	char teardown[128];          /* "qp,qp,cq,mr,mr,pd,ctx" */

@@ -232,6 +232,57 @@ static void test_corruption_fails(void **state)
 	teardown(root);
 }
 
+/*
+ * Every WRITE target is verified: a NIC that corrupts only data landing in
+ * one middle slot fails the node (one target per run used to hide it).
+ */
+static void test_middle_slot_corruption_fails(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.use_gpu=false", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.corrupt_mr_offset = 3 * 65536 + 5;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "stage"), "verify");
+	assert_int_equal(obs_num(f, "bad_slot"), 3);
+	assert_non_null(strstr(f->message, "byte 5 of 65536 in slot 3"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * The node's page size comes from the providers (recorded here as
+ * preflight/page_size): on a 64 KiB-page kernel the DMA-BUF export covers
+ * 64 KiB-aligned ranges and the pair passes.
+ */
+static void test_dmabuf_node_page_size(void **state)
+{
+	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.msg_size=100000",
+			       "gdr_loopback.gpu_reg=dmabuf", NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_write(root, "preflight/page_size", "65536\n");
+	pf_fake_verbs.page_size = 65536;
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	run(root, sets, &res);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "registration"), "dmabuf");
+	assert_int_equal(obs_num(f, "page_size"), 65536);
+	assert_int_equal(pf_fake_verbs.export_dptr % 65536, 0);
+	assert_int_equal(pf_fake_verbs.export_size % 65536, 0);
+	assert_int_equal(pf_fake.allocs, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_error_and_timeout(void **state)
 {
 	char *root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
@@ -536,6 +587,8 @@ int main(void)
 		cmocka_unit_test(test_host_thresholds),
 		cmocka_unit_test(test_gpu_threshold),
 		cmocka_unit_test(test_corruption_fails),
+		cmocka_unit_test(test_middle_slot_corruption_fails),
+		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
 		cmocka_unit_test(test_counter_increase_fails),
 		cmocka_unit_test(test_roce_gid_from_sysfs),

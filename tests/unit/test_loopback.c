@@ -355,6 +355,100 @@ static void test_odd_message_size(void **state)
 	assert_int_equal(pf_loopback_run(&o, &r), 0);
 }
 
+/*
+ * Every slot is a target and verified: a device that corrupts only what
+ * lands in one middle slot of the destination fails, naming that slot,
+ * where the old engine wrote every WRITE to one place and never saw it.
+ */
+static void test_corrupt_middle_slot(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	opts_for(&o, 4096, 100);
+	o.slots = 8;
+	pf_fake_verbs.corrupt_mr_offset = 5 * 4096 + 77;
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_int_equal(r.stage, PF_LB_VERIFY);
+	assert_int_equal(r.slots, 8);
+	assert_int_equal(r.bad_slot, 5);
+	assert_int_equal(r.bad_offset, 77);
+	assert_non_null(strstr(r.err, "slot 5 of 8"));
+	assert_released();
+
+	/* the same through GPU memory, slots chosen by the engine */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	gpu_opts(&o);
+	o.msg_size = 65536;
+	pf_fake_verbs.corrupt_mr_offset = 3 * 65536 + 1;
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_true(r.slots > 3);
+	assert_int_equal(r.bad_slot, 3);
+	assert_int_equal(r.bad_offset, 1);
+	assert_int_equal(pf_fake.allocs, 0);
+
+	/* a healthy device passes with every slot written */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	opts_for(&o, 4096, 100);
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_int_equal(r.slots, 64);
+}
+
+/* With fewer WRs than slots, the slots written are verified, the others are not. */
+static void test_fewer_wrs_than_slots(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	opts_for(&o, 4096, 3);
+	o.warmup = 0;
+	o.slots = 16;
+	/* only slots 0-2 were written; the unwritten ones are not judged */
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	pf_fake_verbs.corrupt_mr_offset = 2 * 4096;
+	assert_int_equal(pf_loopback_run(&o, &r), -EBADMSG);
+	assert_int_equal(r.bad_slot, 2);
+}
+
+/*
+ * DMA-BUF ranges are whole pages of the node's page size: with 64 KiB
+ * pages (Grace, arm64 RHEL) the export covers 64 KiB-aligned ranges, which
+ * a 4 KiB rounding did not (and CUDA rejects).
+ */
+static void test_dmabuf_page_size(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.page_size = 65536;
+	gpu_opts(&o);
+	o.msg_size = 100000;
+	o.slots = 3;
+	o.reg = PF_LB_REG_DMABUF;
+	o.page_size = 65536;
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_string_equal(r.reg, "dmabuf");
+	assert_int_equal(r.page_size, 65536);
+	assert_int_equal(pf_fake_verbs.n_dmabuf_regs, 2);
+	assert_int_equal(pf_fake_verbs.export_dptr % 65536, 0);
+	assert_int_equal(pf_fake_verbs.export_size % 65536, 0);
+	assert_true(pf_fake_verbs.export_size >= 3 * 100032);
+
+	/* told 4 KiB on a 64 KiB kernel, the export is refused */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	pf_fake_verbs.page_size = 65536;
+	gpu_opts(&o);
+	o.msg_size = 100000;
+	o.slots = 3;
+	o.reg = PF_LB_REG_DMABUF;
+	o.page_size = 4096;
+	assert_int_equal(pf_loopback_run(&o, &r), -EFAULT);
+	assert_non_null(strstr(r.err, "cuMemGetHandleForAddressRange"));
+}
+
 static void test_roce_gid_sysfs(void **state)
 {
 	char *root = pf_test_mkdtemp();
@@ -444,6 +538,9 @@ int main(void)
 		cmocka_unit_test(test_gpu_unregistrable),
 		cmocka_unit_test(test_gpu_corruption),
 		cmocka_unit_test(test_odd_message_size),
+		cmocka_unit_test(test_corrupt_middle_slot),
+		cmocka_unit_test(test_fewer_wrs_than_slots),
+		cmocka_unit_test(test_dmabuf_page_size),
 		cmocka_unit_test(test_roce_gid_sysfs),
 		cmocka_unit_test(test_loader_missing),
 		cmocka_unit_test(test_loader_real),

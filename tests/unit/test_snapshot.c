@@ -165,8 +165,15 @@ static int unsupported_stats(const struct pf_ctx *ctx, const char *ifname, unsig
 	return -EOPNOTSUPP;
 }
 
+static int fake_page_size(const struct pf_ctx *ctx, uint64_t *ret)
+{
+	*ret = 65536; /* a Grace / arm64 kernel */
+	return 0;
+}
+
 static const struct pf_providers fake = {
 	.name = "fake",
+	.page_size = fake_page_size,
 	.gpu = &fake_gpu,
 	.linkmodes = fake_linkmodes,
 	.pause = fake_pause,
@@ -313,10 +320,14 @@ static void test_facts_read_back(void **state)
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
 	snapshot(src, dst, &fake, &st);
-	assert_int_equal(st.facts, 6); /* settings, pause, stats, pfc, stats.after, window_ms */
+	/* settings, pause, stats, pfc, stats.after, window_ms, page_size */
+	assert_int_equal(st.facts, 7);
 
 	assert_int_equal(pf_fs_open(dst, &fs), 0);
 	ctx.fs = fs;
+	assert_file(dst, "preflight/page_size", "65536\n");
+	assert_int_equal(pf_providers_recorded.page_size(&ctx, &v), 0);
+	assert_int_equal(v, 65536);
 	assert_int_equal(pf_recorded_linkmodes(&ctx, "eth0", &lm), 0);
 	assert_int_equal(lm.speed_mbps, 400000);
 	assert_int_equal(lm.lanes, 4);
