@@ -426,15 +426,23 @@ static int render_to(const struct pf_report *r, enum pf_format fmt, FILE *f, boo
 }
 
 /*
- * Write into an existing file that is not a regular file (a device such as
- * /dev/full, a FIFO, a terminal): in place, since renaming over it would
- * replace the device node itself when running as root.
+ * Write the report to --output @path the way every command writes its
+ * output (preflight/output.h): atomically through a temporary file and a
+ * rename, a symlink's target replaced (only a link the kernel's
+ * protected_symlinks rule would follow), a device or FIFO in place.
  */
-static int write_report_special(const struct pf_report *r, enum pf_format fmt, const char *path)
+static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
 {
-	FILE *f = fopen(path, "we");
+	pf_autofree char *buf = NULL, *why = NULL;
+	size_t len = 0;
+	FILE *f;
 	int rr;
 
+	if (pf_output_check_link(path, &why) < 0) {
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, why);
+		return PF_EXIT_IOERR;
+	}
+	f = open_memstream(&buf, &len);
 	if (!f) {
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
 		return PF_EXIT_IOERR;
@@ -442,72 +450,13 @@ static int write_report_special(const struct pf_report *r, enum pf_format fmt, c
 	rr = render_to(r, fmt, f, false);
 	if (fclose(f) == EOF && rr == 0)
 		rr = -errno;
+	if (rr == 0)
+		rr = pf_output_write(path, buf, len);
 	if (rr < 0) {
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(-rr));
 		return PF_EXIT_IOERR;
 	}
 	return 0;
-}
-
-/* Write @path through a temporary file in the same directory, then rename; @shown in messages. */
-static int write_report_atomic(const struct pf_report *r, enum pf_format fmt, const char *path,
-			       const char *shown)
-{
-	pf_autofree char *dir_copy = pf_xstrdup(path), *base_copy = pf_xstrdup(path);
-	pf_autofree char *tmp = pf_xasprintf("%s/.%s.XXXXXX", dirname(dir_copy),
-					      basename(base_copy));
-	FILE *f;
-	int fd, r_render, r_close;
-
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(errno));
-		return PF_EXIT_IOERR;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(errno));
-		return PF_EXIT_IOERR;
-	}
-	r_render = render_to(r, fmt, f, false);
-	if (r_render == 0 && fsync(fileno(f)) < 0)
-		r_render = -errno;
-	r_close = fclose(f) == EOF ? -errno : 0;
-	if (r_render == 0)
-		r_render = r_close;
-	if (r_render == 0 && rename(tmp, path) < 0)
-		r_render = -errno;
-	if (r_render < 0) {
-		unlink(tmp);
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", shown, strerror(-r_render));
-		return PF_EXIT_IOERR;
-	}
-	return 0;
-}
-
-/*
- * Write the report to --output @path so that no reader ever sees half of
- * one: through a temporary file and a rename.  A symlink to a regular file
- * keeps the link and has its target replaced; a device, FIFO or socket
- * (/dev/full, /dev/stdout on a pipe or terminal) is written in place, as
- * renaming over it would replace the node itself when running as root.
- */
-static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_report_special(r, fmt, path);
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0) {
-		pf_autofree char *real = realpath(path, NULL);
-
-		if (real)
-			return write_report_atomic(r, fmt, real, path);
-	}
-	return write_report_atomic(r, fmt, path, path);
 }
 
 static int exit_code(enum pf_status verdict)

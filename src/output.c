@@ -71,7 +71,11 @@ static int write_atomic(const char *path, const void *buf, size_t len)
 
 int pf_output_write(const char *path, const void *buf, size_t len)
 {
+	pf_autofree char *why = NULL;
 	struct stat st;
+
+	if (pf_output_check_link(path, &why) < 0)
+		return -EPERM;
 
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_in_place(path, buf, len);

@@ -30,6 +30,31 @@ static int fail_at(char **ret_err, int r, const char *dir, const char *what)
 	return r;
 }
 
+int pf_output_check_link(const char *path, char **ret_err)
+{
+	pf_autofree char *dir = pf_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	struct stat lst, dst;
+
+	*ret_err = NULL;
+	if (lstat(path, &lst) < 0 || !S_ISLNK(lst.st_mode))
+		return 0;
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &dst) < 0)
+		return fail_at(ret_err, -errno, dir, "cannot use the directory");
+	if (may_follow(&lst, &dst))
+		return 0;
+	*ret_err = pf_xasprintf("'%s' is a symlink owned by uid %u in a sticky world-writable "
+				"directory: not followed (the kernel's protected_symlinks rule); "
+				"remove it or choose another path", path, (unsigned int)lst.st_uid);
+	return -EPERM;
+}
+
 int pf_output_mkparents(const char *path, char **ret_err)
 {
 	pf_autofree char *dir = pf_xstrdup(path), *walked = NULL;

@@ -30,6 +30,7 @@
 
 #include "preflight/gpu.h"
 #include "preflight/net.h"
+#include "preflight/output.h"
 #include "preflight/node.h"
 #include "preflight/snapshot.h"
 #include "preflight/strmap.h"
@@ -927,6 +928,8 @@ static int open_dest(const char *dir, int *ret_fd, char **ret_err)
 	struct dirent *de;
 	int fd;
 
+	if (pf_output_check_link(dir, ret_err) < 0)
+		return -EPERM; /* another user's link in /tmp never decides where root writes */
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		*ret_err = pf_xasprintf("cannot create '%s': %s", dir, strerror(errno));
 		return -errno;

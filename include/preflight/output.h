@@ -37,4 +37,14 @@ int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char
  */
 int pf_output_mkparents(const char *path, char **ret_err);
 
+/*
+ * When @path itself is a symlink, whether the kernel's protected_symlinks
+ * rule would let the caller follow it (the rule above): 0 when it is no
+ * link, does not exist or may be followed; -EPERM with *ret_err naming the
+ * link's owner otherwise (caller frees).  preflight resolves the final link
+ * itself (to keep it and replace its target), so the kernel never applies
+ * the rule there: another user's /tmp/r.json -> /etc/shadow is refused here.
+ */
+int pf_output_check_link(const char *path, char **ret_err);
+
 #endif

@@ -53,6 +53,38 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 	pf --root "$fail_root" --only memlock,sysctl --output "$T/sticky/planted/d/report.json"
 	expect_rc 1 "the caller's own symlink on the way"
 	[ -f "$T/target/d/report.json" ] || not_ok "no report through the caller's own symlink"
+
+	# the report file itself: /tmp/r.json -> /etc/shadow planted by another user
+	# is refused (preflight resolves the last link itself, so the kernel's
+	# protected_symlinks never judged it); the caller's own link is followed
+	echo "secret" >"$T/victim"
+	ln -s "$T/victim" "$T/sticky/r.json"
+	chown -h nobody "$T/sticky/r.json"
+	pf --root "$fail_root" --only memlock,sysctl --output "$T/sticky/r.json"
+	expect_rc 74 "another user's symlink as --output"
+	expect_err "symlink owned by uid"
+	[ "$(cat "$T/victim")" = secret ] && ok "the link's target is untouched" ||
+		not_ok "the link's target was replaced"
+	[ -L "$T/sticky/r.json" ] || not_ok "the planted link was replaced"
+	[ -z "$(ls -A "$T/sticky" | grep '^\.r\.json')" ] || not_ok "a temporary file left behind"
+	# fleet and diff write through the same rule
+	pf fleet --output "$T/sticky/r.json" "$PF_FIXTURES/fleet"
+	[ "$rc" -ne 0 ] && [ "$(cat "$T/victim")" = secret ] && ok "fleet --output refuses it" ||
+		not_ok "fleet --output: exit $rc, victim $(cat "$T/victim")"
+	# snapshot DIR: another user's link to a directory is refused too
+	mkdir -m 0777 "$T/victimdir"
+	ln -s "$T/victimdir" "$T/sticky/snap"
+	chown -h nobody "$T/sticky/snap"
+	pf snapshot --root "$fail_root" "$T/sticky/snap"
+	[ "$rc" -ne 0 ] && ok "snapshot into another user's link refused: exit $rc" ||
+		not_ok "snapshot followed another user's link"
+	[ -z "$(ls -A "$T/victimdir")" ] || not_ok "snapshot wrote through the link"
+	# the caller's own link: followed, target replaced, link kept
+	chown -h root "$T/sticky/r.json"
+	pf --root "$fail_root" --only memlock,sysctl --output "$T/sticky/r.json"
+	expect_rc 1 "the caller's own symlink as --output"
+	[ -L "$T/sticky/r.json" ] && json_ok "$T/victim" && ok "own link kept, target replaced" ||
+		not_ok "own link: $(ls -l "$T/sticky/r.json")"
 fi
 pf --root "$fail_root" --only memlock,sysctl --output "$T/out.d/report.txt/x.json"
 [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && ok "below a file: exit $rc" || not_ok "below a file: exit $rc"
