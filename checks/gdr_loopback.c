@@ -9,8 +9,11 @@
  * GPU-memory run (nvidia-peermem or DMA-BUF registration), through the
  * engine in src/loopback.c.  Verdicts: host >= host_min_fraction of the
  * port rate (warn below host_warn_fraction), GPU >= gpu_min_fraction of
- * the same NIC's host figure, the written data intact, and no transport or
- * port error counter of the port increasing across its runs.
+ * the same NIC's host figure, the written data intact, and every WRITE of
+ * the loopback's own QPs completed successfully (a retry exhausted is an
+ * IBV_WC_RETRY_EXC_ERR / RNR_RETRY_EXC_ERR completion).  The port's error
+ * counters are port-wide (every QP on the port counts: storage, other
+ * jobs): their increase across the runs is reported as context, not judged.
  *
  * The check's deadline comes from its settings (gdr_loopback_deadline_s):
  * 15 s, plus per run (two per pair: host and GPU) the time the timed and
@@ -134,7 +137,10 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 	return total > 86400 ? 86400 : (unsigned int)total + 1;
 }
 
-/* Counters whose increase during our own traffic fails (interfaces.md §6.5 item 4). */
+/*
+ * Port-wide counters read around the runs (interfaces.md §6.5 item 4):
+ * reported as context, never judged, since other QPs on the port bump them.
+ */
 static const struct {
 	const char *name;
 	bool hw;
@@ -570,6 +576,11 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 	pf_exp_num(f, "min_gbps", min);
 }
 
+/*
+ * The port's counters as context: the loopback's own QPs are judged by
+ * their completions (judge_host/judge_gpu); the counters count every QP
+ * on the port, so a rise is reported, never failed.
+ */
 static void judge_counters(struct pf_result *res, const struct nic *n)
 {
 	char list[256] = "";
@@ -603,18 +614,20 @@ static void judge_counters(struct pf_result *res, const struct nic *n)
 	}
 	snprintf(subject, sizeof(subject), "%s counters", n->subject);
 	if (n_up) {
-		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: error counters rose during the "
-			   "loopback: %s", n->subject, list);
-		pf_remedy(f, "the loopback never leaves the NIC, so these come from the NIC or its "
-			  "host path: on RoCE check PFC/ECN (pfc_pause), look for mlx5_core errors "
-			  "in dmesg, update the firmware; rerun to confirm");
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: port-wide error counters rose during "
+			   "the loopback: %s; not judged: every QP on the port counts them (storage, "
+			   "other jobs); the loopback's own QPs are judged by their completions",
+			   n->subject, list);
+		pf_remedy(f, "context only: if they keep rising when the port is idle, see the "
+			  "port_errors check");
 	} else {
-		f = pf_add(res, PF_STATUS_PASS, subject, "%s: none of %zu error counters rose "
-			   "during the loopback", n->subject, n_judged);
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: none of %zu port-wide error counters "
+			   "rose during the loopback", n->subject, n_judged);
 	}
 	pf_obs_json(f, "increased", inc);
-	pf_obs_num(f, "counters_judged", (double)n_judged);
-	pf_exp_num(f, "max_increase", 0);
+	pf_obs_num(f, "counters_read", (double)n_judged);
+	pf_obs_num(f, "counters_judged", (double)n_judged); /* v1 name of counters_read */
+	pf_obs_bool(f, "judged", false);
 }
 
 /* CUDA device ordinals of the pairs' GPUs; a GPU CUDA does not see fails its pair. */
