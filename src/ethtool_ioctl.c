@@ -127,6 +127,76 @@ int pf_ethtool_stats_get(const char *ifname, struct pf_stats *ret)
 	return r < 0 ? r : 0;
 }
 
+/* One SIOCETHTOOL request on a socket of its own: pf_ethtool_ops' real ioctl. */
+int pf_ethtool_ioctl_sys(const char *ifname, void *data)
+{
+	pf_autoclose int fd = -1;
+
+	if (!*ifname || strlen(ifname) >= IFNAMSIZ)
+		return -EINVAL;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	return ethtool_ioctl(fd, ifname, data);
+}
+
+int pf_ethtool_ioctl_pause(const char *ifname, struct pf_pause *ret)
+{
+	struct ethtool_pauseparam pp = { .cmd = ETHTOOL_GPAUSEPARAM };
+	int r = pf_ethtool_ops.ioctl(ifname, &pp);
+
+	if (r < 0)
+		return r;
+	/* the ioctl has no pause frame counters: those came with ethtool netlink (5.10) */
+	*ret = (struct pf_pause){ .autoneg = pp.autoneg != 0, .rx = pp.rx_pause != 0,
+				  .tx = pp.tx_pause != 0 };
+	return 0;
+}
+
+static void settings(uint32_t speed, uint8_t duplex, uint8_t autoneg, struct pf_linkmodes *ret)
+{
+	*ret = (struct pf_linkmodes){
+		.speed_mbps = speed == (uint32_t)SPEED_UNKNOWN || speed == 0 ? PF_SPEED_UNKNOWN : speed,
+		.duplex = duplex == DUPLEX_FULL ? 1 : duplex == DUPLEX_HALF ? 0 : -1,
+		.autoneg = autoneg == AUTONEG_ENABLE ? 1 : autoneg == AUTONEG_DISABLE ? 0 : -1,
+	};
+}
+
+int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret)
+{
+	/* ETHTOOL_GLINKSETTINGS (4.6+): a first call with no masks returns their size, negated */
+	struct {
+		struct ethtool_link_settings req;
+		uint32_t masks[3 * 127];
+	} ls = { .req = { .cmd = ETHTOOL_GLINKSETTINGS } };
+	struct ethtool_cmd legacy = { .cmd = ETHTOOL_GSET };
+	int r;
+
+	r = pf_ethtool_ops.ioctl(ifname, &ls);
+	if (r == 0 && ls.req.link_mode_masks_nwords < 0 && ls.req.link_mode_masks_nwords >= -127) {
+		int8_t nwords = (int8_t)-ls.req.link_mode_masks_nwords;
+
+		memset(&ls, 0, sizeof(ls));
+		ls.req.cmd = ETHTOOL_GLINKSETTINGS;
+		ls.req.link_mode_masks_nwords = nwords;
+		r = pf_ethtool_ops.ioctl(ifname, &ls);
+		if (r == 0 && ls.req.link_mode_masks_nwords == nwords) {
+			settings(ls.req.speed, ls.req.duplex, ls.req.autoneg, ret);
+			return 0;
+		}
+	}
+	if (r < 0 && r != -EOPNOTSUPP)
+		return r;
+	/* the legacy ETHTOOL_GSET, for drivers with only get_settings */
+	r = pf_ethtool_ops.ioctl(ifname, &legacy);
+	if (r < 0)
+		return r;
+	settings(ethtool_cmd_speed(&legacy), legacy.duplex, legacy.autoneg, ret);
+	return 0;
+}
+
 int pf_live_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned int sample,
 			  struct pf_stats *ret)
 {

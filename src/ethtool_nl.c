@@ -157,6 +157,15 @@ static int ethtool_request(uint8_t cmd, int header_attr, const char *ifname, uin
 	return pf_nl_transact(sk, msg, ret_buf, ret_len);
 }
 
+struct pf_ethtool_ops pf_ethtool_ops = {
+	.genl = ethtool_request,
+	.ioctl = pf_ethtool_ioctl_sys,
+};
+
+/*
+ * Link modes: ethtool netlink (5.6+), else SIOCETHTOOL (RHEL 8's 4.18 and
+ * anything older than 5.6 have no "ethtool" genl family).
+ */
 int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret)
 {
 	pf_autofree void *buf = NULL;
@@ -164,20 +173,42 @@ int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret)
 	int r;
 
 	/* Compact bitsets keep the reply small; the link-mode masks are not used. */
-	r = ethtool_request(ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname,
-			    ETHTOOL_FLAG_COMPACT_BITSETS, &buf, &len);
-	return r < 0 ? r : pf_ethtool_parse_linkmodes(buf, len, ret);
+	r = pf_ethtool_ops.genl(ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname,
+				ETHTOOL_FLAG_COMPACT_BITSETS, &buf, &len);
+	if (r >= 0)
+		return pf_ethtool_parse_linkmodes(buf, len, ret);
+	if (r == -EPROTONOSUPPORT)
+		return pf_ethtool_ioctl_linkmodes(ifname, ret);
+	return r;
 }
 
+/*
+ * Pause parameters with the IEEE 802.3 pause frame counters
+ * (ETHTOOL_FLAG_STATS, added with them in 5.10).  Kernels 5.6-5.9 reject the whole request
+ * for a flag they do not know (EOPNOTSUPP, "unrecognized request flags";
+ * later kernels' policy says EINVAL): asked again without it.  No genl
+ * family (< 5.6): ETHTOOL_GPAUSEPARAM.
+ */
 int pf_ethtool_pause_get(const char *ifname, struct pf_pause *ret)
 {
 	pf_autofree void *buf = NULL;
 	size_t len;
 	int r;
 
-	r = ethtool_request(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname,
-			    ETHTOOL_FLAG_STATS, &buf, &len);
-	return r < 0 ? r : pf_ethtool_parse_pause(buf, len, ret);
+	r = pf_ethtool_ops.genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname,
+				ETHTOOL_FLAG_STATS, &buf, &len);
+	if (r >= 0)
+		r = pf_ethtool_parse_pause(buf, len, ret);
+	if (r == -EOPNOTSUPP || r == -EINVAL) {
+		free(PF_TAKE_PTR(buf));
+		r = pf_ethtool_ops.genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname, 0,
+					&buf, &len);
+		if (r >= 0)
+			r = pf_ethtool_parse_pause(buf, len, ret);
+	}
+	if (r == -EPROTONOSUPPORT)
+		return pf_ethtool_ioctl_pause(ifname, ret);
+	return r;
 }
 
 int pf_live_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)

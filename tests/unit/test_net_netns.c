@@ -221,6 +221,31 @@ static void test_check_live_veth(void **state)
 	pf_profile_release(&prof);
 }
 
+static int no_genl_family(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
+			  void **ret_buf, size_t *ret_len)
+{
+	return -EPROTONOSUPPORT;
+}
+
+/* A kernel without ethtool netlink (< 5.6): the real SIOCETHTOOL answers for the veth. */
+static void test_ioctl_fallback_veth(void **state)
+{
+	struct pf_ethtool_ops saved = pf_ethtool_ops;
+	struct pf_linkmodes lm;
+	struct pf_pause pa;
+	int self = enter(), r_lm, r_pa;
+
+	pf_ethtool_ops.genl = no_genl_family;
+	r_lm = pf_providers_live.linkmodes(NULL, "vt0", &lm);
+	r_pa = pf_providers_live.pause(NULL, "vt0", &pa);
+	pf_ethtool_ops = saved;
+	leave(self);
+	assert_int_equal(r_lm, 0);
+	assert_int_equal(lm.speed_mbps, 10000);
+	assert_int_equal(lm.duplex, 1);
+	assert_int_equal(r_pa, -EOPNOTSUPP); /* veth has no get_pauseparam */
+}
+
 /* RTM_GETADDR dump filtered to one veth, and its `ip -o -4 addr` text round-trip. */
 static void test_ipv4_addrs_veth(void **state)
 {
@@ -291,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_driver_stats),
 		cmocka_unit_test(test_no_such_device),
 		cmocka_unit_test(test_check_live_veth),
+		cmocka_unit_test(test_ioctl_fallback_veth),
 		cmocka_unit_test(test_ipv4_addrs_veth),
 		cmocka_unit_test(test_ip_addr_text),
 		cmocka_unit_test(test_wait),

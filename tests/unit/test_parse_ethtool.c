@@ -428,6 +428,119 @@ static void test_gstrings_raw(void **state)
 	assert_int_equal(pf_ethtool_stats_from_raw(names, 3, vals, 2, &s), -EAGAIN);
 }
 
+/*
+ * Old kernels, answered through pf_ethtool_ops as they answer: RHEL 8 (4.18)
+ * and anything before 5.6 have no "ethtool" genl family; 5.6-5.9 reject a
+ * request carrying ETHTOOL_FLAG_STATS whole ("unrecognized request flags",
+ * EOPNOTSUPP; newer policies say EINVAL).
+ */
+static struct {
+	int mode;          /* 0: no genl family; 1: stats flag rejected with @flag_err; 2: no pause op */
+	int flag_err;
+	int genl_calls, ioctl_calls;
+	bool no_glinksettings;
+} old_kernel;
+
+static int fake_genl(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
+		     void **ret_buf, size_t *ret_len)
+{
+	struct nl_msg *msg;
+
+	old_kernel.genl_calls++;
+	if (old_kernel.mode == 0)
+		return -EPROTONOSUPPORT;
+	if (old_kernel.mode == 2 || (flags & ETHTOOL_FLAG_STATS)) {
+		*ret_buf = error_bytes(old_kernel.mode == 2 ? -EOPNOTSUPP : old_kernel.flag_err,
+				       ret_len);
+		return 0;
+	}
+	assert_int_equal(cmd, ETHTOOL_MSG_PAUSE_GET);
+	msg = genl_reply(ETHTOOL_MSG_PAUSE_GET_REPLY);
+	put_header(msg, ETHTOOL_A_PAUSE_HEADER, ifname);
+	nla_put_u8(msg, ETHTOOL_A_PAUSE_AUTONEG, 0);
+	nla_put_u8(msg, ETHTOOL_A_PAUSE_RX, 1);
+	nla_put_u8(msg, ETHTOOL_A_PAUSE_TX, 1);
+	*ret_buf = msg_bytes(msg, ret_len);
+	return 0;
+}
+
+static int fake_ioctl(const char *ifname, void *data)
+{
+	uint32_t cmd;
+
+	old_kernel.ioctl_calls++;
+	memcpy(&cmd, data, sizeof(cmd));
+	if (cmd == ETHTOOL_GPAUSEPARAM) {
+		struct ethtool_pauseparam *pp = data;
+
+		pp->autoneg = 0, pp->rx_pause = 1, pp->tx_pause = 0;
+		return 0;
+	}
+	if (cmd == ETHTOOL_GLINKSETTINGS) {
+		struct ethtool_link_settings *ls = data;
+
+		if (old_kernel.no_glinksettings)
+			return -EOPNOTSUPP;
+		if (ls->link_mode_masks_nwords == 0) { /* the size handshake */
+			ls->link_mode_masks_nwords = -3;
+			return 0;
+		}
+		assert_int_equal(ls->link_mode_masks_nwords, 3);
+		ls->speed = 100000, ls->duplex = DUPLEX_FULL, ls->autoneg = AUTONEG_ENABLE;
+		return 0;
+	}
+	if (cmd == ETHTOOL_GSET) {
+		struct ethtool_cmd *ec = data;
+
+		ethtool_cmd_speed_set(ec, 25000);
+		ec->duplex = DUPLEX_FULL, ec->autoneg = AUTONEG_DISABLE;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static void test_old_kernels(void **state)
+{
+	struct pf_ethtool_ops saved = pf_ethtool_ops;
+	struct pf_linkmodes lm;
+	struct pf_pause pa;
+
+	pf_ethtool_ops = (struct pf_ethtool_ops){ .genl = fake_genl, .ioctl = fake_ioctl };
+
+	/* 4.18 / 5.4: no genl family: SIOCETHTOOL GPAUSEPARAM and GLINKSETTINGS */
+	memset(&old_kernel, 0, sizeof(old_kernel));
+	assert_int_equal(pf_ethtool_pause_get("ens1f0np0", &pa), 0);
+	assert_true(pa.rx && !pa.tx && !pa.autoneg && !pa.has_stats);
+	assert_int_equal(pf_ethtool_linkmodes_get("ens1f0np0", &lm), 0);
+	assert_int_equal(lm.speed_mbps, 100000);
+	assert_int_equal(lm.duplex, 1);
+	assert_int_equal(lm.autoneg, 1);
+	/* a driver with only the legacy get_settings: ETHTOOL_GSET */
+	old_kernel.no_glinksettings = true;
+	assert_int_equal(pf_ethtool_linkmodes_get("ens1f0np0", &lm), 0);
+	assert_int_equal(lm.speed_mbps, 25000);
+	assert_int_equal(lm.autoneg, 0);
+
+	/* 5.6-5.9: the stats flag rejects the request; asked again without it */
+	for (int i = 0; i < 2; i++) {
+		memset(&old_kernel, 0, sizeof(old_kernel));
+		old_kernel.mode = 1;
+		old_kernel.flag_err = i ? -EINVAL : -EOPNOTSUPP;
+		assert_int_equal(pf_ethtool_pause_get("ens1f0np0", &pa), 0);
+		assert_true(pa.rx && pa.tx && !pa.has_stats);
+		assert_int_equal(old_kernel.genl_calls, 2);
+		assert_int_equal(old_kernel.ioctl_calls, 0);
+	}
+
+	/* a driver without get_pauseparam stays "not supported" (no ioctl guess) */
+	memset(&old_kernel, 0, sizeof(old_kernel));
+	old_kernel.mode = 2;
+	assert_int_equal(pf_ethtool_pause_get("veth0", &pa), -EOPNOTSUPP);
+	assert_int_equal(old_kernel.ioctl_calls, 0);
+
+	pf_ethtool_ops = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_settings_text),
 		cmocka_unit_test(test_nl_linkmodes),
 		cmocka_unit_test(test_nl_pause),
+		cmocka_unit_test(test_old_kernels),
 		cmocka_unit_test(test_nl_dcb),
 		cmocka_unit_test(test_gstrings_raw),
 	};
