@@ -41,6 +41,8 @@ struct gdr_loopback_cfg {
 	char *pairs;
 	bool use_gpu, parallel;
 	char *gpu_reg;
+	char *nics;
+	char *gdr_level;
 };
 
 static const struct pf_param gdr_loopback_params[] = {
@@ -75,6 +77,14 @@ static const struct pf_param gdr_loopback_params[] = {
 	PF_PARAM_ENUM(struct gdr_loopback_cfg, gpu_reg, "auto",
 		      "GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf",
 		      "auto", "peermem", "dmabuf"),
+	PF_PARAM_STRING(struct gdr_loopback_cfg, nics, "",
+			"RDMA devices GPUs may be paired with, as in NCCL_IB_HCA "
+			"(\"mlx5_0,mlx5_1\"); empty: every physical function (never a VF)"),
+	PF_PARAM_ENUM(struct gdr_loopback_cfg, gdr_level, "auto",
+		      "judge GPU runs only on pairs NCCL uses GPUDirect RDMA for "
+		      "(NCCL_NET_GDR_LEVEL): auto (PXB, NCCL's default), PIX, PXB, P2C (Grace: "
+		      "GPU on C2C, NIC on that CPU), PHB, SYS",
+		      "auto", "PIX", "PXB", "P2C", "PHB", "SYS"),
 	PF_PARAM_END,
 };
 
@@ -192,6 +202,11 @@ struct nic {
 struct pair {
 	char gpu[16];
 	size_t nic;
+	bool have_cls;
+	enum pf_path_class cls;   /* GPU <-> NIC PCI distance */
+	bool same_numa;           /* GPU and NIC on one NUMA node (P2C on Grace) */
+	bool judged;              /* NCCL uses GPUDirect RDMA here (gdr_level) */
+	const char *level_name;   /* "PXB" */
 	char subject[96];     /* "0000:17:00.0 -> mlx5_0/1" */
 	pf_CUdevice cuda_dev;
 	struct pf_lb_opts opts;
@@ -248,15 +263,67 @@ static ssize_t plan_nic(const struct pf_ctx *ctx, struct plan *p, const struct p
 	return (ssize_t)p->n_nics++;
 }
 
-static void plan_pair(struct plan *p, const char *gpu, size_t nic)
+/*
+ * NCCL's path types (src/graph/paths.cc, ncclTopoCheckGdr; values from
+ * src/include/graph.h): GPUDirect RDMA is used when the GPU-NIC path is at
+ * most NCCL_NET_GDR_LEVEL, PXB by default, P2C on C2C platforms.
+ */
+enum { NCCL_PIX = 4, NCCL_PXB = 5, NCCL_P2C = 6, NCCL_PHB = 8, NCCL_SYS = 9 };
+
+static int gdr_level(const char *s)
 {
+	static const struct {
+		const char *name;
+		int level;
+	} levels[] = { { "PIX", NCCL_PIX }, { "PXB", NCCL_PXB }, { "P2C", NCCL_P2C },
+		       { "PHB", NCCL_PHB }, { "SYS", NCCL_SYS } };
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(levels); i++)
+		if (strcmp(s, levels[i].name) == 0)
+			return levels[i].level;
+	return NCCL_PXB; /* auto */
+}
+
+/*
+ * NCCL's path type of a pair: PIX, PXB as they are; PHB and NODE are
+ * NCCL's PHB, or P2C when the NIC hangs off the GPU's own CPU and P2C is
+ * allowed (the GPU reaches that CPU over C2C on Grace); SYS and unknown SYS.
+ */
+static int nccl_path(const struct pair *q, int level)
+{
+	switch (q->cls) {
+	case PF_PATH_PIX:
+		return NCCL_PIX;
+	case PF_PATH_PXB:
+		return NCCL_PXB;
+	case PF_PATH_PHB:
+	case PF_PATH_NODE:
+		return level >= NCCL_P2C && q->same_numa ? NCCL_P2C : NCCL_PHB;
+	default:
+		return NCCL_SYS;
+	}
+}
+
+static void plan_pair(const struct pf_ctx *ctx, struct plan *p, const char *gpu, size_t nic)
+{
+	const struct pf_node *node = ctx->node;
+	const struct nic *n = &p->nics[nic];
+	int gi = pf_node_pci_index(node, gpu);
 	struct pair *q;
 
 	p->pairs = pf_xrealloc(p->pairs, (p->n_pairs + 1) * sizeof(*p->pairs));
 	q = &p->pairs[p->n_pairs++];
-	*q = (struct pair){ .nic = nic, .cuda_dev = -1 };
+	*q = (struct pair){ .nic = nic, .cuda_dev = -1, .cls = PF_PATH_UNKNOWN };
 	snprintf(q->gpu, sizeof(q->gpu), "%s", gpu);
-	snprintf(q->subject, sizeof(q->subject), "%s -> %s", gpu, p->nics[nic].subject);
+	snprintf(q->subject, sizeof(q->subject), "%s -> %s", gpu, n->subject);
+	if (gi >= 0 && n->dev->pci >= 0) {
+		const struct pf_pci_dev *g = &node->pci[gi], *d = &node->pci[n->dev->pci];
+		int gn = pf_node_effective_numa(node, g), dn = pf_node_effective_numa(node, d);
+
+		q->have_cls = g->path && d->path &&
+			      pf_pci_path_classify(g->path, gn, d->path, dn, &q->cls) == 0;
+		q->same_numa = gn >= 0 && gn == dn;
+	}
 }
 
 /* "BDF=mlx5_0/1" or "mlx5_0[/1]"; errors become findings. */
@@ -298,9 +365,46 @@ static int plan_explicit(const struct pf_ctx *ctx, const struct gdr_loopback_cfg
 			return pf_error(res, -ENODEV, "gdr_loopback.pairs: %s has no port %u", nicname,
 					portnum);
 		if (gpu[0] && cfg->use_gpu)
-			plan_pair(p, gpu, (size_t)ni);
+			plan_pair(ctx, p, gpu, (size_t)ni);
 	}
 	return 0;
+}
+
+/* An SR-IOV virtual function: its PCI function has a physfn link. */
+static bool nic_is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
+{
+	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
+	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
+
+	return link && pf_fs_exists(ctx->fs, link) == 1;
+}
+
+/* The NICs GPUs may be paired with: the `nics` list, else every PF. */
+static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg)
+{
+	const struct pf_node *node = ctx->node;
+	char *list = pf_xstrdup("");
+
+	if (cfg->nics[0]) {
+		free(list);
+		return pf_xstrdup(cfg->nics);
+	}
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		char *next;
+
+		if (node->rdma[i].pci < 0 || nic_is_vf(ctx, &node->rdma[i]))
+			continue;
+		next = pf_xasprintf("%s%s%s", list, list[0] ? "," : "", node->rdma[i].name);
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
+static bool nic_allowed(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+			const struct pf_rdma_dev *dev)
+{
+	return cfg->nics[0] ? pf_list_has(cfg->nics, dev->name) : !nic_is_vf(ctx, dev);
 }
 
 static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
@@ -308,7 +412,8 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 {
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
-	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
+	pf_autofree char *nics = nic_list(ctx, cfg);
+	size_t n = nics[0] ? pf_gpu_nic_pairs(node, nics, NULL, &pairs) : 0;
 	size_t n_paired = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -325,14 +430,15 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 			continue;
 		n_paired++;
 		if (cfg->use_gpu)
-			plan_pair(p, pairs[i].gpu->bdf, (size_t)ni);
+			plan_pair(ctx, p, pairs[i].gpu->bdf, (size_t)ni);
 	}
 	if (n_paired)
 		return 0;
-	/* no GPU (or none placed): host memory on every port */
+	/* no GPU (or none placed): host memory on every allowed port */
 	for (size_t i = 0; i < node->n_rdma; i++)
 		for (size_t j = 0; j < node->rdma[i].n_ports; j++)
-			plan_nic(ctx, p, &node->rdma[i], node->rdma[i].ports[j].num);
+			if (nic_allowed(ctx, cfg, &node->rdma[i]))
+				plan_nic(ctx, p, &node->rdma[i], node->rdma[i].ports[j].num);
 	return 0;
 }
 
@@ -538,6 +644,33 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 	pf_exp_num(f, "warn_below_gbps", warn);
 }
 
+/*
+ * A pair NCCL would not use GPUDirect RDMA on (beyond gdr_level): its
+ * figure is measured and reported, not judged; a registration NCCL would
+ * not attempt is not judged either.  Corruption and transfer errors still
+ * fail (judge_gpu), they are faults of the NIC's path whatever NCCL does.
+ */
+static void judge_unused_pair(struct pf_result *res, const struct pair *q)
+{
+	const char *cls = q->have_cls ? pf_path_class_name(q->cls) : "unknown";
+	struct pf_finding *f;
+
+	if (q->rc)
+		f = pf_add(res, PF_STATUS_PASS, q->subject, "%s: GPU memory not registered (%s); "
+			   "not judged: the path is %s and NCCL does not use GPUDirect RDMA there "
+			   "(NCCL_NET_GDR_LEVEL %s), it stages through host memory", q->subject,
+			   q->res.err, cls, q->level_name);
+	else
+		f = pf_add(res, PF_STATUS_PASS, q->subject, "%s: GPU memory %.1f Gb/s via %s, "
+			   "measured, not judged: the path is %s and NCCL does not use GPUDirect "
+			   "RDMA there (NCCL_NET_GDR_LEVEL %s), it stages through host memory",
+			   q->subject, q->res.gbps, q->res.reg, cls, q->level_name);
+	observe_run(f, &q->opts, &q->res);
+	pf_obs_str(f, "path", cls);
+	pf_obs_bool(f, "judged", false);
+	pf_exp_str(f, "gdr_level", q->level_name);
+}
+
 static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 		      const struct plan *p, const struct pair *q)
 {
@@ -547,6 +680,10 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 	double min = ref * cfg->gpu_min_fraction, bw = q->res.gbps;
 	struct pf_finding *f;
 
+	if (!q->judged && (!q->rc || q->rc == -EFAULT)) {
+		judge_unused_pair(res, q);
+		return;
+	}
 	if (q->rc) {
 		judge_failed_run(res, q->subject, q->rc, &q->opts, &q->res);
 		return;
@@ -573,6 +710,8 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 	}
 	observe_run(f, &q->opts, &q->res);
 	pf_obs_num(f, "reference_gbps", ref);
+	if (q->have_cls)
+		pf_obs_str(f, "path", pf_path_class_name(q->cls));
 	pf_exp_num(f, "min_gbps", min);
 }
 
@@ -769,7 +908,10 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	for (size_t i = 0; i < p.n_pairs; i++) {
 		struct pair *q = &p.pairs[i];
 		struct nic *n = &p.nics[q->nic];
+		int level = gdr_level(cfg->gdr_level);
 
+		q->level_name = strcmp(cfg->gdr_level, "auto") == 0 ? "PXB" : cfg->gdr_level;
+		q->judged = nccl_path(q, level) <= level;
 		if (!n->usable)
 			continue;
 		if (q->cuda_dev < 0) {
@@ -813,7 +955,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 		if (!q->ran)
 			continue;
 		judge_gpu(res, cfg, &p, q);
-		if (q->rc) {
+		if (q->rc && (q->judged || q->rc != -EFAULT)) {
 			n_fail++;
 		} else {
 			gpu_lo = gpu_lo && gpu_lo < q->res.gbps ? gpu_lo : q->res.gbps;

@@ -5,6 +5,7 @@
  * pairing, verdict rules, counters, RoCE GIDs from sysfs, skips and errors.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,113 @@ static void test_dmabuf_node_page_size(void **state)
 	assert_int_equal(pf_fake_verbs.export_dptr % 65536, 0);
 	assert_int_equal(pf_fake_verbs.export_size % 65536, 0);
 	assert_int_equal(pf_fake.allocs, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * NCCL uses GPUDirect RDMA only up to NCCL_NET_GDR_LEVEL (PXB by default,
+ * src/graph/paths.cc): a GPU whose nearest NIC is across the socket (SYS)
+ * is measured and reported, not held to 0.9x of the host figure, while the
+ * PIX pair still is.  Both failed before.
+ */
+static void test_far_pair_not_judged(void **state)
+{
+	char *root = setup("--gpus 2 --nics 2 --nic-wrong-socket mlx5_1", 2,
+			   IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	const char *sets_sys[] = { FAST, "gdr_loopback.gdr_level=SYS", NULL };
+	char near[64], far[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(near, sizeof(near), "%s -> mlx5_0/1", gpus[0]);
+	snprintf(far, sizeof(far), "%s -> mlx5_1/1", gpus[1]);
+	pf_fake_verbs.devs[0].gpu_gbps = pf_fake_verbs.devs[1].gpu_gbps = 200;
+	run(root, sets, &res);
+	f = finding(&res, near);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "path"), "PIX");
+	f = finding(&res, far);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "not judged"));
+	assert_non_null(strstr(f->message, "SYS"));
+	assert_non_null(strstr(f->message, "NCCL_NET_GDR_LEVEL PXB"));
+	assert_float_equal(obs_num(f, "gbps"), 200, 0.5);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f->observed, "judged")));
+	pf_result_release(&res);
+
+	/* an operator who runs NCCL_NET_GDR_LEVEL=SYS judges it */
+	run(root, sets_sys, &res);
+	assert_int_equal(finding(&res, far)->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	/* an unregistrable GPU buffer on the far pair is not a fault NCCL would meet */
+	pf_fake_verbs.peermem = pf_fake_verbs.dmabuf = false;
+	run(root, sets, &res);
+	assert_int_equal(finding(&res, near)->status, PF_STATUS_FAIL);
+	f = finding(&res, far);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "not registered"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * Grace (C2C): NCCL >= 2.27 uses GPUDirect RDMA up to P2C, a NIC on the
+ * GPU's own CPU.  With gdr_level=P2C such a pair (NODE, same NUMA node) is
+ * judged; the default (PXB) reports it.
+ */
+static void test_p2c_level(void **state)
+{
+	char *root = setup("--gpus 2 --nics 0 --storage-nic", 1, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	const char *sets_p2c[] = { FAST, "gdr_loopback.gdr_level=P2C", NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	pf_fake_verbs.devs[0].gpu_gbps = 100;
+	run(root, sets, &res);
+	f = finding(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "NODE"));
+	pf_result_release(&res);
+	run(root, sets_p2c, &res);
+	assert_int_equal(finding(&res, subject)->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/* plan_default pairs GPUs only with the `nics` list, and never with a VF. */
+static void test_nics_filter_and_vf(void **state)
+{
+	char *root = setup("--gpus 2 --nics 1 --storage-nic", 2, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, "gdr_loopback.nics=mlx5_0", NULL };
+	const char *plain[] = { FAST, NULL };
+	char link[1024], real[PATH_MAX], *rel;
+	struct pf_result res;
+
+	run(root, sets, &res);
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (res.findings[i].subject && strstr(res.findings[i].subject, "mlx5_1"))
+			fail_msg("paired with mlx5_1 outside gdr_loopback.nics: %s",
+				 res.findings[i].message);
+	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	/* mlx5_1 made a virtual function: never paired, even without a list */
+	snprintf(link, sizeof(link), "%s/sys/class/infiniband/mlx5_1/device", root);
+	assert_non_null(realpath(link, real));
+	rel = real + strlen(root) + 1;
+	strncat(rel, "/physfn", sizeof(real) - strlen(real) - 1);
+	pf_test_write(root, rel, "");
+	run(root, plain, &res);
+	for (size_t i = 0; i < res.n_findings; i++)
+		if (res.findings[i].subject && strstr(res.findings[i].subject, "mlx5_1"))
+			fail_msg("paired with the VF mlx5_1: %s", res.findings[i].message);
+	assert_non_null(pf_test_finding(&res, "mlx5_0/1"));
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -609,6 +717,9 @@ int main(void)
 		cmocka_unit_test(test_host_thresholds),
 		cmocka_unit_test(test_gpu_threshold),
 		cmocka_unit_test(test_corruption_fails),
+		cmocka_unit_test(test_far_pair_not_judged),
+		cmocka_unit_test(test_p2c_level),
+		cmocka_unit_test(test_nics_filter_and_vf),
 		cmocka_unit_test(test_middle_slot_corruption_fails),
 		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
