@@ -22,7 +22,7 @@
 #include "preflight/providers.h"
 
 struct pfc_pause_cfg {
-	uint64_t roce_prio;
+	uint64_t roce_prio, roce_dscp;
 	bool require_pfc;
 	uint64_t window_ms;
 	double warn_pause_pct, fail_pause_pct;
@@ -35,6 +35,10 @@ struct pfc_pause_cfg {
 static const struct pf_param pfc_pause_params[] = {
 	PF_PARAM_U64(struct pfc_pause_cfg, roce_prio, "3", 0, 7, NULL,
 		     "the 802.1p priority that carries RoCE traffic; PFC must be on for it"),
+	PF_PARAM_U64(struct pfc_pause_cfg, roce_dscp, "26", 0, 63, NULL,
+		     "the DSCP RoCE traffic carries where rdma_cm's configfs default_roce_tos "
+		     "does not say (NCCL_IB_TC / 4: 106 -> 26); under DSCP trust it must map to "
+		     "roce_prio"),
 	PF_PARAM_BOOL(struct pfc_pause_cfg, require_pfc, "true",
 		      "fail when PFC is off on roce_prio (false for lossy RoCE fabrics)"),
 	PF_PARAM_U64(struct pfc_pause_cfg, window_ms, "1000", 0, WINDOW_MAX_MS, "ms",
@@ -93,6 +97,94 @@ static void fmt_prios(char *buf, size_t len, uint8_t mask)
 			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", p);
 	if (!n)
 		snprintf(buf, len, "none");
+}
+
+/*
+ * The DSCP of the port's RoCE traffic: rdma_cm's default ToS for the port
+ * (configfs, present when someone created /sys/kernel/config/rdma_cm/<dev>),
+ * else the profile's roce_dscp.
+ */
+static unsigned int roce_dscp(const struct pf_ctx *ctx, const struct roce_if *nd,
+			      const struct pfc_pause_cfg *cfg, char *src, size_t len)
+{
+	char dev[64];
+	unsigned int port;
+	uint64_t tos;
+
+	if (sscanf(nd->port, "%63[^/]/%u", dev, &port) == 2 &&
+	    pf_fs_readf_u64(ctx->fs, &tos, "/sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos",
+			    dev, port) == 0 && tos < 256) {
+		snprintf(src, len, "rdma_cm default_roce_tos %llu", (unsigned long long)tos);
+		return (unsigned int)(tos >> 2);
+	}
+	snprintf(src, len, "the profile's roce_dscp");
+	return (unsigned int)cfg->roce_dscp;
+}
+
+/*
+ * Trust: PFC on roce_prio protects RoCE only if RoCE lands there.  Under
+ * DSCP trust (DSCP entries in the DCB APP table) the DSCP's entry decides;
+ * under PCP trust only a VLAN tag does, which no file shows: a warning
+ * saying so, never a fail.  Lossy fabrics (require_pfc false) and ports
+ * whose table was not read are not judged.
+ */
+static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const struct roce_if *nd,
+			const struct pfc_pause_cfg *cfg)
+{
+	unsigned int prio = (unsigned int)cfg->roce_prio, dscp, lands;
+	char subject[96], src[64], prios[32];
+	bool assumed;
+	struct pf_finding *f;
+
+	if (nd->r_pfc != 0 || !nd->pfc.has_app || !cfg->require_pfc)
+		return;
+	snprintf(subject, sizeof(subject), "%s/trust", nd->name);
+	fmt_prios(prios, sizeof(prios), nd->pfc.pfc_en);
+	dscp = roce_dscp(ctx, nd, cfg, src, sizeof(src));
+	if (!nd->pfc.dscp_mapped) {
+		if (nd->pfc.pfc_en & 1u) {
+			f = pf_add(res, PF_STATUS_PASS, subject, "%s: PCP trust; priority 0 has PFC "
+				   "too, so untagged RoCE is lossless", nd->port);
+		} else {
+			f = pf_add(res, PF_STATUS_WARN, subject,
+				   "%s: PCP trust (no DSCP entry in the DCB APP table): RoCE reaches "
+				   "priority %u only if it is VLAN-tagged with PCP %u; untagged RoCE "
+				   "runs on priority 0, where PFC is off (lossy)", nd->port, prio, prio);
+			pf_remedy(f, "on a DSCP-marked network trust DSCP: mlnx_qos -i %s --trust dscp "
+				  "(or dcb app add dev %s dscp-prio %u:%u); on a PCP network send RoCE "
+				  "VLAN-tagged with PCP %u", nd->name, nd->name, dscp, prio, prio);
+		}
+		pf_obs_str(f, "trust", "pcp");
+		return;
+	}
+	assumed = !(nd->pfc.dscp_mapped & (1ull << dscp));
+	/* a DSCP without an entry keeps the NIC's default map; mlx5's is DSCP / 8 */
+	lands = assumed ? dscp >> 3 : nd->pfc.dscp_prio[dscp];
+	if (lands == prio) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: DSCP trust: DSCP %u (%s) lands on "
+			   "priority %u%s", nd->port, dscp, src, lands,
+			   assumed ? " (no entry: the NIC's default DSCP / 8)" : "");
+	} else if (nd->pfc.pfc_en & (1u << lands)) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s: DSCP trust: DSCP %u (%s) lands on "
+			   "priority %u (PFC on there), not on roce_prio %u", nd->port, dscp, src,
+			   lands, prio);
+		pf_remedy(f, "set pfc_pause.roce_prio=%u if that is the design, or map DSCP %u to "
+			  "priority %u: dcb app add dev %s dscp-prio %u:%u", lands, dscp, prio,
+			  nd->name, dscp, prio);
+	} else {
+		f = pf_add(res, assumed ? PF_STATUS_WARN : PF_STATUS_FAIL, subject,
+			   "%s: DSCP trust: RoCE traffic (DSCP %u, %s) lands on priority %u%s, where "
+			   "PFC is off (PFC on: %s): lossy RoCE", nd->port, dscp, src, lands,
+			   assumed ? " (no entry: the NIC's default DSCP / 8 assumed)" : "", prios);
+		pf_remedy(f, "map RoCE's DSCP to the PFC priority: dcb app add dev %s dscp-prio "
+			  "%u:%u (mlnx_qos -i %s --dscp2prio set,%u,%u), or mark RoCE with a DSCP "
+			  "that maps there (NCCL_IB_TC, rdma_cm default_roce_tos)", nd->name, dscp,
+			  prio, nd->name, dscp, prio);
+	}
+	pf_obs_str(f, "trust", "dscp");
+	pf_obs_num(f, "dscp", dscp);
+	pf_obs_num(f, "priority", lands);
+	pf_exp_num(f, "priority", prio);
 }
 
 /* The configuration finding: PFC on roce_prio, no global pause beside PFC. */
@@ -501,6 +593,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		const struct roce_if *nd = &nds[i];
 
 		judge_config(res, nd, cfg);
+		judge_trust(ctx, res, nd, cfg);
 		if (nd->r_stats < 0 && nd->r_stats != -EOPNOTSUPP && nd->r_stats != -ENOENT) {
 			char subject[96];
 

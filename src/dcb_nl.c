@@ -60,6 +60,25 @@ int pf_dcb_parse_ieee(const void *buf, size_t len, struct pf_pfc *ret)
 		pfc.requests[i] = raw.requests[i];
 		pfc.indications[i] = raw.indications[i];
 	}
+	/* dcbnl always nests the APP table in an IEEE reply, empty when there is none */
+	if (ieee[DCB_ATTR_IEEE_APP_TABLE]) {
+		struct nlattr *a;
+		int rem;
+
+		pfc.has_app = true;
+		nla_for_each_nested(a, ieee[DCB_ATTR_IEEE_APP_TABLE], rem) {
+			struct dcb_app app;
+
+			if (nla_type(a) != DCB_ATTR_IEEE_APP || nla_len(a) < (int)sizeof(app))
+				continue;
+			memcpy(&app, nla_data(a), sizeof(app));
+			if (app.selector != IEEE_8021QAZ_APP_SEL_DSCP || app.protocol >= 64 ||
+			    app.priority >= PF_PRIOS)
+				continue;
+			pfc.dscp_mapped |= 1ull << app.protocol;
+			pfc.dscp_prio[app.protocol] = app.priority;
+		}
+	}
 	*ret = pfc;
 	return 0;
 }

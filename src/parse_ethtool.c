@@ -264,6 +264,38 @@ int pf_parse_dcb_pfc(const char *text, struct pf_pfc *ret)
 	return 0;
 }
 
+int pf_parse_dcb_app(const char *text, struct pf_pfc *pfc)
+{
+	pf_autofree char *copy = pf_xstrdup(text);
+	char *save = NULL;
+	bool in_dscp = false;
+
+	pfc->has_app = false;
+	pfc->dscp_mapped = 0;
+	if (is_unsupported(text))
+		return -EOPNOTSUPP;
+	/* "dscp-prio 24:3 26:3 ..." possibly among "default-prio 0 pcp-prio ..." on one line */
+	for (char *w = strtok_r(copy, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+		char *colon = strchr(w, ':');
+		uint64_t d, p;
+
+		if (!colon) {
+			in_dscp = !strcmp(w, "dscp-prio");
+			continue;
+		}
+		if (!in_dscp)
+			continue;
+		*colon = '\0';
+		if (pf_parse_u64(w, &d) < 0 || pf_parse_u64(colon + 1, &p) < 0 || d >= 64 ||
+		    p >= PF_PRIOS)
+			return -EINVAL;
+		pfc->dscp_mapped |= 1ull << d;
+		pfc->dscp_prio[d] = (uint8_t)p;
+	}
+	pfc->has_app = true;
+	return 0;
+}
+
 int pf_parse_ethtool_settings(const char *text, struct pf_linkmodes *ret)
 {
 	struct pf_linkmodes lm = { .speed_mbps = PF_SPEED_UNKNOWN, .duplex = -1, .autoneg = -1 };

@@ -9,6 +9,7 @@
  *   preflight/ethtool/<if>/pause        `ethtool -I -a <if>`
  *   preflight/ethtool/<if>/settings     `ethtool <if>`
  *   preflight/dcb/<if>/pfc              `dcb -s pfc show dev <if>`
+ *   preflight/dcb/<if>/app              `dcb -N app show dev <if>`
  *   preflight/ip/<if>/addr              `ip -o -4 addr show dev <if>`
  */
 #include <string.h>
@@ -60,10 +61,17 @@ int pf_recorded_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsi
 
 int pf_recorded_pfc(const struct pf_ctx *ctx, const char *ifname, struct pf_pfc *ret)
 {
-	pf_autofree char *text = NULL;
+	pf_autofree char *text = NULL, *app = NULL;
 	int r = read_capture(ctx, ifname, "dcb", "pfc", &text);
 
-	return r < 0 ? r : pf_parse_dcb_pfc(text, ret);
+	if (r < 0)
+		return r;
+	r = pf_parse_dcb_pfc(text, ret);
+	/* the APP table is a file of its own; a snapshot without it leaves it unknown */
+	if (r == 0 && read_capture(ctx, ifname, "dcb", "app", &app) == 0 &&
+	    pf_parse_dcb_app(app, ret) < 0)
+		ret->has_app = false;
+	return r;
 }
 
 int pf_recorded_ipv4_addrs(const struct pf_ctx *ctx, const char *ifname,

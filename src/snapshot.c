@@ -128,6 +128,7 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE("/proc/sys/net/core/*"),
 	R_FILE("/proc/sys/net/ipv4/@(tcp_rmem|tcp_wmem)"),
 	R_FILE("/proc/sys/net/ipv4/conf/*/@(arp_ignore|arp_announce|rp_filter)"),
+	R_FILE("/sys/kernel/config/rdma_cm/*/ports/*/@(default_roce_tos|default_roce_mode)"),
 	R_FILE("/proc/sys/vm/zone_reclaim_mode"),
 	R_FILE("/etc/hostname"),
 	R_FILE("/run/slurmd.pid"),
@@ -714,6 +715,7 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 		size_t len = 0;
 		FILE *f = text_open(&buf, &len);
 		struct pf_pfc pfc;
+		bool app;
 
 		r = p->pfc(ctx, ifname, &pfc);
 		if (r >= 0) {
@@ -734,10 +736,25 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 				fputc('\n', f);
 			}
 		}
+		app = r >= 0 && pfc.has_app;
 		r = fact_done(s, r < 0 ? r : 0, "dcb", ifname, "pfc",
 			      "Attribute read: Operation not supported", f, &buf, &len);
 		if (r < 0)
 			return r;
+		if (app) {
+			pf_autofree char *abuf = NULL;
+			size_t alen = 0;
+			FILE *af = text_open(&abuf, &alen);
+
+			fputs("dscp-prio", af);
+			for (int d = 0; d < 64; d++)
+				if (pfc.dscp_mapped & (1ull << d))
+					fprintf(af, " %d:%u", d, pfc.dscp_prio[d]);
+			fputc('\n', af);
+			r = fact_done(s, 0, "dcb", ifname, "app", "", af, &abuf, &alen);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }

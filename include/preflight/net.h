@@ -61,7 +61,19 @@ struct pf_pfc {
 	bool has_counters;    /* requests/indications were reported */
 	uint64_t requests[PF_PRIOS];    /* PFC frames sent per priority */
 	uint64_t indications[PF_PRIOS]; /* PFC frames received per priority */
+	/*
+	 * The DCB APP table's DSCP entries (selector 5, IEEE_8021QAZ_APP_SEL_DSCP):
+	 * DCB_ATTR_IEEE_APP_TABLE live, `dcb -N app show dev <if>` recorded.  A
+	 * port with DSCP entries trusts DSCP (mlx5 installs them when its trust
+	 * state is set to dscp); none means PCP trust.
+	 */
+	bool has_app;         /* the table was read (it may hold no DSCP entry) */
+	uint64_t dscp_mapped; /* bit d: DSCP d has an entry */
+	uint8_t dscp_prio[64];
 };
+
+/* `dcb -N app show dev <if>`: the "dscp-prio D:P ..." entries into @pfc's table. */
+int pf_parse_dcb_app(const char *text, struct pf_pfc *pfc);
 
 /* Release the array of @s; the struct is left empty. */
 void pf_stats_release(struct pf_stats *s);

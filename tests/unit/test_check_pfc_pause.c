@@ -5,6 +5,7 @@
  * needs (docs/snapshot.md), and on a fake provider table that stands in
  * for the live backend's two samples.
  */
+#include <dirent.h>
 #include <string.h>
 
 #include "preflight/net.h"
@@ -226,6 +227,95 @@ static void test_healthy(void **state)
 	}
 	/* Idle priorities without counters get no finding. */
 	assert_null(pf_test_finding(&res, "enp20s0np0/prio0"));
+	done(&fx, &res);
+}
+
+static void put_app(const struct fixture *fx, const char *iface, const char *text)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "root/preflight/dcb/%s/app", iface);
+	pf_test_write(fx->dir, rel, text);
+}
+
+/* The RDMA device under @iface in the generated root ("mlx5_0"). */
+static void ibdev_of(const struct fixture *fx, const char *iface, char *buf, size_t len)
+{
+	char path[512];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/root/sys/class/net/%s/device/infiniband", fx->dir, iface);
+	d = opendir(path);
+	assert_non_null(d);
+	buf[0] = '\0';
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			snprintf(buf, len, "%.63s", de->d_name);
+	closedir(d);
+	assert_true(buf[0]);
+}
+
+/*
+ * Trust: PFC on priority 3 protects RoCE only if RoCE lands there.  DSCP
+ * trust with DSCP 26 mapped to 0 is lossy RoCE (it passed before: the APP
+ * table was never read); PCP trust cannot be seen through (a warning); no
+ * table captured, or a lossy fabric: not judged.
+ */
+static void test_trust(void **state)
+{
+	static const char *const lossy[] = { "pfc_pause.require_pfc=false", NULL };
+	struct fixture fx = setup_roce();
+	struct pf_result res;
+	const struct pf_finding *f;
+	char dev[64], rel[256];
+
+	healthy(&fx, fx.ifs[0]);
+	healthy(&fx, fx.ifs[1]);
+	pf_test_write(fx.dir, "root/preflight/window_ms", "1000\n");
+
+	/* no APP table captured: nothing said about trust */
+	run(&fx, NULL, NULL, &res);
+	assert_null(pf_test_finding(&res, "enp20s0np0/trust"));
+	pf_result_release(&res);
+
+	put_app(&fx, fx.ifs[0], "dscp-prio 26:3 48:6\n");
+	put_app(&fx, fx.ifs[1], "dscp-prio 0:0 26:0\n");
+	run(&fx, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(finding(&res, fx.ifs[0], "/trust")->status, PF_STATUS_PASS);
+	f = finding(&res, fx.ifs[1], "/trust");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "(DSCP 26, the profile's roce_dscp) lands on priority 0"));
+	assert_non_null(strstr(f->remedy, "dscp-prio 26:3"));
+	pf_result_release(&res);
+
+	/* no entry for 26: the NIC's default DSCP / 8 = 3; the port's own ToS overrides */
+	put_app(&fx, fx.ifs[1], "dscp-prio 0:0 24:3\n");
+	run(&fx, NULL, NULL, &res);
+	assert_int_equal(finding(&res, fx.ifs[1], "/trust")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	ibdev_of(&fx, fx.ifs[1], dev, sizeof(dev));
+	snprintf(rel, sizeof(rel), "root/sys/kernel/config/rdma_cm/%s/ports/1/default_roce_tos", dev);
+	pf_test_write(fx.dir, rel, "0\n");
+	run(&fx, NULL, NULL, &res);
+	f = finding(&res, fx.ifs[1], "/trust");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "(DSCP 0, rdma_cm default_roce_tos 0)"));
+	pf_result_release(&res);
+
+	/* PCP trust: a warning naming what decides it */
+	put_app(&fx, fx.ifs[1], "\n");
+	run(&fx, NULL, NULL, &res);
+	f = finding(&res, fx.ifs[1], "/trust");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "only if it is VLAN-tagged with PCP 3"));
+	pf_result_release(&res);
+
+	/* a lossy RoCE fabric: trust is not judged */
+	run(&fx, NULL, lossy, &res);
+	snprintf(rel, sizeof(rel), "%s/trust", fx.ifs[1]);
+	assert_null(pf_test_finding(&res, rel));
 	done(&fx, &res);
 }
 
@@ -536,6 +626,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_trust),
 		cmocka_unit_test(test_storm_one_priority),
 		cmocka_unit_test(test_pause_thresholds),
 		cmocka_unit_test(test_pfc_off_one_port),

@@ -374,8 +374,21 @@ static void *dcb_reply(const struct ieee_pfc *raw, size_t *ret_len)
 	assert_int_equal(nlmsg_append(msg, &d, sizeof(d), NLMSG_ALIGNTO), 0);
 	nla_put_string(msg, DCB_ATTR_IFNAME, "ens1f0np0");
 	nest = nla_nest_start(msg, DCB_ATTR_IEEE);
-	if (raw)
+	if (raw) {
+		/* the APP table as dcbnl nests it: a DSCP entry, an EtherType one */
+		static const struct dcb_app apps[] = {
+			{ .selector = IEEE_8021QAZ_APP_SEL_DSCP, .priority = 3, .protocol = 26 },
+			{ .selector = IEEE_8021QAZ_APP_SEL_ETHERTYPE, .priority = 5,
+			  .protocol = 0x8915 },
+		};
+		struct nlattr *table;
+
 		nla_put(msg, DCB_ATTR_IEEE_PFC, sizeof(*raw), raw);
+		table = nla_nest_start(msg, DCB_ATTR_IEEE_APP_TABLE);
+		for (size_t i = 0; i < PF_ARRAY_SIZE(apps); i++)
+			nla_put(msg, DCB_ATTR_IEEE_APP, sizeof(apps[i]), &apps[i]);
+		nla_nest_end(msg, table);
+	}
 	nla_nest_end(msg, nest);
 	nla_put_u8(msg, DCB_ATTR_DCBX, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);
 	return msg_bytes(msg, ret_len);
@@ -398,7 +411,20 @@ static void test_nl_dcb(void **state)
 	assert_true(pfc.has_counters);
 	assert_true(pfc.requests[3] == 0xfedcba9876543210ULL);
 	assert_int_equal(pfc.indications[3], 99);
+	/* DSCP trust: only the DSCP entry counts */
+	assert_true(pfc.has_app);
+	assert_true(pfc.dscp_mapped == 1ull << 26);
+	assert_int_equal(pfc.dscp_prio[26], 3);
 	free(buf);
+
+	/* `dcb -N app show` text, and the snapshot's own */
+	assert_int_equal(pf_parse_dcb_app("default-prio 0 dscp-prio 24:3 26:3 46:5\n", &pfc), 0);
+	assert_true(pfc.has_app && pfc.dscp_mapped == ((1ull << 24) | (1ull << 26) | (1ull << 46)));
+	assert_int_equal(pfc.dscp_prio[46], 5);
+	assert_int_equal(pf_parse_dcb_app("\n", &pfc), 0);
+	assert_true(pfc.has_app && !pfc.dscp_mapped);
+	assert_int_equal(pf_parse_dcb_app("dscp-prio 64:3\n", &pfc), -EINVAL);
+	assert_int_equal(pf_parse_dcb_app("dscp-prio 26:9\n", &pfc), -EINVAL);
 
 	/* A driver with dcbnl_ops but no ieee_getpfc. */
 	buf = dcb_reply(NULL, &len);
