@@ -5,7 +5,16 @@
 #   <prefix>/share/bash-completion/completions/preflight
 #   <prefix>/lib/systemd/system/preflight.service   oneshot after boot
 #   <prefix>/share/preflight/prometheus/preflight.rules.yml  alerting rules
-#   <prefix>/share/doc/preflight/                   README, docs/*.md
+#   <prefix>/share/doc/preflight/                   README, docs/*.md, copyright,
+#                                                   changelog.gz
+#   <prefix>/share/man/man1/preflight.1.gz          the man page
+#   <prefix>/share/preflight/report.schema.json     the report's JSON Schema
+#
+# `cmake --install build` writes build/install_manifest.txt and
+# `cmake --build build --target uninstall` removes what it lists
+# (cmake/PfUninstall.cmake).  cpack installs the component "Unspecified"
+# into its own staging tree, so its manifest is install_manifest_Unspecified.txt
+# and never replaces that of `cmake --install`.
 #
 # `cpack -G DEB` in the build directory writes preflight_<version>_<arch>.deb
 # (prefix /usr); its dependencies are the Debian 12 runtime packages of the
@@ -24,20 +33,50 @@ install(FILES contrib/bash-completion/preflight
 install(FILES contrib/systemd/preflight.service DESTINATION lib/systemd/system)
 install(FILES contrib/prometheus/preflight.rules.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/prometheus)
+install(FILES docs/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
+install(FILES contrib/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# Debian policy: the man page and the changelog are installed gzip -9n'ed
+# (no name or timestamp inside, so the package is reproducible).
+set(PF_PACKAGE_MAINTAINER "preflight maintainers <preflight-maintainers@example.org>"
+    CACHE STRING "the package's Maintainer field (a site building its own .deb sets its own)")
+string(TIMESTAMP PF_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+configure_file(contrib/debian/changelog.in ${CMAKE_BINARY_DIR}/changelog @ONLY)
+find_program(PF_GZIP gzip REQUIRED)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/preflight.1.gz
+  COMMAND ${PF_GZIP} -9n -c ${PROJECT_SOURCE_DIR}/docs/preflight.1 > ${CMAKE_BINARY_DIR}/preflight.1.gz
+  DEPENDS ${PROJECT_SOURCE_DIR}/docs/preflight.1 VERBATIM)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/changelog.gz
+  COMMAND ${PF_GZIP} -9n -c ${CMAKE_BINARY_DIR}/changelog > ${CMAKE_BINARY_DIR}/changelog.gz
+  DEPENDS ${CMAKE_BINARY_DIR}/changelog VERBATIM)
+add_custom_target(pf_package_docs ALL
+  DEPENDS ${CMAKE_BINARY_DIR}/preflight.1.gz ${CMAKE_BINARY_DIR}/changelog.gz)
+install(FILES ${CMAKE_BINARY_DIR}/preflight.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${CMAKE_BINARY_DIR}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+add_custom_target(uninstall
+  COMMAND ${CMAKE_COMMAND} -P ${PROJECT_SOURCE_DIR}/cmake/PfUninstall.cmake
+  WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
+  COMMENT "removing the files listed in install_manifest.txt")
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME preflight)
 set(CPACK_PACKAGE_VENDOR "preflight")
-set(CPACK_PACKAGE_CONTACT "preflight maintainers <preflight@localhost>")
+set(CPACK_PACKAGE_CONTACT "${PF_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${PF_PACKAGE_MAINTAINER}")
+# stage only the component "Unspecified" (every install() here): cpack's manifest is
+# then install_manifest_Unspecified.txt, not the one `cmake --install` wrote
+set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};${PROJECT_NAME};Unspecified;/")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "node preflight validation for GPU/RDMA training clusters")
 set(CPACK_PACKAGE_DESCRIPTION
-    "preflight checks, in seconds, whether a GPU/RDMA node is fit to join a training job\n\
-(locked-memory limits, sysctls, GPUDirect RDMA, link speeds, GPU-NIC affinity, PFC)\n\
-and writes a pass/fail report as JSON, text, JUnit or Prometheus text. It runs as a\n\
-Slurm Prolog or HealthCheckProgram, after boot (preflight.service) and in CI.")
+    "preflight checks, in seconds, whether a GPU/RDMA node is fit to join a\n\
+training job (locked-memory limits, sysctls, GPUDirect RDMA, link speeds,\n\
+GPU-NIC affinity, PFC) and writes a pass/fail report as JSON, text, JUnit\n\
+or Prometheus text. It runs as a Slurm Prolog or HealthCheckProgram, after\n\
+boot (preflight.service) and in CI.")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -4,7 +4,7 @@ set -eu
 pkgs="build-essential cmake pkg-config libcjson-dev libnl-3-dev libnl-genl-3-dev
 libnl-route-3-dev libhwloc-dev libnuma-dev libibverbs-dev libcmocka-dev iproute2
 python3"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs slurm-wlm libxml2-utils valgrind clang libclang-rt-14-dev python3-jsonschema bzip2"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs slurm-wlm libxml2-utils valgrind clang libclang-rt-14-dev python3-jsonschema bzip2 lintian"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

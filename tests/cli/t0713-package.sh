@@ -60,4 +60,48 @@ EOF
 bash "$tmp/comp.bash" > "$tmp/comp.out" 2>&1 || { cat "$tmp/comp.out" >&2; fail "completion script"; }
 printf 'sysctl,memlock\n--drain\n--drain-on\njunit\n' | cmp -s - "$tmp/comp.out" ||
 	{ cat "$tmp/comp.out" >&2; fail "completion results"; }
+# Debian policy: compressed man page and changelog, a copyright file; the schema ships
+for f in usr/share/man/man1/preflight.1.gz usr/share/doc/preflight/changelog.gz \
+	usr/share/doc/preflight/copyright usr/share/preflight/report.schema.json; do
+	[ -f "$tmp/root/$f" ] || fail "$f not in the package"
+done
+[ -e "$tmp/root/usr/share/man/man1/preflight.1" ] && fail "uncompressed man page in the package"
+maint=$(dpkg-deb -f "$deb" Maintainer)
+case $maint in *@localhost*|"") fail "Maintainer '$maint'" ;; esac
+# lintian, when installed (scripts/setup.sh --test installs it): no error
+if command -v lintian >/dev/null; then
+	lintian "$deb" >"$tmp/lintian.out" 2>&1
+	grep '^E:' "$tmp/lintian.out" && fail "lintian errors (above)"
+	echo "ok: lintian: no error ($(grep -c '^W:' "$tmp/lintian.out") warnings)"
+else
+	echo "skip: lintian not installed (the package's lint was not checked)"
+fi
+
+# the unit's drop-in example is valid as written: systemd.exec(5) wants the whole
+# assignment quoted when the value has blanks
+ex=$(sed -n 's/^#   \(Environment=.*--profile.*\)$/\1/p' "$PF_SOURCE_DIR/contrib/systemd/preflight.service")
+case $ex in
+'Environment="PREFLIGHT_ARGS='*'"') ;;
+*) fail "the unit's drop-in example is not a quoted assignment: '$ex'" ;;
+esac
+prof=$(printf '%s' "$ex" | sed 's/.*--profile \([^"]*\)".*/\1/')
+[ -f "$tmp/root$prof" ] || fail "the drop-in example names $prof, which the package does not ship"
+
+# cmake --install then cpack: cpack stages its own component and leaves the
+# install manifest alone; the uninstall target removes every file it lists
+inst=$tmp/inst
+# keep a manifest of the user's own install of this build directory
+[ -f "$build/install_manifest.txt" ] && cp "$build/install_manifest.txt" "$tmp/user-manifest"
+trap '[ -f "$tmp/user-manifest" ] && cp "$tmp/user-manifest" "$build/install_manifest.txt"; rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$inst" >"$tmp/install.log" 2>&1 || fail "cmake --install"
+manifest=$(cat "$build/install_manifest.txt")
+(cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$tmp/out2") >/dev/null 2>&1 ||
+	fail "second cpack"
+[ "$(cat "$build/install_manifest.txt")" = "$manifest" ] ||
+	fail "cpack replaced the manifest of cmake --install"
+cmake --build "$build" --target uninstall >"$tmp/uninstall.log" 2>&1 ||
+	{ cat "$tmp/uninstall.log" >&2; fail "uninstall target"; }
+left=$(find "$inst" -type f | head -3)
+[ -z "$left" ] || fail "uninstall left files: $left"
+
 echo "ok: $(basename "$deb")"
