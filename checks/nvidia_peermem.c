@@ -2,14 +2,19 @@
 /*
  * nvidia_peermem - GPUDirect RDMA can register GPU memory with the NIC.
  *
- * Two paths exist.  Peer memory: the nvidia_peermem module (or legacy
- * nv_peer_mem) registered as a peer-memory client, seen in /sys/module,
- * /proc/modules and /sys/kernel/mm/memory_peers/nv_mem*.  DMA-BUF: kernel
- * 5.12 or later, NVIDIA's open kernel modules, CUDA's
- * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED on every GPU, and
- * ibv_reg_dmabuf_mr@IBVERBS_1.12 in libibverbs.  Under a recorded root the
- * last two come from files (docs/snapshot.md).  Pass when the path the
- * profile requires (default: either) is available, and say which.
+ * Two paths exist, gated as NCCL gates them.  Every GPU must report
+ * CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED (NCCL's gdrSupport).  Peer
+ * memory: the nvidia_peermem module (or legacy nv_peer_mem) registered as a
+ * peer-memory client, seen in /sys/module, /proc/modules and
+ * /sys/kernel/mm/memory_peers/nv_mem*.  DMA-BUF: CUDA's
+ * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED on every GPU and NCCL's probe of
+ * the RDMA devices (ibv_reg_dmabuf_mr with fd -1: EOPNOTSUPP or
+ * EPROTONOSUPPORT is no).  The kernel release (5.12 upstream, backported by
+ * vendors) and the open kernel module are reported, not gates: the
+ * attribute and the probe already answer for them.  Under a recorded root
+ * the CUDA and verbs facts come from files (docs/snapshot.md).  Pass when
+ * the path the profile requires (default: either) is available, and say
+ * which.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -41,7 +46,8 @@ struct peermem {
 };
 
 struct dmabuf {
-	enum tri kernel, open_module, cuda, verbs, all;
+	enum tri kernel, open_module, cuda, verbs, all, gdr;
+	char no_gdr[128];  /* GPUs whose CUDA attribute says no GPUDirect RDMA */
 	char kernel_release[64];
 	char why[384];     /* what is missing or unknown */
 };
@@ -128,12 +134,8 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/osrelease", &rel);
 	if (r == 0 && pf_parse_kernel_release(rel, &major, &minor) == 0) {
 		snprintf(d->kernel_release, sizeof(d->kernel_release), "%s", rel);
+		/* upstream 5.12; RHEL 8 and others backport it: reported, not a gate */
 		d->kernel = major > 5 || (major == 5 && minor >= 12) ? YES : NO;
-		if (d->kernel == NO)
-			why_add(d, "kernel %s is older than 5.12", rel);
-	} else {
-		why_add(d, "kernel release unknown (/proc/sys/kernel/osrelease: %s)",
-			r < 0 ? strerror(-r) : "malformed");
 	}
 
 	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &ver);
@@ -141,19 +143,11 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 		char v[32];
 		bool open;
 
-		if (pf_parse_nvidia_version(ver, v, sizeof(v), &open) == 0) {
+		/* CUDA's DMA_BUF_SUPPORTED answers for the module: reported, not a gate */
+		if (pf_parse_nvidia_version(ver, v, sizeof(v), &open) == 0)
 			d->open_module = open ? YES : NO;
-			if (!open)
-				why_add(d, "the proprietary NVIDIA kernel module %s is loaded, DMA-BUF "
-					"needs the open one", v);
-		} else {
-			why_add(d, "cannot parse /proc/driver/nvidia/version");
-		}
 	} else if (r == -ENOENT) {
 		d->open_module = NO;
-		why_add(d, "NVIDIA kernel driver not loaded");
-	} else {
-		why_add(d, "cannot read /proc/driver/nvidia/version: %s", strerror(-r));
 	}
 
 	/* every GPU on the bus must support it; without an inventory, GPU 0 of CUDA is not enough */
@@ -189,18 +183,60 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 			d->verbs = YES;
 		} else if (r == 0) {
 			d->verbs = NO;
-			why_add(d, "libibverbs lacks ibv_reg_dmabuf_mr (rdma-core older than v34)");
+			why_add(d, "the RDMA devices cannot register DMA-BUF memory "
+				"(ibv_reg_dmabuf_mr answers EOPNOTSUPP/EPROTONOSUPPORT, or "
+				"rdma-core older than v34)");
 		} else {
-			why_add(d, "ibv_reg_dmabuf_mr unknown: %s", err ? err : strerror(-r));
+			why_add(d, "DMA-BUF registration unknown: %s", err ? err : strerror(-r));
 		}
 	}
 
-	if (d->kernel == NO || d->open_module == NO || d->cuda == NO || d->verbs == NO)
+	/*
+	 * CUDA's attribute unknown (not recorded, libcuda missing) but the
+	 * proprietary module loaded: that module exports no DMA-BUF, which is
+	 * what the attribute would have said.
+	 */
+	if ((d->cuda == NO || (d->cuda == UNKNOWN && d->open_module == NO)) || d->verbs == NO)
 		d->all = NO;
-	else if (d->kernel == YES && d->open_module == YES && d->cuda == YES && d->verbs == YES)
+	else if (d->cuda == YES && d->verbs == YES)
 		d->all = YES;
 	else
 		d->all = UNKNOWN;
+	/* hints, where DMA-BUF is not there: what usually causes it */
+	if (d->all != YES && d->open_module == NO)
+		why_add(d, "the NVIDIA kernel module is not the open one (DMA-BUF needs it)");
+	if (d->all != YES && d->kernel == NO)
+		why_add(d, "kernel %s is older than 5.12 (fine where the vendor backported "
+			"DMA-BUF MRs)", d->kernel_release);
+}
+
+/* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED on every GPU; unknown is no gate. */
+static void probe_gdr(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+
+	d->gdr = UNKNOWN;
+	if (!gpu->cuda_gdr || !ctx->node || !ctx->node->n_gpus)
+		return;
+	d->gdr = YES;
+	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+		const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
+		pf_autofree char *err = NULL;
+		int r;
+
+		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+			continue;
+		r = gpu->cuda_gdr(ctx, pci->bdf, &err);
+		if (r == 0) {
+			size_t l = strlen(d->no_gdr);
+
+			d->gdr = NO;
+			snprintf(d->no_gdr + l, sizeof(d->no_gdr) - l, "%s%s", l ? ", " : "",
+				 pci->bdf);
+		} else if (r < 0 && d->gdr == YES) {
+			d->gdr = UNKNOWN;
+		}
+	}
 }
 
 static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
@@ -241,6 +277,7 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 
 	probe_peermem(ctx, &p);
 	probe_dmabuf(ctx, &d);
+	probe_gdr(ctx, &d);
 
 	snprintf(mode, sizeof(mode), "%s", p.loaded == YES && d.all == YES ? "both"
 					   : p.loaded == YES ? "peermem"
@@ -250,7 +287,15 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	else
 		ok = (want_peer && p.loaded == YES) || (want_dmabuf && d.all == YES);
 
-	if (ok) {
+	if (d.gdr == NO) {
+		/* NCCL turns GPUDirect RDMA off for these GPUs whatever the path */
+		f = pf_add(res, PF_STATUS_FAIL, "gpudirect_rdma", "GPUDirect RDMA unavailable: CUDA "
+			   "reports GPU_DIRECT_RDMA_SUPPORTED 0 on %s (peermem %s, DMA-BUF %s)",
+			   d.no_gdr, tri_name(p.loaded), tri_name(d.all));
+		pf_remedy(f, "the GPU or its driver does not support GPUDirect RDMA (consumer GPUs, "
+			  "vGPU profiles, an old driver): NCCL stages through host memory on it; "
+			  "use a data-centre GPU and a current driver");
+	} else if (ok) {
 		if (!strcmp(mode, "both"))
 			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
 				   "available through peermem (%s) and DMA-BUF", p.source);
@@ -260,8 +305,9 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 				   p.version[0] ? ", version " : "", p.version);
 		else
 			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
-				   "available through DMA-BUF (kernel %s, open kernel module, CUDA and "
-				   "libibverbs support it)", d.kernel_release);
+				   "available through DMA-BUF (CUDA reports DMA_BUF_SUPPORTED on "
+				   "every GPU and the RDMA devices accept ibv_reg_dmabuf_mr; kernel "
+				   "%s)", d.kernel_release[0] ? d.kernel_release : "unknown");
 	} else {
 		/* undecided only when nothing required is known to be missing */
 		bool undecided = (want_peer && p.loaded == UNKNOWN) ||
@@ -279,9 +325,10 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 				      "persist it with a line \"nvidia_peermem\" in "
 				      "/etc/modules-load.d/nvidia-peermem.conf (needs MOFED or a "
 				      "kernel with PeerDirect); " : "",
-			  want_dmabuf ? "for DMA-BUF use a 5.12+ kernel, NVIDIA's open kernel "
-					"modules (nvidia-open / -open driver packages), a Turing or "
-					"newer GPU and rdma-core v34+" : "");
+			  want_dmabuf ? "for DMA-BUF use NVIDIA's open kernel modules (nvidia-open "
+					"/ -open driver packages), a Turing or newer GPU, rdma-core "
+					"v34+ and a kernel with DMA-BUF MRs (5.12+ or a vendor "
+					"backport)" : "");
 	}
 	pf_obs_str(f, "mode", mode);
 	pf_obs_str(f, "peermem", tri_name(p.loaded));
@@ -296,6 +343,7 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	pf_obs_str(f, "dmabuf_open_module", tri_name(d.open_module));
 	pf_obs_str(f, "dmabuf_cuda", tri_name(d.cuda));
 	pf_obs_str(f, "dmabuf_ibverbs", tri_name(d.verbs));
+	pf_obs_str(f, "gdr_supported", tri_name(d.gdr));
 	if (d.why[0])
 		pf_obs_str(f, "dmabuf_missing", d.why);
 	pf_exp_str(f, "require", cfg->require);
@@ -313,9 +361,10 @@ const struct pf_check pf_check_nvidia_peermem = {
 	.tags = "gpu,rdma,static",
 	.reads = "/sys/module/{nvidia_peermem,nv_peer_mem}, /proc/modules, "
 		 "/sys/kernel/mm/memory_peers/nv_mem*/version, /proc/sys/kernel/osrelease, "
-		 "/proc/driver/nvidia/version, libcuda.so.1 (DMA_BUF_SUPPORTED), "
-		 "libibverbs.so.1 (ibv_reg_dmabuf_mr@IBVERBS_1.12); recorded: "
-		 "<root>/preflight/cuda/dmabuf_supported, <root>/preflight/ibverbs/reg_dmabuf_mr",
+		 "/proc/driver/nvidia/version, libcuda.so.1 (DMA_BUF_SUPPORTED, "
+		 "GPU_DIRECT_RDMA_SUPPORTED), libibverbs.so.1 (ibv_reg_dmabuf_mr probed with fd "
+		 "-1 on each RDMA device); recorded: <root>/preflight/cuda/{dmabuf,gdr}_supported, "
+		 "<root>/preflight/ibverbs/reg_dmabuf_mr",
 	.params = nvidia_peermem_params,
 	.cfg_size = sizeof(struct nvidia_peermem_cfg),
 	.timeout_s = 20,

@@ -14,6 +14,8 @@
 
 #include "preflight/gpu.h"
 #include "preflight/parse.h"
+#include "preflight/providers.h"
+#include "preflight/verbs_api.h"
 
 int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)
 {
@@ -115,20 +117,23 @@ static int recorded_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_e
 	return r;
 }
 
+/* The verbs table of ctx->prov (the live loader without one), then NCCL's probe. */
 int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
 {
-	void *h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+	const struct pf_verbs_api *api = NULL;
+	char *why = NULL;
 	int r;
 
-	if (!h) {
-		const char *why = dlerror();
-
-		*ret_err = pf_xasprintf("libibverbs.so.1 not found: install rdma-core (libibverbs1) "
-					"(%s)", why ? why : "dlopen failed");
-		return -ENOENT;
+	r = ctx && ctx->prov && ctx->prov->verbs ? ctx->prov->verbs(&api, ret_err)
+						 : pf_dl_verbs(&api, ret_err);
+	if (r < 0)
+		return r == -ENOSYS ? r : -ENOENT;
+	r = pf_verbs_probe_dmabuf(api, &why);
+	if (r < 0) {
+		*ret_err = why;
+		return r;
 	}
-	r = dlvsym(h, "ibv_reg_dmabuf_mr", "IBVERBS_1.12") ? 1 : 0;
-	dlclose(h);
+	free(why); /* the check names the cause from the facts it reports */
 	return r;
 }
 
@@ -147,7 +152,8 @@ static int recorded_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
 	return v ? 1 : 0;
 }
 
-int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+static int live_cuda_attr(const struct pf_ctx *ctx, const char *bdf, int attr,
+			  const char *attr_name, char **ret_err)
 {
 	const struct pf_cuda_table *cu;
 	pf_autofree char (*bdfs)[16] = NULL;
@@ -174,9 +180,9 @@ int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **re
 			continue;
 		cr = cu->cuDeviceGet(&dev, i);
 		if (cr == PF_CUDA_SUCCESS)
-			cr = cu->cuDeviceGetAttribute(&v, PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, dev);
+			cr = cu->cuDeviceGetAttribute(&v, attr, dev);
 		if (cr != PF_CUDA_SUCCESS) {
-			*ret_err = pf_xasprintf("cuDeviceGetAttribute(DMA_BUF_SUPPORTED): %s",
+			*ret_err = pf_xasprintf("cuDeviceGetAttribute(%s): %s", attr_name,
 						pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
 			return -EIO;
 		}
@@ -186,22 +192,36 @@ int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **re
 	return -ENODEV;
 }
 
+int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return live_cuda_attr(ctx, bdf, PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+			      "DMA_BUF_SUPPORTED", ret_err);
+}
+
+int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return live_cuda_attr(ctx, bdf, PF_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
+			      "GPU_DIRECT_RDMA_SUPPORTED", ret_err);
+}
+
 /*
- * <root>/preflight/cuda/dmabuf_supported: lines "<bdf> <0|1>"; a line with
- * only a value applies to every GPU.
+ * <root>/preflight/cuda/<file>: lines "<bdf> <0|1>"; a line with only a
+ * value applies to every GPU.
  */
-static int recorded_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+static int recorded_cuda_attr(const struct pf_ctx *ctx, const char *file, const char *bdf,
+			      char **ret_err)
 {
 	pf_autofree char *text = NULL;
-	char *save = NULL;
+	char *save = NULL, path[64];
 	int r, all = -1;
 
-	r = pf_fs_read_full(ctx->fs, "/preflight/cuda/dmabuf_supported", 0, &text, NULL);
+	snprintf(path, sizeof(path), "/preflight/cuda/%s", file);
+
+	r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
 	if (r < 0) {
-		*ret_err = r == -ENOENT ? pf_xstrdup("not recorded "
-						     "(<root>/preflight/cuda/dmabuf_supported)")
-					: pf_xasprintf("cannot read <root>/preflight/cuda/"
-						       "dmabuf_supported: %s", strerror(-r));
+		*ret_err = r == -ENOENT ? pf_xasprintf("not recorded (<root>%s)", path)
+					: pf_xasprintf("cannot read <root>%s: %s", path,
+						       strerror(-r));
 		return r;
 	}
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -216,8 +236,18 @@ static int recorded_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char 
 	}
 	if (all >= 0)
 		return all;
-	*ret_err = pf_xasprintf("%s not listed in <root>/preflight/cuda/dmabuf_supported", bdf);
+	*ret_err = pf_xasprintf("%s not listed in <root>%s", bdf, path);
 	return -ENOENT;
+}
+
+static int recorded_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return recorded_cuda_attr(ctx, "dmabuf_supported", bdf, ret_err);
+}
+
+static int recorded_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return recorded_cuda_attr(ctx, "gdr_supported", bdf, ret_err);
 }
 
 static int recorded_cuda(const struct pf_cuda_table **ret, char **ret_err)
@@ -245,6 +275,7 @@ const struct pf_gpu_provider pf_gpu_live = {
 	.kmsg = pf_gpu_live_kmsg,
 	.verbs_dmabuf = pf_gpu_live_verbs_dmabuf,
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
+	.cuda_gdr = pf_gpu_live_cuda_gdr,
 };
 
 const struct pf_gpu_provider pf_gpu_recorded = {
@@ -254,4 +285,5 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.kmsg = recorded_kmsg,
 	.verbs_dmabuf = recorded_verbs_dmabuf,
 	.cuda_dmabuf = recorded_cuda_dmabuf,
+	.cuda_gdr = recorded_cuda_gdr,
 };

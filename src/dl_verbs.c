@@ -9,6 +9,7 @@
  * inlines over context->ops, wrapped here.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -188,4 +189,61 @@ const char *pf_ibv_wc_status_name(int status)
 	if (status >= 0 && (size_t)status < PF_ARRAY_SIZE(names) && names[status])
 		return names[status];
 	return "unknown completion status";
+}
+
+int pf_verbs_probe_dmabuf(const struct pf_verbs_api *api, char **ret_why)
+{
+	struct ibv_device **list;
+	int n = 0, opened = 0, r = 1;
+
+	if (!api->reg_dmabuf_mr) {
+		*ret_why = pf_xstrdup("libibverbs has no ibv_reg_dmabuf_mr (rdma-core older than "
+				      "v34)");
+		return 0;
+	}
+	errno = 0;
+	list = api->get_device_list(&n);
+	if (!list) {
+		int e = errno ? errno : ENODEV;
+
+		*ret_why = pf_xasprintf("ibv_get_device_list: %s", strerror(e));
+		return -ENODEV;
+	}
+	for (int i = 0; i < n && r == 1; i++) {
+		struct ibv_context *c = api->open_device(list[i]);
+		struct ibv_pd *pd;
+		struct ibv_mr *mr;
+		int e;
+
+		if (!c)
+			continue;
+		pd = api->alloc_pd(c);
+		if (!pd) {
+			api->close_device(c);
+			continue;
+		}
+		opened++;
+		errno = 0;
+		mr = api->reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
+		e = errno;
+		if (mr)
+			api->dereg_mr(mr);
+		else if (e == EOPNOTSUPP || e == EPROTONOSUPPORT) {
+			*ret_why = pf_xasprintf("%s: ibv_reg_dmabuf_mr answers %s (%s)",
+						api->get_device_name(list[i]), strerror(e),
+						e == EPROTONOSUPPORT ? "the kernel lacks the verb"
+								     : "the provider or kernel driver "
+								       "lacks the verb");
+			r = 0;
+		}
+		api->dealloc_pd(pd);
+		api->close_device(c);
+	}
+	api->free_device_list(list);
+	if (r == 1 && !opened) {
+		*ret_why = pf_xasprintf("libibverbs lists %d RDMA device%s and none could be opened",
+					n, n == 1 ? "" : "s");
+		return -ENODEV;
+	}
+	return r;
 }

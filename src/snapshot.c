@@ -856,10 +856,40 @@ static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *tex
 	return r;
 }
 
+/* preflight/cuda/<file>: "<bdf> <0|1>" per GPU from @attr (a CUDA device attribute). */
+static int cuda_attr_fact(struct snap *s, const struct pf_ctx *ctx, const struct pf_node *node,
+			  const char *file,
+			  int (*attr)(const struct pf_ctx *, const char *, char **))
+{
+	pf_autofree char *buf = NULL, *path = pf_xasprintf("preflight/cuda/%s", file);
+	size_t len = 0, n = 0;
+	FILE *f;
+
+	if (!attr)
+		return 0;
+	f = text_open(&buf, &len);
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
+		char *why = NULL;
+		int v = attr(ctx, bdf, &why);
+
+		if (v >= 0)
+			fprintf(f, "%s ", bdf);
+		n += gpu_fact(s, rel, v, why, f) >= 0;
+	}
+	fclose(f);
+	if (!n)
+		return 0;
+	s->st.facts++;
+	return put_file(s, path, buf, len);
+}
+
 /*
  * The GPU provider's facts, only on a node with NVIDIA GPUs: the kernel log
- * (Xid errors), whether libibverbs has ibv_reg_dmabuf_mr, and CUDA's
- * DMA_BUF_SUPPORTED per GPU ("<bdf> <0|1>" lines).  Live, the last one
+ * (Xid errors), whether the RDMA devices register DMA-BUF (NCCL's probe),
+ * and CUDA's DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED per GPU
+ * ("<bdf> <0|1>" lines).  Live, the last one
  * initialises CUDA in this process.
  */
 static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
@@ -909,30 +939,11 @@ static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
 			s->st.facts++;
 		}
 	}
-	if (gpu->cuda_dmabuf) {
-		pf_autofree char *buf = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		size_t n = 0;
-
-		for (size_t i = 0; i < node->n_gpus; i++) {
-			const char *bdf = node->pci[node->gpus[i].pci].bdf;
-			pf_autofree char *rel = pf_xasprintf("preflight/cuda/dmabuf_supported (%s)", bdf);
-			char *why = NULL;
-			int v = gpu->cuda_dmabuf(ctx, bdf, &why);
-
-			if (v >= 0)
-				fprintf(f, "%s ", bdf);
-			n += gpu_fact(s, rel, v, why, f) >= 0;
-		}
-		fclose(f);
-		if (n) {
-			r = put_file(s, "preflight/cuda/dmabuf_supported", buf, len);
-			if (r < 0)
-				goto out;
-			s->st.facts++;
-		}
-	}
+	r = cuda_attr_fact(s, ctx, node, "dmabuf_supported", gpu->cuda_dmabuf);
+	if (r >= 0)
+		r = cuda_attr_fact(s, ctx, node, "gdr_supported", gpu->cuda_gdr);
+	if (r < 0)
+		goto out;
 	r = 0;
 out:
 	pf_node_free(node);

@@ -136,8 +136,9 @@ struct pf_gpu_provider {
 	 */
 	int (*kmsg)(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
 	/*
-	 * Whether libibverbs.so.1 exports ibv_reg_dmabuf_mr@IBVERBS_1.12 (1) or
-	 * not (0).  Recorded: <root>/preflight/ibverbs/reg_dmabuf_mr.
+	 * Whether the RDMA devices can register DMA-BUF memory (1) or not (0),
+	 * probed as NCCL does (pf_verbs_probe_dmabuf over ctx->prov->verbs).
+	 * Recorded: <root>/preflight/ibverbs/reg_dmabuf_mr.
 	 */
 	int (*verbs_dmabuf)(const struct pf_ctx *ctx, char **ret_err);
 	/*
@@ -146,6 +147,12 @@ struct pf_gpu_provider {
 	 * <root>/preflight/cuda/dmabuf_supported.
 	 */
 	int (*cuda_dmabuf)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+	/*
+	 * CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED of the GPU at @bdf
+	 * (1/0), which NCCL gates GPUDirect RDMA on.  Recorded:
+	 * <root>/preflight/cuda/gdr_supported.
+	 */
+	int (*cuda_gdr)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 };
 
 extern const struct pf_gpu_provider pf_gpu_live;
@@ -155,6 +162,7 @@ extern const struct pf_gpu_provider pf_gpu_recorded;
 int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
 int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err);
 int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 
 /*
  * CUDA helpers over a table (src/dl_cuda.c).

@@ -89,6 +89,18 @@ int pf_verbs_load(const char *path, struct pf_verbs_api *api, char **ret_err);
  */
 int pf_dl_verbs(const struct pf_verbs_api **ret, char **ret_err);
 
+/*
+ * Can the RDMA devices register DMA-BUF memory?  Probed as NCCL does
+ * (ncclIbDmaBufSupport, src/transport/net_ib.cc): on a PD of each device,
+ * ibv_reg_dmabuf_mr(pd, 0, 0, 0, fd -1, 0); EOPNOTSUPP (a provider
+ * without the verb: rdma-core's dummy op, or a kernel driver without it)
+ * or EPROTONOSUPPORT (a kernel without the uverbs method) means no, any
+ * other answer (EBADF for the fd) yes.  1 every device can, 0 with
+ * *ret_why naming the device and errno that cannot (or libibverbs without
+ * the symbol), -ENODEV when libibverbs lists no device it can open.
+ */
+int pf_verbs_probe_dmabuf(const struct pf_verbs_api *api, char **ret_why);
+
 /* "IBV_WC_RETRY_EXC_ERR" for a completion status (ibv_wc_status_str needs a symbol). */
 const char *pf_ibv_wc_status_name(int status);
 

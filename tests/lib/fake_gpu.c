@@ -55,6 +55,7 @@ void pf_fake_gpu_reset(int n, const char *const *bdfs)
 		snprintf(pf_fake.nvml_bus_id[i], sizeof(pf_fake.nvml_bus_id[i]), "0000%s", bdfs[i]);
 		snprintf(pf_fake.name[i], sizeof(pf_fake.name[i]), "Fake H100 %d", i);
 		pf_fake.dmabuf[i] = 1;
+		pf_fake.gdr[i] = 1;
 		pf_fake.persistence[i] = 1;
 	}
 	current = NULL;
@@ -114,7 +115,8 @@ static pf_CUresult f_cuDeviceGetAttribute(int *v, pf_CUdevice_attribute a, pf_CU
 {
 	if (!dev_ok(d))
 		return PF_CUDA_ERROR_INVALID_DEVICE;
-	*v = a == PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED ? pf_fake.dmabuf[d] : 0;
+	*v = a == PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED ? pf_fake.dmabuf[d]
+	     : a == PF_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED ? pf_fake.gdr[d] : 0;
 	return PF_CUDA_SUCCESS;
 }
 
@@ -581,6 +583,7 @@ const struct pf_gpu_provider pf_fake_gpu_provider = {
 	.verbs_dmabuf = fake_verbs_dmabuf,
 	/* the live implementation, running over the fake CUDA table */
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
+	.cuda_gdr = pf_gpu_live_cuda_gdr,
 };
 
 const struct pf_providers *pf_fake_providers(void)

@@ -26,6 +26,7 @@ struct pf_fake_gpu {
 	char name[PF_FAKE_MAX][64];
 	pf_CUresult init_error;           /* what cuInit returns */
 	int dmabuf[PF_FAKE_MAX];          /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
+	int gdr[PF_FAKE_MAX];             /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
 	int driver_version;               /* 12040 */
 	long allocs;                      /* live cuMemAlloc blocks, for leak checks */
 	/* NCCL */

@@ -346,12 +346,18 @@ static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int ac
 static struct ibv_mr *f_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t len,
 				      uint64_t iova, int fd, int access)
 {
-	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
-		errno = EBADF;
-		return NULL;
-	}
+	/* rdma-core's dummy op when the provider lacks the verb (libibverbs/dummy_ops.c) */
 	if (!pf_fake_verbs.dmabuf) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* the kernel: no method, or a driver without it, before it looks at the fd */
+	if (pf_fake_verbs.dmabuf_kernel_errno) {
+		errno = pf_fake_verbs.dmabuf_kernel_errno;
+		return NULL;
+	}
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		errno = EBADF; /* dma_buf_get() */
 		return NULL;
 	}
 	if (!is_gpu_memory((void *)(uintptr_t)iova) || offset >= pf_fake_verbs.page_size) {
@@ -782,6 +788,7 @@ const struct pf_providers *pf_fake_verbs_providers(void)
 
 	gpu = pf_fake_gpu_provider;
 	gpu.cuda = wrapped_cuda;
+	gpu.verbs_dmabuf = pf_gpu_live_verbs_dmabuf; /* NCCL's probe over the fake device */
 	p = *pf_fake_providers();
 	p.name = "fake-verbs";
 	p.gpu = &gpu;

@@ -40,7 +40,10 @@ struct pf_fake_verbs {
 	struct pf_fake_verbs_dev devs[PF_FAKE_VERBS_DEVS];
 	int list_errno;              /* get_device_list returns NULL with this errno */
 	bool peermem;                /* reg_mr of GPU memory works */
-	bool dmabuf;                 /* reg_dmabuf_mr works */
+	bool dmabuf;                 /* the provider has reg_dmabuf_mr (else EOPNOTSUPP, as
+				      * rdma-core's dummy op answers) */
+	int dmabuf_kernel_errno;     /* 0: the kernel registers DMA-BUF; EPROTONOSUPPORT: no
+				      * uverbs method (< 5.12); EOPNOTSUPP: driver without it */
 	long fail_wr;                /* this WR (counted over all QPs from 0) fails; -1 none */
 	enum ibv_wc_status fail_status;
 	bool hang;                   /* WRs never complete */

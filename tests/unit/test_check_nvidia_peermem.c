@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fake_gpu.h"
+#include "fake_verbs.h"
 
 static const char *const BDFS[] = { "0000:1b:00.0", "0000:43:00.0" };
 
@@ -24,6 +25,8 @@ static int setup(void **state)
 	struct fix *f = calloc(1, sizeof(*f));
 
 	pf_fake_gpu_reset(2, BDFS);
+	/* the proprietary module: CUDA reports no DMA-BUF, as the real driver does */
+	pf_fake.dmabuf[0] = pf_fake.dmabuf[1] = 0;
 	pf_fake_node_init(&f->node, 2, BDFS, 1);
 	f->root = pf_test_mkdtemp();
 	pf_test_write(f->root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
@@ -64,6 +67,13 @@ static const char *obs(const struct pf_finding *x, const char *key)
 	const cJSON *v = cJSON_GetObjectItem(x->observed, key);
 
 	return v ? v->valuestring : NULL;
+}
+
+/* The open kernel module, whose CUDA reports DMA-BUF support. */
+static void open_module(struct fix *f)
+{
+	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	pf_fake.dmabuf[0] = pf_fake.dmabuf[1] = 1;
 }
 
 /* Proprietary module, no peermem: DMA-BUF is definitely out, so neither path. */
@@ -126,7 +136,7 @@ static void only_dmabuf(void **state)
 	struct fix *f = *state;
 	const struct pf_finding *x;
 
-	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	open_module(f);
 	x = run(f, NULL, NULL);
 	assert_int_equal(x->status, PF_STATUS_PASS);
 	assert_string_equal(obs(x, "mode"), "dmabuf");
@@ -144,11 +154,111 @@ static void only_dmabuf(void **state)
 	assert_int_equal(x->status, PF_STATUS_FAIL);
 	assert_string_equal(obs(x, "dmabuf_ibverbs"), "no");
 	pf_fake.verbs_dmabuf = 1;
-	/* and an old kernel */
-	pf_test_write(f->root, "proc/sys/kernel/osrelease", "5.4.0-150-generic\n");
+}
+
+/*
+ * The kernel release is no gate (NCCL applies none): RHEL 8's 4.18 kernels
+ * carry DMA-BUF MRs as a backport, and the probe and CUDA's attribute say
+ * so.  This failed "older than 5.12" before.
+ */
+static void old_kernel_with_backport_passes(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	open_module(f);
+	pf_test_write(f->root, "proc/sys/kernel/osrelease", "4.18.0-553.el8_10.x86_64\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "mode"), "dmabuf");
+	assert_string_equal(obs(x, "dmabuf_kernel"), "no");
+	/* where DMA-BUF is missing, the old kernel is named as a likely cause */
+	pf_fake.verbs_dmabuf = 0;
 	x = run(f, NULL, NULL);
 	assert_int_equal(x->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(x->message, "older than 5.12"));
+}
+
+/*
+ * NCCL's probe, errno for errno, over the fake device: ibv_reg_dmabuf_mr
+ * with fd -1 answers EBADF where the provider and kernel can register
+ * DMA-BUF (yes), EOPNOTSUPP from rdma-core's dummy op when the provider
+ * lacks the verb or from a kernel driver without it, EPROTONOSUPPORT from a
+ * kernel without the uverbs method (no).  The symbol alone said yes before.
+ */
+static void dmabuf_probe_errnos(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_providers *prov;
+	struct pf_verbs_api no_sym = pf_fake_verbs_api;
+	const struct pf_finding *x;
+	char *why = NULL;
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_INFINIBAND);
+	prov = pf_fake_verbs_providers();
+	open_module(f);
+	x = run(f, prov, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "dmabuf_ibverbs"), "yes");
+	assert_int_equal(pf_fake_verbs.live, 0);
+
+	pf_fake_verbs.dmabuf = false; /* provider without the verb */
+	x = run(f, prov, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_string_equal(obs(x, "dmabuf_ibverbs"), "no");
+	assert_int_equal(pf_verbs_probe_dmabuf(&pf_fake_verbs_api, &why), 0);
+	assert_non_null(strstr(why, "mlx5_0"));
+	assert_non_null(strstr(why, "not supported"));
+	free(why);
+	why = NULL;
+
+	pf_fake_verbs.dmabuf = true;
+	pf_fake_verbs.dmabuf_kernel_errno = EPROTONOSUPPORT; /* kernel without the method */
+	x = run(f, prov, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_string_equal(obs(x, "dmabuf_ibverbs"), "no");
+	pf_fake_verbs.dmabuf_kernel_errno = EOPNOTSUPP; /* driver without reg_user_mr_dmabuf */
+	x = run(f, prov, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	pf_fake_verbs.dmabuf_kernel_errno = 0;
+
+	/* libibverbs older than v34: no symbol */
+	no_sym.reg_dmabuf_mr = NULL;
+	assert_int_equal(pf_verbs_probe_dmabuf(&no_sym, &why), 0);
+	assert_non_null(strstr(why, "v34"));
+	free(why);
+	why = NULL;
+	/* no device libibverbs can list: unknown, not no */
+	pf_fake_verbs.list_errno = ENOSYS;
+	assert_int_equal(pf_verbs_probe_dmabuf(&pf_fake_verbs_api, &why), -ENODEV);
+	free(why);
+	x = run(f, prov, NULL);
+	assert_int_equal(x->status, PF_STATUS_ERROR);
+	assert_int_equal(pf_fake_verbs.live, 0);
+}
+
+/* NCCL gates GPUDirect RDMA on CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED. */
+static void gdr_attribute_gates(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "550.54.15\n");
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "gdr_supported"), "yes");
+	pf_fake.gdr[1] = 0;
+	x = run(f, NULL, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(x->message, "GPU_DIRECT_RDMA_SUPPORTED 0 on 0000:43:00.0"));
+	assert_string_equal(obs(x, "gdr_supported"), "no");
+	/* recorded: the fact is a file; absent, it is no gate */
+	x = run(f, &pf_providers_recorded, NULL);
+	assert_int_equal(x->status, PF_STATUS_PASS);
+	assert_string_equal(obs(x, "gdr_supported"), "unknown");
+	pf_test_write(f->root, "preflight/cuda/gdr_supported", "0000:1b:00.0 1\n0000:43:00.0 0\n");
+	x = run(f, &pf_providers_recorded, NULL);
+	assert_int_equal(x->status, PF_STATUS_FAIL);
 }
 
 static void both_and_require(void **state)
@@ -156,7 +266,7 @@ static void both_and_require(void **state)
 	struct fix *f = *state;
 	const struct pf_finding *x;
 
-	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
+	open_module(f);
 	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "580.95.05\n");
 	x = run(f, NULL, NULL);
 	assert_int_equal(x->status, PF_STATUS_PASS);
@@ -165,6 +275,7 @@ static void both_and_require(void **state)
 	assert_int_equal(x->status, PF_STATUS_PASS);
 	/* peermem only, but DMA-BUF required */
 	pf_test_write(f->root, "proc/driver/nvidia/version", PROPRIETARY);
+	pf_fake.dmabuf[0] = pf_fake.dmabuf[1] = 0;
 	x = run(f, NULL, (const char *[]){ "nvidia_peermem.require=dmabuf", NULL });
 	assert_int_equal(x->status, PF_STATUS_FAIL);
 	x = run(f, NULL, (const char *[]){ "nvidia_peermem.require=peermem", NULL });
@@ -224,19 +335,18 @@ static void skips(void **state)
 	assert_non_null(strstr(f->res.summary, "no NVIDIA GPU"));
 }
 
-/* The live libibverbs probe, where libibverbs.so.1 is installed. */
+/* The live probe, where libibverbs.so.1 is installed (no device here: -ENODEV). */
 static void live_verbs_probe(void **state)
 {
 	char *err = NULL;
 	int r = pf_gpu_live_verbs_dmabuf(NULL, &err);
 
-	if (r == -ENOENT) {
-		print_message("skipped: %s\n", err);
+	if (r == -ENOENT || r == -ENODEV) {
+		print_message("skipped: %s\n", err ? err : strerror(-r));
 		free(err);
 		skip();
 	}
-	print_message("libibverbs.so.1 exports ibv_reg_dmabuf_mr@IBVERBS_1.12: %s\n",
-		      r == 1 ? "yes" : "no");
+	print_message("the RDMA devices register DMA-BUF: %s\n", r == 1 ? "yes" : "no");
 	assert_true(r == 0 || r == 1);
 }
 
@@ -248,6 +358,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(peermem_proc_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(legacy_memory_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(only_dmabuf, setup, teardown),
+		cmocka_unit_test_setup_teardown(old_kernel_with_backport_passes, setup, teardown),
+		cmocka_unit_test_setup_teardown(dmabuf_probe_errnos, setup, teardown),
+		cmocka_unit_test_setup_teardown(gdr_attribute_gates, setup, teardown),
 		cmocka_unit_test_setup_teardown(both_and_require, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_is_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(recorded_dmabuf, setup, teardown),
