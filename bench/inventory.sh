@@ -25,6 +25,7 @@ command -v python3 >/dev/null 2>&1 || { echo "inventory.sh: needs python3" >&2; 
 
 checks=memlock,sysctl,nic_link_speed
 "$bin" --list | grep -q '^gpu_nic_numa ' && checks=$checks,gpu_nic_numa
+"$bin" --list | grep -q '^dcqcn ' && checks=$checks,dcqcn
 
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm

@@ -109,6 +109,8 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE("/sys/class/net/*/@(type|ifindex|address|mtu|operstate|carrier|speed|duplex)"),
 	R_FILE("/sys/class/net/*/@(dev_port|dev_id)"),
 	R_FILE("/sys/class/net/*/bonding/@(slaves|mode)"),
+	R_FILE("/sys/class/net/*/ecn/@(roce_np|roce_rp)/enable/*"),
+	R_FILE("/sys/class/net/*/ecn/roce_np/@(cnp_dscp|cnp_802p_prio)"),
 	R_LINK("/sys/class/net/*/lower_*"),
 	/* NUMA */
 	R_FILE("/sys/devices/system/node/@(online|possible|has_cpu)"),

@@ -439,6 +439,16 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
         if name in parse_list(args.netdev_speed_port):
             nspeed = args.netdev_bad_speed
         netdev(r, args, pcipath, ifname, 1, speed=nspeed, mtu=mtu, up=not down)
+        if args.ecn:
+            # MLNX_OFED's DCQCN switches: on for every priority unless --ecn-off says
+            off = [spec.split(":", 1)[1] for spec in parse_list(args.ecn_off)
+                   if spec.split(":", 1)[0] == name]
+            for role in ("roce_np", "roce_rp"):
+                for p in range(8):
+                    r.write(f"{pcipath}/net/{ifname}/ecn/{role}/enable/{p}",
+                            "0\n" if role in off else "1\n")
+            r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_dscp", "48\n")
+            r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_802p_prio", "6\n")
         r.write(f"{port}/gid_attrs/ndevs/0", ifname + "\n")
         r.write(f"{port}/gid_attrs/ndevs/1", ifname + "\n")
         r.write(f"{port}/gid_attrs/types/0", "IB/RoCE v1\n")
@@ -533,6 +543,8 @@ def main(argv=None):
     p.add_argument("--rail-subnets", choices=["shared", "distinct", "none"], default="shared",
                    help="IPv4 addresses of the RoCE netdevs: all in 10.10.0.0/16 (default), "
                         "one 10.<10+k>.0.0/24 per rail, or none recorded")
+    p.add_argument("--ecn", action="store_true",
+                   help="RoCE netdevs get MLNX_OFED's ecn/roce_{np,rp}/enable/<prio> (all on)")
     g = p.add_argument_group("faults")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")
@@ -564,6 +576,9 @@ def main(argv=None):
                    help="slave I (0 or 1) of the RoCE LAG DEV (mlx5_bond_<i>) is down")
     g.add_argument("--lag-member-slow", action="append", metavar="DEV:I",
                    help="slave I of the RoCE LAG DEV links at --slow-rate")
+    g.add_argument("--ecn-off", action="append", metavar="DEV:ROLE",
+                   help="with --ecn: DCQCN ROLE (roce_np or roce_rp) off on every priority "
+                        "of DEV's netdev")
     g.add_argument("--file", action="append", metavar="PATH=TEXT",
                    help="write TEXT to PATH under the root (after everything else), e.g. "
                         "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error=5")
