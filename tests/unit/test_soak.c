@@ -7,9 +7,10 @@
  * times in-process (the --no-fork path) and 100 times through the forking
  * runner.  The number of open fds (/proc/self/fd) must not change from
  * the first run to the last, and the heap in use (mallinfo2) must not grow
- * over the last three quarters of the runs (the first quarter lets the
- * allocator settle: glibc's heap in use steps up once, by ~150 KiB, then
- * stays flat however many runs follow); under ASan the leak checker at exit
+ * over the second half of the runs (the first half lets the allocator
+ * settle: glibc's heap in use steps up, by ~150 KiB and then by a few KiB
+ * more for hundreds of runs, then stays flat however many runs follow);
+ * under ASan the leak checker at exit
  * judges memory instead.  PF_SOAK_RUNS overrides the
  * in-process count (bench/soak.sh runs more).
  */
@@ -114,7 +115,7 @@ static void soak(bool no_fork, unsigned int count)
 	fds0 = count_fds();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned int i = 0; i < count; i++) {
-		if (i == count / 4) {
+		if (i == count / 2) {
 			fflush(sink);
 			malloc_trim(0);
 			heap0 = heap_in_use();
@@ -134,11 +135,14 @@ static void soak(bool no_fork, unsigned int count)
 	assert_int_equal(fds1, fds0);
 #ifndef PF_SOAK_ASAN
 	/*
-	 * Allocator noise stays under ~12 KiB here; a leak of one 48-byte block
-	 * per run is 36 KiB over 750 runs.  Smaller leaks are valgrind's and
-	 * LeakSanitizer's to find (bench/soak.sh, the sanitizer build).
+	 * Measured over the second half of the runs: glibc keeps settling well
+	 * past the first quarter (17-26 KiB of "growth" from there, with the
+	 * same end value each time), while over the second half the noise
+	 * stays under ~6 KiB and a leak of one 48-byte block per run is 24 KiB.
+	 * Smaller leaks are valgrind's and LeakSanitizer's to find
+	 * (bench/soak.sh, the sanitizer build).
 	 */
-	if (heap1 > heap0 + 32768)
+	if (heap1 > heap0 + 16384)
 		fail_msg("heap grew by %zu bytes over %u runs", heap1 - heap0, count);
 #endif
 }
