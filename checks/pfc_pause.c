@@ -22,7 +22,8 @@
 #include "preflight/providers.h"
 
 struct pfc_pause_cfg {
-	uint64_t roce_prio, roce_dscp;
+	uint64_t roce_prio;
+	int64_t roce_dscp;
 	bool require_pfc;
 	uint64_t window_ms;
 	double warn_pause_pct, fail_pause_pct;
@@ -35,10 +36,11 @@ struct pfc_pause_cfg {
 static const struct pf_param pfc_pause_params[] = {
 	PF_PARAM_U64(struct pfc_pause_cfg, roce_prio, "3", 0, 7, NULL,
 		     "the 802.1p priority that carries RoCE traffic; PFC must be on for it"),
-	PF_PARAM_U64(struct pfc_pause_cfg, roce_dscp, "26", 0, 63, NULL,
+	PF_PARAM_I64(struct pfc_pause_cfg, roce_dscp, "-1", -1, 63, NULL,
 		     "the DSCP RoCE traffic carries where rdma_cm's configfs default_roce_tos "
 		     "does not say (NCCL_IB_TC / 4: 106 -> 26); under DSCP trust it must map to "
-		     "roce_prio"),
+		     "roce_prio. -1: not stated, 26 (NVIDIA's usual) is assumed and a mismatch "
+		     "only warns"),
 	PF_PARAM_BOOL(struct pfc_pause_cfg, require_pfc, "true",
 		      "fail when PFC is off on roce_prio (false for lossy RoCE fabrics)"),
 	PF_PARAM_U64(struct pfc_pause_cfg, window_ms, "1000", 0, WINDOW_MAX_MS, "ms",
@@ -104,8 +106,11 @@ static void fmt_prios(char *buf, size_t len, uint8_t mask)
  * (configfs, present when someone created /sys/kernel/config/rdma_cm/<dev>),
  * else the profile's roce_dscp.
  */
+#define ASSUMED_ROCE_DSCP 26
+
 static unsigned int roce_dscp(const struct pf_ctx *ctx, const struct roce_if *nd,
-			      const struct pfc_pause_cfg *cfg, char *src, size_t len)
+			      const struct pfc_pause_cfg *cfg, char *src, size_t len,
+			      bool *ret_assumed)
 {
 	char dev[64];
 	unsigned int port;
@@ -115,10 +120,18 @@ static unsigned int roce_dscp(const struct pf_ctx *ctx, const struct roce_if *nd
 	    pf_fs_readf_u64(ctx->fs, &tos, "/sys/kernel/config/rdma_cm/%s/ports/%u/default_roce_tos",
 			    dev, port) == 0 && tos < 256) {
 		snprintf(src, len, "rdma_cm default_roce_tos %llu", (unsigned long long)tos);
+		*ret_assumed = false;
 		return (unsigned int)(tos >> 2);
 	}
-	snprintf(src, len, "the profile's roce_dscp");
-	return (unsigned int)cfg->roce_dscp;
+	if (cfg->roce_dscp >= 0) {
+		snprintf(src, len, "the profile's roce_dscp");
+		*ret_assumed = false;
+		return (unsigned int)cfg->roce_dscp;
+	}
+	/* nothing on the node says which DSCP RoCE carries: an assumption, never a fail */
+	snprintf(src, len, "assumed: set pfc_pause.roce_dscp");
+	*ret_assumed = true;
+	return ASSUMED_ROCE_DSCP;
 }
 
 /*
@@ -133,14 +146,14 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 {
 	unsigned int prio = (unsigned int)cfg->roce_prio, dscp, lands;
 	char subject[96], src[64], prios[32];
-	bool assumed;
+	bool assumed, dscp_assumed;
 	struct pf_finding *f;
 
 	if (nd->r_pfc != 0 || !nd->pfc.has_app || !cfg->require_pfc)
 		return;
 	snprintf(subject, sizeof(subject), "%s/trust", nd->name);
 	fmt_prios(prios, sizeof(prios), nd->pfc.pfc_en);
-	dscp = roce_dscp(ctx, nd, cfg, src, sizeof(src));
+	dscp = roce_dscp(ctx, nd, cfg, src, sizeof(src), &dscp_assumed);
 	if (!nd->pfc.dscp_mapped) {
 		if (nd->pfc.pfc_en & 1u) {
 			f = pf_add(res, PF_STATUS_PASS, subject, "%s: PCP trust; priority 0 has PFC "
@@ -172,7 +185,7 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 			  "priority %u: dcb app add dev %s dscp-prio %u:%u", lands, dscp, prio,
 			  nd->name, dscp, prio);
 	} else {
-		f = pf_add(res, assumed ? PF_STATUS_WARN : PF_STATUS_FAIL, subject,
+		f = pf_add(res, assumed || dscp_assumed ? PF_STATUS_WARN : PF_STATUS_FAIL, subject,
 			   "%s: DSCP trust: RoCE traffic (DSCP %u, %s) lands on priority %u%s, where "
 			   "PFC is off (PFC on: %s): lossy RoCE", nd->port, dscp, src, lands,
 			   assumed ? " (no entry: the NIC's default DSCP / 8 assumed)" : "", prios);

@@ -265,6 +265,7 @@ static void ibdev_of(const struct fixture *fx, const char *iface, char *buf, siz
 static void test_trust(void **state)
 {
 	static const char *const lossy[] = { "pfc_pause.require_pfc=false", NULL };
+	static const char *const dscp26[] = { "pfc_pause.roce_dscp=26", NULL };
 	struct fixture fx = setup_roce();
 	struct pf_result res;
 	const struct pf_finding *f;
@@ -281,9 +282,20 @@ static void test_trust(void **state)
 
 	put_app(&fx, fx.ifs[0], "dscp-prio 26:3 48:6\n");
 	put_app(&fx, fx.ifs[1], "dscp-prio 0:0 26:0\n");
+	/*
+	 * Nothing on the node says which DSCP RoCE carries: 26 is assumed and a
+	 * mismatch only warns (a site marking RoCE with another DSCP is healthy)
+	 */
 	run(&fx, NULL, NULL, &res);
-	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(res.status, PF_STATUS_WARN);
 	assert_int_equal(finding(&res, fx.ifs[0], "/trust")->status, PF_STATUS_PASS);
+	f = finding(&res, fx.ifs[1], "/trust");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "(DSCP 26, assumed: set pfc_pause.roce_dscp)"));
+	pf_result_release(&res);
+	/* the profile states it: evidence enough to fail */
+	run(&fx, NULL, dscp26, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
 	f = finding(&res, fx.ifs[1], "/trust");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "(DSCP 26, the profile's roce_dscp) lands on priority 0"));
