@@ -114,9 +114,19 @@ static void judge_counters(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 	struct pf_finding *f;
 
 	if (has_ignored && ignored > 0) {
-		f = pf_add(res, bad, port, "%s: %llu CNPs arrived and were ignored "
-			   "(rp_cnp_ignored): the DCQCN reaction point is off for their priority",
-			   ifname, (unsigned long long)ignored);
+		/*
+		 * The counter is port-wide: CNPs for a flow on a priority where the
+		 * RP is off by design count too.  None ever handled means the RP is
+		 * off everywhere, the RoCE priority included; some handled, a warning.
+		 */
+		bool none_handled = has_handled && handled == 0;
+
+		f = pf_add(res, none_handled ? bad : PF_STATUS_WARN, port,
+			   "%s: %llu CNPs arrived and were ignored (rp_cnp_ignored)%s", ifname,
+			   (unsigned long long)ignored,
+			   none_handled ? " and none was ever handled: the DCQCN reaction point is off"
+					: ": the DCQCN reaction point is off for some priority (is it on "
+					  "for the RoCE priority?)");
 		pf_remedy(f, "enable the reaction point on priority %u: mlxconfig -d <pci> set "
 			  "ROCE_CC_PRIO_MASK_P<n>=255 and a firmware reset (MLNX_OFED: echo 1 > "
 			  "/sys/class/net/%s/ecn/roce_rp/enable/%u)", (unsigned int)cfg->roce_prio,

@@ -61,7 +61,11 @@ field "c['findings'][0]['message']" | grep -q "no evidence either way" &&
 HW=/sys/class/infiniband/mlx5_2/ports/1/hw_counters
 gen "$T/ign" --link-layer eth --file "$HW/rp_cnp_ignored=12"
 pf --no-config --root "$T/ign" --only dcqcn --format json
-expect_status fail "CNPs ignored"
+expect_status fail "CNPs ignored, none ever handled"
+# the counter is port-wide: some handled means the RP works on some priority (a warning)
+gen "$T/ign2" --link-layer eth --file "$HW/rp_cnp_ignored=12" --file "$HW/rp_cnp_handled=900"
+pf --no-config --root "$T/ign2" --only dcqcn --format json
+expect_status warn "CNPs ignored beside handled ones"
 gen "$T/mark" --link-layer eth --file "$HW/np_ecn_marked_roce_packets=500"
 pf --no-config --root "$T/mark" --only dcqcn --format json
 expect_status fail "marked packets, no CNP sent"
