@@ -641,11 +641,11 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *cfg,
 		     const struct inv *inv, struct pf_result *res)
 {
-	pf_autofree char *text = NULL, *err = NULL, *up = NULL;
+	pf_autofree char *text = NULL, *err = NULL;
 	pf_autofree struct pf_xid *ev = NULL;
 	pf_autofree struct xid_group *groups = NULL;
 	size_t n_ev = 0, n_groups = 0;
-	double uptime = -1;
+	double uptime;
 	struct pf_finding *f;
 	int r;
 
@@ -655,8 +655,7 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 		       err ? err : "kernel log unavailable");
 		return;
 	}
-	if (pf_fs_read_line(ctx->fs, "/proc/uptime", &up) == 0)
-		uptime = strtod(up, NULL);
+	uptime = pf_read_uptime(ctx->fs);
 	pf_parse_kmsg_xids(text, &ev, &n_ev);
 	groups = pf_xcalloc(n_ev ? n_ev : 1, sizeof(*groups));
 	for (size_t i = 0; i < n_ev; i++) {
@@ -786,7 +785,7 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 			continue;
 		init_gpu(&gpus[inv.n++], bdf, NULL);
 	}
-	inv.cuda_hidden = getenv("CUDA_VISIBLE_DEVICES") != NULL && pf_fs_is_live(ctx->fs);
+	inv.cuda_hidden = pf_env_isset(ctx, "CUDA_VISIBLE_DEVICES");
 
 	if (inv.n == 0) {
 		if (cfg->expected_gpus) {

@@ -27,7 +27,6 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "preflight/check.h"
 #include "preflight/net.h"
@@ -549,6 +548,7 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 			return;
 		}
 		pf_autofree char *line = NULL;
+		char uidbuf[32];
 		int r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
 						       "/sys/class/infiniband/%s/ports/%u/rate",
 						       d->name, p->num);
@@ -556,8 +556,8 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		/* the inventory keeps no errno: ask again why the file gave nothing */
 		if (r == -EACCES || r == -EPERM)
 			problem(&v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
-				"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s "
-				"(uid %u)", d->name, p->num, strerror(-r), (unsigned int)geteuid());
+				"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
+				d->name, p->num, strerror(-r), pf_euid_note(ctx, uidbuf));
 		else
 			problem(&v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
 				"ACTIVE but the rate is unreadable ('%s')",

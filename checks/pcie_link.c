@@ -20,7 +20,6 @@
  * a skip finding says so.
  */
 #include <string.h>
-#include <unistd.h>
 
 #include "preflight/check.h"
 #include "preflight/node.h"
@@ -111,6 +110,7 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 	const struct pf_pci_dev *d = &node->pci[t->pci];
 	const double vals[] = { d->cur_speed_gts, d->cur_width, d->max_speed_gts, d->max_width };
 	char dir[448], physfn[512], missing[128] = "", bad[128] = "", denied[128] = "";
+	char uidbuf[32];
 	pf_autofree char *pf = NULL;
 	struct pf_finding *f;
 
@@ -135,12 +135,11 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		list = pf_fs_exists(ctx->fs, path) > 0 ? bad : missing;
 		if (list == bad) {
-			int fd = pf_fs_open_file(ctx->fs, path, 0);
+			pf_autofree char *text = NULL;
+			int r = pf_fs_read_line(ctx->fs, path, &text);
 
-			if (fd == -EACCES || fd == -EPERM)
+			if (r == -EACCES || r == -EPERM)
 				list = denied;
-			else if (fd >= 0)
-				close(fd);
 		}
 		snprintf(list + strlen(list), sizeof(missing) - strlen(list), "%s%s",
 			 *list ? ", " : "", files[i]);
@@ -148,8 +147,8 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 
 	if (*denied) {
 		f = pf_add(res, PF_STATUS_ERROR, subject_of(node, t),
-			   "%s: cannot read %s/{%s}: permission denied (uid %u)", what, dir, denied,
-			   (unsigned int)geteuid());
+			   "%s: cannot read %s/{%s}: permission denied%s", what, dir, denied,
+			   pf_euid_note(ctx, uidbuf));
 		pf_remedy(f, "run preflight as root, or make the link attributes readable");
 	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
 		/* a snapshot that did not capture the files: nothing to judge */
@@ -462,6 +461,7 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 	size_t n_bridges = 0, n_gpus = 0, n_nics = 0;
 	struct unread u = { 0 };
 	struct pf_finding *f;
+	unsigned int uid;
 
 	for (size_t i = 0; i < n; i++) {
 		if (targets[i].gpu)
@@ -474,9 +474,9 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		       n_gpus ? "RDMA NIC" : "GPU");
 		return;
 	}
-	if (pf_fs_is_live(ctx->fs) && geteuid() != 0) {
+	if (pf_fs_is_live(ctx->fs) && pf_euid(ctx, &uid) == 0 && uid != 0) {
 		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: reading a bridge's extended "
-			   "config space needs root (running as uid %u)", (unsigned)geteuid());
+			   "config space needs root (running as uid %u)", uid);
 		pf_remedy(f, "run preflight as root to check ACS on the GPU-NIC paths");
 		return;
 	}

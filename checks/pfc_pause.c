@@ -19,6 +19,7 @@
 #include "preflight/check.h"
 #include "preflight/net.h"
 #include "preflight/node.h"
+#include "preflight/parse.h"
 #include "preflight/providers.h"
 
 struct pfc_pause_cfg {
@@ -488,18 +489,6 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	}
 }
 
-/* Seconds since boot from /proc/uptime under the root; 0 if unknown. */
-static double read_uptime(const struct pf_fs *fs)
-{
-	pf_autofree char *line = NULL;
-	double v;
-
-	if (pf_fs_read_line(fs, "/proc/uptime", &line) < 0 || sscanf(line, "%lf", &v) != 1 ||
-	    v < 0)
-		return 0;
-	return v;
-}
-
 /* The RoCE netdevs of the node, once each; error findings for RoCE ports without one. */
 static size_t collect(const struct pf_node *node, struct pf_result *res, struct roce_if **ret,
 		      size_t *ret_ports)
@@ -600,7 +589,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 			if (nds[i].r_stats == 0)
 				nds[i].r_after = prov->ethtool_stats(ctx, nds[i].name, 1, &nds[i].s1);
 	}
-	uptime_s = read_uptime(ctx->fs);
+	uptime_s = pf_read_uptime(ctx->fs);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_if *nd = &nds[i];

@@ -429,21 +429,6 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	pf_exp_num(f, "transport_per_hour", cfg->transport_per_hour);
 }
 
-/* Seconds since boot from /proc/uptime; 0 when unknown. */
-static double read_uptime(const struct pf_fs *fs)
-{
-	pf_autofree char *line = NULL;
-	char *end;
-	double v;
-
-	if (pf_fs_read_line(fs, "/proc/uptime", &line) < 0)
-		return 0;
-	v = strtod(line, &end);
-	if (end == line || !isfinite(v) || v < 0)
-		return 0;
-	return v;
-}
-
 static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct port_errors_cfg *cfg = config;
@@ -524,7 +509,7 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		else if (window)
 			judge_window(res, cfg, p, elapsed);
 		else
-			judge_absolute(res, cfg, p, read_uptime(ctx->fs));
+			judge_absolute(res, cfg, p, pf_read_uptime(ctx->fs));
 		st = res->findings[res->n_findings - 1].status;
 		if (st == PF_STATUS_SKIP)
 			n_skip++;

@@ -8,6 +8,7 @@
  * -EINVAL, never a guess) and tolerant of the trailing newline sysfs adds.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "preflight/fs.h"
@@ -303,4 +304,18 @@ int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_roo
 		}
 	}
 	return (int)n;
+}
+
+double pf_read_uptime(const struct pf_fs *fs)
+{
+	pf_autofree char *line = NULL;
+	char *end;
+	double v;
+
+	if (pf_fs_read_line(fs, "/proc/uptime", &line) < 0)
+		return 0;
+	v = strtod(line, &end);
+	if (end == line || !isfinite(v) || v < 0)
+		return 0;
+	return v;
 }

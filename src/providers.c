@@ -2,6 +2,9 @@
 /*
  * providers.c - the live and recorded provider tables.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -37,6 +40,58 @@ static int recorded_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)
 	if (r < 0)
 		return r;
 	return pf_parse_proc_limits(text, "Max locked memory", ret);
+}
+
+static int live_env(const struct pf_ctx *ctx, const char *name, char **ret)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return -ENOENT;
+	*ret = pf_xstrdup(v);
+	return 0;
+}
+
+/* preflight/env: NAME=VALUE lines, as `preflight snapshot` records them. */
+static int recorded_env(const struct pf_ctx *ctx, const char *name, char **ret)
+{
+	pf_autofree char *text = NULL;
+	size_t len = strlen(name);
+	int r;
+
+	r = pf_fs_read_full(ctx->fs, "/preflight/env", 0, &text, NULL);
+	if (r < 0)
+		return r;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, name, len) == 0 && line[len] == '=') {
+			*ret = pf_xstrdup(line + len + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int live_euid(const struct pf_ctx *ctx, unsigned int *ret)
+{
+	*ret = (unsigned int)geteuid();
+	return 0;
+}
+
+/* preflight/euid: the uid the snapshot was taken as. */
+static int recorded_euid(const struct pf_ctx *ctx, unsigned int *ret)
+{
+	uint64_t v;
+	int r = pf_fs_read_u64(ctx->fs, "/preflight/euid", &v);
+
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (unsigned int)v;
+	return 0;
 }
 
 static int live_page_size(const struct pf_ctx *ctx, uint64_t *ret)
@@ -76,6 +131,8 @@ const struct pf_providers pf_providers_live = {
 	.ipv4_addrs = pf_live_ipv4_addrs,
 	.page_size = live_page_size,
 	.wait = pf_live_wait,
+	.env = live_env,
+	.euid = live_euid,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -89,9 +146,42 @@ const struct pf_providers pf_providers_recorded = {
 	.ipv4_addrs = pf_recorded_ipv4_addrs,
 	.page_size = recorded_page_size,
 	.wait = pf_recorded_wait,
+	.env = recorded_env,
+	.euid = recorded_euid,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
 {
 	return pf_fs_is_live(fs) ? &pf_providers_live : &pf_providers_recorded;
+}
+
+int pf_env(const struct pf_ctx *ctx, const char *name, char **ret)
+{
+	if (!ctx->prov || !ctx->prov->env)
+		return -ENOSYS;
+	return ctx->prov->env(ctx, name, ret);
+}
+
+bool pf_env_isset(const struct pf_ctx *ctx, const char *name)
+{
+	pf_autofree char *v = NULL;
+
+	return pf_env(ctx, name, &v) == 0;
+}
+
+int pf_euid(const struct pf_ctx *ctx, unsigned int *ret)
+{
+	if (!ctx->prov || !ctx->prov->euid)
+		return -ENOSYS;
+	return ctx->prov->euid(ctx, ret);
+}
+
+const char *pf_euid_note(const struct pf_ctx *ctx, char buf[32])
+{
+	unsigned int uid;
+
+	if (pf_euid(ctx, &uid) < 0)
+		return "";
+	snprintf(buf, 32, " (uid %u)", uid);
+	return buf;
 }

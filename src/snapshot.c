@@ -843,6 +843,51 @@ static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
 	return 0;
 }
 
+/* The environment variables a check judges: NCCL's own and CUDA's device mask. */
+static bool env_recorded(const char *entry)
+{
+	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0;
+}
+
+/*
+ * preflight/env (NAME=VALUE lines of env_recorded() variables, none: an
+ * empty file) and preflight/euid.  A recorded source's files are copied.
+ */
+static int copy_process_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	extern char **environ;
+	pf_autofree char *buf = NULL;
+	unsigned int uid;
+	char text[32];
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if (!pf_fs_is_live(s->src)) {
+		r = copy_file(s, "/preflight/env", true);
+		if (r >= 0)
+			r = copy_file(s, "/preflight/euid", true);
+		return r < 0 ? r : 0;
+	}
+	f = text_open(&buf, &len);
+	for (char **e = environ; *e; e++)
+		if (env_recorded(*e) && !strchr(*e, '\n'))
+			fprintf(f, "%s\n", *e);
+	fclose(f);
+	r = put_file(s, "preflight/env", buf, len);
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	if (pf_euid(ctx, &uid) < 0)
+		return 0;
+	snprintf(text, sizeof(text), "%u\n", uid);
+	r = put_file(s, "preflight/euid", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
 /* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
 static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *text)
 {
@@ -1017,6 +1062,8 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
 
 		r = copy_page_size(&s, &ctx);
+		if (r >= 0)
+			r = copy_process_facts(&s, &ctx);
 		if (r >= 0)
 			r = copy_gpu_facts(&s, &ctx);
 	}

@@ -8,6 +8,12 @@
 #include "preflight/check.h"
 #include "preflight/macro.h"
 
+_Noreturn void pf_bug(const char *file, int line, const char *cond)
+{
+	fprintf(stderr, "preflight: BUG at %s:%d: %s\n", file, line, cond);
+	abort();
+}
+
 static void *oom(void)
 {
 	fputs("preflight: out of memory\n", stderr);

@@ -75,13 +75,11 @@ static inline int pf_nerrno(int r)
 }
 
 /* Invariants of our own code, never data from the system. */
+_Noreturn void pf_bug(const char *file, int line, const char *cond);
 #define PF_BUG_ON(cond)                                                       \
 	do {                                                                  \
-		if (cond) {                                                   \
-			fprintf(stderr, "preflight: BUG at %s:%d: %s\n",      \
-				__FILE__, __LINE__, #cond);                   \
-			abort();                                              \
-		}                                                             \
+		if (cond)                                                     \
+			pf_bug(__FILE__, __LINE__, #cond);                    \
 	} while (0)
 
 /* Allocation that cannot fail: preflight aborts on out-of-memory. */

@@ -83,6 +83,10 @@ bool pf_is_bdf(const char *s);
  * -EINVAL if it is not one.
  */
 int pf_bdf_normalize(const char *s, char out[16]);
+
+struct pf_fs;
+/* Seconds since boot from /proc/uptime under the root; 0 when unknown or malformed. */
+double pf_read_uptime(const struct pf_fs *fs);
 /*
  * The BDF-shaped components of a sysfs device path, top down:
  * "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0" gives

@@ -63,11 +63,26 @@ struct pf_providers {
 	 * traffic; NULL where none can be sent (a recorded root).
 	 */
 	int (*verbs)(const struct pf_verbs_api **ret, char **ret_err);
+	/*
+	 * A variable of the environment under judgement (live: preflight's own;
+	 * recorded: preflight/env, NAME=VALUE lines): 0 and a malloc'd copy in
+	 * *ret, -ENOENT when unset, another -errno when it cannot be known.
+	 */
+	int (*env)(const struct pf_ctx *ctx, const char *name, char **ret);
+	/* Effective uid of the process that runs the checks (recorded: preflight/euid). */
+	int (*euid)(const struct pf_ctx *ctx, unsigned int *ret);
 };
 
 extern const struct pf_providers pf_providers_live;
 extern const struct pf_providers pf_providers_recorded;
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs);
+
+/* ctx->prov->env and ->euid, -ENOSYS where the table has none (a test's fake). */
+int pf_env(const struct pf_ctx *ctx, const char *name, char **ret);
+bool pf_env_isset(const struct pf_ctx *ctx, const char *name);
+int pf_euid(const struct pf_ctx *ctx, unsigned int *ret);
+/* " (uid N)" for a permission message, "" when the uid is unknown. */
+const char *pf_euid_note(const struct pf_ctx *ctx, char buf[32]);
 
 #endif

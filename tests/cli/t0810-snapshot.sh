@@ -45,7 +45,8 @@ noslurmd="--set memlock.check_slurmd=false"
 run "$PREFLIGHT" --only memlock,sysctl $noslurmd --format json >"$tmp/live.json"
 rc=$?
 [ "$rc" -le 2 ] || not_ok "live run: exit $rc"
-run "$PREFLIGHT" snapshot "$tmp/snap" 2>"$tmp/err"
+NCCL_IB_HCA='=mlx5_0:1' CUDA_VISIBLE_DEVICES=3 PF_T0810_SECRET=x \
+	run "$PREFLIGHT" snapshot "$tmp/snap" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] || not_ok "snapshot: exit $rc: $(cat "$tmp/err")"
 grep -q "^preflight snapshot: wrote $tmp/snap: " "$tmp/err" || not_ok "no summary line"
@@ -57,6 +58,16 @@ if command -v prlimit >/dev/null; then
 	grep -Eq '^Max locked memory +65536 +131072 +bytes' "$tmp/snap/proc/self/limits" ||
 		not_ok "the snapshot's limits are not those of the preflight process"
 fi
+
+# the process facts: only NCCL_* and CUDA_VISIBLE_DEVICES of the environment, and the uid
+grep -qx 'NCCL_IB_HCA==mlx5_0:1' "$tmp/snap/preflight/env" || not_ok "env: no NCCL_IB_HCA"
+grep -qx 'CUDA_VISIBLE_DEVICES=3' "$tmp/snap/preflight/env" || not_ok "env: no CUDA_VISIBLE_DEVICES"
+grep -q 'SECRET\|^PATH=' "$tmp/snap/preflight/env" && not_ok "env: records other variables"
+[ "$(cat "$tmp/snap/preflight/euid")" = "$(id -u)" ] || not_ok "euid: not $(id -u)"
+# a snapshot of a snapshot keeps them, not the second process's
+run "$PREFLIGHT" snapshot --root "$tmp/snap" "$tmp/snap2" 2>/dev/null || not_ok "snapshot of a snapshot"
+cmp -s "$tmp/snap/preflight/env" "$tmp/snap2/preflight/env" || not_ok "env not copied from the snapshot"
+cmp -s "$tmp/snap/preflight/euid" "$tmp/snap2/preflight/euid" || not_ok "euid not copied"
 
 # shape: relative links kept, regular files copied, the log, small
 [ -f "$tmp/snap/preflight/snapshot.log" ] || not_ok "no preflight/snapshot.log"

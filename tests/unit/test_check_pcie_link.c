@@ -526,6 +526,7 @@ static int acs_as_nobody(void)
 	struct pf_fs *fs = NULL;
 	struct pf_run run = { 0 };
 	struct pf_ctx ctx = { 0 };
+	struct pf_providers prov;
 	const struct pf_finding *f;
 	struct tnode t;
 	char *err = NULL;
@@ -538,7 +539,10 @@ static int acs_as_nobody(void)
 	pf_profile_init(&prof);
 	if (!c || pf_config_build(c, &prof, &run.cfg, &err) < 0 || pf_fs_open("/", &fs) < 0)
 		return 12;
-	ctx = (struct pf_ctx){ .fs = fs, .prov = &pf_providers_recorded, .node = &t.node };
+	/* recorded facts, but the live uid (nobody's, set above) */
+	prov = pf_providers_recorded;
+	prov.euid = pf_providers_live.euid;
+	ctx = (struct pf_ctx){ .fs = fs, .prov = &prov, .node = &t.node };
 	run.check = c;
 	pf_run_inline(&ctx, &run);
 	f = pf_test_finding(&run.res, "acs");
