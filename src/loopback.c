@@ -237,7 +237,7 @@ static uint64_t pattern_word(uint64_t seed, size_t i)
 	return mix(seed << 40 ^ (uint64_t)i);
 }
 
-static void fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
+void pf_lb_fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
 {
 	size_t words = len / 8;
 
@@ -253,8 +253,7 @@ static void fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
 	}
 }
 
-/* -1 when @buf holds the pattern of @seed, else the first differing offset. */
-static ssize_t check_pattern(const uint8_t *buf, size_t len, uint64_t seed)
+ssize_t pf_lb_check_pattern(const uint8_t *buf, size_t len, uint64_t seed)
 {
 	size_t words = len / 8;
 
@@ -275,7 +274,7 @@ static ssize_t check_pattern(const uint8_t *buf, size_t len, uint64_t seed)
 static void fill_slots(struct lb *l, uint8_t *buf)
 {
 	for (unsigned int j = 0; j < l->slots; j++)
-		fill_pattern(buf + j * l->stride, l->o->msg_size, j + 1);
+		pf_lb_fill_pattern(buf + j * l->stride, l->o->msg_size, j + 1);
 }
 
 static size_t round_up(size_t v, size_t to)
@@ -692,7 +691,7 @@ static int lb_verify(struct lb *l)
 		dst = copy;
 	}
 	for (unsigned int j = 0; j < n; j++) {
-		ssize_t bad = check_pattern(dst + j * l->stride, l->o->msg_size, j + 1);
+		ssize_t bad = pf_lb_check_pattern(dst + j * l->stride, l->o->msg_size, j + 1);
 
 		if (bad < 0)
 			continue;

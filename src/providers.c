@@ -12,6 +12,7 @@
 #include "preflight/gpu.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdmacm_api.h"
 #include "preflight/verbs_api.h"
 
 static uint64_t rlim_to_u64(rlim_t v)
@@ -124,6 +125,7 @@ const struct pf_providers pf_providers_live = {
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
 	.verbs = pf_dl_verbs,
+	.rdmacm = pf_dl_rdmacm,
 	.linkmodes = pf_live_linkmodes,
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "preflight/cuda_min.h"
 #include "preflight/fs.h"
@@ -122,6 +123,13 @@ int pf_loopback_run(const struct pf_lb_opts *o, struct pf_lb_result *ret);
  */
 int pf_loopback_roce_gid(const struct pf_fs *fs, const char *dev, unsigned int port,
 			 int *ret_index, char ret_ip[16]);
+
+/*
+ * The data pattern of the engines: @len bytes from @seed (any value below
+ * 2^24), and the check: -1 when @buf holds it, else the first differing offset.
+ */
+void pf_lb_fill_pattern(uint8_t *buf, size_t len, uint64_t seed);
+ssize_t pf_lb_check_pattern(const uint8_t *buf, size_t len, uint64_t seed);
 
 /* Decimal Gb/s of @bytes in @ns. */
 double pf_lb_gbps(uint64_t bytes, uint64_t ns);

@@ -19,6 +19,7 @@
 
 struct pf_gpu_provider;
 struct pf_verbs_api;
+struct pf_rdmacm_api;
 
 struct pf_rlimit {
 	uint64_t soft; /* bytes, or PF_RLIM_UNLIMITED */
@@ -71,6 +72,11 @@ struct pf_providers {
 	int (*env)(const struct pf_ctx *ctx, const char *name, char **ret);
 	/* Effective uid of the process that runs the checks (recorded: preflight/euid). */
 	int (*euid)(const struct pf_ctx *ctx, unsigned int *ret);
+	/*
+	 * The librdmacm table (preflight/rdmacm_api.h) for traffic between
+	 * NICs over RDMA-CM; NULL where none can be sent (a recorded root).
+	 */
+	int (*rdmacm)(const struct pf_rdmacm_api **ret, char **ret_err);
 };
 
 extern const struct pf_providers pf_providers_live;

@@ -49,6 +49,7 @@ struct fqp {
 	unsigned int max_send_wr;
 	uint64_t posted, freed;  /* SQ slots: posted - freed in use */
 	bool error;
+	int peer;                /* the device the RTR named (itself for a loopback) */
 };
 
 struct fmr {
@@ -438,6 +439,7 @@ static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia
 	q->qp.qp_type = IBV_QPT_RC;
 	q->qp.state = IBV_QPS_RESET;
 	q->max_send_wr = ia->cap.max_send_wr;
+	q->peer = -1;
 	pthread_mutex_lock(&lock);
 	q->qp.qp_num = next_num++;
 	pf_fake_verbs.live++;
@@ -472,6 +474,7 @@ static bool has(int mask, int need)
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	struct pf_fake_verbs_dev *d = dev_of(qp->context);
+	int peer;
 
 	if (!(mask & IBV_QP_STATE))
 		return refuse("no IBV_QP_STATE");
@@ -497,22 +500,37 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			return refuse("RTR path MTU above the port's active MTU");
 		if (a->ah_attr.port_num != 1)
 			return refuse("RTR address vector on another port");
+		peer = -1;
 		if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
 			if (a->ah_attr.is_global)
-				return refuse("IB RTR with a GRH (is_global) in a local loopback");
-			if (a->ah_attr.dlid != d->lid)
-				return refuse("IB RTR dlid is not the port's LID");
+				return refuse("IB RTR with a GRH (is_global) on one subnet");
+			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
+				if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
+				    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
+					peer = i;
+			if (peer < 0)
+				return refuse("IB RTR dlid is no port's LID");
 		} else {
 			if (!a->ah_attr.is_global)
 				return refuse("RoCE RTR without a GRH (is_global 0)");
 			if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
 				return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
-			if (memcmp(&a->ah_attr.grh.dgid, &d->gid[d->roce_gid_index],
-				   sizeof(union ibv_gid)))
-				return refuse("RoCE RTR dgid is not the port's own GID");
+			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
+				const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
+
+				if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
+				    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
+					    sizeof(union ibv_gid)))
+					peer = i;
+			}
+			if (peer < 0)
+				return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
 			if (!a->ah_attr.grh.hop_limit)
 				return refuse("RoCE RTR hop_limit 0");
 		}
+		if (a->path_mtu > pf_fake_verbs.devs[peer].active_mtu)
+			return refuse("RTR path MTU above the peer port's active MTU");
+		((struct fqp *)qp)->peer = peer;
 		pthread_mutex_lock(&lock);
 		pf_fake_verbs.rtr = *a;
 		pf_fake_verbs.rtr_mask = mask;
@@ -555,7 +573,7 @@ static struct fmr *find_mr(struct fmr **mrs, size_t n, uint32_t key, bool remote
 }
 
 /* Every MR is reachable from the test's PD only through the engine; keep a registry. */
-static struct fmr *registry[64];
+static struct fmr *registry[256];
 static size_t n_registry;
 
 static void registry_sync(struct ibv_mr *added)
@@ -641,6 +659,8 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 	struct fqp *q = (struct fqp *)qp;
 	struct fctx *c = fctx_of(qp->context);
 	struct pf_fake_verbs_dev *d = dev_of(qp->context);
+	struct pf_fake_verbs_dev *peer = q->peer >= 0 ? &pf_fake_verbs.devs[q->peer] : d;
+	double rate;
 	int r = 0;
 
 	pthread_mutex_lock(&lock);
@@ -668,8 +688,10 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 				 wr->wr.rdma.remote_addr, len);
 		if (!local)
 			st = IBV_WC_LOC_PROT_ERR;
-		else if (!remote)
+		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer)
 			st = IBV_WC_REM_ACCESS_ERR;
+		else if (d->wc_error || peer->wc_error)
+			st = d->wc_error ? d->wc_error : peer->wc_error;
 		else if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs ==
 			 pf_fake_verbs.fail_wr)
 			st = pf_fake_verbs.fail_status;
@@ -684,6 +706,8 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 			uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
 
 			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+			if ((d->corrupt || peer->corrupt) && len)
+				dst[len / 2] ^= 0xff;
 			if (pf_fake_verbs.corrupt_offset >= 0 &&
 			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
 				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
@@ -696,9 +720,10 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		}
 		if (c->wire_free_ns < (double)c->clock_ns)
 			c->wire_free_ns = (double)c->clock_ns;
-		c->wire_free_ns += ((double)len * 8 /
-					      (d->gpu_gbps > 0 && local && gpu_mem(local)
-						       ? d->gpu_gbps : d->gbps));
+		rate = d->gpu_gbps > 0 && local && gpu_mem(local) ? d->gpu_gbps : d->gbps;
+		if (peer != d && peer->gbps < rate)
+			rate = peer->gbps; /* the slower end of the link sets the pace */
+		c->wire_free_ns += (double)len * 8 / rate;
 		if (pf_fake_verbs.on_wr)
 			pf_fake_verbs.on_wr(pf_fake_verbs.wrs - 1);
 		if (pf_fake_verbs.hang)

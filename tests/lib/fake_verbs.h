@@ -2,10 +2,11 @@
 /*
  * fake_verbs.h - a software RDMA device behind struct pf_verbs_api.
  *
- * RC loopback in memory: QPs walk RESET->INIT->RTR->RTS and refuse
- * out-of-order transitions or attributes that do not fit the port (IB:
- * is_global 0 and dlid = the port's LID; RoCE: is_global 1, sgid_index =
- * the port's RoCE v2 GID, dgid = that GID); an RDMA WRITE is a memcpy into
+ * RC in memory: QPs walk RESET->INIT->RTR->RTS and refuse out-of-order
+ * transitions or attributes that do not fit the port (IB: is_global 0 and
+ * dlid = a device's LID; RoCE: is_global 1, sgid_index = the port's RoCE v2
+ * GID, dgid = a device's RoCE v2 GID): the device so named is the QP's peer,
+ * itself for a loopback, and the remote MR must be the peer's; an RDMA WRITE is a memcpy into
  * the remote MR after lkey/rkey/bounds checks; completions come only for
  * signalled WRs (and errors), a WR beyond the SQ depth fails with ENOMEM.
  * Each context has a virtual clock: the wire moves bytes at `gbps`, and
@@ -21,7 +22,7 @@
 #include "preflight/providers.h"
 #include "preflight/verbs_api.h"
 
-#define PF_FAKE_VERBS_DEVS 4
+#define PF_FAKE_VERBS_DEVS 16
 
 struct pf_fake_verbs_dev {
 	char name[32];
@@ -33,6 +34,16 @@ struct pf_fake_verbs_dev {
 	union ibv_gid gid[4];
 	double gbps;                 /* modelled wire speed */
 	double gpu_gbps;             /* when a WRITE touches GPU memory; 0: gbps */
+	/*
+	 * The port's link, for WRITEs between two devices (a QP whose RTR
+	 * names another device's LID or GID): a WRITE moves at the slower
+	 * end's gbps; with `corrupt` every WRITE in or out of this port has
+	 * its middle byte flipped; with `wc_error` every WRITE in or out of
+	 * it completes with that status (IBV_WC_RETRY_EXC_ERR: a link that
+	 * drops packets until the retries run out).
+	 */
+	bool corrupt;
+	enum ibv_wc_status wc_error;
 };
 
 struct pf_fake_verbs {
