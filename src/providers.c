@@ -10,6 +10,7 @@
 
 #include "preflight/net.h"
 #include "preflight/gpu.h"
+#include "preflight/job.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 #include "preflight/rdmacm_api.h"
@@ -135,6 +136,8 @@ const struct pf_providers pf_providers_live = {
 	.wait = pf_live_wait,
 	.env = live_env,
 	.euid = live_euid,
+	.job_user = pf_live_job_user,
+	.devnodes = pf_live_devnodes,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -150,6 +153,8 @@ const struct pf_providers pf_providers_recorded = {
 	.wait = pf_recorded_wait,
 	.env = recorded_env,
 	.euid = recorded_euid,
+	.job_user = pf_recorded_job_user,
+	.devnodes = pf_recorded_devnodes,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

@@ -29,6 +29,8 @@
 #include <time.h>
 
 #include "preflight/gpu.h"
+#include "preflight/job.h"
+#include "preflight/nccl_conf.h"
 #include "preflight/net.h"
 #include "preflight/output.h"
 #include "preflight/node.h"
@@ -134,6 +136,10 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE("/proc/sys/vm/zone_reclaim_mode"),
 	R_FILE("/etc/hostname"),
 	R_FILE("/run/slurmd.pid"),
+	/* NCCL's configuration and the verbs device nodes (nccl_config) */
+	R_FILE("/etc/nccl.conf"),
+	R_LINK("/sys/class/infiniband_verbs/uverbs*"),
+	R_FILE("/sys/class/infiniband_verbs/*/@(ibdev|dev|abi_version)"),
 };
 
 /* Subdirectories of a module's sysfs directory that a tree copy leaves out. */
@@ -843,10 +849,15 @@ static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
 	return 0;
 }
 
-/* The environment variables a check judges: NCCL's own and CUDA's device mask. */
+/*
+ * The environment variables a check judges: NCCL's own, CUDA's device mask,
+ * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
+ * in a prolog or epilog, whose environment is not the job's).
+ */
 static bool env_recorded(const char *entry)
 {
-	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0;
+	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+	       strncmp(entry, "HOME=", 5) == 0 || strncmp(entry, "SLURM_SCRIPT_CONTEXT=", 21) == 0;
 }
 
 /*
@@ -997,6 +1008,77 @@ out:
 	return r < 0 ? r : 0;
 }
 
+/* A provider's text as preflight/<rel>; a recorded source without it is left out quietly. */
+static int put_job_fact(struct snap *s, const char *rel, int r, char *text)
+{
+	pf_autofree char *owned = text;
+	pf_autofree char *dir = pf_xstrdup(rel);
+
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, rel, r);
+		return 0;
+	}
+	*strrchr(dir, '/') = '\0';
+	r = make_dirs(s, dir);
+	if (r >= 0)
+		r = put_file(s, rel, owned, strlen(owned));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+/*
+ * What nccl_config judges that is not a sysfs file (preflight/env is written
+ * by copy_process_facts): the job's user, the /dev/infiniband listing, and
+ * the files the environment and the user name: NCCL_CONF_FILE or
+ * ~/.nccl.conf (of the environment's HOME and of the passwd home),
+ * NCCL_TOPO_FILE.
+ */
+static int copy_nccl_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	const struct pf_providers *p = ctx->prov;
+	pf_autofree char *conf_file = NULL, *home = NULL, *topo = NULL;
+	struct pf_job_user user = { 0 };
+	bool has_user = false;
+	int r = 0;
+
+	if (p->job_user) {
+		r = p->job_user(ctx, &user);
+		has_user = r >= 0;
+		r = put_job_fact(s, "preflight/job_user", r,
+				 has_user ? pf_format_job_user(&user) : NULL);
+	}
+	if (r >= 0 && p->devnodes) {
+		struct pf_devnodes d = { 0 };
+
+		r = p->devnodes(ctx, "/dev/infiniband", &d);
+		if (r == -ENOENT && pf_fs_is_live(s->src))
+			r = 0; /* no directory is a fact: an empty listing */
+		r = put_job_fact(s, "preflight/ls/dev/infiniband", r,
+				 r >= 0 ? pf_format_ls_ln(&d) : NULL);
+		pf_devnodes_release(&d);
+	}
+	(void)pf_env(ctx, "NCCL_CONF_FILE", &conf_file);
+	(void)pf_env(ctx, "HOME", &home);
+	for (int i = 0; r >= 0 && i < 2; i++) {
+		char *paths[PF_NCCL_CONF_FILES];
+		const char *why[PF_NCCL_CONF_FILES];
+		size_t n = pf_nccl_conf_paths(conf_file, i == 0 ? home : has_user ? user.home : NULL,
+					      paths, why);
+
+		for (size_t k = 0; k < n; k++) {
+			if (r >= 0 && paths[k][0] == '/')
+				r = copy_file(s, paths[k], false);
+			free(paths[k]);
+		}
+	}
+	if (r >= 0 && pf_env(ctx, "NCCL_TOPO_FILE", &topo) == 0 && topo[0] == '/')
+		r = copy_file(s, topo, false);
+	return r < 0 ? r : 0;
+}
+
 static int open_dest(const char *dir, int *ret_fd, char **ret_err)
 {
 	pf_autoclosedir DIR *d = NULL;
@@ -1066,6 +1148,8 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 			r = copy_process_facts(&s, &ctx);
 		if (r >= 0)
 			r = copy_gpu_facts(&s, &ctx);
+		if (r >= 0)
+			r = copy_nccl_facts(&s, &ctx);
 	}
 	fclose(s.logf);
 	if (r >= 0)

@@ -66,6 +66,8 @@ class Root:
         self.ifaces = []
         self.roce_ifs = []
         self.iommu_groups = []
+        self.rdma_devs = []   # (name, device dir) in creation order
+        self.roce_ports = []  # (port dir, netdev, device name)
 
     def path(self, rel):
         return os.path.join(self.top, rel.lstrip("/"))
@@ -359,11 +361,88 @@ def build(args):
         r.write(f"/preflight/ip/{ifname}/addr",
                 f"{k + 2}: {ifname}    inet {cidr} scope global {ifname}\n")
 
+    gid_tables(r, args)
+    job_facts(r, args)
+
     for spec in args.file or []:
         rel, sep, text = spec.partition("=")
         if not sep:
             sys.exit(f"gen_root: --file {spec}: expected PATH=TEXT")
         r.write(rel, text + "\n")
+
+
+def rail_ip(args, k):
+    """The IPv4 address of RoCE rail k (as --rail-subnets writes it)."""
+    if args.rail_subnets == "distinct":
+        return f"10.{10 + k}.0.1"
+    return f"10.10.{k // 250}.{k % 250 + 1}"
+
+
+def gid_tables(r, args):
+    """The GID tables of the RoCE ports, as mlx5 fills them.
+
+    ipv4 (default): 0/1 the link-local GID from the MAC (RoCE v1/v2), 2/3 the
+    rail's IPv4 address (v1/v2), so NCCL's automatic choice is 3.  ipv6: 2/3 a
+    global IPv6 address instead; none: no address, link-local only.  A
+    --gid-shift DEV has a global IPv6 pair at 2/3 and its IPv4 pair at 4/5.
+    Slots 0-7 exist under gids/ (unused ones read ::); types/ and ndevs/ only
+    for slots in use (the kernel fails reads of the others).
+    """
+    shift = set(parse_list(args.gid_shift))
+    for k, (port, ifname, dev) in enumerate(r.roce_ports):
+        ll = "fe80:0000:0000:0000:0200:00ff:fe00:%04x" % (k + 1)
+        a, b, c, d = (int(x) for x in rail_ip(args, k).split("."))
+        v4 = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % (a, b, c, d)
+        v6 = "fd00:0000:0000:0010:0000:0000:0000:%04x" % (k + 1)
+        table = [ll, ll]
+        if args.gids == "ipv4" and dev in shift:
+            table += [v6, v6, v4, v4]
+        elif args.gids == "ipv4":
+            table += [v4, v4]
+        elif args.gids == "ipv6":
+            table += [v6, v6]
+        for i in range(8):
+            r.write(f"{port}/gids/{i}", (table[i] if i < len(table) else
+                                        "0000:0000:0000:0000:0000:0000:0000:0000") + "\n")
+        for i in range(len(table)):
+            r.write(f"{port}/gid_attrs/ndevs/{i}", ifname + "\n")
+            r.write(f"{port}/gid_attrs/types/{i}", ("IB/RoCE v1" if i % 2 == 0 else "RoCE v2") + "\n")
+
+
+def job_facts(r, args):
+    """What nccl_config reads besides sysfs: verbs device nodes, the job's user,
+    its environment and NCCL's configuration files."""
+    missing = set(parse_list(args.uverbs_missing))
+    lines = ["total 0"]
+    if not args.no_rdma_cm:
+        lines.append("crw-rw-rw- 1 0 0 10, 58 Nov 25 09:00 rdma_cm")
+    for i, (name, d) in enumerate(r.rdma_devs):
+        # the uverbs class device sits beside the RDMA device under its PCI function
+        pci = os.path.dirname(os.path.dirname(d))
+        vd = f"{pci}/infiniband_verbs/uverbs{i}"
+        r.write(f"{vd}/ibdev", name + "\n")
+        r.write(f"{vd}/dev", f"231:{192 + i}\n")
+        r.write(f"{vd}/abi_version", "1\n")
+        r.link(f"/sys/class/infiniband_verbs/uverbs{i}",
+               rel_link("/sys/class/infiniband_verbs", vd))
+        if name in missing:
+            continue
+        mode = int(args.uverbs_mode, 8)
+        rwx = "".join(c if mode & (1 << (8 - j)) else "-" for j, c in enumerate("rwxrwxrwx"))
+        lines.append(f"c{rwx} 1 0 {args.uverbs_group} 231, {192 + i} Nov 25 09:00 uverbs{i}")
+    uid, _, gids = args.job_user.partition(":")
+    gids = gids or uid
+    home = f"/home/u{uid}"
+    if not args.no_job_facts:
+        r.write("/preflight/ls/dev/infiniband", "\n".join(lines) + "\n")
+        r.write("/preflight/job_user", f"uid={uid}\nuser=u{uid}\ngids={gids}\nhome={home}\n"
+                "source=SLURM_JOB_UID\n")
+        env = [f"HOME={home}"] + list(args.nccl_env or [])
+        r.write("/preflight/env", "\n".join(env) + "\n")
+    if args.nccl_conf:
+        r.write("/etc/nccl.conf", "\n".join(args.nccl_conf) + "\n")
+    if args.user_nccl_conf:
+        r.write(f"{home}/.nccl.conf", "\n".join(args.user_nccl_conf) + "\n")
 
 
 def netdev(r, args, parent, name, arptype, speed, mtu, up, dev_port=0):
@@ -401,6 +480,7 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
     r.write(f"{d}/node_guid", "b83f:d203:00aa:%04x\n" % bus)
     r.link(f"{d}/device", rel_link(d, pcipath))
     r.link(f"/sys/class/infiniband/{name}", rel_link("/sys/class/infiniband", d))
+    r.rdma_devs.append((name, d))
 
     port = f"{d}/ports/1"
     gbps = args.slow_rate if slow else rate
@@ -427,10 +507,7 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
         r.write(f"{port}/hw_counters/{c}", "0\n")
 
     if ll == "eth" and netdev_name:
-        for i in range(2):
-            r.write(f"{port}/gid_attrs/ndevs/{i}", netdev_name + "\n")
-        r.write(f"{port}/gid_attrs/types/0", "IB/RoCE v1\n")
-        r.write(f"{port}/gid_attrs/types/1", "RoCE v2\n")
+        r.roce_ports.append((port, netdev_name, name))
         r.roce_ifs.append(netdev_name)
     elif ll == "eth":
         ifname = f"enp{bus}s0np0"
@@ -449,10 +526,7 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
                             "0\n" if role in off else "1\n")
             r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_dscp", "48\n")
             r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_802p_prio", "6\n")
-        r.write(f"{port}/gid_attrs/ndevs/0", ifname + "\n")
-        r.write(f"{port}/gid_attrs/ndevs/1", ifname + "\n")
-        r.write(f"{port}/gid_attrs/types/0", "IB/RoCE v1\n")
-        r.write(f"{port}/gid_attrs/types/1", "RoCE v2\n")
+        r.roce_ports.append((port, ifname, name))
         r.roce_ifs.append(ifname)
     else:
         ifname = "ib" + name.replace("mlx5_", "")
@@ -545,7 +619,31 @@ def main(argv=None):
                         "one 10.<10+k>.0.0/24 per rail, or none recorded")
     p.add_argument("--ecn", action="store_true",
                    help="RoCE netdevs get MLNX_OFED's ecn/roce_{np,rp}/enable/<prio> (all on)")
+    p.add_argument("--gids", choices=["ipv4", "ipv6", "none"], default="ipv4",
+                   help="RoCE GID tables: link-local at 0/1 and the rail's IPv4 address at "
+                        "2/3 (default), a global IPv6 address at 2/3, or no address")
+    p.add_argument("--job-user", default="1000:1000", metavar="UID:GID[,GID...]",
+                   help="the job's user (preflight/job_user; home /home/u<UID>)")
+    p.add_argument("--nccl-env", action="append", metavar="NAME=VALUE",
+                   help="a variable of the job's environment (preflight/env)")
+    p.add_argument("--nccl-conf", action="append", metavar="LINE",
+                   help="a line of /etc/nccl.conf")
+    p.add_argument("--user-nccl-conf", action="append", metavar="LINE",
+                   help="a line of the job user's ~/.nccl.conf")
+    p.add_argument("--uverbs-mode", default="0666", metavar="OCTAL",
+                   help="mode of /dev/infiniband/uverbs* (default 0666, owner root)")
+    p.add_argument("--uverbs-group", type=int, default=0, metavar="GID",
+                   help="group of /dev/infiniband/uverbs* (default 0)")
+    p.add_argument("--no-job-facts", action="store_true",
+                   help="no preflight/env, job_user or /dev/infiniband listing (an older "
+                        "snapshot)")
     g = p.add_argument_group("faults")
+    g.add_argument("--gid-shift", action="append", metavar="DEV",
+                   help="DEV's IPv4 GIDs at 4/5 behind a global IPv6 pair at 2/3")
+    g.add_argument("--uverbs-missing", action="append", metavar="DEV",
+                   help="no /dev/infiniband/uverbs<N> for RDMA device DEV (a device plugin "
+                        "that mounted fewer)")
+    g.add_argument("--no-rdma-cm", action="store_true", help="no /dev/infiniband/rdma_cm")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")
     g.add_argument("--slow-rate", type=int, default=100, choices=sorted(RATES),

@@ -31,6 +31,8 @@ struct pf_pause;
 struct pf_stats;
 struct pf_pfc;
 struct pf_ipv4_addrs;
+struct pf_job_user;
+struct pf_devnodes;
 
 struct pf_providers {
 	const char *name; /* "live", "recorded", or a test's name */
@@ -77,6 +79,18 @@ struct pf_providers {
 	 * NICs over RDMA-CM; NULL where none can be sent (a recorded root).
 	 */
 	int (*rdmacm)(const struct pf_rdmacm_api **ret, char **ret_err);
+	/*
+	 * The user the job runs as: SLURM_JOB_UID, else the real uid (live);
+	 * preflight/job_user (recorded).  May be NULL.
+	 */
+	int (*job_user)(const struct pf_ctx *ctx, struct pf_job_user *ret);
+	/*
+	 * The entries of a device directory ("/dev/infiniband") with type,
+	 * mode, owner and group (live: fstatat; recorded: preflight/ls<dir>,
+	 * `ls -ln <dir>`).  -ENOENT when the directory (or the listing) is
+	 * absent.  May be NULL.
+	 */
+	int (*devnodes)(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret);
 };
 
 extern const struct pf_providers pf_providers_live;

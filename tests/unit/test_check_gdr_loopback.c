@@ -496,7 +496,7 @@ static void test_roce_gid_from_sysfs(void **state)
 	teardown(root);
 
 	/* no IPv4 GID in sysfs: the port fails with a reason */
-	root = setup("--gpus 1 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	root = setup("--gpus 1 --nics 1 --link-layer eth --gids none", 1, IBV_LINK_LAYER_ETHERNET);
 	run(root, sets, &res);
 	f = finding(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "preflight/gpu.h"
+#include "preflight/job.h"
 #include "preflight/net.h"
 #include "preflight/snapshot.h"
 #include "testutil.h"
@@ -444,6 +445,102 @@ static void test_no_gpu_no_gpu_facts(void **state)
 	free(top);
 }
 
+static int nccl_env(const struct pf_ctx *ctx, const char *name, char **ret)
+{
+	if (!strcmp(name, "HOME"))
+		*ret = pf_xstrdup("/home/bob"); /* the environment's HOME: its .nccl.conf too */
+	else if (!strcmp(name, "NCCL_TOPO_FILE"))
+		*ret = pf_xstrdup("/opt/topo.xml");
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static int nccl_user(const struct pf_ctx *ctx, struct pf_job_user *ret)
+{
+	*ret = (struct pf_job_user){ .uid = 1234, .gids = { 1234, 995 }, .n_gids = 2,
+				     .user = "alice", .home = "/home/alice",
+				     .source = "SLURM_JOB_UID" };
+	return 0;
+}
+
+static int nccl_devnodes(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret)
+{
+	assert_string_equal(dir, "/dev/infiniband");
+	ret->n = 2;
+	ret->v = pf_xcalloc(2, sizeof(*ret->v));
+	ret->v[0] = (struct pf_devnode){ .name = "rdma_cm", .type = 'c', .mode = 0666,
+					 .major = 10, .minor = 58 };
+	ret->v[1] = (struct pf_devnode){ .name = "uverbs0", .type = 'c', .mode = 0660, .gid = 995,
+					 .major = 231, .minor = 192, .acl = true };
+	return 0;
+}
+
+/* nccl_config's facts: job user, /dev/infiniband, the files environment and user name */
+static void test_nccl_facts_read_back(void **state)
+{
+	static const struct pf_providers prov = {
+		.name = "nccl",
+		.env = nccl_env,
+		.job_user = nccl_user,
+		.devnodes = nccl_devnodes,
+	};
+	char *top = pf_test_mkdtemp();
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct pf_snapshot_stats st;
+	struct pf_fs *fs = NULL;
+	struct pf_ctx ctx = { .prov = &pf_providers_recorded };
+	struct pf_job_user u;
+	struct pf_devnodes d;
+	const struct pf_devnode *n;
+
+	snprintf(src, sizeof(src), "%s/src", top);
+	snprintf(dst, sizeof(dst), "%s/dst", top);
+	make_source(src);
+	pf_test_write(src, "etc/nccl.conf", "NCCL_IB_GID_INDEX=3\n");
+	pf_test_write(src, "home/alice/.nccl.conf", "NCCL_NET_GDR_LEVEL=PHB\n");
+	pf_test_write(src, "home/bob/.nccl.conf", "NCCL_DEBUG=INFO\n");
+	pf_test_write(src, "opt/topo.xml", "<system version=\"1\"/>\n");
+	pf_test_write(src, "etc/other.conf", "not copied\n");
+	pf_test_write(src, NIC "/infiniband_verbs/uverbs0/ibdev", "mlx5_0\n");
+	pf_test_symlink(src, "sys/class/infiniband_verbs/uverbs0",
+			"../../devices/pci0000:00/0000:00:01.0/0000:17:00.0/infiniband_verbs/uverbs0");
+	snapshot(src, dst, &prov, &st);
+	assert_int_equal(st.facts, 2);
+	assert_file(dst, "home/bob/.nccl.conf", "NCCL_DEBUG=INFO\n");
+	assert_file(dst, "etc/nccl.conf", "NCCL_IB_GID_INDEX=3\n");
+	assert_file(dst, "home/alice/.nccl.conf", "NCCL_NET_GDR_LEVEL=PHB\n");
+	assert_file(dst, "opt/topo.xml", "<system version=\"1\"/>\n");
+	assert_absent(dst, "etc/other.conf");
+	assert_link(dst, "sys/class/infiniband_verbs/uverbs0",
+		    "../../devices/pci0000:00/0000:00:01.0/0000:17:00.0/infiniband_verbs/uverbs0");
+	assert_file(dst, NIC "/infiniband_verbs/uverbs0/ibdev", "mlx5_0\n");
+
+	assert_int_equal(pf_fs_open(dst, &fs), 0);
+	ctx.fs = fs;
+	assert_int_equal(pf_providers_recorded.job_user(&ctx, &u), 0);
+	assert_int_equal(u.uid, 1234);
+	assert_int_equal(u.n_gids, 2);
+	assert_int_equal(u.gids[1], 995);
+	assert_string_equal(u.user, "alice");
+	assert_string_equal(u.home, "/home/alice");
+	assert_string_equal(u.source, "SLURM_JOB_UID");
+	assert_int_equal(pf_providers_recorded.devnodes(&ctx, "/dev/infiniband", &d), 0);
+	assert_int_equal(d.n, 2);
+	n = pf_devnodes_find(&d, "uverbs0");
+	assert_non_null(n);
+	assert_int_equal(n->type, 'c');
+	assert_int_equal(n->mode, 0660);
+	assert_int_equal(n->gid, 995);
+	assert_int_equal(n->minor, 192);
+	assert_true(n->acl);
+	pf_devnodes_release(&d);
+	assert_int_equal(pf_providers_recorded.devnodes(&ctx, "/dev/other", &d), -ENOENT);
+	pf_fs_free(fs);
+	pf_test_rmtree(top);
+	free(top);
+}
+
 static void test_refuses_non_empty(void **state)
 {
 	char *top = pf_test_mkdtemp();
@@ -476,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported_read_back),
 		cmocka_unit_test(test_gpu_facts_read_back),
 		cmocka_unit_test(test_no_gpu_no_gpu_facts),
+		cmocka_unit_test(test_nccl_facts_read_back),
 		cmocka_unit_test(test_refuses_non_empty),
 	};
 
