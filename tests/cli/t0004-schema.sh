@@ -23,6 +23,9 @@ python3 "$PF_SOURCE_DIR/tests/gen_root.py" "$T/gen" --gpus 2 --nics 2 >/dev/null
 XML=${PF_SHARED_DIR:-$PF_SOURCE_DIR/../shared}/fixtures/hwloc-xml/topo.jwb0001.xml
 [ -r "$XML" ] && "$PREFLIGHT" --topology "$XML" --format json >"$T/sources-topology.report.json"
 cp "$PF_SOURCE_DIR/tests/golden/report.json" "$T/golden.report.json"
+for g in fabric_loopback_healthy fabric_loopback_bad_cable; do
+	cp "$PF_SOURCE_DIR/tests/golden/$g.json" "$T/$g.report.json"
+done
 # the example in docs/report.md is a valid report too
 sed -n '/^```json$/,/^```$/p' "$PF_SOURCE_DIR/docs/report.md" | sed '1d;$d' \
 	>"$T/docs-example.report.json"

@@ -77,7 +77,7 @@ void pf_fake_rdmacm_reset(int n)
 	memset(&pf_fake_rdmacm, 0, sizeof(pf_fake_rdmacm));
 	for (int i = 0; i < n && i < PF_FAKE_CM_ADDRS; i++) {
 		snprintf(pf_fake_rdmacm.addrs[i].ip, sizeof(pf_fake_rdmacm.addrs[i].ip),
-			 "10.10.0.%d", i + 1);
+			 "10.10.0.%u", (unsigned int)(i + 1) % 256u);
 		pf_fake_rdmacm.addrs[i].dev = i;
 	}
 	pf_fake_rdmacm.n_addrs = n < PF_FAKE_CM_ADDRS ? n : PF_FAKE_CM_ADDRS;

@@ -723,6 +723,9 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		rate = d->gpu_gbps > 0 && local && gpu_mem(local) ? d->gpu_gbps : d->gbps;
 		if (peer != d && peer->gbps < rate)
 			rate = peer->gbps; /* the slower end of the link sets the pace */
+		if (q->peer >= 0 && pf_fake_verbs.pair_gbps[c->idx][q->peer] > 0 &&
+		    pf_fake_verbs.pair_gbps[c->idx][q->peer] < rate)
+			rate = pf_fake_verbs.pair_gbps[c->idx][q->peer];
 		c->wire_free_ns += (double)len * 8 / rate;
 		if (pf_fake_verbs.on_wr)
 			pf_fake_verbs.on_wr(pf_fake_verbs.wrs - 1);

@@ -63,6 +63,11 @@ struct pf_fake_verbs {
 				      * covers it (one slot of many); -1 none */
 	size_t page_size;            /* the DMA-BUF exporter wants ranges aligned to it (4096) */
 	void (*on_wr)(unsigned long wr); /* called for every WRITE (e.g. to bump a counter file) */
+	/*
+	 * WRITEs from device i to device j move at most at pair_gbps[i][j]
+	 * (0: no limit): a slow path through the switch between two ports.
+	 */
+	double pair_gbps[PF_FAKE_VERBS_DEVS][PF_FAKE_VERBS_DEVS];
 	unsigned int overlap_wait_ms; /* open_device waits this long for a second context on
 				       * the same device, so concurrent runs always overlap */
 	/* what the device saw */

@@ -23,8 +23,8 @@ static void opts_for(struct pf_fab_opts *o, int a, int b, enum pf_fab_conn conn)
 	o->conn = conn;
 	o->src.dev = pf_fake_verbs.devs[a].name;
 	o->dst.dev = pf_fake_verbs.devs[b].name;
-	snprintf(o->src.ip, sizeof(o->src.ip), "10.10.0.%d", a + 1);
-	snprintf(o->dst.ip, sizeof(o->dst.ip), "10.10.0.%d", b + 1);
+	snprintf(o->src.ip, sizeof(o->src.ip), "10.10.0.%u", (unsigned int)(a + 1) % 256u);
+	snprintf(o->dst.ip, sizeof(o->dst.ip), "10.10.0.%u", (unsigned int)(b + 1) % 256u);
 	o->msg_size = 65536;
 	o->warmup = 50;
 	o->iterations = 500;

@@ -602,6 +602,10 @@ static void test_registered_settings_rejected(void **state)
 		{ "nccl_allreduce", { "nccl_allreduce.min_bytes=65536",
 				      "nccl_allreduce.max_bytes=4096" },
 		  "nccl_allreduce.min_bytes" },
+		{ "fabric_loopback", { "fabric_loopback.tx_depth=16", "fabric_loopback.cq_mod=32" },
+		  "fabric_loopback.cq_mod" },
+		{ "fabric_loopback", { "fabric_loopback.pairs=mlx5_0:mlx5_0" },
+		  "fabric_loopback.pairs" },
 	};
 	size_t n = 0, n_enums = 0;
 	const struct pf_check *const *all = pf_registry(&n);

@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Side by side on a real RDMA node: perftest's ib_write_bw between two NICs
+# of the node and fabric_loopback's figure for the same pair.
+#
+#   bench/fabric-vs-perftest.sh [-s SERVER_DEV] [-c CLIENT_DEV] [-m BYTES] [-t DEPTH]
+#                               [-n ITERS] [-b PREFLIGHT]
+#
+# SERVER_DEV defaults to mlx5_0, CLIENT_DEV to mlx5_1 (port 1 of each),
+# BYTES to 1048576, DEPTH to 128, ITERS to 5000, PREFLIGHT to $PREFLIGHT or
+# build/preflight.
+#
+# perftest: a server on SERVER_DEV and a client on CLIENT_DEV that connects
+# to the server's address, so the WRITEs go CLIENT -> switch -> SERVER:
+#   ib_write_bw -d SERVER_DEV -s BYTES -t DEPTH -n ITERS -F --report_gbits
+#               --perform_warm_up [-R]
+#   ib_write_bw -d CLIENT_DEV ... [-R [--bind_source_ip CLIENT_IP]] SERVER_IP
+# On RoCE both use -R (RDMA-CM, as fabric_loopback connects) and SERVER_IP
+# is the IPv4 address of SERVER_DEV's netdev; on InfiniBand the client
+# reaches the server's TCP port through SERVER_IP when its IPoIB netdev has
+# one, else localhost, and the QPs connect by LID.
+# preflight:
+#   preflight --no-config --only fabric_loopback --format json
+#             --set fabric_loopback.nics=SERVER_DEV,CLIENT_DEV
+#             --set fabric_loopback.pairs=CLIENT_DEV:SERVER_DEV
+#             --set fabric_loopback.msg_size=BYTES ... 
+# and the figure of its finding "CLIENT_DEV/1 -> SERVER_DEV/1" (that flow
+# runs while the reverse direction runs too: both directions at once).
+# Prints both (Gb/s) and preflight / perftest; the goal is a ratio of at
+# least 0.98.  Exits 0 when the ratio meets it, 1 when not, 2 when a tool
+# fails, 64 on a usage error, 77 (skip) without ib_write_bw or without two
+# ACTIVE ports.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+sdev=mlx5_0 cdev=mlx5_1 size=1048576 depth=128 iters=5000
+bin=${PREFLIGHT:-$here/build/preflight}
+goal=0.98
+tcp=18517
+
+usage() {
+	sed -n '5,6p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 64
+}
+
+while getopts s:c:m:t:n:b:h opt; do
+	case $opt in
+	s) sdev=$OPTARG ;;
+	c) cdev=$OPTARG ;;
+	m) size=$OPTARG ;;
+	t) depth=$OPTARG ;;
+	n) iters=$OPTARG ;;
+	b) bin=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+for v in "$size" "$depth" "$iters"; do
+	case $v in ''|*[!0-9]*) echo "fabric-vs-perftest: '$v' is not a number" >&2; exit 64 ;; esac
+done
+[ "$sdev" != "$cdev" ] || { echo "fabric-vs-perftest: server and client are both $sdev" >&2; exit 64; }
+
+command -v ib_write_bw >/dev/null 2>&1 || {
+	echo "fabric-vs-perftest: SKIP: ib_write_bw not found (install perftest)" >&2
+	exit 77
+}
+for d in "$sdev" "$cdev"; do
+	case $(cat "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null || echo absent) in
+	*ACTIVE*) ;;
+	*) echo "fabric-vs-perftest: SKIP: $d/1 is not an ACTIVE RDMA port (two are needed)" >&2
+	   exit 77 ;;
+	esac
+done
+[ -x "$bin" ] || { echo "fabric-vs-perftest: no executable '$bin' (build first, or -b)" >&2; exit 64; }
+
+link=$(cat "/sys/class/infiniband/$sdev/ports/1/link_layer" 2>/dev/null || echo unknown)
+[ "$link" = "$(cat "/sys/class/infiniband/$cdev/ports/1/link_layer" 2>/dev/null)" ] || {
+	echo "fabric-vs-perftest: $sdev and $cdev have different link layers" >&2; exit 2; }
+
+# the IPv4 address of a device's port-1 netdev (the GID table's, as RDMA-CM binds it)
+addr_of() {
+	nd=$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/0" 2>/dev/null ||
+	     ls "/sys/class/infiniband/$1/device/net" 2>/dev/null | head -1)
+	[ -n "$nd" ] || return 1
+	ip -o -4 addr show dev "$nd" 2>/dev/null | awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+sip=$(addr_of "$sdev" || true)
+cip=$(addr_of "$cdev" || true)
+cm=''
+if [ "$link" = Ethernet ]; then
+	[ -n "$sip" ] && [ -n "$cip" ] || {
+		echo "fabric-vs-perftest: RoCE needs an IPv4 address on both netdevs" >&2; exit 2; }
+	cm=-R
+fi
+target=${sip:-localhost}
+
+pin() { # the NUMA node of device $1 as numactl flags, or nothing
+	n=$(cat "/sys/class/infiniband/$1/device/numa_node" 2>/dev/null || echo -1)
+	if command -v numactl >/dev/null 2>&1 && [ "$n" -ge 0 ] 2>/dev/null; then
+		echo "numactl -N $n -m $n"
+	fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+args="-s $size -t $depth -n $iters -F --report_gbits --perform_warm_up -p $tcp $cm"
+bind=''
+if [ -n "$cm" ] && [ -n "$cip" ] && ib_write_bw --help 2>&1 | grep -q bind_source_ip; then
+	bind="--bind_source_ip $cip"
+fi
+# shellcheck disable=SC2046,SC2086
+$(pin "$sdev") ib_write_bw -d "$sdev" $args >"$tmp/server" 2>&1 &
+spid=$!
+sleep 1
+# shellcheck disable=SC2046,SC2086
+if ! $(pin "$cdev") ib_write_bw -d "$cdev" $args $bind "$target" >"$tmp/client" 2>&1; then
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	echo "fabric-vs-perftest: ib_write_bw -d $cdev $args $bind $target failed:" >&2
+	cat "$tmp/client" >&2
+	exit 2
+fi
+wait "$spid" 2>/dev/null || true
+pt=$(awk -v s="$size" '$1 == s && NF >= 4 { bw = $4 } END { if (bw == "") exit 1; print bw }' \
+	"$tmp/client") || { echo "fabric-vs-perftest: no figure in ib_write_bw's output" >&2; exit 2; }
+
+"$bin" --no-config --only fabric_loopback --format json \
+	--set "fabric_loopback.nics=$sdev,$cdev" --set "fabric_loopback.pairs=$cdev:$sdev" \
+	--set "fabric_loopback.msg_size=$size" --set "fabric_loopback.tx_depth=$depth" \
+	--set "fabric_loopback.iterations=$iters" >"$tmp/preflight.json" 2>"$tmp/preflight.err" ||
+	[ $? -le 2 ] || { cat "$tmp/preflight.err" >&2; exit 2; }
+pf=$(python3 - "$tmp/preflight.json" "$cdev/1 -> $sdev/1" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+for c in rep["checks"]:
+    for f in c.get("findings", []):
+        if f.get("subject") == sys.argv[2] and "gbps" in (f.get("observed") or {}):
+            print(f["observed"]["gbps"])
+            sys.exit(0)
+    print(c.get("summary", ""), file=sys.stderr)
+    for f in c.get("findings", []):
+        print("  %s: %s" % (f.get("subject"), f.get("message")), file=sys.stderr)
+sys.exit(1)
+PY
+) || { echo "fabric-vs-perftest: preflight has no figure for $cdev/1 -> $sdev/1" >&2; exit 2; }
+
+ratio=$(awk -v a="$pt" -v b="$pf" 'BEGIN { printf "%.3f", b / a }')
+ok=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r >= g) ? "ok" : "BELOW GOAL" }')
+echo "$cdev -> $sdev ($link${cm:+, RDMA-CM}${sip:+, $cip -> $sip}), $size bytes, depth $depth, $iters iterations"
+printf 'perftest %8.2f Gb/s   preflight %8.2f Gb/s   ratio %s (goal >= %s) %s\n' \
+	"$pt" "$pf" "$ratio" "$goal" "$ok"
+[ "$ok" = ok ]

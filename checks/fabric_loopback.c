@@ -1,0 +1,1106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fabric_loopback - RDMA WRITE from one NIC of the node to another, through
+ * the cables and the switch, triangulated to a NIC or a pair.
+ *
+ * gdr_loopback's traffic never leaves the NIC; here every byte crosses two
+ * cables and the switch, as AzNHC's ib_write_bw between two HCAs of one
+ * node does.  Rails: the ACTIVE ports of the compute NICs (`nics`, else
+ * every physical function) of the node's main link layer, in order.  Round
+ * 1 sends i -> i+1, round 2 i -> i+2 (mod N, N > 2): every rail sends and
+ * receives at once, all flows of a round together (src/fabric.c).  Each
+ * direction is judged against min(port rates) x min_fraction; a rail slow
+ * with two or more partners that run at full rate elsewhere is named as the
+ * bad end, a lone slow pair names the path between the two.  `pairs` lists
+ * the flows instead.
+ *
+ * RoCE connects through librdmacm (bound to each rail's own IPv4 address,
+ * rdma_resolve_addr/route to the partner's), so the kernel's ARP, routing
+ * and rp_filter decide as they do for NCCL: a resolve that times out is a
+ * finding about those.  InfiniBand uses RDMA-CM over IPoIB when every rail
+ * has an address, else LID and QPN in-process.  Physical error counters of
+ * the participating ports are read before and after each round.
+ *
+ * Deadline (fabric_loopback_deadline_s): 15 s, plus per round the timed and
+ * warm-up WRITEs at 25 Gb/s (or duration_ms) and the fresh-pattern pass,
+ * 3 s of setup, two resolve timeouts and two completion timeouts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/fabric.h"
+#include "preflight/gpu.h"
+#include "preflight/gpu_nic.h"
+#include "preflight/net.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+struct fabric_loopback_cfg {
+	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
+	uint64_t resolve_timeout_ms;
+	double min_fraction;
+	char *pairs;
+	char *nics;
+	bool use_gpu, rail_only;
+	char *gpu_reg;
+	char *connect;
+};
+
+static const struct pf_param fabric_loopback_params[] = {
+	PF_PARAM_U64(struct fabric_loopback_cfg, msg_size, "1048576", 1, 1073741824, "bytes",
+		     "bytes per RDMA WRITE (ib_write_bw -s)"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, tx_depth, "128", 1, 8192, "WRs",
+		     "WRITEs outstanding per flow (ib_write_bw -t)"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, cq_mod, "100", 1, 8192, "WRs",
+		     "signal every cq_mod-th WRITE (ib_write_bw -Q; at most tx_depth)"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, iterations, "5000", 1, 1e9, "WRs",
+		     "timed WRITEs per flow (ib_write_bw -n)"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, warmup, "500", 0, 1e9, "WRs",
+		     "WRITEs before the timed run"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, duration_ms, "0", 0, 600000, "ms",
+		     "time each flow by duration instead of iterations (0: iterations)"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, timeout_ms, "2000", 10, 60000, "ms",
+		     "a flow with no completion (or no connection event) for this long fails"),
+	PF_PARAM_U64(struct fabric_loopback_cfg, resolve_timeout_ms, "2000", 10, 60000, "ms",
+		     "rdma_resolve_addr / rdma_resolve_route timeout (ARP, path query)"),
+	PF_PARAM_DOUBLE(struct fabric_loopback_cfg, min_fraction, "0.90", 0, 1,
+			"of the slower port's rate",
+			"a direction below this fraction of min(port rates) fails"),
+	PF_PARAM_STRING(struct fabric_loopback_cfg, pairs, "",
+			"explicit flows \"mlx5_0:mlx5_1,mlx5_2/1:mlx5_5/1\" (source:destination, "
+			"each run both ways); empty: the two ring rounds over every rail"),
+	PF_PARAM_STRING(struct fabric_loopback_cfg, nics, "",
+			"the compute rails, as in NCCL_IB_HCA (\"mlx5_0,mlx5_1\"); empty: every "
+			"physical function (never a VF)"),
+	PF_PARAM_BOOL(struct fabric_loopback_cfg, use_gpu, "false",
+		      "each side in its rail GPU's memory (GPUDirect RDMA across the fabric); "
+		      "default host memory on each NIC's NUMA node"),
+	PF_PARAM_BOOL(struct fabric_loopback_cfg, rail_only, "false",
+		      "the fabric is rail-only: rails do not reach each other by design, skip"),
+	PF_PARAM_ENUM(struct fabric_loopback_cfg, gpu_reg, "auto",
+		      "GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf",
+		      "auto", "peermem", "dmabuf"),
+	PF_PARAM_ENUM(struct fabric_loopback_cfg, connect, "auto",
+		      "how QPs connect: auto (RoCE: RDMA-CM; InfiniBand: RDMA-CM over IPoIB when "
+		      "every rail has an address, else LID/QPN in-process), rdma_cm, verbs "
+		      "(InfiniBand only)", "auto", "rdma_cm", "verbs"),
+	PF_PARAM_END,
+};
+
+/* "mlx5_0[/1]" into @name and @port; -EINVAL. */
+static int parse_end(const char *s, char *name, size_t len, unsigned int *port)
+{
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	uint64_t v = 1;
+
+	if (!n || n >= len || (slash && (pf_parse_u64(slash + 1, &v) < 0 || !v || v > 255)))
+		return -EINVAL;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	*port = (unsigned int)v;
+	return 0;
+}
+
+/* Calls @fn for each "a:b" of @list; -EINVAL with the bad item in *ret_bad. */
+static int each_pair(const char *list, int (*fn)(void *, const char *, unsigned int, const char *,
+						 unsigned int),
+		     void *arg, char **ret_bad)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		char *colon = strchr(tok, ':');
+		char a[64], b[64];
+		unsigned int pa, pb;
+		int r;
+
+		if (!colon || (*colon = '\0', parse_end(tok, a, sizeof(a), &pa)) ||
+		    parse_end(colon + 1, b, sizeof(b), &pb) || (!strcmp(a, b) && pa == pb)) {
+			if (colon)
+				*colon = ':';
+			*ret_bad = pf_xstrdup(tok);
+			return -EINVAL;
+		}
+		r = fn ? fn(arg, a, pa, b, pb) : 0;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int fabric_loopback_validate(const void *config, char **ret_err)
+{
+	const struct fabric_loopback_cfg *cfg = config;
+	pf_autofree char *bad = NULL;
+
+	if (cfg->cq_mod > cfg->tx_depth)
+		return pf_param_invalid(ret_err, "fabric_loopback.cq_mod %llu is above "
+					"fabric_loopback.tx_depth %llu",
+					(unsigned long long)cfg->cq_mod,
+					(unsigned long long)cfg->tx_depth);
+	if (each_pair(cfg->pairs, NULL, NULL, &bad) < 0)
+		return pf_param_invalid(ret_err, "fabric_loopback.pairs: '%s' is not "
+					"\"mlx5_0[/1]:mlx5_1[/1]\" between two ports", bad);
+	return 0;
+}
+
+#define ROUNDS 2
+
+static unsigned int fabric_loopback_deadline_s(const void *config)
+{
+	const struct fabric_loopback_cfg *cfg = config;
+	double bits = (double)cfg->msg_size * 8, run_s, total;
+	unsigned int rounds = ROUNDS, listed = 0;
+
+	/* explicit pairs: at worst each in a round of its own */
+	for (const char *c = cfg->pairs; *c; c++)
+		listed += *c == ':';
+	if (listed > rounds)
+		rounds = listed;
+
+	if (cfg->duration_ms)
+		run_s = (double)cfg->duration_ms / 1000 + (double)cfg->warmup * bits / 25e9;
+	else
+		run_s = (double)(cfg->warmup + cfg->iterations) * bits / 25e9;
+	run_s += 64 * bits / 25e9; /* the fresh-pattern pass: at most 64 slots */
+	run_s += 3 + 2 * (double)cfg->resolve_timeout_ms / 1000 +
+		 2 * (double)cfg->timeout_ms / 1000;
+	total = 15 + rounds * run_s;
+	return total > 86400 ? 86400 : (unsigned int)total + 1;
+}
+
+/*
+ * Physical-layer counters of the participating ports (IBTA PortCounters
+ * via drivers/infiniband/core/sysfs.c; widths as port_errors reads them).
+ * Port-wide transport counters (out_of_sequence, ...) are left out: every
+ * QP on the port bumps them, and the flows are judged by their completions.
+ */
+static const struct {
+	const char *name;
+	bool hw;
+	unsigned char width;
+	bool hard; /* the link went down or retrained: fail; else warn */
+} ctrs[] = {
+	{ "link_downed", false, 8, true },
+	{ "link_error_recovery", false, 8, true },
+	{ "symbol_error", false, 16, false },
+	{ "port_rcv_errors", false, 16, false },
+	{ "local_link_integrity_errors", false, 4, false },
+	{ "excessive_buffer_overrun_errors", false, 4, false },
+	{ "port_rcv_remote_physical_errors", false, 16, false },
+	{ "rx_icrc_encapsulated", true, 64, false },
+};
+
+#define N_CTRS PF_ARRAY_SIZE(ctrs)
+
+struct counters {
+	uint64_t v[N_CTRS];
+	bool have[N_CTRS];
+};
+
+struct rail {
+	const struct pf_rdma_dev *dev;
+	const struct pf_rdma_port *port;
+	char subject[64];   /* "mlx5_0/1" */
+	const char *ifname; /* its netdev, or NULL */
+	char ip[16];
+	int numa;
+	int gpu;            /* CUDA ordinal for use_gpu, -1 none */
+	char gpu_bdf[16];
+	bool used;
+};
+
+struct flow {
+	size_t a, b;        /* rails: a writes to b */
+	int round;          /* 1-based */
+	struct pf_fab_flow f;
+	double min_gbps;
+	bool slow;
+	int blamed;         /* a rail the slowness is put on, -1 none */
+};
+
+struct plan {
+	struct rail *rails;
+	size_t n_rails;
+	struct counters *before, *after; /* [round - 1][rail], read for the round's rails */
+	struct flow *flows;
+	size_t n_flows;
+	int n_rounds;
+	bool cm;
+};
+
+static void plan_free(struct plan *p)
+{
+	free(p->rails);
+	free(p->flows);
+	free(p->before);
+	free(p->after);
+}
+
+/* Does rail @x send or receive in @round? */
+static bool in_round(const struct plan *p, size_t x, int round)
+{
+	for (size_t i = 0; i < p->n_flows; i++)
+		if (p->flows[i].round == round && (p->flows[i].a == x || p->flows[i].b == x))
+			return true;
+	return false;
+}
+
+static void read_counters(const struct pf_fs *fs, const struct rail *r, struct counters *c)
+{
+	*c = (struct counters){ 0 };
+	for (size_t i = 0; i < N_CTRS; i++) {
+		pf_autofree char *text = NULL;
+
+		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
+				     r->dev->name, r->port->num, ctrs[i].hw ? "hw_counters" : "counters",
+				     ctrs[i].name) < 0)
+			continue;
+		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
+	}
+}
+
+static bool is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
+{
+	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
+	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
+
+	return link && pf_fs_exists(ctx->fs, link) == 1;
+}
+
+static const char *ll_name(enum pf_link_layer ll)
+{
+	return ll == PF_LINK_IB ? "InfiniBand" : ll == PF_LINK_ETH ? "Ethernet (RoCE)" : "unknown";
+}
+
+static ssize_t find_rail(const struct plan *p, const char *name, unsigned int port)
+{
+	for (size_t i = 0; i < p->n_rails; i++)
+		if (!strcmp(p->rails[i].dev->name, name) && p->rails[i].port->num == port)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The candidate ports: `nics` in its order, else every PF's ports. */
+static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
+{
+	const struct pf_node *node = ctx->node;
+	size_t n_ib = 0, n_eth = 0, cap = 0;
+	pf_autofree const struct pf_rdma_port **ports = NULL;
+	pf_autofree const struct pf_rdma_dev **devs = NULL;
+	enum pf_link_layer ll;
+
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (cfg->nics[0] ? !pf_list_has(cfg->nics, d->name) : d->pci < 0 || is_vf(ctx, d))
+			continue;
+		for (size_t j = 0; j < d->n_ports; j++) {
+			const struct pf_rdma_port *pt = &d->ports[j];
+
+			devs = pf_xrealloc(devs, (cap + 1) * sizeof(*devs));
+			ports = pf_xrealloc(ports, (cap + 1) * sizeof(*ports));
+			devs[cap] = d;
+			ports[cap++] = pt;
+			if (pt->state == 4 && pt->link_layer == PF_LINK_IB)
+				n_ib++;
+			if (pt->state == 4 && pt->link_layer == PF_LINK_ETH)
+				n_eth++;
+		}
+	}
+	ll = n_eth > n_ib ? PF_LINK_ETH : PF_LINK_IB;
+	*ret_ll = ll;
+	for (size_t k = 0; k < cap; k++) {
+		const struct pf_rdma_port *pt = ports[k];
+		char subject[64];
+		struct rail *r;
+
+		snprintf(subject, sizeof(subject), "%s/%u", devs[k]->name, pt->num);
+		if (pt->link_layer != ll) {
+			if (pt->state == 4 && pt->link_layer != PF_LINK_UNKNOWN)
+				pf_add(res, PF_STATUS_SKIP, subject, "%s: %s, not a rail of this node's "
+				       "%s fabric: not tested", subject, ll_name(pt->link_layer),
+				       ll_name(ll));
+			continue;
+		}
+		if (pt->state != 4) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, subject, "%s is %s: not "
+						      "tested", subject,
+						      pt->state_name ? pt->state_name : "not ACTIVE");
+
+			pf_remedy(f, "see the nic_link_speed check");
+			continue;
+		}
+		p->rails = pf_xrealloc(p->rails, (p->n_rails + 1) * sizeof(*p->rails));
+		r = &p->rails[p->n_rails++];
+		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1 };
+		snprintf(r->subject, sizeof(r->subject), "%s", subject);
+		if (pt->netdev >= 0)
+			r->ifname = node->netdevs[pt->netdev].name;
+		if (devs[k]->pci >= 0)
+			r->numa = pf_node_effective_numa(node, &node->pci[devs[k]->pci]);
+	}
+}
+
+/*
+ * Each rail's first IPv4 address.  0 when every rail has one; 1 when some
+ * lack one (*ret_missing names them); -errno with an error finding.
+ */
+static int rail_addresses(const struct pf_ctx *ctx, struct plan *p, char **ret_missing)
+{
+	char *missing = pf_xstrdup("");
+	int n_missing = 0;
+
+	for (size_t i = 0; i < p->n_rails; i++) {
+		struct rail *r = &p->rails[i];
+		struct pf_ipv4_addrs a = { .n = 0 };
+		int rc = r->ifname && ctx->prov->ipv4_addrs
+				 ? ctx->prov->ipv4_addrs(ctx, r->ifname, &a) : -ENOENT;
+		char *next;
+
+		if (rc == 0 && a.n) {
+			uint32_t v = a.v[0].addr;
+
+			snprintf(r->ip, sizeof(r->ip), "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xff,
+				 (v >> 8) & 0xff, v & 0xff);
+			continue;
+		}
+		if (rc < 0 && rc != -ENOENT && rc != -ENODEV) {
+			free(missing);
+			return rc;
+		}
+		next = pf_xasprintf("%s%s%s (%s)", missing, *missing ? ", " : "", r->subject,
+				    r->ifname ? r->ifname : "no netdev");
+		free(missing);
+		missing = next;
+		n_missing++;
+	}
+	*ret_missing = missing;
+	return n_missing ? 1 : 0;
+}
+
+static void add_flow(struct plan *p, size_t a, size_t b, int round)
+{
+	p->flows = pf_xrealloc(p->flows, (p->n_flows + 1) * sizeof(*p->flows));
+	p->flows[p->n_flows++] = (struct flow){ .a = a, .b = b, .round = round, .blamed = -1 };
+	p->rails[a].used = p->rails[b].used = true;
+	if (round > p->n_rounds)
+		p->n_rounds = round;
+}
+
+/* Ring rounds: i -> i+1, then i -> i+2 when that is neither itself nor round 1 again. */
+static void plan_rings(struct plan *p)
+{
+	size_t n = p->n_rails;
+
+	for (size_t i = 0; i < n; i++)
+		add_flow(p, i, (i + 1) % n, 1);
+	if (n > 2)
+		for (size_t i = 0; i < n; i++)
+			add_flow(p, i, (i + 2) % n, 2);
+}
+
+struct explicit_ctx {
+	struct plan *p;
+	struct pf_result *res;
+	int err;
+};
+
+/*
+ * One listed pair, both ways, into the first round where neither source
+ * sends nor destination receives yet (a port carries one flow each way).
+ */
+static int explicit_pair(void *arg, const char *a, unsigned int pa, const char *b, unsigned int pb)
+{
+	struct explicit_ctx *x = arg;
+	ssize_t ia = find_rail(x->p, a, pa), ib = find_rail(x->p, b, pb);
+	size_t ends[2][2];
+
+	if (ia < 0 || ib < 0) {
+		struct pf_finding *f = pf_add(x->res, PF_STATUS_SKIP, ia < 0 ? a : b, "%s/%u in "
+					      "fabric_loopback.pairs is not an ACTIVE rail of this "
+					      "node: pair not tested", ia < 0 ? a : b,
+					      ia < 0 ? pa : pb);
+
+		pf_remedy(f, "see the nic_link_speed check, or correct fabric_loopback.pairs");
+		return 0;
+	}
+	ends[0][0] = (size_t)ia, ends[0][1] = (size_t)ib;
+	ends[1][0] = (size_t)ib, ends[1][1] = (size_t)ia;
+	for (int d = 0; d < 2; d++) {
+		for (int round = 1;; round++) {
+			bool busy = false;
+
+			for (size_t i = 0; i < x->p->n_flows; i++) {
+				const struct flow *fl = &x->p->flows[i];
+
+				busy |= fl->round == round &&
+					(fl->a == ends[d][0] || fl->b == ends[d][1]);
+			}
+			if (!busy) {
+				add_flow(x->p, ends[d][0], ends[d][1], round);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static enum pf_lb_reg reg_mode(const char *s)
+{
+	return !strcmp(s, "peermem") ? PF_LB_REG_PEERMEM
+	       : !strcmp(s, "dmabuf") ? PF_LB_REG_DMABUF : PF_LB_REG_AUTO;
+}
+
+/* use_gpu: each rail's GPU (the GPUs paired with it, gpu_nic.h) as a CUDA ordinal. */
+static int map_gpus(const struct pf_ctx *ctx, const char *nics, struct plan *p,
+		    const struct pf_cuda_table **ret_cu, char **ret_err)
+{
+	const struct pf_gpu_provider *gp = ctx->prov->gpu;
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
+	pf_autofree char (*bdfs)[16] = NULL;
+	pf_CUresult cr = 0;
+	char buf[160];
+	size_t n_pairs;
+	int r, n;
+
+	if (!gp || !gp->cuda) {
+		*ret_err = pf_xstrdup("no CUDA provider");
+		return -ENOSYS;
+	}
+	r = gp->cuda(ret_cu, ret_err);
+	if (r < 0)
+		return r;
+	n = pf_cuda_devices(*ret_cu, &bdfs, &cr);
+	if (n < 0) {
+		*ret_err = pf_xasprintf("CUDA cannot list GPUs: %s",
+					pf_cuda_strerror(*ret_cu, cr, buf, sizeof(buf)));
+		return n;
+	}
+	n_pairs = pf_gpu_nic_pairs(ctx->node, nics[0] ? nics : NULL, NULL, &pairs);
+	for (size_t i = 0; i < n_pairs; i++) {
+		for (size_t k = 0; k < p->n_rails; k++) {
+			struct rail *rl = &p->rails[k];
+
+			if (pairs[i].nic < 0 || &ctx->node->rdma[pairs[i].nic] != rl->dev ||
+			    rl->gpu >= 0)
+				continue;
+			for (int j = 0; j < n; j++)
+				if (!strcmp(bdfs[j], pairs[i].gpu->bdf))
+					rl->gpu = j;
+			snprintf(rl->gpu_bdf, sizeof(rl->gpu_bdf), "%s", pairs[i].gpu->bdf);
+		}
+	}
+	return 0;
+}
+
+static void end_opts(const struct rail *r, bool gpu, struct pf_fab_end *e)
+{
+	e->dev = r->dev->name;
+	e->port = r->port->num;
+	snprintf(e->ip, sizeof(e->ip), "%s", r->ip);
+	e->numa_node = r->numa;
+	e->mem = gpu && r->gpu >= 0 ? PF_LB_GPU : PF_LB_HOST;
+	e->gpu = r->gpu;
+}
+
+static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *p,
+		      const struct pf_verbs_api *api, const struct pf_rdmacm_api *cm,
+		      const struct pf_cuda_table *cu, uint64_t page_size, struct flow *fl)
+{
+	struct pf_fab_opts *o = &fl->f.opts;
+
+	pf_fab_opts_default(o);
+	o->api = api;
+	o->cm = cm;
+	o->conn = p->cm ? PF_FAB_CM : PF_FAB_VERBS;
+	end_opts(&p->rails[fl->a], cfg->use_gpu && cu, &o->src);
+	end_opts(&p->rails[fl->b], cfg->use_gpu && cu, &o->dst);
+	o->msg_size = cfg->msg_size;
+	o->tx_depth = (unsigned int)cfg->tx_depth;
+	o->cq_mod = (unsigned int)cfg->cq_mod;
+	o->warmup = cfg->warmup;
+	o->iterations = cfg->iterations;
+	o->duration_ms = cfg->duration_ms;
+	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	o->resolve_timeout_ms = (unsigned int)cfg->resolve_timeout_ms;
+	o->page_size = (size_t)page_size;
+	o->cu = cu;
+	o->export_dmabuf = api->cu_export_dmabuf;
+	o->reg = reg_mode(cfg->gpu_reg);
+}
+
+static double rate_of(const struct rail *r)
+{
+	return r->port->rate_gbps;
+}
+
+/* ---- judgement --------------------------------------------------------- */
+
+static void flow_subject(const struct plan *p, const struct flow *fl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s -> %s", p->rails[fl->a].subject, p->rails[fl->b].subject);
+}
+
+static void observe_flow(struct pf_finding *f, const struct plan *p, const struct flow *fl)
+{
+	const struct pf_fab_result *r = &fl->f.res;
+	const struct pf_fab_opts *o = &fl->f.opts;
+
+	pf_obs_num(f, "round", fl->round);
+	pf_obs_str(f, "connection", o->conn == PF_FAB_CM ? "rdma_cm" : "verbs");
+	if (o->conn == PF_FAB_CM) {
+		pf_obs_str(f, "src_ip", o->src.ip);
+		pf_obs_str(f, "dst_ip", o->dst.ip);
+	}
+	if (r->stage == PF_FAB_DONE || r->stage == PF_FAB_VERIFY) {
+		pf_obs_num(f, "gbps", r->gbps);
+		pf_obs_num(f, "iterations", (double)r->iterations);
+	}
+	pf_obs_num(f, "msg_size", (double)o->msg_size);
+	if (r->reg[0])
+		pf_obs_str(f, "memory", r->reg[0]);
+	if (r->slots)
+		pf_obs_num(f, "slots", r->slots);
+	if (r->mtu)
+		pf_obs_num(f, "path_mtu", r->mtu);
+	if (r->stage != PF_FAB_DONE)
+		pf_obs_str(f, "stage", pf_fab_stage_name(r->stage));
+	if (r->cm_event >= 0) {
+		pf_obs_str(f, "cm_event", pf_cm_event_name(r->cm_event));
+		pf_obs_num(f, "cm_status", r->cm_status);
+	}
+	if (r->wc_status)
+		pf_obs_str(f, "wc_status", pf_ibv_wc_status_name(r->wc_status));
+	if (r->stage == PF_FAB_VERIFY && fl->f.rc == -EBADMSG) {
+		pf_obs_num(f, "bad_slot", r->bad_slot);
+		pf_obs_num(f, "bad_pass", r->bad_pass);
+	}
+	if (r->note[0])
+		pf_obs_str(f, "note", r->note);
+	pf_obs_num(f, "src_rate_gbps", rate_of(&p->rails[fl->a]));
+	pf_obs_num(f, "dst_rate_gbps", rate_of(&p->rails[fl->b]));
+}
+
+/* A flow that produced no figure: the resolve and connection cases are their own findings. */
+static void judge_failed(struct pf_result *res, const struct plan *p, const struct flow *fl,
+			 const char *subject)
+{
+	const struct pf_fab_result *r = &fl->f.res;
+	const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+	int rc = fl->f.rc;
+	struct pf_finding *f;
+
+	if ((r->stage == PF_FAB_ADDR || r->stage == PF_FAB_ROUTE) &&
+	    (rc == -ETIMEDOUT || rc == -ENETUNREACH || rc == -EHOSTUNREACH)) {
+		bool arp = r->stage == PF_FAB_ADDR && rc == -ETIMEDOUT;
+
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s cannot reach %s (%s) from %s "
+			   "(%s): %s", subject, a->subject, b->subject, b->ip, a->ip,
+			   arp ? "ARP" : r->stage == PF_FAB_ADDR ? "no route" : "route resolution",
+			   r->err);
+		if (arp)
+			pf_remedy(f, "address resolution timed out: with several rails in one subnet "
+				  "each netdev needs arp_ignore=1 (or 2), arp_announce=2 and "
+				  "rp_filter 0 or 2 (see the sysctl check) so that %s answers ARP "
+				  "for its own address; with a subnet per rail, a route between the "
+				  "rail subnets; if the rails must not reach each other (a rail-only "
+				  "fabric), set fabric_loopback.rail_only=true", b->ifname
+				  ? b->ifname : b->subject);
+		else
+			pf_remedy(f, "no route between the rails: add routes between the rail "
+				  "subnets (ip route / a policy rule per rail), check the switch "
+				  "VLANs; if the rails must not reach each other by design, set "
+				  "fabric_loopback.rail_only=true");
+	} else if (r->stage == PF_FAB_CONNECT && r->cm_event >= 0) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: connection failed: %s", subject,
+			   r->err);
+		pf_remedy(f, "%s", r->cm_event == PF_CM_EVENT_REJECTED
+			  ? "the connection request was rejected: check the port's GID table and "
+			    "that rdma_cm is loaded (modprobe rdma_ucm), and for RoCE the RoCE mode "
+			    "(cma_roce_mode) on both ends"
+			  : "the connection request went unanswered: the path between the two "
+			    "ports drops RDMA-CM packets; check the switch (VLAN, PFC/ECN), MTU "
+			    "and the port_errors check");
+	} else {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: traffic failed: %s", subject, r->err);
+		switch (rc) {
+		case -EBADMSG:
+			pf_remedy(f, "data arrived corrupted across the fabric: see which other "
+				  "flows through %s or %s fail; reseat or replace the cable or "
+				  "transceiver, check the PCIe link of both NICs (pcie_link)",
+				  a->subject, b->subject);
+			break;
+		case -EIO:
+		case -ETIMEDOUT:
+			pf_remedy(f, "WRITEs from %s to %s did not complete%s: look at the link "
+				  "(port_errors, mlxlink), the switch ports and PFC (pfc_pause)",
+				  a->subject, b->subject, r->wc_status == IBV_WC_RETRY_EXC_ERR
+				  ? " (retries exhausted: packets lost on the way)" : "");
+			break;
+		case -EXDEV:
+			pf_remedy(f, "give each rail's netdev its own address (the address must "
+				  "belong to the rail's own netdev, as NCCL binds it)");
+			break;
+		case -EFAULT:
+		case -ENOMEM:
+			pf_remedy(f, "memory could not be registered: raise RLIMIT_MEMLOCK "
+				  "(memlock check); for GPU memory see nvidia_peermem");
+			break;
+		default:
+			pf_remedy(f, "reproduce with ib_write_bw -d %s (server) and ib_write_bw -d "
+				  "%s %s (client); check ibv_devinfo and dmesg", b->dev->name,
+				  a->dev->name, b->ip[0] ? b->ip : "<server>");
+			break;
+		}
+	}
+	observe_flow(f, p, fl);
+}
+
+/* Distinct partners of rail @x among slow flows (@slow) or measured ones. */
+static size_t partners(const struct plan *p, size_t x, bool slow_only, size_t *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
+		size_t y;
+		bool seen = false;
+
+		if (fl->f.rc || (slow_only && !fl->slow) || (fl->a != x && fl->b != x))
+			continue;
+		y = fl->a == x ? fl->b : fl->a;
+		for (size_t k = 0; k < n; k++)
+			seen |= out[k] == y;
+		if (!seen)
+			out[n++] = y;
+	}
+	return n;
+}
+
+/* Does rail @y run at full rate with some rail other than @x? */
+static bool fine_elsewhere(const struct plan *p, size_t y, size_t x)
+{
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
+
+		if (!fl->f.rc && !fl->slow && (fl->a == y || fl->b == y) && fl->a != x &&
+		    fl->b != x)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Name the rails slow with two or more partners that are fine elsewhere;
+ * their slow flows are put on them.  Returns the count.
+ */
+static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+			  struct plan *p)
+{
+	pf_autofree size_t *buf = pf_xcalloc(p->n_rails + 1, sizeof(*buf));
+	size_t n_blamed = 0;
+
+	for (size_t x = 0; x < p->n_rails; x++) {
+		size_t n_slow = partners(p, x, true, buf), n_ok = 0, n_all;
+		pf_autofree size_t *all = pf_xcalloc(p->n_rails + 1, sizeof(*all));
+		char list[512] = "";
+		size_t used = 0;
+		double lo = 0, ref = 0;
+		struct pf_finding *f;
+
+		for (size_t k = 0; k < n_slow; k++)
+			n_ok += fine_elsewhere(p, buf[k], x);
+		if (n_slow < 2 || n_ok < 2)
+			continue;
+		n_all = partners(p, x, false, all);
+		for (size_t i = 0; i < p->n_flows; i++) {
+			struct flow *fl = &p->flows[i];
+			size_t y;
+
+			if (!fl->slow || (fl->a != x && fl->b != x))
+				continue;
+			fl->blamed = (int)x;
+			y = fl->a == x ? fl->b : fl->a;
+			lo = lo && lo < fl->f.res.gbps ? lo : fl->f.res.gbps;
+			ref = ref > rate_of(&p->rails[y]) ? ref : rate_of(&p->rails[y]);
+			if (used + 2 < sizeof(list))
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%.0f Gb/s "
+							 "%s %s", used ? ", " : "", fl->f.res.gbps,
+							 fl->a == x ? "to" : "from",
+							 p->rails[y].subject);
+		}
+		f = pf_add(res, PF_STATUS_FAIL, p->rails[x].subject, "%s is slow with %s%zu "
+			   "partners: %s, partners that run at full rate with the others (ports at "
+			   "%.0f Gb/s, minimum %.0f%%)", p->rails[x].subject,
+			   n_slow == n_all ? "all " : "", n_slow, list, ref,
+			   100 * cfg->min_fraction);
+		pf_remedy(f, "the fault is at %s's end: reseat or replace its cable or "
+			  "transceiver, check the switch port it lands on (speed, errors, "
+			  "mlxlink -d %s for BER and FEC) and the NIC's PCIe link (pcie_link)",
+			  p->rails[x].subject, p->rails[x].dev->name);
+		pf_obs_num(f, "slow_partners", (double)n_slow);
+		pf_obs_num(f, "partners", (double)n_all);
+		pf_obs_num(f, "lowest_gbps", lo);
+		pf_obs_num(f, "port_rate_gbps", rate_of(&p->rails[x]));
+		n_blamed++;
+	}
+	return n_blamed;
+}
+
+static void judge_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+			struct plan *p)
+{
+	for (size_t i = 0; i < p->n_flows; i++) {
+		struct flow *fl = &p->flows[i];
+		const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+		double ra = rate_of(a), rb = rate_of(b);
+
+		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction;
+		fl->slow = !fl->f.rc && fl->min_gbps > 0 && fl->f.res.gbps < fl->min_gbps;
+	}
+}
+
+static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+			 const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
+		const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+		double ra = rate_of(a), rb = rate_of(b), ref = ra < rb ? ra : rb;
+		double bw = fl->f.res.gbps;
+		struct pf_finding *f;
+		char subject[160];
+
+		flow_subject(p, fl, subject, sizeof(subject));
+		if (fl->f.rc) {
+			judge_failed(res, p, fl, subject);
+			continue;
+		}
+		if (ref <= 0) {
+			f = pf_add(res, PF_STATUS_WARN, subject, "%s: %.1f Gb/s; a port rate is "
+				   "unknown, so it is not judged", subject, bw);
+			pf_remedy(f, "check /sys/class/infiniband/*/ports/*/rate of both ports");
+		} else if (fl->slow && fl->blamed >= 0) {
+			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
+				   "below %.0f%%: %s is the slow end", subject, bw, 100 * bw / ref,
+				   ref, 100 * cfg->min_fraction, p->rails[fl->blamed].subject);
+			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
+		} else if (fl->slow) {
+			bool n2 = p->n_rails < 3;
+
+			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
+				   "below %.0f%%; %s", subject, bw, 100 * bw / ref, ref,
+				   100 * cfg->min_fraction, n2
+				   ? "with two rails the slow end cannot be told"
+				   : "both ends run at full rate with other partners: the path between "
+				     "them is at fault");
+			pf_remedy(f, "inspect the link from %s (its transmit side: cable, "
+				  "transceiver, the switch port it lands on) to %s (its receive side), "
+				  "and the switch's route between those two switch ports%s", a->subject,
+				  b->subject, n2 ? "; add a third rail to fabric_loopback.nics or "
+						   "pairs to tell which end" : "");
+		} else {
+			f = pf_add(res, PF_STATUS_PASS, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s",
+				   subject, bw, 100 * bw / ref, ref);
+		}
+		observe_flow(f, p, fl);
+		pf_exp_num(f, "min_gbps", fl->min_gbps);
+	}
+}
+
+/* Counter increases of the ports of round @round, against each port. */
+static void judge_counters(struct pf_result *res, const struct plan *p, size_t *n_read,
+			   size_t *n_up, int round)
+{
+	for (size_t x = 0; x < p->n_rails; x++) {
+		const struct rail *r = &p->rails[x];
+		const struct counters *b = &p->before[(size_t)(round - 1) * p->n_rails + x];
+		const struct counters *a = &p->after[(size_t)(round - 1) * p->n_rails + x];
+		char list[256] = "", subject[96];
+		size_t used = 0;
+		bool hard = false, up = false;
+		cJSON *inc;
+		struct pf_finding *f;
+
+		if (!in_round(p, x, round))
+			continue;
+		inc = cJSON_CreateObject();
+		for (size_t i = 0; i < N_CTRS; i++) {
+			struct pf_counter_delta d;
+
+			if (!b->have[i] || !a->have[i])
+				continue;
+			if (pf_counter_delta(b->v[i], a->v[i], ctrs[i].width, !ctrs[i].hw, &d) < 0 &&
+			    pf_counter_delta(b->v[i], a->v[i], 64, false, &d) < 0)
+				continue;
+			(*n_read)++;
+			if (!d.delta)
+				continue;
+			up = true;
+			hard |= ctrs[i].hard;
+			cJSON_AddNumberToObject(inc, ctrs[i].name, (double)d.delta);
+			if (used + 2 < sizeof(list))
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s +%llu",
+							 used ? ", " : "", ctrs[i].name,
+							 (unsigned long long)d.delta);
+		}
+		if (!up) {
+			cJSON_Delete(inc);
+			continue;
+		}
+		(*n_up)++;
+		snprintf(subject, sizeof(subject), "%s counters", r->subject);
+		f = pf_add(res, hard ? PF_STATUS_FAIL : PF_STATUS_WARN, subject, "%s: error "
+			   "counters rose during round %d: %s", r->subject, round, list);
+		pf_remedy(f, "%s", hard ? "the link went down or retrained under traffic: reseat "
+			  "or replace the cable or transceiver, check the switch port"
+			  : "physical errors under traffic: a marginal cable, transceiver or switch "
+			    "port; watch the port_errors check, check mlxlink BER");
+		pf_obs_json(f, "increased", inc);
+		pf_obs_num(f, "round", round);
+	}
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct fabric_loopback_cfg *cfg = config;
+	const struct pf_verbs_api *api = NULL;
+	const struct pf_rdmacm_api *cm = NULL;
+	const struct pf_cuda_table *cu = NULL;
+	pf_autofree char *err = NULL, *missing = NULL, *cm_err = NULL, *note = NULL;
+	enum pf_link_layer ll = PF_LINK_IB;
+	struct ibv_device **list;
+	struct plan p = { 0 };
+	uint64_t page_size = 0;
+	size_t n_read = 0, n_up = 0, n_slow = 0, n_failed = 0, n_blamed;
+	double lo = 0, hi = 0;
+	char range[64];
+	int r, n_dev = 0;
+
+	if (!ctx->node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	if (!ctx->node->n_rdma)
+		return pf_skip(res, "no RDMA devices in /sys/class/infiniband");
+	plan_rails(ctx, cfg, &p, res, &ll);
+	if (p.n_rails < 2) {
+		size_t n = p.n_rails;
+
+		plan_free(&p);
+		return pf_skip(res, "%zu ACTIVE %s rail%s%s: traffic between NICs needs two",
+			       n, ll_name(ll), n == 1 ? "" : "s",
+			       cfg->nics[0] ? " among fabric_loopback.nics" : "");
+	}
+	if (cfg->rail_only) {
+		plan_free(&p);
+		return pf_skip(res, "rail-only fabric (fabric_loopback.rail_only): the rails do "
+			       "not reach each other by design");
+	}
+	if (!ctx->prov->verbs) {
+		plan_free(&p);
+		return pf_skip(res, "a recorded root cannot send traffic: run fabric_loopback on "
+			       "the node itself");
+	}
+	r = ctx->prov->verbs(&api, &err);
+	if (r < 0) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s", err);
+
+		pf_remedy(f, "apt-get install ibverbs-providers (Debian/Ubuntu) or dnf install "
+			  "rdma-core (RHEL)");
+		plan_free(&p);
+		return 0;
+	}
+	errno = 0;
+	list = api->get_device_list(&n_dev);
+	if (list)
+		api->free_device_list(list);
+	if (!list || !n_dev) {
+		plan_free(&p);
+		return pf_skip(res, "libibverbs lists no RDMA devices%s",
+			       !list && errno == ENOSYS ? " (ib_uverbs not loaded?)" : "");
+	}
+
+	/* connection: RoCE always RDMA-CM; InfiniBand by addresses or the setting */
+	r = rail_addresses(ctx, &p, &missing);
+	if (r < 0) {
+		plan_free(&p);
+		return pf_error(res, r, "cannot read the rails' IPv4 addresses: %s", strerror(-r));
+	}
+	if (ll == PF_LINK_ETH && !strcmp(cfg->connect, "verbs")) {
+		plan_free(&p);
+		return pf_error(res, -EINVAL, "fabric_loopback.connect=verbs: RoCE ports connect "
+				"through RDMA-CM (their address is an IP)");
+	}
+	p.cm = ll == PF_LINK_ETH || !strcmp(cfg->connect, "rdma_cm") ||
+	       (!strcmp(cfg->connect, "auto") && r == 0);
+	if (p.cm && ctx->prov->rdmacm)
+		r = ctx->prov->rdmacm(&cm, &cm_err);
+	else
+		r = p.cm ? -ENOSYS : 0;
+	if (r < 0 && ll == PF_LINK_IB && !strcmp(cfg->connect, "auto")) {
+		note = pf_xasprintf("LID/QPN in-process: %s", cm_err ? cm_err : "no librdmacm");
+		p.cm = false;
+	} else if (r < 0) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s",
+					      cm_err ? cm_err : "no librdmacm provider");
+
+		pf_remedy(f, "apt-get install librdmacm1 (Debian/Ubuntu) or dnf install "
+			  "librdmacm (RHEL)");
+		plan_free(&p);
+		return 0;
+	}
+	if (p.cm && missing && *missing) {
+		/* a rail RDMA-CM cannot address is a rail no job can reach either */
+		size_t k = 0;
+
+		for (size_t i = 0; i < p.n_rails; i++) {
+			struct pf_finding *f;
+
+			if (p.rails[i].ip[0]) {
+				p.rails[k++] = p.rails[i];
+				continue;
+			}
+			f = pf_add(res, PF_STATUS_FAIL, p.rails[i].subject, "%s (%s) has no IPv4 "
+				   "address: RDMA-CM cannot connect to it", p.rails[i].subject,
+				   p.rails[i].ifname ? p.rails[i].ifname : "no netdev");
+			pf_remedy(f, "give the rail's netdev its address (netplan / NetworkManager), "
+				  "as NCCL and the job's RoCE connections need it");
+		}
+		p.n_rails = k;
+		if (p.n_rails < 2) {
+			plan_free(&p);
+			return 0;
+		}
+	}
+
+	if (cfg->pairs[0]) {
+		struct explicit_ctx x = { .p = &p, .res = res };
+		pf_autofree char *bad = NULL;
+
+		each_pair(cfg->pairs, explicit_pair, &x, &bad);
+	} else {
+		plan_rings(&p);
+	}
+	if (!p.n_flows) {
+		plan_free(&p);
+		return pf_skip(res, "no pair of fabric_loopback.pairs is testable");
+	}
+	if (cfg->use_gpu) {
+		pf_autofree char *gerr = NULL;
+
+		if (map_gpus(ctx, cfg->nics, &p, &cu, &gerr) < 0) {
+			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "GPU-memory flows "
+						      "impossible: %s", gerr);
+
+			pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
+				  "fabric_loopback.use_gpu=false");
+			plan_free(&p);
+			return 0;
+		}
+		for (size_t i = 0; i < p.n_rails; i++) {
+			struct pf_finding *f;
+
+			if (!p.rails[i].used || p.rails[i].gpu >= 0)
+				continue;
+			f = pf_add(res, PF_STATUS_WARN, p.rails[i].subject, "%s: %s; its flows use "
+				   "host memory", p.rails[i].subject, p.rails[i].gpu_bdf[0]
+				   ? "CUDA does not see its GPU" : "no GPU is paired with it");
+			pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
+		}
+	}
+	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
+		page_size = 0;
+	p.before = pf_xcalloc((size_t)p.n_rounds * p.n_rails, sizeof(*p.before));
+	p.after = pf_xcalloc((size_t)p.n_rounds * p.n_rails, sizeof(*p.after));
+
+	for (int round = 1; round <= p.n_rounds; round++) {
+		pf_autofree struct pf_fab_flow *batch = NULL;
+		size_t k = 0;
+
+		for (size_t i = 0; i < p.n_rails; i++)
+			if (in_round(&p, i, round))
+				read_counters(ctx->fs, &p.rails[i],
+					      &p.before[(size_t)(round - 1) * p.n_rails + i]);
+		batch = pf_xcalloc(p.n_flows + 1, sizeof(*batch));
+		for (size_t i = 0; i < p.n_flows; i++) {
+			if (p.flows[i].round != round)
+				continue;
+			flow_opts(cfg, &p, api, cm, cu, page_size, &p.flows[i]);
+			batch[k++].opts = p.flows[i].f.opts;
+		}
+		pf_progress(ctx, "round %d/%d: %zu flows", round, p.n_rounds, k);
+		pf_fabric_round(batch, k);
+		k = 0;
+		for (size_t i = 0; i < p.n_flows; i++)
+			if (p.flows[i].round == round)
+				p.flows[i].f = batch[k++];
+		for (size_t i = 0; i < p.n_rails; i++)
+			if (in_round(&p, i, round))
+				read_counters(ctx->fs, &p.rails[i],
+					      &p.after[(size_t)(round - 1) * p.n_rails + i]);
+	}
+
+	judge_flows(res, cfg, &p);
+	n_blamed = triangulate(res, cfg, &p);
+	report_flows(res, cfg, &p);
+	for (int round = 1; round <= p.n_rounds; round++)
+		judge_counters(res, &p, &n_read, &n_up, round);
+	if (n_read && !n_up) {
+		size_t n_used = 0;
+		struct pf_finding *f;
+
+		for (size_t i = 0; i < p.n_rails; i++)
+			n_used += p.rails[i].used;
+		f = pf_add(res, PF_STATUS_PASS, "counters", "no physical error counter rose on the "
+			   "%zu ports during the rounds", n_used);
+		pf_obs_num(f, "counters_read", (double)n_read);
+	}
+	for (size_t i = 0; i < p.n_flows; i++) {
+		const struct flow *fl = &p.flows[i];
+
+		if (fl->f.rc) {
+			n_failed++;
+			continue;
+		}
+		n_slow += fl->slow;
+		lo = lo && lo < fl->f.res.gbps ? lo : fl->f.res.gbps;
+		hi = hi > fl->f.res.gbps ? hi : fl->f.res.gbps;
+	}
+	if (hi > 0)
+		snprintf(range, sizeof(range), "%.1f-%.1f Gb/s", lo, hi);
+	else
+		snprintf(range, sizeof(range), "no flow completed");
+	pf_summary(res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
+		   p.n_rails, ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p.n_flows, p.n_rounds,
+		   p.n_rounds == 1 ? "" : "s", p.cm ? "RDMA-CM" : "LID/QPN", range,
+		   n_blamed ? "; a NIC is the slow end" : n_slow ? "; slow pairs" : "",
+		   n_failed ? "; some flows failed" : "", note ? "; " : "", note ? note : "");
+	plan_free(&p);
+	return 0;
+}
+
+const struct pf_check pf_check_fabric_loopback = {
+	.name = "fabric_loopback",
+	.summary = "RDMA WRITE between the node's NICs through the switch, triangulated",
+	.tags = "rdma,traffic,fabric",
+	.reads = "libibverbs and librdmacm (RC QPs between rails: RDMA-CM bound to each rail's "
+		 "IPv4 address, or LID/QPN on InfiniBand), the inventory (ACTIVE ports, link "
+		 "layer, rate, NUMA node, netdev), the rails' IPv4 addresses (ipv4 provider), "
+		 "/sys/class/infiniband/*/ports/*/{counters,hw_counters}/ before and after "
+		 "each round, CUDA with use_gpu",
+	.params = fabric_loopback_params,
+	.cfg_size = sizeof(struct fabric_loopback_cfg),
+	.timeout_s = 120,
+	.deadline_s = fabric_loopback_deadline_s,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_TRAFFIC,
+	.validate = fabric_loopback_validate,
+	.run = fabric_loopback_run,
+};
