@@ -12,7 +12,9 @@
 # RUNS times for each, where CHECKS is memlock,sysctl,nic_link_speed plus
 # gpu_nic_numa when `BINARY --list` has it.  Prints min, median and p90 wall
 # time per run (process start to exit, output discarded), the median CPU time
-# of the process and its children, the inventory size and the load average.
+# of the process and its children, the inventory size and the load average,
+# and each check's median duration_ms as the report gives it (in its forked
+# child, fork and result pipe included).
 # The goal for the 8/8 median is under 20 ms; 16/32 shows how cost grows.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +28,7 @@ command -v python3 >/dev/null 2>&1 || { echo "inventory.sh: needs python3" >&2; 
 checks=memlock,sysctl,nic_link_speed
 "$bin" --list | grep -q '^gpu_nic_numa ' && checks=$checks,gpu_nic_numa
 "$bin" --list | grep -q '^dcqcn ' && checks=$checks,dcqcn
+"$bin" --list | grep -q '^nccl_config ' && checks=$checks,nccl_config
 
 base=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
@@ -49,14 +52,17 @@ for root in roots:
     if out.returncode > 2:
         sys.exit("inventory.sh: %s exited %d" % (" ".join(cmd), out.returncode))
     report = json.loads(out.stdout)
-    ms, cpu, inner = [], [], []
+    ms, cpu, inner, per = [], [], [], {}
     for _ in range(runs):
         c0 = children_cpu()
         t0 = time.perf_counter()
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ms.append((time.perf_counter() - t0) * 1e3)
         cpu.append((children_cpu() - c0) * 1e3)
-        inner.append(json.loads(r.stdout)["duration_ms"])
+        rep = json.loads(r.stdout)
+        inner.append(rep["duration_ms"])
+        for c in rep["checks"]:
+            per.setdefault(c["name"], []).append(c["duration_ms"])
     ms.sort()
     p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
     sizes = {"pci": len(os.listdir(os.path.join(root, "sys/bus/pci/devices"))),
@@ -69,4 +75,6 @@ for root in roots:
           "%.2f; cpu median %.2f ms; load %.1f)"
           % (runs, ms[0], statistics.median(ms), p90, statistics.median(inner),
              statistics.median(cpu), os.getloadavg()[0]))
+    print("  per check, median duration_ms: " +
+          ", ".join("%s %.2f" % (k, statistics.median(v)) for k, v in per.items()))
 PY

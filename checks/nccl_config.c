@@ -1,0 +1,975 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nccl_config.c - NCCL's own settings agree with the node.
+ *
+ * The configuration is read as NCCL reads it (src/nccl_conf.c): the
+ * environment (ctx->prov->env: under `srun preflight` the job's; in a Slurm
+ * prolog the prolog's, which is not the job's, so then only the files
+ * count), then NCCL_CONF_FILE or ~/.nccl.conf of the job's user, then
+ * /etc/nccl.conf, each applied without overwriting.  Judged against the
+ * inventory:
+ *
+ *   NCCL_IB_HCA          every name matches a device/port; every active compute
+ *                        rail is selected (partial_rails: warn or fail)
+ *   NCCL_IB_GID_INDEX    a RoCE v2 GID with an address on every selected RoCE port
+ *   NCCL_NET_GDR_LEVEL=LOC, NCCL_NET_GDR_READ=0, NCCL_IB_DISABLE=1,
+ *   NCCL_P2P_DISABLE=1   where what they turn off works: what it costs
+ *   NCCL_SOCKET_IFNAME   selects an existing interface that is up
+ *   NCCL_TOPO_FILE       readable; the GPUs and NICs an NCCL topology names exist
+ *   /dev/infiniband      uverbs<N> of every RDMA device NCCL may use (and
+ *                        rdma_cm) present and openable by the job's user
+ *
+ * Nothing set anywhere is a pass: "NCCL defaults".
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/gpu.h"
+#include "preflight/job.h"
+#include "preflight/nccl_conf.h"
+#include "preflight/node.h"
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+
+struct nccl_config_cfg {
+	char *nics;
+	char *partial_rails;
+	char *rdma_cm;
+};
+
+static const struct pf_param nccl_config_params[] = {
+	PF_PARAM_STRING(struct nccl_config_cfg, nics, "",
+			"the compute rails (RDMA device names, comma-separated) NCCL_IB_HCA must "
+			"select; empty: the active ports of NICs that share a PCIe switch with a GPU "
+			"(all active ports when none does)"),
+	PF_PARAM_ENUM(struct nccl_config_cfg, partial_rails, "warn",
+		      "when NCCL_IB_HCA selects only some active compute rails: warn or fail",
+		      "warn", "fail"),
+	PF_PARAM_ENUM(struct nccl_config_cfg, rdma_cm, "warn",
+		      "/dev/infiniband/rdma_cm missing or not openable (NCCL itself does not open "
+		      "it; UCX, MPI and NVSHMEM do): warn, fail or ignore",
+		      "warn", "fail", "ignore"),
+	PF_PARAM_END,
+};
+
+/* The variables this check reads from the environment and the files. */
+static const char *const judged[] = {
+	"NCCL_IB_HCA",        "NCCL_IB_GID_INDEX",   "NCCL_IB_ADDR_FAMILY",
+	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
+	"NCCL_IB_DISABLE",    "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",
+	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",
+};
+
+struct state {
+	const struct pf_ctx *ctx;
+	const struct nccl_config_cfg *cfg;
+	const struct pf_node *node;
+	struct pf_result *res;
+	struct pf_nccl_conf conf;
+	struct pf_nccl_iflist hca;
+	bool env_judged;       /* the environment is the job's and known */
+	const char *env_note;  /* why it is not, or NULL */
+	struct pf_job_user user;
+	bool user_known;
+	bool *compute;         /* per node->rdma: a compute rail */
+	size_t n_active;       /* active IB/Ethernet ports of compute rails */
+};
+
+/* NCCL's strtoll(value, NULL, 0) for an integer parameter (NCCL_PARAM). */
+static long long nccl_int(const char *v)
+{
+	return strtoll(v, NULL, 0);
+}
+
+static const char *value(const struct state *st, const char *name)
+{
+	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->conf, name);
+
+	return v ? v->value : NULL;
+}
+
+static const char *origin(const struct state *st, const char *name)
+{
+	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->conf, name);
+
+	return v ? v->origin : "";
+}
+
+/* A finding about a variable: subject the name, observed its value and where it is set. */
+static struct pf_finding *var_finding(struct state *st, enum pf_status s, const char *name,
+				      const char *fmt, ...) PF_PRINTF(4, 5);
+static struct pf_finding *var_finding(struct state *st, enum pf_status s, const char *name,
+				      const char *fmt, ...)
+{
+	char msg[512];
+	struct pf_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	f = pf_add(st->res, s, name, "%s=%s (%s): %s", name, value(st, name), origin(st, name), msg);
+	pf_obs_str(f, "value", value(st, name));
+	pf_obs_str(f, "set_in", origin(st, name));
+	return f;
+}
+
+static bool port_usable(const struct pf_rdma_port *p)
+{
+	return p->state == 4 && (p->link_layer == PF_LINK_IB || p->link_layer == PF_LINK_ETH);
+}
+
+/* --- loading ----------------------------------------------------------- */
+
+static void load_conf(struct state *st)
+{
+	const struct pf_ctx *ctx = st->ctx;
+	pf_autofree char *script = NULL, *conf_file = NULL, *home = NULL;
+	bool recorded_env = pf_fs_is_live(ctx->fs) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
+	int r;
+
+	st->user_known = ctx->prov->job_user && ctx->prov->job_user(ctx, &st->user) == 0;
+	r = pf_env(ctx, "SLURM_SCRIPT_CONTEXT", &script);
+	if (r == -ENOSYS || !recorded_env) {
+		st->env_note = "the environment was not recorded: only the files are judged";
+	} else if (r == 0 && (!strncmp(script, "prolog", 6) || !strncmp(script, "epilog", 6))) {
+		st->env_note = "in a Slurm prolog/epilog the environment is not the job's: only the "
+			       "files are judged (srun preflight --only nccl_config judges the job's)";
+	} else {
+		st->env_judged = true;
+	}
+	if (st->env_judged) {
+		for (size_t i = 0; i < PF_ARRAY_SIZE(judged); i++) {
+			pf_autofree char *v = NULL;
+
+			if (pf_env(ctx, judged[i], &v) == 0)
+				pf_nccl_conf_set(&st->conf, judged[i], v, "environment");
+		}
+		(void)pf_env(ctx, "NCCL_CONF_FILE", &conf_file);
+		(void)pf_env(ctx, "HOME", &home);
+	}
+	/* NCCL 2.30+ takes $HOME, older ones the passwd home of the real uid */
+	pf_nccl_conf_load_files(ctx->fs, conf_file,
+				home && home[0] ? home : st->user_known ? st->user.home : NULL,
+				&st->conf);
+}
+
+/* Compute rails: cfg->nics, else NICs sharing a PCIe switch with a GPU, else all. */
+static void find_rails(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	size_t near = 0;
+
+	st->compute = pf_xcalloc(node->n_rdma + 1, sizeof(*st->compute));
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		if (st->cfg->nics[0]) {
+			st->compute[i] = pf_list_has(st->cfg->nics, d->name);
+			continue;
+		}
+		if (d->pci < 0 || !node->pci[d->pci].path)
+			continue;
+		for (size_t g = 0; g < node->n_gpus && !st->compute[i]; g++) {
+			const struct pf_pci_dev *gp = &node->pci[node->gpus[g].pci];
+			const struct pf_pci_dev *np = &node->pci[d->pci];
+			enum pf_path_class c;
+
+			if (gp->path && pf_pci_path_classify(gp->path, gp->numa_node, np->path,
+							     np->numa_node, &c) == 0 &&
+			    (c == PF_PATH_PIX || c == PF_PATH_PXB))
+				st->compute[i] = true;
+		}
+		near += st->compute[i];
+	}
+	if (!st->cfg->nics[0] && !near)
+		for (size_t i = 0; i < node->n_rdma; i++)
+			st->compute[i] = true;
+	for (size_t i = 0; i < node->n_rdma; i++)
+		for (size_t j = 0; st->compute[i] && j < node->rdma[i].n_ports; j++)
+			st->n_active += port_usable(&node->rdma[i].ports[j]);
+}
+
+/* --- NCCL_IB_HCA --------------------------------------------------------- */
+
+/* "mlx5_4" or "mlx5_4:2" for a port of a multi-port device. */
+static void port_name(const struct pf_rdma_dev *d, const struct pf_rdma_port *p, char *buf,
+		      size_t len)
+{
+	if (d->n_ports > 1)
+		snprintf(buf, len, "%s:%u", d->name, p->num);
+	else
+		snprintf(buf, len, "%s", d->name);
+}
+
+/* Split "mlx5_12" into "mlx5_" and 12; false without a numeric suffix. */
+static bool split_num(const char *s, size_t *ret_prefix, long *ret_n)
+{
+	size_t len = strlen(s), i = len;
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i == len || len - i > 6)
+		return false;
+	*ret_prefix = i;
+	*ret_n = strtol(s + i, NULL, 10);
+	return true;
+}
+
+/* Append names, runs of 3+ consecutive numbers as "mlx5_4..mlx5_7". */
+static void compact(char **names, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1, pi, pj;
+		long ni, nj;
+
+		if (split_num(names[i], &pi, &ni))
+			while (j < n && split_num(names[j], &pj, &nj) && pj == pi &&
+			       !strncmp(names[i], names[j], pi) && nj == ni + (long)(j - i))
+				j++;
+		if (j - i >= 3) {
+			used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s..%s",
+						 used ? ", " : "", names[i], names[j - 1]);
+			i = j;
+		} else {
+			used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s",
+						 used ? ", " : "", names[i]);
+			i++;
+		}
+	}
+}
+
+static void judge_hca_names(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	const struct pf_nccl_iflist *l = &st->hca;
+
+	for (size_t e = 0; e < l->n; e++) {
+		bool found = false;
+		struct pf_finding *f;
+		char entry[80];
+
+		for (size_t i = 0; i < node->n_rdma && !found; i++)
+			for (size_t j = 0; j < node->rdma[i].n_ports && !found; j++)
+				found = pf_nccl_ifentry_matches(l, e, node->rdma[i].name,
+								(int)node->rdma[i].ports[j].num);
+		if (found)
+			continue;
+		if (l->e[e].port >= 0)
+			snprintf(entry, sizeof(entry), "%s:%d", l->e[e].prefix, l->e[e].port);
+		else
+			snprintf(entry, sizeof(entry), "%s", l->e[e].prefix);
+		f = var_finding(st, l->exclude ? PF_STATUS_WARN : PF_STATUS_FAIL, "NCCL_IB_HCA",
+				"'%s' matches no RDMA device%s%s", entry,
+				l->e[e].port >= 0 ? " port" : "",
+				l->exclude ? " (excluding it changes nothing: a typo?)" :
+				node->n_rdma ? "" : " (the node has none)");
+		pf_obs_str(f, "unmatched", entry);
+		pf_remedy(f, "name devices as `ibv_devices` or /sys/class/infiniband lists them "
+			  "(%s%s); without '=' an entry is a prefix (mlx5_1 also selects mlx5_10)",
+			  node->n_rdma ? node->rdma[0].name : "none",
+			  node->n_rdma > 1 ? ", ..." : "");
+	}
+}
+
+static void judge_hca(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	const char *v = value(st, "NCCL_IB_HCA");
+	char **used = NULL, **excluded = NULL;
+	size_t n_used = 0, n_excl = 0;
+	char list[512];
+	struct pf_finding *f = NULL;
+
+	pf_nccl_iflist_parse(v, &st->hca);
+	if (!v)
+		return;
+	judge_hca_names(st);
+	used = pf_xcalloc(st->n_active + 1, sizeof(*used));
+	excluded = pf_xcalloc(st->n_active + 1, sizeof(*excluded));
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		for (size_t j = 0; st->compute[i] && j < d->n_ports; j++) {
+			const struct pf_rdma_port *p = &d->ports[j];
+			char name[96];
+
+			if (!port_usable(p))
+				continue;
+			port_name(d, p, name, sizeof(name));
+			if (pf_nccl_iflist_selects(&st->hca, d->name, (int)p->num))
+				used[n_used++] = pf_xstrdup(name);
+			else
+				excluded[n_excl++] = pf_xstrdup(name);
+		}
+	}
+	if (!st->n_active) {
+		var_finding(st, PF_STATUS_PASS, "NCCL_IB_HCA", "no active compute rail to select");
+	} else if (!n_used) {
+		compact(excluded, n_excl, list, sizeof(list));
+		f = var_finding(st, PF_STATUS_FAIL, "NCCL_IB_HCA",
+				"NCCL will use none of the %zu active rails (%s): it falls back to "
+				"TCP sockets, a fraction of the fabric's bandwidth", st->n_active, list);
+		pf_remedy(f, "fix or unset NCCL_IB_HCA where it is set (%s)", origin(st, "NCCL_IB_HCA"));
+	} else if (n_excl) {
+		enum pf_status s = !strcmp(st->cfg->partial_rails, "fail") ? PF_STATUS_FAIL
+									     : PF_STATUS_WARN;
+
+		compact(excluded, n_excl, list, sizeof(list));
+		f = var_finding(st, s, "NCCL_IB_HCA", "NCCL will use %zu of %zu rails: %s excluded: "
+				"inter-node bandwidth drops to %zu/%zu", n_used, st->n_active, list,
+				n_used, st->n_active);
+		pf_obs_str(f, "excluded", list);
+		pf_remedy(f, "select every compute rail (or unset NCCL_IB_HCA) where it is set (%s); "
+			  "if these NICs are not compute rails, list the rails in nccl_config.nics",
+			  origin(st, "NCCL_IB_HCA"));
+	} else {
+		f = var_finding(st, PF_STATUS_PASS, "NCCL_IB_HCA", "selects all %zu active compute "
+				"rails", st->n_active);
+	}
+	pf_obs_num(f, "rails_used", (double)n_used);
+	pf_exp_num(f, "rails_used", (double)st->n_active);
+	for (size_t i = 0; i < n_used; i++)
+		free(used[i]);
+	for (size_t i = 0; i < n_excl; i++)
+		free(excluded[i]);
+	free(used);
+	free(excluded);
+}
+
+/* --- NCCL_IB_GID_INDEX ---------------------------------------------------- */
+
+/* A GID with an address: not ::, not link-local fe80::/64 (NCCL's validGid). */
+static bool gid_parse(const char *text, unsigned int w[8])
+{
+	return sscanf(text, "%4x:%4x:%4x:%4x:%4x:%4x:%4x:%4x", &w[0], &w[1], &w[2], &w[3], &w[4],
+		      &w[5], &w[6], &w[7]) == 8;
+}
+
+static bool gid_has_ip(const unsigned int w[8])
+{
+	bool zero = true;
+
+	for (int i = 0; i < 8; i++)
+		zero = zero && !w[i];
+	return !zero && !(w[0] == 0xfe80 && !w[1] && !w[2] && !w[3]);
+}
+
+static bool gid_v4(const unsigned int w[8])
+{
+	return !w[0] && !w[1] && !w[2] && !w[3] && !w[4] && w[5] == 0xffff;
+}
+
+/* Type and GID of slot @idx: 1 RoCE v2 with an address, 0 not, -errno unreadable. */
+static int gid_slot(const struct pf_ctx *ctx, const char *dev, unsigned int port, long idx,
+		    bool *ret_v4, char **ret_desc)
+{
+	pf_autofree char *type = NULL, *gid = NULL;
+	unsigned int w[8];
+	int r;
+
+	r = pf_fs_readf_line(ctx->fs, &type, "/sys/class/infiniband/%s/ports/%u/gid_attrs/types/%ld",
+			     dev, port, idx);
+	if (r == -ENOENT || r == -EINVAL) {
+		*ret_desc = pf_xstrdup("not in use");
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	r = pf_fs_readf_line(ctx->fs, &gid, "/sys/class/infiniband/%s/ports/%u/gids/%ld", dev,
+			     port, idx);
+	if (r < 0)
+		return r;
+	if (!gid_parse(gid, w))
+		return -EINVAL;
+	*ret_v4 = gid_v4(w);
+	*ret_desc = pf_xasprintf("%s %s", type, gid);
+	return !strncmp(type, "RoCE v2", 7) && gid_has_ip(w);
+}
+
+/* The index NCCL picks by itself (ncclIbGetGidIndex): the first RoCE v2 GID of the family. */
+static long auto_gid(const struct pf_ctx *ctx, const char *dev, unsigned int port, bool want_v4)
+{
+	pf_autostrv char **slots = NULL;
+	char path[256];
+	long best = -1;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gid_attrs/types", dev, port);
+	n = pf_fs_list(ctx->fs, path, &slots);
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *desc = NULL;
+		long idx = strtol(slots[i], NULL, 10);
+		bool v4 = false;
+
+		if ((best < 0 || idx < best) && gid_slot(ctx, dev, port, idx, &v4, &desc) == 1 &&
+		    v4 == want_v4)
+			best = idx;
+	}
+	return best;
+}
+
+static void judge_gid(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	const char *v = value(st, "NCCL_IB_GID_INDEX"), *fam = value(st, "NCCL_IB_ADDR_FAMILY");
+	bool want_v4 = !fam || strcmp(fam, "AF_INET6") != 0;
+	long idx, first_fix = -2;
+	bool same_fix = true;
+	size_t n_judged = 0, bad = 0;
+
+	if (!v || !v[0])
+		return;
+	idx = (long)nccl_int(v);
+	if (idx < 0) {
+		var_finding(st, PF_STATUS_PASS, "NCCL_IB_GID_INDEX", "NCCL chooses the GID itself");
+		return;
+	}
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+
+		for (size_t j = 0; j < d->n_ports; j++) {
+			const struct pf_rdma_port *p = &d->ports[j];
+			pf_autofree char *desc = NULL;
+			char subject[96];
+			struct pf_finding *f;
+			bool v4 = false;
+			char fixmsg[96];
+			long fix;
+			int r;
+
+			if (p->link_layer != PF_LINK_ETH || p->state != 4 ||
+			    !pf_nccl_iflist_selects(&st->hca, d->name, (int)p->num))
+				continue;
+			n_judged++;
+			snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
+			r = gid_slot(st->ctx, d->name, p->num, idx, &v4, &desc);
+			if (r < 0) {
+				pf_add(st->res, PF_STATUS_ERROR, subject, "NCCL_IB_GID_INDEX=%ld: cannot "
+				       "read GID %ld: %s", idx, idx, strerror(-r));
+				continue;
+			}
+			if (r == 1) {
+				/* the other family than NCCL's own choice: peers on that family differ */
+				fix = v4 == want_v4 ? -1 : auto_gid(st->ctx, d->name, p->num, want_v4);
+				if (fix >= 0) {
+					f = pf_add(st->res, PF_STATUS_WARN, subject, "NCCL_IB_GID_INDEX="
+						   "%ld: %s, an %s address while the port has %s RoCE "
+						   "v2 GIDs: the index NCCL should use here is %ld (nodes "
+						   "whose index %ld is %s cannot reach this one)", idx, desc,
+						   v4 ? "IPv4" : "IPv6", want_v4 ? "IPv4" : "IPv6", fix,
+						   idx, want_v4 ? "IPv4" : "IPv6");
+					pf_exp_num(f, "gid_index", (double)fix);
+					pf_remedy(f, "unset NCCL_IB_GID_INDEX (NCCL picks per port) or "
+						  "remove the extra address; NCCL_IB_ADDR_FAMILY=AF_INET6 "
+						  "if the fabric is IPv6");
+				} else {
+					f = pf_add(st->res, PF_STATUS_PASS, subject,
+						   "NCCL_IB_GID_INDEX=%ld: %s", idx, desc);
+				}
+				pf_obs_str(f, "gid", desc);
+				continue;
+			}
+			bad++;
+			fix = auto_gid(st->ctx, d->name, p->num, want_v4);
+			if (first_fix == -2)
+				first_fix = fix;
+			same_fix = same_fix && fix == first_fix;
+			if (fix >= 0)
+				snprintf(fixmsg, sizeof(fixmsg), "the index NCCL should use here is %ld",
+					 fix);
+			else
+				snprintf(fixmsg, sizeof(fixmsg), "no index fits: the port has no RoCE v2 "
+					 "GID with an address");
+			f = pf_add(st->res, PF_STATUS_FAIL, subject, "NCCL_IB_GID_INDEX=%ld (%s) is not a "
+				   "RoCE v2 GID with an address on this port (%s): its QPs cannot "
+				   "connect, or go over RoCE v1 / link-local; %s", idx,
+				   origin(st, "NCCL_IB_GID_INDEX"), desc, fixmsg);
+			pf_obs_str(f, "gid", desc);
+			pf_obs_num(f, "gid_index", (double)idx);
+			if (fix >= 0) {
+				pf_exp_num(f, "gid_index", (double)fix);
+				pf_remedy(f, "NCCL's own choice here is %ld: unset NCCL_IB_GID_INDEX (NCCL "
+					  "picks per port) or set it to %ld; show_gids lists the table",
+					  fix, fix);
+			} else {
+				pf_remedy(f, "give the netdev of %s an IP address (RoCE v2 GIDs follow "
+					  "the addresses); show_gids lists the table", subject);
+			}
+		}
+	}
+	if (!n_judged)
+		var_finding(st, PF_STATUS_PASS, "NCCL_IB_GID_INDEX", "no selected RoCE port (InfiniBand "
+			    "ports ignore it)");
+	else if (bad > 1 && !same_fix)
+		var_finding(st, PF_STATUS_FAIL, "NCCL_IB_GID_INDEX", "the right index differs between "
+			    "ports: no single value fits; leave it unset");
+}
+
+/* --- GPUDirect RDMA, IB, P2P ---------------------------------------------- */
+
+/* 1 GPUDirect RDMA works, 0 it does not, -1 unknown; *why says what decided. */
+static int gdr_works(const struct state *st, char *why, size_t len)
+{
+	const struct pf_ctx *ctx = st->ctx;
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	const char *bdf;
+	char *err = NULL;
+	int v, r;
+
+	if (pf_fs_exists(ctx->fs, "/sys/module/nvidia_peermem") == 1 ||
+	    pf_fs_exists(ctx->fs, "/sys/module/nv_peer_mem") == 1) {
+		snprintf(why, len, "the peer-memory module is loaded");
+		return 1;
+	}
+	if (!gpu || !gpu->verbs_dmabuf || !gpu->cuda_dmabuf) {
+		snprintf(why, len, "no peer-memory module, and the DMA-BUF path cannot be probed");
+		return -1;
+	}
+	v = gpu->verbs_dmabuf(ctx, &err);
+	free(err);
+	err = NULL;
+	if (v < 0) {
+		snprintf(why, len, "no peer-memory module, DMA-BUF registration unknown");
+		return -1;
+	}
+	if (v == 0) {
+		snprintf(why, len, "no peer-memory module, and the RDMA devices refuse DMA-BUF");
+		return 0;
+	}
+	bdf = st->node->pci[st->node->gpus[0].pci].bdf;
+	r = gpu->cuda_dmabuf(ctx, bdf, &err);
+	free(err);
+	if (r < 0) {
+		snprintf(why, len, "no peer-memory module, CUDA's DMA-BUF support unknown");
+		return -1;
+	}
+	snprintf(why, len, "DMA-BUF: the RDMA devices register it, CUDA %s it",
+		 r ? "exports" : "does not export");
+	return r ? 1 : 0;
+}
+
+static void judge_gdr(struct state *st)
+{
+	const char *level = value(st, "NCCL_NET_GDR_LEVEL"), *read = value(st, "NCCL_NET_GDR_READ");
+	bool level_off = level && (!strcmp(level, "LOC") || !strcmp(level, "NVL") ||
+				   !strcmp(level, "NVB") || (level[0] >= '0' && level[0] <= '9' &&
+							     nccl_int(level) == 0));
+	bool read_off = read && read[0] && nccl_int(read) == 0;
+	char why[160];
+	int works;
+	struct pf_finding *f;
+
+	if (!level_off && !read_off)
+		return;
+	if (!st->node->n_gpus || !st->n_active) {
+		if (level_off)
+			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_LEVEL", "%s", st->node->n_gpus ?
+				    "no active RDMA rail: nothing to lose" : "no GPU: nothing to lose");
+		if (read_off)
+			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_READ", "%s", st->node->n_gpus ?
+				    "no active RDMA rail: nothing to lose" : "no GPU: nothing to lose");
+		return;
+	}
+	works = gdr_works(st, why, sizeof(why));
+	if (level_off) {
+		if (works == 1) {
+			f = var_finding(st, PF_STATUS_FAIL, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is "
+					"off although it works here (%s): every inter-node transfer is "
+					"staged through host memory, typically 30-60%% lower all-reduce "
+					"bandwidth", why);
+			pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default "
+				  "uses GPUDirect RDMA up to PXB", origin(st, "NCCL_NET_GDR_LEVEL"));
+		} else if (works == 0) {
+			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is off, "
+				    "and does not work here anyway (%s; see nvidia_peermem)", why);
+		} else {
+			f = var_finding(st, PF_STATUS_WARN, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is "
+					"off; whether it would work is unknown (%s)", why);
+			pf_remedy(f, "unless GPUDirect RDMA is broken on purpose, unset it");
+		}
+	}
+	if (read_off) {
+		if (works == 1) {
+			f = var_finding(st, PF_STATUS_FAIL, "NCCL_NET_GDR_READ", "sends do not read GPU "
+					"memory directly although GPUDirect RDMA works (%s): each send "
+					"is copied to host memory first", why);
+			pf_remedy(f, "unset NCCL_NET_GDR_READ where it is set (%s)",
+				  origin(st, "NCCL_NET_GDR_READ"));
+		} else if (works == 0) {
+			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_READ", "GPUDirect RDMA does not "
+				    "work here anyway (%s)", why);
+		} else {
+			f = var_finding(st, PF_STATUS_WARN, "NCCL_NET_GDR_READ", "GPUDirect RDMA reads "
+					"are off; whether they would work is unknown (%s)", why);
+			pf_remedy(f, "unless disabled on purpose, unset it");
+		}
+	}
+}
+
+static void judge_ib_disable(struct state *st)
+{
+	const char *v = value(st, "NCCL_IB_DISABLE");
+	struct pf_finding *f;
+
+	if (!v || !v[0] || nccl_int(v) == 0)
+		return;
+	if (!st->n_active) {
+		var_finding(st, PF_STATUS_PASS, "NCCL_IB_DISABLE", "no active RDMA rail");
+		return;
+	}
+	f = var_finding(st, PF_STATUS_FAIL, "NCCL_IB_DISABLE", "NCCL's RDMA transport is off on a "
+			"node with %zu active RDMA rails: inter-node traffic goes over TCP sockets, "
+			"a fraction of the fabric's bandwidth", st->n_active);
+	pf_remedy(f, "unset NCCL_IB_DISABLE where it is set (%s)", origin(st, "NCCL_IB_DISABLE"));
+}
+
+static void judge_p2p(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	const char *dis = value(st, "NCCL_P2P_DISABLE"), *lvl = value(st, "NCCL_P2P_LEVEL");
+	const char *name = dis && dis[0] && nccl_int(dis) == 1 ? "NCCL_P2P_DISABLE" :
+			   lvl && (!strcmp(lvl, "LOC") || !strcmp(lvl, "0")) ? "NCCL_P2P_LEVEL" : NULL;
+	size_t nvswitch = 0;
+	struct pf_finding *f;
+
+	if (!name)
+		return;
+	for (size_t i = 0; i < node->n_pci; i++)
+		nvswitch += node->pci[i].vendor == PF_PCI_VENDOR_NVIDIA &&
+			    (node->pci[i].class >> 8) == 0x0680;
+	if (node->n_gpus < 2) {
+		var_finding(st, PF_STATUS_PASS, name, "fewer than 2 GPUs: nothing to lose");
+	} else if (nvswitch) {
+		f = var_finding(st, PF_STATUS_FAIL, name, "GPU peer-to-peer is off on an NVSwitch "
+				"system (%zu NVSwitches, %zu GPUs): intra-node traffic leaves NVLink "
+				"for host memory, an order of magnitude slower", nvswitch, node->n_gpus);
+		pf_remedy(f, "unset %s where it is set (%s)", name, origin(st, name));
+	} else {
+		f = var_finding(st, PF_STATUS_WARN, name, "GPU peer-to-peer is off with %zu GPUs: "
+				"traffic between them goes through host memory (NVLink bridges, if "
+				"any, are unused)", node->n_gpus);
+		pf_remedy(f, "unset %s unless P2P is broken on this platform (ACS, IOMMU)", name);
+	}
+}
+
+/* --- NCCL_SOCKET_IFNAME, NCCL_TOPO_FILE ------------------------------------ */
+
+static bool netdev_up(const struct pf_netdev *nd)
+{
+	return nd->operstate &&
+	       (!strcmp(nd->operstate, "up") || !strcmp(nd->operstate, "unknown"));
+}
+
+static void judge_socket(struct state *st)
+{
+	const struct pf_node *node = st->node;
+	const char *v = value(st, "NCCL_SOCKET_IFNAME");
+	struct pf_nccl_iflist l;
+	char up[256] = "", down[256] = "";
+	size_t n_up = 0, n_down = 0;
+	struct pf_finding *f;
+
+	if (!v)
+		return;
+	pf_nccl_iflist_parse(v, &l);
+	for (size_t i = 0; i < node->n_netdevs; i++) {
+		const struct pf_netdev *nd = &node->netdevs[i];
+		char *buf = netdev_up(nd) ? up : down;
+		size_t len = strlen(buf);
+
+		if (!pf_nccl_iflist_selects(&l, nd->name, -1))
+			continue;
+		if (netdev_up(nd) && !strcmp(nd->name, "lo") && (l.exclude || !l.n))
+			continue; /* NCCL skips loopback unless named */
+		snprintf(buf + len, sizeof(up) - len, "%s%s", len ? ", " : "", nd->name);
+		*(netdev_up(nd) ? &n_up : &n_down) += 1;
+	}
+	if (n_up) {
+		f = var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "selects %s (up)", up);
+		pf_obs_str(f, "up", up);
+		if (n_down)
+			pf_obs_str(f, "down", down);
+		return;
+	}
+	f = var_finding(st, PF_STATUS_FAIL, "NCCL_SOCKET_IFNAME", "%s%s: NCCL's bootstrap finds no "
+			"interface and the job fails at init (\"no socket interface found\")",
+			n_down ? "selects only interfaces that are down: " : "selects no interface",
+			down);
+	pf_remedy(f, "name an interface of `ip -br link` that is up (NCCL's syntax: a prefix, "
+		  "'=' exact, '^' excludes)");
+}
+
+/* The GPUs (class 03) and NICs (class 02) an NCCL topology XML names. */
+static void judge_topo_xml(struct state *st, const char *xml)
+{
+	char missing[256] = "";
+	size_t named = 0, absent = 0;
+	struct pf_finding *f;
+
+	for (const char *p = strstr(xml, "<pci "); p; p = strstr(p + 1, "<pci ")) {
+		const char *end = strchr(p, '>'), *b = strstr(p, "busid=\""), *c = strstr(p, "class=\"");
+		char busid[32], bdf[16];
+		size_t len;
+
+		if (!end || !b || b > end)
+			continue;
+		if (c && c < end && strncmp(c + 7, "0x03", 4) && strncmp(c + 7, "0x02", 4))
+			continue; /* bridges may be virtual (ffff:ff:...) */
+		len = strcspn(b + 7, "\"");
+		snprintf(busid, sizeof(busid), "%.*s", (int)(len < 31 ? len : 31), b + 7);
+		named++;
+		if (pf_bdf_normalize(busid, bdf) == 0 && pf_node_pci(st->node, bdf))
+			continue;
+		absent++;
+		len = strlen(missing);
+		snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "", busid);
+	}
+	if (absent) {
+		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "names %zu of %zu GPUs/NICs that "
+				"are not on this node's PCI bus (%s): NCCL builds its rings and trees "
+				"from a topology that is not this node's", absent, named, missing);
+		pf_remedy(f, "use the topology file of this machine type (or dump one with "
+			  "NCCL_TOPO_DUMP_FILE on a good node)");
+	} else {
+		var_finding(st, PF_STATUS_PASS, "NCCL_TOPO_FILE", "readable; %zu GPUs/NICs named, all "
+			    "present", named);
+	}
+}
+
+static void judge_topo(struct state *st)
+{
+	const char *v = value(st, "NCCL_TOPO_FILE");
+	pf_autofree char *xml = NULL;
+	struct pf_finding *f;
+	int r;
+
+	if (!v || !v[0])
+		return;
+	if (v[0] != '/') {
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_TOPO_FILE", "a relative path: it depends on "
+				"the job's working directory");
+		pf_remedy(f, "use an absolute path");
+		return;
+	}
+	/* a snapshot copies the file whenever the recorded environment names it */
+	r = pf_fs_read_full(st->ctx->fs, v, 4u << 20, &xml, NULL);
+	if (r < 0) {
+		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "cannot be read (%s): NCCL "
+				"ignores it silently and detects the topology itself", strerror(-r));
+		pf_remedy(f, "install the file or fix the path where it is set (%s)",
+			  origin(st, "NCCL_TOPO_FILE"));
+		return;
+	}
+	if (!strstr(xml, "<system")) {
+		var_finding(st, PF_STATUS_WARN, "NCCL_TOPO_FILE", "readable but not an NCCL topology "
+			    "(no <system> element)");
+		return;
+	}
+	judge_topo_xml(st, xml);
+}
+
+/* --- /dev/infiniband ------------------------------------------------------- */
+
+static void judge_node(struct state *st, const struct pf_devnodes *dn, const char *name,
+		       const char *what, enum pf_status bad)
+{
+	const struct pf_devnode *n = pf_devnodes_find(dn, name);
+	char subject[96];
+	struct pf_finding *f;
+
+	snprintf(subject, sizeof(subject), "/dev/infiniband/%s", name);
+	if (!n || n->type != 'c') {
+		f = pf_add(st->res, bad, subject, "%s: %s", what, n ? "not a character device" :
+			   "missing: a job cannot open it (a container or device plugin that did "
+			   "not pass it, or ib_uverbs/rdma_ucm not loaded)");
+		pf_remedy(f, "pass every /dev/infiniband/uverbs<N> and rdma_cm to the job (device "
+			  "plugin / container --device), or modprobe ib_uverbs rdma_ucm");
+		return;
+	}
+	if (st->user_known ? pf_job_user_can_rw(&st->user, n->uid, n->gid, n->mode)
+			   : (n->mode & 0006) == 0006) {
+		f = pf_add(st->res, PF_STATUS_PASS, subject, "%s: mode %04o, openable by %s", what,
+			   n->mode, st->user_known ? "the job's user" : "everyone");
+	} else if (!st->user_known) {
+		f = pf_add(st->res, PF_STATUS_SKIP, subject, "%s: mode %04o, owner %u, group %u: "
+			   "whether the job's user may open it depends on who that is (not recorded)",
+			   what, n->mode, n->uid, n->gid);
+	} else if (n->acl) {
+		f = pf_add(st->res, PF_STATUS_WARN, subject, "%s: mode %04o (owner %u, group %u) does "
+			   "not let uid %u open it; an ACL may (not evaluated)", what, n->mode, n->uid,
+			   n->gid, st->user.uid);
+		pf_remedy(f, "getfacl %s", subject);
+	} else {
+		f = pf_add(st->res, bad, subject, "%s: mode %04o, owner %u, group %u: uid %u (groups "
+			   "%zu) cannot open it for reading and writing", what, n->mode, n->uid, n->gid,
+			   st->user.uid, st->user.n_gids);
+		pf_remedy(f, "rdma-core's udev rules make it 0666; or add the job's user to group %u",
+			  n->gid);
+	}
+	pf_obs_num(f, "mode", n->mode);
+	pf_obs_num(f, "uid", n->uid);
+	pf_obs_num(f, "gid", n->gid);
+}
+
+static void judge_devnodes(struct state *st)
+{
+	const struct pf_ctx *ctx = st->ctx;
+	const struct pf_node *node = st->node;
+	struct pf_devnodes dn = { 0 };
+	pf_autostrv char **verbs = NULL, **ibdevs = NULL;
+	bool live = pf_fs_is_live(ctx->fs);
+	int n, r;
+
+	if (!node->n_rdma)
+		return;
+	r = ctx->prov->devnodes ? ctx->prov->devnodes(ctx, "/dev/infiniband", &dn) : -ENOSYS;
+	if (r < 0 && (r != -ENOENT || !live)) {
+		pf_add(st->res, PF_STATUS_SKIP, "/dev/infiniband", "device nodes not %s (%s): "
+		       "uverbs/rdma_cm not judged", live ? "listed" : "recorded", strerror(-r));
+		return;
+	}
+	n = pf_fs_list(ctx->fs, "/sys/class/infiniband_verbs", &verbs);
+	if (n < 0 && !live) {
+		pf_add(st->res, PF_STATUS_SKIP, "/dev/infiniband", "/sys/class/infiniband_verbs not "
+		       "recorded: which uverbs belongs to which device is unknown");
+		pf_devnodes_release(&dn);
+		return;
+	}
+	/* uverbs<N> -> its RDMA device, read once */
+	ibdevs = pf_xcalloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*ibdevs));
+	for (int k = 0; k < n; k++)
+		if (pf_fs_readf_line(ctx->fs, &ibdevs[k], "/sys/class/infiniband_verbs/%s/ibdev",
+				     verbs[k]) < 0)
+			ibdevs[k] = pf_xstrdup(""); /* keeps the vector NULL-terminated at n */
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *d = &node->rdma[i];
+		const char *uv = NULL;
+		char what[128];
+		bool used = false;
+
+		for (size_t j = 0; j < d->n_ports; j++)
+			used = used || pf_nccl_iflist_selects(&st->hca, d->name, (int)d->ports[j].num);
+		if (!used)
+			continue; /* excluded by NCCL_IB_HCA */
+		for (int k = 0; k < n && !uv; k++)
+			if (!strcmp(ibdevs[k], d->name))
+				uv = verbs[k];
+		if (!uv) {
+			struct pf_finding *f = pf_add(st->res, PF_STATUS_FAIL, d->name, "no uverbs "
+						      "device for %s: ib_uverbs is not loaded or "
+						      "the driver did not register it", d->name);
+
+			pf_remedy(f, "modprobe ib_uverbs; check dmesg for the driver of %s", d->name);
+			continue;
+		}
+		snprintf(what, sizeof(what), "verbs device of %s", d->name);
+		judge_node(st, &dn, uv, what, PF_STATUS_FAIL);
+	}
+	if (strcmp(st->cfg->rdma_cm, "ignore"))
+		judge_node(st, &dn, "rdma_cm", "RDMA-CM (not opened by NCCL; UCX, MPI, NVSHMEM)",
+			   !strcmp(st->cfg->rdma_cm, "fail") ? PF_STATUS_FAIL : PF_STATUS_WARN);
+	pf_devnodes_release(&dn);
+}
+
+/* --- the check ----------------------------------------------------------- */
+
+static void judge_oddities(struct state *st)
+{
+	for (size_t i = 0; i < st->conf.n_odd; i++) {
+		struct pf_finding *f = pf_add(st->res, PF_STATUS_WARN, st->conf.odd[i].origin,
+					      "\"%s\": NCCL reads NAME=VALUE with nothing trimmed; "
+					      "this line sets nothing NCCL reads",
+					      st->conf.odd[i].text);
+
+		pf_remedy(f, "write it as NAME=VALUE without blanks around '='");
+	}
+}
+
+static void report_config(struct state *st)
+{
+	struct pf_finding *f;
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->conf.n; i++)
+		n += !strncmp(st->conf.vars[i].name, "NCCL_", 5);
+	if (!n) {
+		f = pf_add(st->res, PF_STATUS_PASS, "config", "NCCL defaults: nothing set in %s%s",
+			   st->env_judged ? "the environment, " : "", st->conf.n_files > 1 ?
+			   "the user's file or /etc/nccl.conf" : "/etc/nccl.conf");
+	} else {
+		f = pf_add(st->res, PF_STATUS_PASS, "config", "%zu NCCL setting%s in effect", n,
+			   n == 1 ? "" : "s");
+		for (size_t i = 0; i < st->conf.n; i++) {
+			pf_autofree char *v = pf_xasprintf("%s (%s)", st->conf.vars[i].value,
+							   st->conf.vars[i].origin);
+
+			pf_obs_str(f, st->conf.vars[i].name, v);
+		}
+	}
+	for (size_t i = 0; i < st->conf.n_files; i++) {
+		const struct pf_nccl_conf_file *cf = &st->conf.files[i];
+		pf_autofree char *s = pf_xasprintf("%s%s", cf->status == 0 ? "read" :
+						   cf->status == -ENOENT ? "absent" : "unreadable: ",
+						   cf->status == 0 || cf->status == -ENOENT ? "" :
+						   strerror(-cf->status));
+
+		pf_obs_str(f, cf->path, s);
+	}
+	pf_obs_bool(f, "environment_judged", st->env_judged);
+	if (st->user_known)
+		pf_obs_num(f, "job_uid", st->user.uid);
+}
+
+static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	struct state st = { .ctx = ctx, .cfg = config, .node = ctx->node, .res = res };
+	enum pf_status worst = PF_STATUS_PASS;
+
+	if (!st.node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	load_conf(&st);
+	find_rails(&st);
+	report_config(&st);
+	judge_oddities(&st);
+	judge_hca(&st);
+	judge_gid(&st);
+	judge_gdr(&st);
+	judge_ib_disable(&st);
+	judge_p2p(&st);
+	judge_socket(&st);
+	judge_topo(&st);
+	judge_devnodes(&st);
+	for (size_t i = 0; i < res->n_findings; i++)
+		if (res->findings[i].status != PF_STATUS_SKIP)
+			worst = pf_status_worst(worst, res->findings[i].status);
+	if (st.env_note)
+		pf_summary(res, "%s; %s", worst == PF_STATUS_PASS ? "NCCL's settings agree with the "
+			   "node" : "NCCL's settings disagree with the node", st.env_note);
+	pf_nccl_conf_release(&st.conf);
+	free(st.compute);
+	return 0;
+}
+
+const struct pf_check pf_check_nccl_config = {
+	.name = "nccl_config",
+	.summary = "NCCL's configuration files and environment agree with the node",
+	.tags = "nccl,rdma,network,static",
+	.reads = "the environment (NCCL_*, HOME), NCCL_CONF_FILE or ~/.nccl.conf, /etc/nccl.conf; "
+		 "/sys/class/infiniband/<dev>/ports/<p>/{state,link_layer,gids/<i>,"
+		 "gid_attrs/types/<i>}; /sys/class/net/<if>/operstate; NCCL_TOPO_FILE; "
+		 "/sys/module/{nvidia_peermem,nv_peer_mem}; /sys/class/infiniband_verbs/*/ibdev; "
+		 "/dev/infiniband (modes, owners) and the job's user (SLURM_JOB_UID or the real "
+		 "uid)",
+	.params = nccl_config_params,
+	.cfg_size = sizeof(struct nccl_config_cfg),
+	.timeout_s = 15,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.run = nccl_config_run,
+};

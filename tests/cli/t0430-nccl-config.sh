@@ -1,0 +1,286 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# nccl_config on generated roots (tests/gen_root.py): NCCL's settings from the
+# job's environment (preflight/env), ~/.nccl.conf and /etc/nccl.conf against
+# the node, each verdict with the healthy node that must pass beside it:
+# NCCL_IB_HCA (names, coverage, prefix/exact/exclude), NCCL_IB_GID_INDEX,
+# GPUDirect RDMA, IB and P2P switches, NCCL_SOCKET_IFNAME, NCCL_TOPO_FILE,
+# /dev/infiniband for the job's user, precedence, a Slurm prolog's
+# environment, an old snapshot, profile keys, and a snapshot round trip.
+. "$(dirname "$0")/lib.sh"
+
+gen() {
+	dir=$1
+	shift
+	"$PY" "$PF_SOURCE_DIR/tests/gen_root.py" "$@" "$dir" >/dev/null || not_ok "gen_root $*"
+}
+
+# run ROOT [ARGS]: nccl_config on ROOT
+run() {
+	root=$1
+	shift
+	pf --no-config --root "$root" --only nccl_config --format json "$@"
+}
+
+# field EXPR: a Python expression over the report r, its nccl_config check c
+field() {
+	jq_py "$T/out" "(lambda c: $1)([c for c in r['checks'] if c['name'] == 'nccl_config'][0])"
+}
+
+# status SUBJECT: the worst status of the findings about SUBJECT (none when absent)
+status() {
+	field "([s for s in ['error', 'fail', 'warn', 'pass', 'skip'] if s in [f['status'] for f in c['findings'] if f.get('subject') == '$1']] + ['none'])[0]"
+}
+
+# message SUBJECT: the messages of the findings about SUBJECT
+message() {
+	field "' / '.join(f['message'] for f in c['findings'] if f.get('subject') == '$1')"
+}
+
+expect_check() {
+	got=$(field "c['status']")
+	[ "$got" = "$1" ] && ok "$2: $got" || not_ok "$2: check $got, expected $1 ($(field "[(f.get('subject'), f['status']) for f in c['findings'] if f['status'] != 'pass']"))"
+}
+
+expect() { # SUBJECT STATUS DESCRIPTION
+	got=$(status "$1")
+	[ "$got" = "$2" ] && ok "$3: $1 $got" || not_ok "$3: $1 is $got, expected $2: $(message "$1")"
+}
+
+expect_msg() { # SUBJECT TEXT DESCRIPTION
+	message "$1" | grep -qF -- "$2" && ok "$3" || not_ok "$3: '$(message "$1")' lacks '$2'"
+}
+
+ETH="--link-layer eth --storage-nic"
+
+# --- defaults: nothing set is a pass, every uverbs and rdma_cm openable
+gen "$T/def" $ETH
+run "$T/def"
+expect_rc 0 "defaults"
+expect_check pass "defaults"
+expect_msg config "NCCL defaults" "no configuration says NCCL defaults"
+n=$(field "len([f for f in c['findings'] if f['subject'].startswith('/dev/infiniband/')])")
+[ "$n" = 10 ] && ok "9 uverbs and rdma_cm judged" || not_ok "$n device findings, expected 10"
+gen "$T/ibdef" --link-layer ib
+run "$T/ibdef"
+expect_check pass "InfiniBand defaults"
+
+# --- NCCL_IB_HCA: coverage
+gen "$T/half" $ETH --nccl-env NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3
+run "$T/half"
+expect_rc 0 "4 of 8 rails warns"
+expect NCCL_IB_HCA warn "4 of 8 rails"
+expect_msg NCCL_IB_HCA "NCCL will use 4 of 8 rails: mlx5_4..mlx5_7 excluded" "names the excluded rails"
+run "$T/half" --set nccl_config.partial_rails=fail
+expect_rc 1 "partial_rails=fail"
+expect NCCL_IB_HCA fail "partial_rails=fail"
+# healthy: excluding the storage NIC, a prefix selecting all, exact names of all rails
+for hca in '^mlx5_8' mlx5 '=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7' \
+	'mlx5_0:1,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'; do
+	gen "$T/hca-ok" $ETH --nccl-env "NCCL_IB_HCA=$hca"
+	run "$T/hca-ok"
+	expect NCCL_IB_HCA pass "NCCL_IB_HCA=$hca"
+	rm -rf "$T/hca-ok"
+done
+# the storage NIC is no compute rail: no uverbs for it is no finding once excluded
+gen "$T/excl" $ETH --nccl-env 'NCCL_IB_HCA=^mlx5_8' --uverbs-missing mlx5_8
+run "$T/excl"
+expect_check pass "excluded NIC without uverbs"
+# exact vs prefix: '=mlx5_1' is mlx5_1 alone, 'mlx5_1' also mlx5_10 and mlx5_11
+gen "$T/twelve" --link-layer ib --gpus 0 --nics 12 --nccl-env NCCL_IB_HCA==mlx5_1
+run "$T/twelve" --set nccl_config.nics=mlx5_1
+expect NCCL_IB_HCA pass "=mlx5_1 with nics=mlx5_1"
+run "$T/twelve" --set nccl_config.nics=mlx5_1,mlx5_10
+expect_msg NCCL_IB_HCA "1 of 2 rails: mlx5_10 excluded" "=mlx5_1 does not select mlx5_10"
+gen "$T/twelve-p" --link-layer ib --gpus 0 --nics 12 --nccl-env NCCL_IB_HCA=mlx5_1
+run "$T/twelve-p" --set nccl_config.nics=mlx5_1,mlx5_10,mlx5_11
+expect NCCL_IB_HCA pass "mlx5_1 is a prefix of mlx5_10 and mlx5_11"
+# names that match nothing
+gen "$T/typo" $ETH --nccl-env NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx6_0
+run "$T/typo"
+expect NCCL_IB_HCA fail "an unknown name"
+field "[f['observed'].get('unmatched') for f in c['findings'] if f['status'] == 'fail'][0]" |
+	grep -qx mlx6_0 && ok "names the unknown entry" || not_ok "unknown entry not named"
+gen "$T/port" $ETH --nccl-env 'NCCL_IB_HCA=mlx5:2'
+run "$T/port"
+expect NCCL_IB_HCA fail "a port the devices lack"
+gen "$T/nx" $ETH --nccl-env 'NCCL_IB_HCA=^mlx5_9'
+run "$T/nx"
+expect NCCL_IB_HCA warn "excluding a device that does not exist"
+gen "$T/none" $ETH --nccl-env NCCL_IB_HCA==mlx5
+run "$T/none"
+expect_msg NCCL_IB_HCA "none of the 8 active rails" "no rail selected: sockets"
+
+# --- NCCL_IB_GID_INDEX
+gen "$T/gid3" $ETH --nccl-conf NCCL_IB_GID_INDEX=3
+run "$T/gid3"
+expect_check pass "GID index 3 (IPv4, RoCE v2)"
+expect mlx5_5/1 pass "GID index 3 on mlx5_5"
+gen "$T/gid1" $ETH --nccl-conf NCCL_IB_GID_INDEX=1
+run "$T/gid1"
+expect_rc 1 "GID index 1 (link-local)"
+expect mlx5_0/1 fail "GID index 1"
+expect_msg mlx5_0/1 "the index NCCL should use here is 3" "names the index NCCL should use"
+gen "$T/gidshift" $ETH --nccl-conf NCCL_IB_GID_INDEX=3 --gid-shift mlx5_2
+run "$T/gidshift"
+expect mlx5_2/1 warn "IPv6 at 3 on mlx5_2, IPv4 at 5"
+expect mlx5_1/1 pass "IPv4 at 3 on mlx5_1"
+expect_msg mlx5_2/1 "should use here is 5" "names index 5 for mlx5_2"
+gen "$T/gidnone" $ETH --gids none --nccl-env NCCL_IB_GID_INDEX=3
+run "$T/gidnone"
+expect_msg mlx5_0/1 "no RoCE v2 GID with an address" "no address: no index fits"
+gen "$T/gidauto" $ETH --nccl-env NCCL_IB_GID_INDEX=-1
+run "$T/gidauto"
+expect NCCL_IB_GID_INDEX pass "-1: NCCL chooses"
+gen "$T/gidib" --link-layer ib --nccl-env NCCL_IB_GID_INDEX=1
+run "$T/gidib"
+expect NCCL_IB_GID_INDEX pass "InfiniBand ignores the GID index"
+
+# --- GPUDirect RDMA, IB, P2P
+PEERMEM="--file /sys/module/nvidia_peermem/refcnt=0"
+gen "$T/gdr" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0
+run "$T/gdr"
+expect NCCL_NET_GDR_LEVEL fail "GDR level LOC with nvidia_peermem"
+expect NCCL_NET_GDR_READ fail "GDR read 0 with nvidia_peermem"
+expect_msg NCCL_NET_GDR_LEVEL "30-60%" "says what it costs"
+gen "$T/gdr0" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=0
+run "$T/gdr0"
+expect NCCL_NET_GDR_LEVEL fail "GDR level 0 (old numbering)"
+gen "$T/gdrpxb" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=PHB --nccl-env NCCL_NET_GDR_READ=1
+run "$T/gdrpxb"
+expect_check pass "GDR level PHB, reads on"
+gen "$T/gdrunk" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC
+run "$T/gdrunk"
+expect_rc 0 "GDR unknown"
+expect NCCL_NET_GDR_LEVEL warn "GDR level LOC, GDR support unknown"
+gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --file /preflight/ibverbs/reg_dmabuf_mr=0
+run "$T/gdrno"
+expect NCCL_NET_GDR_LEVEL pass "GDR level LOC where GDR does not work"
+gen "$T/ibdis" $ETH --nccl-conf NCCL_IB_DISABLE=1
+run "$T/ibdis"
+expect NCCL_IB_DISABLE fail "IB disabled with active rails"
+gen "$T/ibdis0" --gpus 1 --nics 0 --nccl-conf NCCL_IB_DISABLE=1
+run "$T/ibdis0"
+expect NCCL_IB_DISABLE pass "IB disabled without RDMA"
+gen "$T/p2p" $ETH --nvswitch 4 --nccl-env NCCL_P2P_DISABLE=1
+run "$T/p2p"
+expect NCCL_P2P_DISABLE fail "P2P off on an NVSwitch system"
+gen "$T/p2ppcie" $ETH --nccl-env NCCL_P2P_DISABLE=1
+run "$T/p2ppcie"
+expect NCCL_P2P_DISABLE warn "P2P off without NVLink evidence"
+gen "$T/p2p1" --gpus 1 --nics 1 --nccl-env NCCL_P2P_DISABLE=1
+run "$T/p2p1"
+expect NCCL_P2P_DISABLE pass "P2P off with one GPU"
+gen "$T/p2p0" $ETH --nvswitch 4 --nccl-env NCCL_P2P_DISABLE=0
+run "$T/p2p0"
+expect_check pass "NCCL_P2P_DISABLE=0"
+
+# --- NCCL_SOCKET_IFNAME
+for ifn in '=eno1' eno '^lo,docker' enp; do
+	gen "$T/sock" $ETH --nccl-env "NCCL_SOCKET_IFNAME=$ifn"
+	run "$T/sock"
+	expect NCCL_SOCKET_IFNAME pass "NCCL_SOCKET_IFNAME=$ifn"
+	rm -rf "$T/sock"
+done
+gen "$T/sockbad" $ETH --nccl-env NCCL_SOCKET_IFNAME=eth
+run "$T/sockbad"
+expect NCCL_SOCKET_IFNAME fail "no such interface"
+gen "$T/sockdown" --link-layer ib --down-port mlx5_0 --nccl-env NCCL_SOCKET_IFNAME==ib0
+run "$T/sockdown"
+expect NCCL_SOCKET_IFNAME fail "an interface that is down"
+expect_msg NCCL_SOCKET_IFNAME "down: ib0" "names the down interface"
+
+# --- NCCL_TOPO_FILE
+XML='<system version="1"><cpu numaid="0"><pci busid="ffff:ff:01.0" class="0x060400"><pci busid="0000:13:00.0" class="0x030200"/><pci busid="0000:14:00.0" class="0x020700"/></pci></cpu></system>'
+gen "$T/topo" --link-layer ib --nccl-env NCCL_TOPO_FILE=/opt/topo.xml --file "/opt/topo.xml=$XML"
+run "$T/topo"
+expect NCCL_TOPO_FILE pass "a topology naming this node's GPU and NIC (virtual bridge ignored)"
+gen "$T/topobad" --link-layer ib --nccl-env NCCL_TOPO_FILE=/opt/topo.xml \
+	--file "/opt/topo.xml=$(echo "$XML" | sed 's/0000:13:00.0/0000:99:00.0/')"
+run "$T/topobad"
+expect NCCL_TOPO_FILE fail "a topology of another machine"
+expect_msg NCCL_TOPO_FILE "0000:99:00.0" "names the absent device"
+gen "$T/topono" --link-layer ib --nccl-env NCCL_TOPO_FILE=/opt/none.xml
+run "$T/topono"
+expect NCCL_TOPO_FILE fail "a topology file that is not there"
+gen "$T/toporel" --link-layer ib --nccl-env NCCL_TOPO_FILE=topo.xml
+run "$T/toporel"
+expect NCCL_TOPO_FILE warn "a relative topology path"
+
+# --- /dev/infiniband for the job's user
+gen "$T/uvmiss" $ETH --uverbs-missing mlx5_3
+run "$T/uvmiss"
+expect_rc 1 "uverbs3 missing"
+expect /dev/infiniband/uverbs3 fail "uverbs of mlx5_3 missing"
+expect_msg /dev/infiniband/uverbs3 "mlx5_3" "names the RDMA device"
+gen "$T/uvgrp" $ETH --uverbs-mode 0660 --uverbs-group 995 --job-user 1000:1000
+run "$T/uvgrp"
+expect /dev/infiniband/uverbs0 fail "0660 root:995, job user not in 995"
+gen "$T/uvgrp2" $ETH --uverbs-mode 0660 --uverbs-group 995 --job-user 1000:1000,995
+run "$T/uvgrp2"
+expect /dev/infiniband/uverbs0 pass "0660 root:995, job user in 995"
+gen "$T/uvroot" $ETH --uverbs-mode 0600 --job-user 0:0
+run "$T/uvroot"
+expect /dev/infiniband/uverbs0 pass "0600 and a root job"
+gen "$T/nocm" $ETH --no-rdma-cm
+run "$T/nocm"
+expect /dev/infiniband/rdma_cm warn "no rdma_cm (NCCL does not open it)"
+run "$T/nocm" --set nccl_config.rdma_cm=fail
+expect /dev/infiniband/rdma_cm fail "no rdma_cm with rdma_cm=fail"
+run "$T/nocm" --set nccl_config.rdma_cm=ignore
+expect /dev/infiniband/rdma_cm none "rdma_cm=ignore"
+
+# --- precedence, oddities, a prolog, an old snapshot
+gen "$T/prec" $ETH --nccl-conf NCCL_IB_HCA=mlx5_0 --nccl-env NCCL_IB_HCA=mlx5
+run "$T/prec"
+expect NCCL_IB_HCA pass "the environment wins over /etc/nccl.conf"
+gen "$T/prec2" $ETH --nccl-conf NCCL_IB_HCA=mlx5 --user-nccl-conf NCCL_IB_HCA=mlx5_0
+run "$T/prec2"
+expect NCCL_IB_HCA warn "~/.nccl.conf wins over /etc/nccl.conf"
+field "[f['observed']['set_in'] for f in c['findings'] if f['subject'] == 'NCCL_IB_HCA'][0]" |
+	grep -qx '/home/u1000/.nccl.conf:1' && ok "says where it is set" || not_ok "set_in"
+gen "$T/conffile" $ETH --nccl-env NCCL_CONF_FILE=/opt/nccl.conf --file /opt/nccl.conf=NCCL_IB_DISABLE=1 \
+	--user-nccl-conf NCCL_IB_DISABLE=0
+run "$T/conffile"
+expect NCCL_IB_DISABLE fail "NCCL_CONF_FILE replaces ~/.nccl.conf"
+gen "$T/odd" $ETH --nccl-conf "NCCL_IB_HCA = mlx5_0"
+run "$T/odd"
+expect /etc/nccl.conf:1 warn "'NAME = VALUE' sets nothing NCCL reads"
+expect NCCL_IB_HCA none "and NCCL_IB_HCA is not set by it"
+gen "$T/prolog" $ETH --nccl-env SLURM_SCRIPT_CONTEXT=prolog_slurmd --nccl-env NCCL_IB_DISABLE=1
+run "$T/prolog"
+expect_check pass "a prolog's environment is not the job's"
+field "c['summary']" | grep -q "prolog" && ok "the summary says so" || not_ok "summary: $(field "c['summary']")"
+gen "$T/prolog2" $ETH --nccl-env SLURM_SCRIPT_CONTEXT=prolog_slurmd --nccl-conf NCCL_IB_DISABLE=1
+run "$T/prolog2"
+expect NCCL_IB_DISABLE fail "in a prolog the files still count"
+gen "$T/old" $ETH --no-job-facts --nccl-conf NCCL_IB_GID_INDEX=3
+run "$T/old"
+expect_rc 0 "an old snapshot"
+expect /dev/infiniband skip "an old snapshot: device nodes not recorded"
+field "c['summary']" | grep -q "not recorded" && ok "files only, said" || not_ok "summary: $(field "c['summary']")"
+
+# --- profile keys are checked when the profile is built
+run "$T/def" --set nccl_config.partial_rails=maybe
+expect_rc 64 "partial_rails=maybe"
+run "$T/def" --set nccl_config.rdma_cm=yes
+expect_rc 64 "rdma_cm=yes"
+pf --describe nccl_config
+grep -q partial_rails "$T/out" && ok "--describe lists partial_rails" || not_ok "--describe"
+
+# --- the snapshot of a failing node gives the same verdicts offline
+gen "$T/bad" $ETH --nccl-env NCCL_IB_HCA=mlx5_0,mlx5_1 --nccl-conf NCCL_IB_GID_INDEX=1 \
+	--uverbs-missing mlx5_1 --nccl-env NCCL_TOPO_FILE=/opt/topo.xml --file "/opt/topo.xml=$XML" \
+	--user-nccl-conf NCCL_SOCKET_IFNAME=eth
+run "$T/bad"
+cp "$T/out" "$T/bad.json"
+"$PREFLIGHT" snapshot --root "$T/bad" "$T/snap" >/dev/null 2>&1 || not_ok "snapshot"
+run "$T/snap"
+"$PY" - "$T/bad.json" "$T/out" <<'PY' && ok "snapshot: same findings" || not_ok "snapshot: findings differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda r: [(f.get("subject"), f["status"]) for f in r["checks"][0]["findings"]]
+sys.exit(0 if key(a) == key(b) and a["checks"][0]["status"] == "fail" else 1)
+PY
+
+done_testing
