@@ -296,11 +296,31 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 	pf_autofree const struct pf_rdma_dev **devs = NULL;
 	enum pf_link_layer ll;
 
-	for (size_t i = 0; i < node->n_rdma; i++) {
-		const struct pf_rdma_dev *d = &node->rdma[i];
+	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
+	size_t n_order = 0;
 
-		if (cfg->nics[0] ? !pf_list_has(cfg->nics, d->name) : d->pci < 0 || is_vf(ctx, d))
-			continue;
+	/* `nics` in its own order (NCCL_IB_HCA's, usually the GPUs'), else the inventory's */
+	if (cfg->nics[0]) {
+		pf_autofree char *list = pf_xstrdup(cfg->nics);
+		char *save = NULL;
+
+		for (char *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+			const struct pf_rdma_dev *d = pf_node_rdma(node, t);
+			bool dup = false;
+
+			for (size_t k = 0; k < n_order; k++)
+				dup |= order[k] == d;
+			if (d && !dup && n_order < node->n_rdma)
+				order[n_order++] = d;
+		}
+	} else {
+		for (size_t i = 0; i < node->n_rdma; i++)
+			if (node->rdma[i].pci >= 0 && !is_vf(ctx, &node->rdma[i]))
+				order[n_order++] = &node->rdma[i];
+	}
+	for (size_t i = 0; i < n_order; i++) {
+		const struct pf_rdma_dev *d = order[i];
+
 		for (size_t j = 0; j < d->n_ports; j++) {
 			const struct pf_rdma_port *pt = &d->ports[j];
 
@@ -625,6 +645,9 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 			  ? "the connection request was rejected: check the port's GID table and "
 			    "that rdma_cm is loaded (modprobe rdma_ucm), and for RoCE the RoCE mode "
 			    "(cma_roce_mode) on both ends"
+			  : r->cm_event == PF_CM_EVENT_CONNECT_ERROR
+			  ? "the QP could not be moved to RTR/RTS with the path RDMA-CM found: "
+			    "compare the MTU and RoCE mode of both ports, look in dmesg (mlx5_core)"
 			  : "the connection request went unanswered: the path between the two "
 			    "ports drops RDMA-CM packets; check the switch (VLAN, PFC/ECN), MTU "
 			    "and the port_errors check");
@@ -883,7 +906,7 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 	uint64_t page_size = 0;
 	size_t n_read = 0, n_up = 0, n_slow = 0, n_failed = 0, n_blamed;
 	double lo = 0, hi = 0;
-	char range[64];
+	char range[96];
 	int r, n_dev = 0;
 
 	if (!ctx->node)
@@ -1077,7 +1100,8 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 	if (hi > 0)
 		snprintf(range, sizeof(range), "%.1f-%.1f Gb/s", lo, hi);
 	else
-		snprintf(range, sizeof(range), "no flow completed");
+		snprintf(range, sizeof(range), "no flow completed (rails that do not reach "
+			 "each other by design: rail_only)");
 	pf_summary(res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
 		   p.n_rails, ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p.n_flows, p.n_rounds,
 		   p.n_rounds == 1 ? "" : "s", p.cm ? "RDMA-CM" : "LID/QPN", range,

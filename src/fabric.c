@@ -85,6 +85,7 @@ struct fab {
 	struct pf_cm_channel *ch;
 	struct pf_cm_id *listen;
 	bool connected;
+	int ev_errno;             /* errno right after the last rdma_get_cm_event */
 	size_t page, stride, span;
 	unsigned int slots;
 	struct ibv_send_wr *wrs;
@@ -368,7 +369,26 @@ static int cm_next(struct fab *f, int ms, struct pf_cm_event **ret)
 	errno = 0;
 	if (f->o->cm->get_cm_event(f->ch, ret))
 		return -errno_or(EIO);
+	f->ev_errno = errno; /* librdmacm's own processing of the event may have set it */
 	return 0;
+}
+
+/*
+ * The -errno an error event stands for: REJECTED carries the IB CM reject
+ * reason (ECONNREFUSED); a status librdmacm made itself while handling
+ * the event (CONNECT_ERROR from ucma_process_conn_resp: ERR()'s -1 with
+ * errno, or a positive errno from ibv_set_ece) is that errno; otherwise
+ * the kernel's negative errno.
+ */
+static int event_errno(const struct fab *f, int type, int status)
+{
+	if (type == PF_CM_EVENT_REJECTED)
+		return -ECONNREFUSED;
+	if (status == -1)
+		return f->ev_errno > 0 ? -f->ev_errno : -ECONNABORTED;
+	if (status > 0)
+		return -status;
+	return status < 0 ? status : -ECONNABORTED;
 }
 
 /* The device name of an ibv_context. */
@@ -397,10 +417,12 @@ static int cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_t
 		return 0;
 	f->r->cm_event = type;
 	f->r->cm_status = status;
-	if (type == (int)bad)
-		return fail(f, st, status < 0 ? status : -EIO, "%s %s (%s) -> %s (%s): %s, status %d "
-			    "(%s)", call, f->s[0].e->ip, f->s[0].e->dev, f->s[1].e->ip, f->s[1].e->dev,
-			    pf_cm_event_name(type), status, strerror(status < 0 ? -status : EIO));
+	if (type == (int)bad) {
+		r = event_errno(f, type, status);
+		return fail(f, st, r, "%s %s (%s) -> %s (%s): %s, status %d (%s)", call,
+			    f->s[0].e->ip, f->s[0].e->dev, f->s[1].e->ip, f->s[1].e->dev,
+			    pf_cm_event_name(type), status, strerror(-r));
+	}
 	return fail(f, st, -EPROTO, "%s: unexpected %s (status %d)", call, pf_cm_event_name(type),
 		    status);
 }
@@ -561,11 +583,11 @@ static int cm_connect(struct fab *f)
 		}
 		f->r->cm_event = type;
 		f->r->cm_status = status;
-		return fail(f, PF_FAB_CONNECT, type == PF_CM_EVENT_REJECTED ? -ECONNREFUSED
-						: status < 0 ? status : -ECONNABORTED,
-			    "connection %s (%s) -> %s (%s): %s, status %d", f->o->src.ip,
-			    f->o->src.dev, f->o->dst.ip, f->o->dst.dev, pf_cm_event_name(type),
-			    status);
+		r = event_errno(f, type, status);
+		return fail(f, PF_FAB_CONNECT, r, "connection %s (%s) -> %s (%s): %s, status %d (%s)",
+			    f->o->src.ip, f->o->src.dev, f->o->dst.ip, f->o->dst.dev,
+			    pf_cm_event_name(type), status, type == PF_CM_EVENT_REJECTED
+			    ? "rejected" : strerror(-r));
 	}
 	return 0;
 }

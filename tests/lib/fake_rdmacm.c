@@ -46,6 +46,7 @@ struct fid {
 
 struct fevent {
 	struct pf_cm_event ev;   /* first */
+	int err;                 /* errno rdma_get_cm_event leaves behind (0: untouched) */
 	struct fid *owner;
 	struct fevent *next;
 };
@@ -124,7 +125,8 @@ static void ctx_put(int dev)
 }
 
 /* Under the lock: queue an event for @owner on its channel. */
-static void post(struct fid *owner, struct fid *listen, enum pf_cm_event_type type, int status)
+static struct fevent *post(struct fid *owner, struct fid *listen, enum pf_cm_event_type type,
+			   int status)
 {
 	struct fevent *e = calloc(1, sizeof(*e));
 	struct fchan *c = owner->chan;
@@ -141,6 +143,7 @@ static void post(struct fid *owner, struct fid *listen, enum pf_cm_event_type ty
 	c->tail = e;
 	if (write(c->wfd, "e", 1) != 1)
 		misuse("event pipe full");
+	return e;
 }
 
 static struct pf_cm_channel *f_create_event_channel(void)
@@ -424,6 +427,8 @@ static int f_connect(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 			l = ids[i];
 	if (p && p->unreachable) {
 		post(f, NULL, PF_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+	} else if (p && p->conn_resp_errno) {
+		post(f, NULL, PF_CM_EVENT_CONNECT_ERROR, -1)->err = p->conn_resp_errno;
 	} else if (p && p->reject) {
 		post(f, NULL, PF_CM_EVENT_REJECTED, p->reject);
 	} else if (!l) {
@@ -546,6 +551,8 @@ static int f_get_cm_event(struct pf_cm_channel *ch, struct pf_cm_event **ret)
 		c->tail = NULL;
 	e->owner->taken++;
 	pthread_mutex_unlock(&lock);
+	if (e->err)
+		errno = e->err;
 	*ret = &e->ev;
 	return 0;
 }

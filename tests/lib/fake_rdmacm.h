@@ -39,6 +39,12 @@ struct pf_fake_cm_port {
 	int route_status;  /* resolving a route from or to this port: ROUTE_ERROR with it */
 	int reject;        /* connecting to this port: REJECTED with this reason */
 	bool unreachable;  /* connecting to this port: UNREACHABLE -ETIMEDOUT */
+	/*
+	 * connecting to this port: CONNECT_ERROR with status -1 and this errno,
+	 * as librdmacm reports a QP it could not move to RTR/RTS on the reply
+	 * (ucma_process_conn_resp: ERR())
+	 */
+	int conn_resp_errno;
 };
 
 struct pf_fake_rdmacm {

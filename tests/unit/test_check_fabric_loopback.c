@@ -570,6 +570,41 @@ static void test_gpu_memory(void **state)
 	teardown(root);
 }
 
+/* `nics` sets the ring's order; undeclared rail-only fabrics fail every flow, with the hint */
+static void test_nics_order_and_unreachable_rails(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	const char *order[] = { FAST, "fabric_loopback.nics=mlx5_3,mlx5_0,mlx5_2", NULL };
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+
+	run(root, order, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal((int)obs_num(finding(&res, "mlx5_3/1 -> mlx5_0/1"), "round"), 1);
+	assert_int_equal((int)obs_num(finding(&res, "mlx5_0/1 -> mlx5_2/1"), "round"), 1);
+	assert_int_equal((int)obs_num(finding(&res, "mlx5_2/1 -> mlx5_3/1"), "round"), 1);
+	assert_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
+	pf_result_release(&res);
+
+	for (int i = 0; i < 4; i++)
+		pf_fake_rdmacm.ports[i].arp_timeout = true;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(count(&res, PF_STATUS_FAIL), 8);
+	assert_non_null(strstr(res.summary, "no flow completed (rails that do not reach each "
+					    "other by design: rail_only)"));
+	pf_result_release(&res);
+
+	/* librdmacm could not move the QP on the reply */
+	pf_fake_rdmacm_reset(4);
+	pf_fake_rdmacm.ports[0].conn_resp_errno = EINVAL;
+	run(root, sets, &res);
+	assert_non_null(strstr(finding(&res, "mlx5_3/1 -> mlx5_0/1")->remedy, "RTR/RTS"));
+	assert_int_equal(finding(&res, "mlx5_0/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_deadline_follows_settings(void **state)
 {
 	const struct pf_check *c = pf_registry_find("fabric_loopback");
@@ -607,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_rail_without_address),
 		cmocka_unit_test(test_libraries_missing),
 		cmocka_unit_test(test_gpu_memory),
+		cmocka_unit_test(test_nics_order_and_unreachable_rails),
 		cmocka_unit_test(test_deadline_follows_settings),
 	};
 

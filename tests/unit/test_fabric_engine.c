@@ -207,6 +207,16 @@ static void test_rejected_and_unreachable(void **state)
 	assert_int_equal(r.stage, PF_FAB_CONNECT);
 	assert_int_equal(r.cm_event, PF_CM_EVENT_UNREACHABLE);
 	assert_clean();
+
+	/* librdmacm could not take the QP to RTR/RTS on the reply: status -1, errno */
+	reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm.ports[1].conn_resp_errno = EINVAL;
+	opts_for(&o, 0, 1, PF_FAB_CM);
+	assert_int_equal(pf_fabric_flow(&o, &r), -EINVAL);
+	assert_int_equal(r.cm_event, PF_CM_EVENT_CONNECT_ERROR);
+	assert_int_equal(r.cm_status, -1);
+	assert_non_null(strstr(r.err, "Invalid argument"));
+	assert_clean();
 }
 
 static void test_address_of_another_rail(void **state)
