@@ -3,11 +3,11 @@
  * gdr_loopback - RDMA WRITE loopback bandwidth per GPU/NIC pair, from host
  * memory and from GPU memory (GPUDirect RDMA), like perftest's ib_write_bw.
  *
- * Pairs: each GPU with its nearest NIC (src/gpu_nic.c, the map gpu_nic_numa
+ * Pairs: each GPU with its nearest NIC (src/node/gpu_nic.c, the map gpu_nic_numa
  * reports), or the `pairs` list; without GPUs, every RDMA port.  Per NIC
  * port a host-memory run (buffers on the NIC's NUMA node), then per pair a
  * GPU-memory run (nvidia-peermem or DMA-BUF registration), through the
- * engine in src/loopback.c.  Verdicts: host >= host_min_fraction of the
+ * engine in src/vendor/loopback.c.  Verdicts: host >= host_min_fraction of the
  * port rate (warn below host_warn_fraction), GPU >= gpu_min_fraction of
  * the same NIC's host figure, the written data intact, and every WRITE of
  * the loopback's own QPs completed successfully (a retry exhausted is an

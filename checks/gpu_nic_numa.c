@@ -5,7 +5,7 @@
  *
  * From the inventory (sysfs or an lstopo export): for each GPU, the nearest
  * RDMA NIC by PCI path class (PIX < PXB < PHB < NODE < SYS, see
- * src/pci_path.c; ties go to the NIC on the GPU's NUMA node, then to one no
+ * src/node/pci_path.c; ties go to the NIC on the GPU's NUMA node, then to one no
  * earlier GPU took, then by name)
  * and whether the two share a NUMA node.  The GPU -> NIC map is reported as
  * observed values: it is the per-rank choice NCCL_IB_HCA should follow.

@@ -24,6 +24,7 @@
 #include "preflight/check.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
+#include "preflight/providers.h"
 
 #define SPEED_EPS 0.05     /* GT/s: "8 GT/s" vs "8.0 GT/s PCIe" */
 #define MAX_DEPTH 64       /* bridges above a device; more means a corrupt model */

@@ -26,6 +26,7 @@
 #include "preflight/check.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
+#include "preflight/providers.h"
 
 enum ctr_class {
 	CTR_HARD,      /* the link went down, retrained or corrupted packets: fail */

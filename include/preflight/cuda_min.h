@@ -7,7 +7,7 @@
  * Enums are plain unsigned ints (the ABI of the driver's enums); handle types
  * keep the driver's struct tags so that tests/decls/gpu_decls.c can check
  * every function type against the real cuda.h when the toolkit is present.
- * Symbol names are the ABI names (cuMemAlloc_v2, ...), see src/dl_cuda.c.
+ * Symbol names are the ABI names (cuMemAlloc_v2, ...), see src/vendor/dl_cuda.c.
  */
 #ifndef PREFLIGHT_CUDA_MIN_H
 #define PREFLIGHT_CUDA_MIN_H

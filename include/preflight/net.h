@@ -4,12 +4,12 @@
  * parameters (ethtool netlink), driver statistics (SIOCETHTOOL, the
  * `ethtool -S` counters) and the PFC configuration (rtnetlink DCB).
  *
- * Each fact has three layers: socket I/O (src/ethtool_nl.c,
- * src/ethtool_ioctl.c, src/dcb_nl.c) that returns the kernel's raw reply,
+ * Each fact has three layers: socket I/O (src/facts/ethtool_nl.c,
+ * src/facts/ethtool_ioctl.c, src/facts/dcb_nl.c) that returns the kernel's raw reply,
  * a parser that turns reply bytes into the structs below (unit-tested on
  * recorded bytes), and a text parser for the standard tools' output that
- * the recorded backend reads under <root>/preflight/ (src/parse_ethtool.c,
- * src/recorded_net.c; docs/snapshot.md).  A driver that lacks the
+ * the recorded backend reads under <root>/preflight/ (src/parse/parse_ethtool.c,
+ * src/facts/recorded_net.c; docs/snapshot.md).  A driver that lacks the
  * operation gives -EOPNOTSUPP, which callers report as "not supported",
  * never as an error.
  */
@@ -81,7 +81,7 @@ void pf_stats_release(struct pf_stats *s);
 int pf_stats_get(const struct pf_stats *s, const char *name, uint64_t *ret);
 
 /*
- * Text parsers (src/parse_ethtool.c).  Each tolerates the header line,
+ * Text parsers (src/parse/parse_ethtool.c).  Each tolerates the header line,
  * indentation with blanks or tabs, CRLF, and garbage lines (skipped); an
  * error message the tool prints instead of data ("netlink error: Operation
  * not supported", "Attribute read: Operation not supported", "no stats
@@ -166,7 +166,7 @@ int pf_ethtool_stats_from_raw(const char *strings, size_t n_strings, const uint6
 
 /*
  * Netlink plumbing shared by the parsers and the socket I/O
- * (src/netlink_util.c).
+ * (src/facts/netlink_util.c).
  */
 struct nlmsghdr;
 struct nl_sock;
@@ -206,6 +206,8 @@ struct pf_ethtool_ops {
 	int (*ioctl)(const char *ifname, void *data);
 };
 extern struct pf_ethtool_ops pf_ethtool_ops;
+/* One SIOCETHTOOL ioctl of @data for @ifname on @fd: 0 or -errno. */
+int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data);
 int pf_ethtool_ioctl_sys(const char *ifname, void *data);
 /* The SIOCETHTOOL fallbacks: GPAUSEPARAM; GLINKSETTINGS, else the legacy GSET. */
 int pf_ethtool_ioctl_pause(const char *ifname, struct pf_pause *ret);

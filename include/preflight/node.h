@@ -2,8 +2,8 @@
 /*
  * node.h - the node inventory, read once and shared by every check.
  *
- * Built from sysfs under the root (src/node_sysfs.c) or from an lstopo XML
- * export through hwloc (src/node_hwloc.c); both fill the same model.  Checks
+ * Built from sysfs under the root (src/node/node_sysfs.c) or from an lstopo XML
+ * export through hwloc (src/node/node_hwloc.c); both fill the same model.  Checks
  * that set PF_CHECK_NEEDS_NODE find it in ctx->node.  Indexes link the
  * tables: -1 means "none".
  */
@@ -115,10 +115,10 @@ struct pf_node {
  */
 int pf_node_load(const struct pf_fs *fs, const char *topology_xml, struct pf_node **ret,
 		 char **ret_err);
-/* Sysfs only (src/node_sysfs.c). */
+/* Sysfs only (src/node/node_sysfs.c). */
 int pf_node_load_sysfs(const struct pf_fs *fs, struct pf_node **ret, char **ret_err);
 /*
- * From an lstopo XML export (src/node_hwloc.c).  @xml_path is a path in the
+ * From an lstopo XML export (src/node/node_hwloc.c).  @xml_path is a path in the
  * host filesystem, not under the root: pf_node_load() passes --topology as
  * given, or "<root>/preflight/topology.xml".
  */
@@ -152,7 +152,7 @@ const struct pf_rdma_dev *pf_node_rdma(const struct pf_node *node, const char *n
 const struct pf_netdev *pf_node_netdev(const struct pf_node *node, const char *name);
 
 /*
- * PCI distance between two devices (src/pci_path.c), in nvidia-smi's
+ * PCI distance between two devices (src/node/pci_path.c), in nvidia-smi's
  * vocabulary, best first.  PIX: at most one PCIe switch between them; PXB:
  * several switches, no host bridge; PHB: through the host bridge (root
  * complex); NODE: across host bridges of one NUMA node; SYS: across NUMA

@@ -10,7 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "preflight/providers.h"
+#include "preflight/macro.h"
+
+#define PF_RLIM_UNLIMITED UINT64_MAX
+
+/* A resource limit in bytes (or PF_RLIM_UNLIMITED). */
+struct pf_rlimit {
+	uint64_t soft; /* bytes, or PF_RLIM_UNLIMITED */
+	uint64_t hard;
+};
 
 /*
  * Find the row named @name ("Max locked memory") in /proc/<pid>/limits text
@@ -27,7 +35,7 @@ int pf_parse_proc_limits(const char *text, const char *name, struct pf_rlimit *r
 int pf_parse_u64_fields(const char *text, uint64_t *fields, size_t max);
 
 /*
- * sysfs formats (src/parse_sysfs.c).
+ * sysfs formats (src/parse/parse_sysfs.c).
  */
 
 /* An InfiniBand port rate: "400 Gb/sec (4X NDR)". */
@@ -97,7 +105,7 @@ double pf_read_uptime(const struct pf_fs *fs);
 int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16]);
 
 /*
- * PCI configuration space images (src/parse_pci_config.c), constants as in
+ * PCI configuration space images (src/parse/parse_pci_config.c), constants as in
  * linux/pci_regs.h.
  */
 #define PF_PCI_CFG_SPACE_SIZE 256      /* conventional space; extended caps start here */
@@ -139,7 +147,7 @@ int pf_parse_pci_acs(const uint8_t *cfg, size_t len, struct pf_pci_acs *ret);
 size_t pf_pci_acs_ctrl_names(uint16_t ctrl, char *buf, size_t len);
 
 /*
- * RDMA counters (src/parse_ib_counters.c).
+ * RDMA counters (src/parse/parse_ib_counters.c).
  */
 
 /*
@@ -166,7 +174,7 @@ int pf_counter_delta(uint64_t before, uint64_t after, unsigned int width, bool s
 		     struct pf_counter_delta *ret);
 
 /*
- * GPU formats (src/parse_gpu.c).
+ * GPU formats (src/parse/parse_gpu.c).
  */
 
 /* One NVIDIA Xid line of the kernel log: "NVRM: Xid (PCI:0000:1b:00): 79, pid=..., ...". */

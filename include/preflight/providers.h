@@ -14,17 +14,13 @@
 #include <stdint.h>
 
 #include "preflight/check.h"
+#include "preflight/parse.h"
 
-#define PF_RLIM_UNLIMITED UINT64_MAX
 
 struct pf_gpu_provider;
 struct pf_verbs_api;
 struct pf_rdmacm_api;
 
-struct pf_rlimit {
-	uint64_t soft; /* bytes, or PF_RLIM_UNLIMITED */
-	uint64_t hard;
-};
 
 struct pf_linkmodes;
 struct pf_pause;

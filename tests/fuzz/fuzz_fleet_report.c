@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "preflight/fleet.h"
-#include "preflight/report.h"
+#include "fleet.h"
+#include "report.h"
 
 static bool clean(const char *s, size_t len)
 {

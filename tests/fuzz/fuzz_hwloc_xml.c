@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_hwloc_xml.c - the hwloc topology loader (src/node_hwloc.c) on
+ * fuzz_hwloc_xml.c - the hwloc topology loader (src/node/node_hwloc.c) on
  * arbitrary XML: a snapshot's preflight/topology.xml is read from whatever
  * the root holds.  The model it returns, if any, is walked in full.
  */

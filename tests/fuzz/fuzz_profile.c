@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "preflight/profile.h"
-#include "preflight/registry.h"
+#include "registry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

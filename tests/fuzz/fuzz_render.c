@@ -13,8 +13,8 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "preflight/registry.h"
-#include "preflight/report.h"
+#include "registry.h"
+#include "report.h"
 
 static bool utf8_ok(const char *s, size_t len, bool controls_ok)
 {

@@ -7,7 +7,7 @@
 
 #include "fake_gpu.h"
 #include "preflight/profile.h"
-#include "preflight/registry.h"
+#include "registry.h"
 
 struct pf_fake_gpu pf_fake;
 

@@ -10,7 +10,7 @@
 #include <sys/statvfs.h>
 
 #include "preflight/node.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 const char *pf_test_fixture(const char *name)

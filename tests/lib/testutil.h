@@ -15,7 +15,7 @@
 #include "preflight/check.h"
 #include "preflight/profile.h"
 #include "preflight/providers.h"
-#include "preflight/runner.h"
+#include "runner.h"
 
 /* Path of a fixture root under tests/fixtures (static buffer). */
 const char *pf_test_fixture(const char *name);

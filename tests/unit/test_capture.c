@@ -11,9 +11,9 @@
  */
 #include <string.h>
 
-#include "preflight/capture.h"
+#include "capture.h"
 #include "preflight/profile.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 struct fx {

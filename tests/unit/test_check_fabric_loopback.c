@@ -15,8 +15,8 @@
 #include "fake_gpu.h"
 #include "fake_rdmacm.h"
 #include "fake_verbs.h"
-#include "preflight/registry.h"
-#include "preflight/report.h"
+#include "registry.h"
+#include "report.h"
 #include "testutil.h"
 
 #define FAST "fabric_loopback.msg_size=65536", "fabric_loopback.iterations=500", \

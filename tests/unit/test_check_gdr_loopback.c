@@ -11,7 +11,7 @@
 
 #include "fake_gpu.h"
 #include "fake_verbs.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 static char gpus[8][16];

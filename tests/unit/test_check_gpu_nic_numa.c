@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "preflight/node.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 /* --- building inventories by hand ----------------------------------------- */

@@ -17,7 +17,7 @@
 
 #include "preflight/node.h"
 #include "preflight/parse.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 /*

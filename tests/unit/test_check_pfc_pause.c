@@ -10,7 +10,7 @@
 
 #include "preflight/net.h"
 #include "preflight/node.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 #define PFC_ON3 "pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off\n"

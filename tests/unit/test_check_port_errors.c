@@ -16,7 +16,7 @@
 
 #include "preflight/net.h"
 #include "preflight/node.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 #define PORT1 "sys/class/infiniband/mlx5_0/ports/1/"

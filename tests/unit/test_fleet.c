@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "preflight/fleet.h"
+#include "fleet.h"
 #include "testutil.h"
 
 /* A tiny report: @host, nic_link_speed with one finding per rate in @rates, memlock. */

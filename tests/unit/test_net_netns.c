@@ -18,7 +18,7 @@
 
 #include "preflight/net.h"
 #include "preflight/node.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 static char netns[64];

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "preflight/output.h"
+#include "output.h"
 #include "testutil.h"
 
 static void expect(const char *tmpl, const char *host, const char *job, const char *want)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "preflight/profile.h"
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 struct acfg {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "preflight/registry.h"
+#include "registry.h"
 #include "testutil.h"
 
 struct tcfg {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "preflight/profile.h"
-#include "preflight/report.h"
+#include "report.h"
 #include "testutil.h"
 
 struct tcfg {

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "preflight/report.h"
+#include "report.h"
 #include "testutil.h"
 
 static const struct pf_check check_a = { .name = "alpha" };

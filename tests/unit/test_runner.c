@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "preflight/runner.h"
+#include "runner.h"
 #include "testutil.h"
 
 static int touched; /* set by a check: visible here only without fork */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "preflight/slurm.h"
+#include "slurm.h"
 #include "testutil.h"
 
 static const struct pf_check check_a = { .name = "memlock" };

@@ -14,7 +14,7 @@
 #include "preflight/gpu.h"
 #include "preflight/job.h"
 #include "preflight/net.h"
-#include "preflight/snapshot.h"
+#include "snapshot.h"
 #include "testutil.h"
 
 #define BR "sys/devices/pci0000:00/0000:00:01.0"

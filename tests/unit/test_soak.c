@@ -20,11 +20,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "version.h"
 #include "testutil.h"
 #include "preflight/fs.h"
 #include "preflight/node.h"
-#include "preflight/registry.h"
-#include "preflight/report.h"
+#include "registry.h"
+#include "report.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PF_SOAK_ASAN 1

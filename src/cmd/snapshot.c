@@ -1,0 +1,1262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * snapshot.c - write a recorded root: the files the checks read, and the
+ * provider facts that are not files (docs/snapshot.md, "Writing a snapshot").
+ *
+ * The paths are one table, snap_rules[] below: a pattern per line whose
+ * components may hold fnmatch(3) wildcards with extended patterns
+ * ("@(a|b)"), and what to do with each match (copy the file, recreate the
+ * link and its target directory, or copy a small tree).  Add a line there
+ * when a check starts reading a new file.
+ *
+ * Every source path is mirrored component by component: a symlink in the
+ * source (sysfs's relative links: /sys/class/net/eth0 ->
+ * ../../devices/pci0000:00/.../net/eth0) is recreated with the same target
+ * in the snapshot and the walk continues at its target, so each file lands
+ * at its canonical place once and every link a check follows resolves the
+ * same way under --root.  Links under /proc (self, thread-self) are magic
+ * and become plain directories.  Regular files are copied by reading them
+ * to EOF (sysfs reports 4096 bytes for every attribute).  A cache of the
+ * mirrored prefixes keeps the walk at one readlink per directory.
+ */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "preflight/gpu.h"
+#include "preflight/job.h"
+#include "preflight/nccl_conf.h"
+#include "preflight/net.h"
+#include "output.h"
+#include "preflight/node.h"
+#include "snapshot.h"
+#include "strmap.h"
+
+#define SNAP_MAX_LINKS 40
+#define SNAP_MAX_FILE (4u << 20)
+
+/* Values of struct snap.seen: what a canonical relative path already is in the snapshot. */
+enum { SEEN_DIR, SEEN_FILE, SEEN_LINK /* + index into targets */ };
+
+struct snap {
+	const struct pf_fs *src;
+	int dfd;
+	struct pf_strmap seen;
+	char **targets;
+	size_t n_targets, cap_targets;
+	char *log;
+	size_t log_len;
+	FILE *logf;
+	struct pf_snapshot_stats st;
+};
+
+enum snap_kind {
+	SNAP_FILE, /* copy each matching regular file (directories are ignored) */
+	SNAP_LINK, /* recreate each matching symlink chain; create its target directory */
+	SNAP_TREE, /* copy each matching directory, SNAP_TREE_DEPTH levels deep */
+};
+
+#define SNAP_TREE_DEPTH 3
+
+enum snap_flags {
+	SNAP_QUIET = 1 << 0, /* read errors are normal here (unused GID slots): not logged */
+};
+
+struct snap_rule {
+	const char *pattern;
+	enum snap_kind kind;
+	unsigned int flags;
+	/* optional: copy only the matches it accepts */
+	bool (*want)(struct snap *s, const char *path);
+	/* optional: called after a match was copied */
+	void (*after)(struct snap *s, const char *path);
+};
+
+static bool want_pci_config(struct snap *s, const char *path);
+static void after_gid(struct snap *s, const char *path);
+
+#define PCI "/sys/bus/pci/devices/*/"
+#define IB "/sys/class/infiniband/*/"
+#define IBPORT IB "ports/*/"
+
+/* What a snapshot holds.  Keep it to what checks and inventory read. */
+#define R_FILE(p) { .pattern = (p), .kind = SNAP_FILE }
+#define R_LINK(p) { .pattern = (p), .kind = SNAP_LINK }
+#define R_TREE(p) { .pattern = (p), .kind = SNAP_TREE }
+
+static const struct snap_rule snap_rules[] = {
+	/* PCI functions, bridges included (each is in /sys/bus/pci/devices too) */
+	R_FILE(PCI "@(vendor|device|class|subsystem_vendor|subsystem_device|revision)"),
+	R_FILE(PCI "@(numa_node|local_cpulist|local_cpus)"),
+	R_FILE(PCI "@(current_link_speed|max_link_speed|current_link_width|max_link_width)"),
+	{ .pattern = PCI "config", .kind = SNAP_FILE, .want = want_pci_config },
+	R_LINK(PCI "driver"),
+	R_LINK(PCI "iommu_group"),
+	/* RDMA devices and ports */
+	R_LINK(IB "device"),
+	R_FILE(IB "@(node_type|node_guid|sys_image_guid|fw_ver|hca_type|board_id|node_desc)"),
+	R_FILE(IBPORT "@(state|phys_state|rate|link_layer|lid|sm_lid|cap_mask|active_mtu)"),
+	R_FILE(IBPORT "counters/*"),
+	R_FILE(IBPORT "hw_counters/*"),
+	R_FILE(IBPORT "gids/0"),
+	{ .pattern = IBPORT "gid_attrs/ndevs/*", .kind = SNAP_FILE, .flags = SNAP_QUIET,
+	  .after = after_gid },
+	/* netdevs */
+	R_LINK("/sys/class/net/*/device"),
+	R_FILE("/sys/class/net/*/@(type|ifindex|address|mtu|operstate|carrier|speed|duplex)"),
+	R_FILE("/sys/class/net/*/@(dev_port|dev_id)"),
+	R_FILE("/sys/class/net/*/bonding/@(slaves|mode)"),
+	R_FILE("/sys/class/net/*/ecn/@(roce_np|roce_rp)/enable/*"),
+	R_FILE("/sys/class/net/*/ecn/roce_np/@(cnp_dscp|cnp_802p_prio)"),
+	R_LINK("/sys/class/net/*/lower_*"),
+	/* NUMA */
+	R_FILE("/sys/devices/system/node/@(online|possible|has_cpu)"),
+	R_FILE("/sys/devices/system/node/node*/@(cpulist|cpumap|distance)"),
+	/* GPUDirect RDMA and IOMMU */
+	R_TREE("/sys/module/@(nvidia_peermem|nv_peer_mem)"),
+	R_TREE("/sys/kernel/mm/memory_peers"),
+	R_FILE("/sys/kernel/iommu_groups/*/type"),
+	R_FILE("/proc/modules"),
+	R_FILE("/proc/cmdline"),
+	R_FILE("/proc/driver/nvidia/version"),
+	R_FILE("/proc/driver/nvidia/gpus/*/information"),
+	/* the process and the kernel */
+	R_FILE("/proc/self/limits"),
+	R_FILE("/proc/uptime"),
+	R_FILE("/proc/sys/kernel/@(hostname|osrelease|numa_balancing)"),
+	R_FILE("/proc/sys/net/core/*"),
+	R_FILE("/proc/sys/net/ipv4/@(tcp_rmem|tcp_wmem)"),
+	R_FILE("/proc/sys/net/ipv4/conf/*/@(arp_ignore|arp_announce|rp_filter)"),
+	R_FILE("/sys/kernel/config/rdma_cm/*/ports/*/@(default_roce_tos|default_roce_mode)"),
+	R_FILE("/proc/sys/vm/zone_reclaim_mode"),
+	R_FILE("/etc/hostname"),
+	R_FILE("/run/slurmd.pid"),
+	/* NCCL's configuration and the verbs device nodes (nccl_config) */
+	R_FILE("/etc/nccl.conf"),
+	R_LINK("/sys/class/infiniband_verbs/uverbs*"),
+	R_FILE("/sys/class/infiniband_verbs/*/@(ibdev|dev|abi_version)"),
+};
+
+/* Subdirectories of a module's sysfs directory that a tree copy leaves out. */
+static bool tree_skip(const char *name)
+{
+	static const char *const skip[] = { "sections", "notes", "holders", "drivers", "uevent" };
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(skip); i++)
+		if (!strcmp(name, skip[i]))
+			return true;
+	return false;
+}
+
+static void log_skip(struct snap *s, const char *path, int err)
+{
+	fprintf(s->logf, "%s: %s\n", path, strerror(-err));
+	s->st.skipped++;
+}
+
+/* Drop the last component of the relative path in @out (length *len). */
+static void pop_component(char *out, size_t *len)
+{
+	while (*len > 0 && out[*len - 1] != '/')
+		(*len)--;
+	if (*len > 0)
+		(*len)--;
+	out[*len] = '\0';
+}
+
+static bool is_proc(const char *rel)
+{
+	return !strncmp(rel, "proc/", 5);
+}
+
+static int make_dir(struct snap *s, const char *rel)
+{
+	if (mkdirat(s->dfd, rel, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	pf_strmap_put(&s->seen, rel, SEEN_DIR);
+	s->st.dirs++;
+	return 0;
+}
+
+/* Create the directories of a snapshot-only path ("preflight/ethtool/eth0"). */
+static int make_dirs(struct snap *s, const char *rel)
+{
+	char buf[PATH_MAX];
+	int r;
+
+	snprintf(buf, sizeof(buf), "%s", rel);
+	for (char *p = buf; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		r = make_dir(s, buf);
+		*p = '/';
+		if (r < 0)
+			return r;
+	}
+	return make_dir(s, buf);
+}
+
+static int make_link(struct snap *s, const char *rel, const char *target, uint32_t *ret_id)
+{
+	if (symlinkat(target, s->dfd, rel) < 0 && errno != EEXIST)
+		return -errno;
+	if (s->n_targets == s->cap_targets) {
+		s->cap_targets = s->cap_targets ? s->cap_targets * 2 : 64;
+		s->targets = pf_xrealloc(s->targets, s->cap_targets * sizeof(*s->targets));
+	}
+	*ret_id = (uint32_t)s->n_targets;
+	s->targets[s->n_targets++] = pf_xstrdup(target);
+	pf_strmap_put(&s->seen, rel, SEEN_LINK + *ret_id);
+	s->st.links++;
+	return 0;
+}
+
+/*
+ * Mirror the chain of @path into the snapshot: every symlink on the way is
+ * recreated (the last component's too when @follow_last) and every
+ * directory made, except the last component itself.  *ret_canon is the
+ * canonical path relative to the root ("sys/devices/...").
+ */
+static int mirror(struct snap *s, const char *path, bool follow_last, char **ret_canon)
+{
+	pf_autofree char *todo = pf_xstrdup(path);
+	char out[PATH_MAX];
+	size_t len = 0;
+	int links = 0;
+	char *p = todo;
+
+	out[0] = '\0';
+	for (;;) {
+		const char *target;
+		pf_autofree char *t = NULL;
+		char *comp;
+		size_t clen;
+		uint32_t v;
+		bool last;
+		int r;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		comp = p;
+		clen = strcspn(p, "/");
+		p += clen;
+		while (*p == '/')
+			p++;
+		last = !*p;
+		if (clen == 1 && comp[0] == '.')
+			continue;
+		if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
+			pop_component(out, &len);
+			continue;
+		}
+		if (len + 1 + clen + 1 > sizeof(out))
+			return -ENAMETOOLONG;
+		if (len)
+			out[len++] = '/';
+		memcpy(out + len, comp, clen);
+		len += clen;
+		out[len] = '\0';
+		if (last && !follow_last)
+			break;
+
+		if (pf_strmap_get(&s->seen, out, &v)) {
+			if (v < SEEN_LINK)
+				continue;
+			target = s->targets[v - SEEN_LINK];
+		} else {
+			pf_autofree char *abs = pf_xasprintf("/%s", out);
+
+			r = pf_fs_readlink(s->src, abs, &t);
+			if (r == -EINVAL || (r == 0 && is_proc(out))) {
+				/* not a link (or a magic /proc one): a directory on the way */
+				if (!last) {
+					r = make_dir(s, out);
+					if (r < 0)
+						return r;
+				}
+				continue;
+			}
+			if (r < 0)
+				return r;
+			r = make_link(s, out, t, &v);
+			if (r < 0)
+				return r;
+			target = t;
+		}
+		if (++links > SNAP_MAX_LINKS)
+			return -ELOOP;
+		pop_component(out, &len);
+		if (target[0] == '/') {
+			len = 0;
+			out[0] = '\0';
+		}
+		{
+			char *next = pf_xasprintf("%s/%s", target, p);
+
+			free(todo);
+			todo = next;
+			p = todo;
+		}
+	}
+	*ret_canon = pf_xstrdup(out);
+	return 0;
+}
+
+static int put_file(struct snap *s, const char *rel, const char *buf, size_t len)
+{
+	pf_autoclose int fd = -1;
+
+	fd = openat(s->dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	s->st.files++;
+	return 0;
+}
+
+/*
+ * Copy one file.  Returns 1 copied (or already there), 0 not a file or
+ * absent, -errno when the snapshot cannot be written; read errors are
+ * logged unless @quiet.
+ */
+static int copy_file(struct snap *s, const char *path, bool quiet)
+{
+	pf_autofree char *canon = NULL, *abs = NULL, *buf = NULL;
+	size_t len;
+	uint32_t v;
+	int r;
+
+	r = mirror(s, path, true, &canon);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		if (!quiet)
+			log_skip(s, path, r);
+		return 0;
+	}
+	if (pf_strmap_get(&s->seen, canon, &v))
+		return v == SEEN_FILE;
+	abs = pf_xasprintf("/%s", canon);
+	r = pf_fs_read_full(s->src, abs, SNAP_MAX_FILE, &buf, &len);
+	if (r == -EISDIR || r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		if (!quiet)
+			log_skip(s, path, r);
+		return 0;
+	}
+	r = put_file(s, canon, buf, len);
+	if (r < 0)
+		return r;
+	s->st.bytes += len;
+	pf_strmap_put(&s->seen, canon, SEEN_FILE);
+	return 1;
+}
+
+/* Recreate a link chain and make sure its final target exists as a directory. */
+static int copy_link(struct snap *s, const char *path)
+{
+	pf_autofree char *canon = NULL;
+	pf_autostrv char **names = NULL;
+	uint32_t v;
+	int r;
+
+	r = mirror(s, path, true, &canon);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_skip(s, path, r);
+		return 0;
+	}
+	if (pf_strmap_get(&s->seen, canon, &v))
+		return 1;
+	{
+		pf_autofree char *abs = pf_xasprintf("/%s", canon);
+
+		if (pf_fs_list(s->src, abs, &names) < 0)
+			return 0;
+	}
+	r = make_dir(s, canon);
+	return r < 0 ? r : 1;
+}
+
+static int copy_tree(struct snap *s, const char *path, int depth)
+{
+	pf_autofree char *canon = NULL, *abs = NULL;
+	pf_autostrv char **names = NULL;
+	int n, r;
+
+	r = mirror(s, path, true, &canon);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_skip(s, path, r);
+		return 0;
+	}
+	abs = pf_xasprintf("/%s", canon);
+	n = pf_fs_list(s->src, abs, &names);
+	if (n == -ENOTDIR)
+		return copy_file(s, abs, false);
+	if (n < 0) {
+		if (n != -ENOENT)
+			log_skip(s, abs, n);
+		return 0;
+	}
+	r = make_dir(s, canon);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *child = pf_xasprintf("%s/%s", abs, names[i]), *t = NULL;
+
+		if (tree_skip(names[i]))
+			continue;
+		if (pf_fs_readlink(s->src, child, &t) == 0) {
+			uint32_t id;
+
+			/* links inside a tree are kept, not followed */
+			r = make_link(s, child + 1, t, &id);
+		} else if (depth > 0) {
+			r = copy_tree(s, child, depth - 1);
+		} else {
+			r = copy_file(s, child, false);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 1;
+}
+
+/* Config space of bridges, GPUs and network/InfiniBand functions only. */
+static bool want_pci_config(struct snap *s, const char *path)
+{
+	pf_autofree char *dir = pf_xstrdup(path);
+	uint64_t cls;
+	unsigned int base;
+
+	*strrchr(dir, '/') = '\0';
+	if (pf_fs_readf_u64(s->src, &cls, "%s/class", dir) < 0)
+		return false;
+	base = (unsigned int)(cls >> 8);
+	return base == 0x0604 || base == 0x0300 || base == 0x0302 || base == 0x0c06 ||
+	       (cls >> 16) == 0x02;
+}
+
+/* A readable gid_attrs/ndevs/<i> marks a GID in use: keep its type and the GID. */
+static void after_gid(struct snap *s, const char *path)
+{
+	pf_autofree char *port = pf_xstrdup(path), *types = NULL, *gids = NULL;
+	char *idx = strrchr(port, '/');
+
+	*idx++ = '\0';                          /* .../gid_attrs/ndevs */
+	*strrchr(port, '/') = '\0';             /* .../gid_attrs */
+	types = pf_xasprintf("%s/types/%s", port, idx);
+	*strrchr(port, '/') = '\0';             /* the port */
+	gids = pf_xasprintf("%s/gids/%s", port, idx);
+	copy_file(s, types, true);
+	copy_file(s, gids, true);
+}
+
+static bool has_magic(const char *comp)
+{
+	return comp[strcspn(comp, "*?[@")] != '\0';
+}
+
+static int apply(struct snap *s, const struct snap_rule *rule, const char *path)
+{
+	int r;
+
+	if (rule->want && !rule->want(s, path))
+		return 0;
+	switch (rule->kind) {
+	case SNAP_FILE:
+		r = copy_file(s, path, rule->flags & SNAP_QUIET);
+		break;
+	case SNAP_LINK:
+		r = copy_link(s, path);
+		break;
+	case SNAP_TREE:
+		r = copy_tree(s, path, SNAP_TREE_DEPTH);
+		break;
+	default:
+		r = 0;
+	}
+	if (r > 0 && rule->after)
+		rule->after(s, path);
+	return r < 0 ? r : 0;
+}
+
+/* Expand the pattern components comps[i..n) below @base and apply the rule. */
+static int expand(struct snap *s, const struct snap_rule *rule, const char *base, char **comps,
+		  size_t i, size_t n)
+{
+	pf_autostrv char **names = NULL;
+	int k, r;
+
+	if (i == n)
+		return apply(s, rule, base);
+	if (!has_magic(comps[i])) {
+		pf_autofree char *next = pf_xasprintf("%s/%s", base, comps[i]);
+
+		return expand(s, rule, next, comps, i + 1, n);
+	}
+	k = pf_fs_list(s->src, *base ? base : "/", &names);
+	for (int j = 0; j < k; j++) {
+		pf_autofree char *next = NULL;
+
+		if (fnmatch(comps[i], names[j], FNM_EXTMATCH | FNM_PERIOD))
+			continue;
+		next = pf_xasprintf("%s/%s", base, names[j]);
+		r = expand(s, rule, next, comps, i + 1, n);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int run_rule(struct snap *s, const struct snap_rule *rule)
+{
+	pf_autofree char *copy = pf_xstrdup(rule->pattern);
+	char *comps[64], *save = NULL;
+	size_t n = 0;
+
+	for (char *t = strtok_r(copy, "/", &save); t && n < PF_ARRAY_SIZE(comps);
+	     t = strtok_r(NULL, "/", &save))
+		comps[n++] = t;
+	return expand(s, rule, "", comps, 0, n);
+}
+
+/* The limits and comm of a running slurmd, which memlock also judges. */
+static int copy_slurmd(struct snap *s)
+{
+	pf_autostrv char **names = NULL;
+	int n = pf_fs_list(s->src, "/proc", &names), r;
+
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *comm = NULL;
+
+		if (strspn(names[i], "0123456789") != strlen(names[i]))
+			continue;
+		if (pf_fs_readf_line(s->src, &comm, "/proc/%s/comm", names[i]) < 0 ||
+		    strcmp(comm, "slurmd"))
+			continue;
+		{
+			pf_autofree char *c = pf_xasprintf("/proc/%s/comm", names[i]);
+			pf_autofree char *l = pf_xasprintf("/proc/%s/limits", names[i]);
+
+			r = copy_file(s, c, false);
+			if (r >= 0)
+				r = copy_file(s, l, false);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Provider facts in the standard tools' text (docs/snapshot.md).  Errors
+ * other than "not supported" leave the file out and are logged; "not
+ * supported" is written as the tool's own message, which the recorded
+ * parsers turn back into -EOPNOTSUPP.
+ */
+static int put_fact(struct snap *s, const char *dir, const char *ifname, const char *file,
+		    char *text, size_t len)
+{
+	pf_autofree char *d = pf_xasprintf("preflight/%s/%s", dir, ifname);
+	pf_autofree char *f = pf_xasprintf("%s/%s", d, file);
+	int r = make_dirs(s, d);
+
+	if (r < 0)
+		return r;
+	r = put_file(s, f, text, len);
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+static FILE *text_open(char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		abort();
+	return f;
+}
+
+static int fact_done(struct snap *s, int r, const char *dir, const char *ifname,
+		     const char *file, const char *unsupported, FILE *f, char **buf, size_t *len)
+{
+	fclose(f);
+	if (r == -EOPNOTSUPP) {
+		free(*buf);
+		*buf = pf_xasprintf("%s\n", unsupported);
+		*len = strlen(*buf);
+	} else if (r < 0) {
+		pf_autofree char *what = pf_xasprintf("%s of %s", file, ifname);
+
+		if (r != -ENOENT) /* a recorded source without it */
+			log_skip(s, what, r);
+		return 0;
+	}
+	return put_fact(s, dir, ifname, file, *buf, *len);
+}
+
+/* `ethtool -S`: 1 when the provider gave statistics, 0 when not, or -errno. */
+static int stats_text(struct snap *s, const struct pf_ctx *ctx, const char *ifname,
+		      unsigned int sample)
+{
+	pf_autofree char *buf = NULL;
+	struct pf_stats st = { 0 };
+	size_t len = 0;
+	FILE *f = text_open(&buf, &len);
+	int r = ctx->prov->ethtool_stats(ctx, ifname, sample, &st);
+	bool got;
+
+	if (r >= 0) {
+		fputs("NIC statistics:\n", f);
+		for (size_t i = 0; i < st.n; i++)
+			fprintf(f, "     %s: %llu\n", st.v[i].name,
+				(unsigned long long)st.v[i].value);
+		pf_stats_release(&st);
+	}
+	got = r >= 0;
+	r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, sample ? "stats.after" : "stats",
+		      "no stats available", f, &buf, &len);
+	return r < 0 ? r : got;
+}
+
+static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *ifname,
+			bool *ret_stats)
+{
+	const struct pf_providers *p = ctx->prov;
+	int r;
+
+	*ret_stats = false;
+	if (p->linkmodes) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		struct pf_linkmodes lm;
+
+		r = p->linkmodes(ctx, ifname, &lm);
+		if (r >= 0) {
+			fprintf(f, "Settings for %s:\n", ifname);
+			if (lm.speed_mbps == PF_SPEED_UNKNOWN)
+				fputs("\tSpeed: Unknown!\n", f);
+			else
+				fprintf(f, "\tSpeed: %uMb/s\n", lm.speed_mbps);
+			if (lm.lanes)
+				fprintf(f, "\tLanes: %u\n", lm.lanes);
+			fprintf(f, "\tDuplex: %s\n",
+				lm.duplex == 1 ? "Full" : lm.duplex == 0 ? "Half" : "Unknown! (255)");
+			if (lm.autoneg >= 0)
+				fprintf(f, "\tAuto-negotiation: %s\n", lm.autoneg ? "on" : "off");
+		}
+		r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "settings",
+			      "netlink error: Operation not supported", f, &buf, &len);
+		if (r < 0)
+			return r;
+	}
+	if (p->pause) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		struct pf_pause pa;
+
+		r = p->pause(ctx, ifname, &pa);
+		if (r >= 0) {
+			fprintf(f, "Pause parameters for %s:\n", ifname);
+			fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
+				pa.autoneg ? "on" : "off", pa.rx ? "on" : "off", pa.tx ? "on" : "off");
+			if (pa.has_stats)
+				fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
+					   "  rx_pause_frames: %llu\n",
+					(unsigned long long)pa.tx_frames,
+					(unsigned long long)pa.rx_frames);
+		}
+		r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "pause",
+			      "netlink error: Operation not supported", f, &buf, &len);
+		if (r < 0)
+			return r;
+	}
+	if (p->ethtool_stats) {
+		r = stats_text(s, ctx, ifname, 0);
+		if (r < 0)
+			return r;
+		*ret_stats = r > 0;
+	}
+	if (p->ipv4_addrs) {
+		pf_autofree char *buf = NULL, *text = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		struct pf_ipv4_addrs addrs;
+		uint64_t ifindex = 0;
+
+		r = p->ipv4_addrs(ctx, ifname, &addrs);
+		if (r >= 0) {
+			(void)pf_fs_readf_u64(ctx->fs, &ifindex, "/sys/class/net/%s/ifindex", ifname);
+			text = pf_format_ip_addr(ifname, (unsigned int)ifindex, &addrs);
+			fputs(text, f);
+		}
+		r = fact_done(s, r < 0 ? r : 0, "ip", ifname, "addr", "", f, &buf, &len);
+		if (r < 0)
+			return r;
+	}
+	if (p->pfc) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		struct pf_pfc pfc;
+		bool app;
+
+		r = p->pfc(ctx, ifname, &pfc);
+		if (r >= 0) {
+			fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc.pfc_cap,
+				pfc.mbc ? "on" : "off", pfc.delay);
+			for (int i = 0; i < PF_PRIOS; i++)
+				fprintf(f, " %d:%s", i, pfc.pfc_en & (1u << i) ? "on" : "off");
+			fputc('\n', f);
+			if (pfc.has_counters) {
+				fputs("requests", f);
+				for (int i = 0; i < PF_PRIOS; i++)
+					fprintf(f, " %d:%llu", i,
+						(unsigned long long)pfc.requests[i]);
+				fputs("\nindications", f);
+				for (int i = 0; i < PF_PRIOS; i++)
+					fprintf(f, " %d:%llu", i,
+						(unsigned long long)pfc.indications[i]);
+				fputc('\n', f);
+			}
+		}
+		app = r >= 0 && pfc.has_app;
+		r = fact_done(s, r < 0 ? r : 0, "dcb", ifname, "pfc",
+			      "Attribute read: Operation not supported", f, &buf, &len);
+		if (r < 0)
+			return r;
+		if (app) {
+			pf_autofree char *abuf = NULL;
+			size_t alen = 0;
+			FILE *af = text_open(&abuf, &alen);
+
+			fputs("dscp-prio", af);
+			for (int d = 0; d < 64; d++)
+				if (pfc.dscp_mapped & (1ull << d))
+					fprintf(af, " %d:%u", d, pfc.dscp_prio[d]);
+			fputc('\n', af);
+			r = fact_done(s, 0, "dcb", ifname, "app", "", af, &abuf, &alen);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Netdevs with a device (physical functions, not bridges or veths).  The
+ * second statistics sample is taken only for netdevs of an RDMA device,
+ * after one shared wait.
+ */
+static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
+{
+	struct pf_ctx ctx = { .fs = s->src, .prov = opts->prov };
+	pf_autostrv char **names = NULL;
+	pf_autofree bool *again = NULL;
+	size_t n_again = 0;
+	int n, r;
+
+	n = pf_fs_list(s->src, "/sys/class/net", &names);
+	if (n <= 0)
+		return 0;
+	again = pf_xcalloc((size_t)n, sizeof(*again));
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *dev = pf_xasprintf("/sys/class/net/%s/device", names[i]);
+		pf_autofree char *ib = pf_xasprintf("%s/infiniband", dev);
+		bool stats;
+
+		if (pf_fs_exists(s->src, dev) != 1)
+			continue;
+		r = netdev_facts(s, &ctx, names[i], &stats);
+		if (r < 0)
+			return r;
+		if (stats && pf_fs_exists(s->src, ib) == 1) {
+			again[i] = true;
+			n_again++;
+		}
+	}
+	if (!n_again || !opts->window_ms || !opts->prov->wait)
+		return 0;
+	{
+		double ms = 0;
+		char text[32];
+
+		r = opts->prov->wait(&ctx, opts->window_ms, &ms);
+		if (r < 0) {
+			log_skip(s, "preflight/window_ms", r);
+			return 0;
+		}
+		for (int i = 0; i < n; i++) {
+			if (!again[i])
+				continue;
+			r = stats_text(s, &ctx, names[i], 1);
+			if (r < 0)
+				return r;
+		}
+		snprintf(text, sizeof(text), "%.0f\n", ms > 0 ? ceil(ms) : 1.0);
+		r = put_file(s, "preflight/window_ms", text, strlen(text));
+		if (r < 0)
+			return r;
+		s->st.facts++;
+	}
+	return 0;
+}
+
+/* preflight/page_size from the provider (sysconf live). */
+static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
+{
+	uint64_t v;
+	char text[32];
+	int r;
+
+	if (!ctx->prov->page_size)
+		return 0;
+	r = ctx->prov->page_size(ctx, &v);
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, "preflight/page_size", r);
+		return 0;
+	}
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
+	r = put_file(s, "preflight/page_size", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+/*
+ * The environment variables a check judges: NCCL's own, CUDA's device mask,
+ * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
+ * in a prolog or epilog, whose environment is not the job's).
+ */
+static bool env_recorded(const char *entry)
+{
+	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+	       strncmp(entry, "HOME=", 5) == 0 || strncmp(entry, "SLURM_SCRIPT_CONTEXT=", 21) == 0;
+}
+
+/*
+ * preflight/env (NAME=VALUE lines of env_recorded() variables, none: an
+ * empty file) and preflight/euid.  A recorded source's files are copied.
+ */
+static int copy_process_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	extern char **environ;
+	pf_autofree char *buf = NULL;
+	unsigned int uid;
+	char text[32];
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if (!pf_fs_is_live(s->src)) {
+		r = copy_file(s, "/preflight/env", true);
+		if (r >= 0)
+			r = copy_file(s, "/preflight/euid", true);
+		return r < 0 ? r : 0;
+	}
+	f = text_open(&buf, &len);
+	for (char **e = environ; *e; e++)
+		if (env_recorded(*e) && !strchr(*e, '\n'))
+			fprintf(f, "%s\n", *e);
+	fclose(f);
+	r = put_file(s, "preflight/env", buf, len);
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	if (pf_euid(ctx, &uid) < 0)
+		return 0;
+	snprintf(text, sizeof(text), "%u\n", uid);
+	r = put_file(s, "preflight/euid", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+/* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
+static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *text)
+{
+	if (r == -ENOENT && !pf_fs_is_live(s->src)) {
+		/* a recorded source without it */
+	} else if (r < 0) {
+		fprintf(s->logf, "%s: %s\n", rel, why ? why : strerror(-r));
+		s->st.skipped++;
+	} else {
+		fprintf(text, "%d\n", r);
+	}
+	free(why);
+	return r;
+}
+
+/* preflight/cuda/<file>: "<bdf> <0|1>" per GPU from @attr (a CUDA device attribute). */
+static int cuda_attr_fact(struct snap *s, const struct pf_ctx *ctx, const struct pf_node *node,
+			  const char *file,
+			  int (*attr)(const struct pf_ctx *, const char *, char **))
+{
+	pf_autofree char *buf = NULL, *path = pf_xasprintf("preflight/cuda/%s", file);
+	size_t len = 0, n = 0;
+	FILE *f;
+
+	if (!attr)
+		return 0;
+	f = text_open(&buf, &len);
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
+		char *why = NULL;
+		int v = attr(ctx, bdf, &why);
+
+		if (v >= 0)
+			fprintf(f, "%s ", bdf);
+		n += gpu_fact(s, rel, v, why, f) >= 0;
+	}
+	fclose(f);
+	if (!n)
+		return 0;
+	s->st.facts++;
+	return put_file(s, path, buf, len);
+}
+
+/*
+ * The GPU provider's facts, only on a node with NVIDIA GPUs: the kernel log
+ * (Xid errors), whether the RDMA devices register DMA-BUF (NCCL's probe),
+ * and CUDA's DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED per GPU
+ * ("<bdf> <0|1>" lines).  Live, the last one
+ * initialises CUDA in this process.
+ */
+static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r = 0;
+
+	if (!gpu || pf_node_load(s->src, NULL, &node, &err) < 0)
+		return 0;
+	if (!node->n_gpus)
+		goto out;
+	r = make_dirs(s, "preflight/ibverbs");
+	if (r >= 0)
+		r = make_dirs(s, "preflight/cuda");
+	if (r < 0)
+		goto out;
+	if (gpu->kmsg) {
+		pf_autofree char *text = NULL;
+		char *why = NULL;
+
+		r = gpu->kmsg(ctx, &text, &why);
+		if (r < 0) {
+			gpu_fact(s, "preflight/kmsg", r, why, NULL);
+		} else {
+			free(why);
+			r = put_file(s, "preflight/kmsg", text, strlen(text));
+			if (r < 0)
+				goto out;
+			s->st.facts++;
+		}
+	}
+	if (gpu->verbs_dmabuf) {
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		FILE *f = text_open(&buf, &len);
+		char *why = NULL;
+
+		r = gpu->verbs_dmabuf(ctx, &why);
+		r = gpu_fact(s, "preflight/ibverbs/reg_dmabuf_mr", r, why, f);
+		fclose(f);
+		if (r >= 0) {
+			r = put_file(s, "preflight/ibverbs/reg_dmabuf_mr", buf, len);
+			if (r < 0)
+				goto out;
+			s->st.facts++;
+		}
+	}
+	r = cuda_attr_fact(s, ctx, node, "dmabuf_supported", gpu->cuda_dmabuf);
+	if (r >= 0)
+		r = cuda_attr_fact(s, ctx, node, "gdr_supported", gpu->cuda_gdr);
+	if (r < 0)
+		goto out;
+	r = 0;
+out:
+	pf_node_free(node);
+	return r < 0 ? r : 0;
+}
+
+/* A provider's text as preflight/<rel>; a recorded source without it is left out quietly. */
+static int put_job_fact(struct snap *s, const char *rel, int r, char *text)
+{
+	pf_autofree char *owned = text;
+	pf_autofree char *dir = pf_xstrdup(rel);
+
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, rel, r);
+		return 0;
+	}
+	*strrchr(dir, '/') = '\0';
+	r = make_dirs(s, dir);
+	if (r >= 0)
+		r = put_file(s, rel, owned, strlen(owned));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+/*
+ * What nccl_config judges that is not a sysfs file (preflight/env is written
+ * by copy_process_facts): the job's user, the /dev/infiniband listing, and
+ * the files the environment and the user name: NCCL_CONF_FILE or
+ * ~/.nccl.conf (of the environment's HOME and of the passwd home),
+ * NCCL_TOPO_FILE.
+ */
+static int copy_nccl_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	const struct pf_providers *p = ctx->prov;
+	pf_autofree char *conf_file = NULL, *home = NULL, *topo = NULL;
+	struct pf_job_user user = { 0 };
+	bool has_user = false;
+	int r = 0;
+
+	if (p->job_user) {
+		r = p->job_user(ctx, &user);
+		has_user = r >= 0;
+		r = put_job_fact(s, "preflight/job_user", r,
+				 has_user ? pf_format_job_user(&user) : NULL);
+	}
+	if (r >= 0 && p->devnodes) {
+		struct pf_devnodes d = { 0 };
+
+		r = p->devnodes(ctx, "/dev/infiniband", &d);
+		if (r == -ENOENT && pf_fs_is_live(s->src))
+			r = 0; /* no directory is a fact: an empty listing */
+		r = put_job_fact(s, "preflight/ls/dev/infiniband", r,
+				 r >= 0 ? pf_format_ls_ln(&d) : NULL);
+		pf_devnodes_release(&d);
+	}
+	(void)pf_env(ctx, "NCCL_CONF_FILE", &conf_file);
+	(void)pf_env(ctx, "HOME", &home);
+	for (int i = 0; r >= 0 && i < 2; i++) {
+		char *paths[PF_NCCL_CONF_FILES];
+		const char *why[PF_NCCL_CONF_FILES];
+		size_t n = pf_nccl_conf_paths(conf_file, i == 0 ? home : has_user ? user.home : NULL,
+					      paths, why);
+
+		for (size_t k = 0; k < n; k++) {
+			if (r >= 0 && paths[k][0] == '/')
+				r = copy_file(s, paths[k], false);
+			free(paths[k]);
+		}
+	}
+	if (r >= 0 && pf_env(ctx, "NCCL_TOPO_FILE", &topo) == 0 && topo[0] == '/')
+		r = copy_file(s, topo, false);
+	return r < 0 ? r : 0;
+}
+
+static int open_dest(const char *dir, int *ret_fd, char **ret_err)
+{
+	pf_autoclosedir DIR *d = NULL;
+	struct dirent *de;
+	int fd;
+
+	if (pf_output_check_link(dir, ret_err) < 0)
+		return -EPERM; /* another user's link in /tmp never decides where root writes */
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		*ret_err = pf_xasprintf("cannot create '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		*ret_err = pf_xasprintf("cannot open '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	d = fdopendir(dup(fd));
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			close(fd);
+			*ret_err = pf_xasprintf("'%s' is not empty", dir);
+			return -ENOTEMPTY;
+		}
+	*ret_fd = fd;
+	return 0;
+}
+
+int pf_snapshot_write(const struct pf_fs *src, const char *dir,
+		      const struct pf_snapshot_opts *opts, struct pf_snapshot_stats *ret_stats,
+		      char **ret_err)
+{
+	struct pf_snapshot_opts o = *opts;
+	struct snap s = { .src = src, .dfd = -1 };
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int r;
+
+	if (!o.prov)
+		o.prov = pf_providers_for(src);
+	r = open_dest(dir, &s.dfd, ret_err);
+	if (r < 0)
+		return r;
+	s.logf = open_memstream(&s.log, &s.log_len);
+	if (!s.logf)
+		abort();
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(s.logf, "# preflight snapshot of root %s at %s (providers: %s)\n"
+			"# paths that could not be read, and why:\n",
+		pf_fs_root(src), when, o.prov->name);
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(snap_rules) && r >= 0; i++)
+		r = run_rule(&s, &snap_rules[i]);
+	if (r >= 0)
+		r = copy_slurmd(&s);
+	if (r >= 0)
+		r = make_dirs(&s, "preflight");
+	if (r >= 0)
+		r = copy_facts(&s, &o);
+	if (r >= 0) {
+		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
+
+		r = copy_page_size(&s, &ctx);
+		if (r >= 0)
+			r = copy_process_facts(&s, &ctx);
+		if (r >= 0)
+			r = copy_gpu_facts(&s, &ctx);
+		if (r >= 0)
+			r = copy_nccl_facts(&s, &ctx);
+	}
+	fclose(s.logf);
+	if (r >= 0)
+		r = put_file(&s, "preflight/snapshot.log", s.log, s.log_len);
+	if (r < 0)
+		*ret_err = pf_xasprintf("cannot write the snapshot in '%s': %s", dir, strerror(-r));
+	else if (ret_stats)
+		*ret_stats = s.st;
+
+	free(s.log);
+	for (size_t i = 0; i < s.n_targets; i++)
+		free(s.targets[i]);
+	free(s.targets);
+	pf_strmap_release(&s.seen);
+	close(s.dfd);
+	return r < 0 ? r : 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void snapshot_usage(FILE *out)
+{
+	fputs("usage: preflight snapshot [--root SRC] [--window MS] DIR\n"
+	      "\n"
+	      "Write a recorded root of this node (or of the root SRC) into DIR, which is\n"
+	      "created or must be empty: the files the checks read, sysfs links kept, and\n"
+	      "the ethtool/pause/PFC facts as text.  `preflight --root DIR` reads it.\n"
+	      "\n"
+	      "  --window MS   second `ethtool -S` sample of RDMA netdevs after MS ms\n"
+	      "                (default 1000; 0 for none)\n"
+	      "\n"
+	      "Exit status: 0 written, 64 usage, 73 DIR cannot be written.\n",
+	      out);
+}
+
+int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	enum { OPT_ROOT = 256, OPT_WINDOW, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pf_snapshot_opts opts = { .window_ms = PF_SNAPSHOT_WINDOW_MS };
+	struct pf_snapshot_stats st;
+	pf_autofs struct pf_fs *src = NULL;
+	pf_autofree char *why = NULL;
+	const char *root = "/";
+	double t0 = now_ms();
+	int c, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ROOT:
+			root = optarg;
+			break;
+		case OPT_WINDOW: {
+			uint64_t v;
+
+			if (pf_parse_u64(optarg, &v) < 0 || v > 600000) {
+				fprintf(err, "preflight snapshot: --window: '%s' is not a number of "
+					     "milliseconds (0..600000)\n", optarg);
+				return 64;
+			}
+			opts.window_ms = (unsigned int)v;
+			break;
+		}
+		case OPT_HELP:
+			snapshot_usage(out);
+			return 0;
+		case ':':
+			fprintf(err, "preflight snapshot: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return 64;
+		default:
+			fprintf(err, "preflight snapshot: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 64;
+		}
+	}
+	if (argc - optind != 1) {
+		snapshot_usage(err);
+		return 64;
+	}
+	r = pf_fs_open(root, &src);
+	if (r < 0) {
+		fprintf(err, "preflight snapshot: --root: cannot open '%s': %s\n", root,
+			strerror(-r));
+		return 64;
+	}
+	r = pf_snapshot_write(src, argv[optind], &opts, &st, &why);
+	if (r < 0) {
+		fprintf(err, "preflight snapshot: %s\n", why);
+		return r == -ENOTEMPTY ? 64 : 73;
+	}
+	fprintf(err, "preflight snapshot: wrote %s: %zu files (%.1f KiB), %zu links, %zu facts, "
+		     "%zu skipped (see %s/preflight/snapshot.log) in %.0f ms\n",
+		argv[optind], st.files, (double)st.bytes / 1024.0, st.links, st.facts, st.skipped,
+		argv[optind], now_ms() - t0);
+	return 0;
+}

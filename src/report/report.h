@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - the finished report (schema preflight.report/v1) and its
+ * renderers.  Renderers only read; they run after every check has finished.
+ */
+#ifndef PREFLIGHT_REPORT_H
+#define PREFLIGHT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "runner.h"
+#include "text.h"
+
+#define PF_REPORT_SCHEMA "preflight.report/v1"
+
+enum pf_format {
+	PF_FORMAT_JSON,
+	PF_FORMAT_TEXT,
+	PF_FORMAT_JUNIT,
+	PF_FORMAT_PROM,
+	PF_FORMAT_COUNT,
+};
+
+/* A check that was not run, and why ("not static: the default selection ..."). */
+struct pf_unselected {
+	const char *name;
+	const char *reason;
+};
+
+struct pf_report {
+	const char *version;
+	char hostname[256];
+	char kernel[256];
+	const char *root;
+	/*
+	 * Where the node facts came from (JSON node.sources): the inventory
+	 * ("sysfs" or "hwloc"), the --topology file (or NULL), the files
+	 * ("live", "root" or "none") and the providers' name.  NULL inventory:
+	 * not recorded.
+	 */
+	const char *src_inventory, *src_topology, *src_files, *src_providers;
+	bool topology_only; /* --topology judged alone: checks that need more were skipped */
+	const char *profile;
+	time_t started_at;
+	double duration_ms;
+	struct pf_run *runs;
+	size_t n_runs;
+	/* how the checks were chosen: "default", "all" or "only"; NULL: not recorded */
+	const char *selection;
+	const struct pf_unselected *unselected;
+	size_t n_unselected;
+	bool compact; /* JSON on one line (--compact) */
+	unsigned int width; /* text: wrap at this many columns (a terminal's); 0: never */
+};
+
+/* Fill hostname and kernel from uname(2), or from the root's files when not live. */
+void pf_report_describe_node(struct pf_report *r, const struct pf_fs *fs);
+
+/* fail > error > warn > pass, over all checks. */
+enum pf_status pf_report_verdict(const struct pf_report *r);
+void pf_report_counts(const struct pf_report *r, size_t counts[PF_STATUS_COUNT]);
+
+int pf_format_from_name(const char *name, enum pf_format *ret);
+
+cJSON *pf_report_to_json(const struct pf_report *r);
+/* Write the report; returns 0 or -errno (from the stream). */
+int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool color);
+int pf_render_json(const struct pf_report *r, FILE *out);
+int pf_render_text(const struct pf_report *r, FILE *out, bool color);
+/* JUnit XML: one testsuite, one testcase per check (src/report/render_junit.c). */
+int pf_render_junit(const struct pf_report *r, FILE *out);
+/* Prometheus text exposition for node_exporter's textfile collector (src/report/render_prom.c). */
+int pf_render_prom(const struct pf_report *r, FILE *out);
+
+#endif

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dl_load.c - pf_dl_load(), the one place that calls dlopen() for the GPU
+ * libraries: it tries the library's environment override or else its
+ * versioned soname, resolves every symbol of the table (first alternative
+ * that exists) and turns any failure into a sentence a person can act on.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/gpu.h"
+
+int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)
+{
+	const char *override = getenv(lib->env);
+	const char *path = override && *override ? override : lib->soname;
+	void *h;
+
+	dlerror();
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *why = dlerror();
+
+		if (path == lib->soname)
+			*ret_err = pf_xasprintf("%s not found: %s (%s)", lib->soname, lib->install,
+						why ? why : "dlopen failed");
+		else
+			*ret_err = pf_xasprintf("%s=%s cannot be loaded as %s: %s", lib->env, path,
+						lib->soname, why ? why : "dlopen failed");
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < lib->n_syms; i++) {
+		const struct pf_dl_sym *s = &lib->syms[i];
+		void *fn = NULL;
+
+		for (const char *name = s->names; *name && !fn; name += strlen(name) + 1)
+			fn = lib->version ? dlvsym(h, name, lib->version) : dlsym(h, name);
+		if (!fn && !s->optional) {
+			*ret_err = pf_xasprintf("%s (%s) has no %s: %s", lib->soname, path, s->names,
+						lib->install);
+			memset(table, 0, lib->table_size);
+			dlclose(h);
+			return -ENOSYS;
+		}
+		memcpy((char *)table + s->offset, &fn, sizeof(fn));
+	}
+	/* the handle stays open: the table is used until the process exits */
+	return 0;
+}
