@@ -734,8 +734,9 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 		size_t n_slow = partners(p, x, true, buf), n_ok = 0, n_all;
 		pf_autofree size_t *all = pf_xcalloc(p->n_rails + 1, sizeof(*all));
 		char list[512] = "";
-		size_t used = 0;
+		size_t used = 0, n_out = 0, n_in = 0, ok_out = 0, ok_in = 0;
 		double lo = 0, ref = 0;
+		const char *side = "";
 		struct pf_finding *f;
 
 		for (size_t k = 0; k < n_slow; k++)
@@ -747,8 +748,15 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 			struct flow *fl = &p->flows[i];
 			size_t y;
 
-			if (!fl->slow || (fl->a != x && fl->b != x))
+			if (fl->f.rc || (fl->a != x && fl->b != x))
 				continue;
+			if (!fl->slow) {
+				ok_out += fl->a == x;
+				ok_in += fl->b == x;
+				continue;
+			}
+			n_out += fl->a == x;
+			n_in += fl->b == x;
 			fl->blamed = (int)x;
 			y = fl->a == x ? fl->b : fl->a;
 			lo = lo && lo < fl->f.res.gbps ? lo : fl->f.res.gbps;
@@ -759,15 +767,23 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 							 fl->a == x ? "to" : "from",
 							 p->rails[y].subject);
 		}
+		/* slow one way only, and fine the other way: say which side of its link */
+		if (n_out && !n_in && ok_in)
+			side = "; slow only when it sends: its transmit side";
+		else if (n_in && !n_out && ok_out)
+			side = "; slow only when it receives: its receive side";
 		f = pf_add(res, PF_STATUS_FAIL, p->rails[x].subject, "%s is slow with %s%zu "
 			   "partners: %s, partners that run at full rate with the others (ports at "
-			   "%.0f Gb/s, minimum %.0f%%)", p->rails[x].subject,
+			   "%.0f Gb/s, minimum %.0f%%)%s", p->rails[x].subject,
 			   n_slow == n_all ? "all " : "", n_slow, list, ref,
-			   100 * cfg->min_fraction);
-		pf_remedy(f, "the fault is at %s's end: reseat or replace its cable or "
+			   100 * cfg->min_fraction, side);
+		pf_remedy(f, "the fault is at %s's end%s: reseat or replace its cable or "
 			  "transceiver, check the switch port it lands on (speed, errors, "
 			  "mlxlink -d %s for BER and FEC) and the NIC's PCIe link (pcie_link)",
-			  p->rails[x].subject, p->rails[x].dev->name);
+			  p->rails[x].subject, !*side ? "" : n_out ? ", on its transmit side"
+								  : ", on its receive side",
+			  p->rails[x].dev->name);
+		pf_obs_str(f, "direction", n_out && n_in ? "both" : n_out ? "send" : "receive");
 		pf_obs_num(f, "slow_partners", (double)n_slow);
 		pf_obs_num(f, "partners", (double)n_all);
 		pf_obs_num(f, "lowest_gbps", lo);

@@ -225,6 +225,30 @@ static void test_bad_cable_golden(void **state)
 	teardown(root);
 }
 
+/* The example: a NIC slow towards two partners, fine receiving: named, with its side. */
+static void test_slow_when_sending(void **state)
+{
+	char *root = setup("--gpus 0 --nics 8 --link-layer eth", 8, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.pair_gbps[3][4] = 171;
+	pf_fake_verbs.pair_gbps[3][5] = 168;
+	run(root, sets, &res);
+	f = finding(&res, "mlx5_3/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "mlx5_3/1 is slow with 2 partners: 171 Gb/s to "
+				"mlx5_4/1, 168 Gb/s to mlx5_5/1, partners that run at full rate "
+				"with the others (ports at 400 Gb/s, minimum 90%); slow only when "
+				"it sends: its transmit side"));
+	assert_string_equal(obs_str(f, "direction"), "send");
+	assert_non_null(strstr(f->remedy, "mlx5_3/1's end, on its transmit side: reseat"));
+	assert_int_equal(count(&res, PF_STATUS_FAIL), 3);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 /* A slow path between two ports that are fine elsewhere names the pair, not a NIC. */
 static void test_single_slow_pair(void **state)
 {
@@ -632,6 +656,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy_8_rails_golden),
 		cmocka_unit_test(test_bad_cable_golden),
+		cmocka_unit_test(test_slow_when_sending),
 		cmocka_unit_test(test_single_slow_pair),
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
