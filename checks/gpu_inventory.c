@@ -24,6 +24,7 @@
 struct gpu_inventory_cfg {
 	uint64_t expected_gpus;
 	char *min_driver;
+	char *min_cuda;
 	bool require_persistence;
 	uint64_t max_retired_pages;
 	double xid_window_h;
@@ -36,6 +37,10 @@ static const struct pf_param gpu_inventory_params[] = {
 		     "NVIDIA GPUs expected on the PCI bus; 0 accepts any number"),
 	PF_PARAM_VERSION(struct gpu_inventory_cfg, min_driver, "",
 			 "minimum NVIDIA driver version, e.g. \"550.54.15\"; empty: not judged"),
+	PF_PARAM_VERSION(struct gpu_inventory_cfg, min_cuda, "",
+			 "the CUDA version jobs are built with, MAJOR.MINOR (\"12.4\"): the "
+			 "driver's CUDA version (cuDriverGetVersion) must be at least that; empty: "
+			 "not judged"),
 	PF_PARAM_BOOL(struct gpu_inventory_cfg, require_persistence, "true",
 		      "warn when NVML reports persistence mode off"),
 	PF_PARAM_U64(struct gpu_inventory_cfg, max_retired_pages, "60", 0, 100000, "pages",
@@ -49,6 +54,18 @@ static const struct pf_param gpu_inventory_params[] = {
 			  "Xids not reported at all, e.g. \"13,31,43,45\""),
 	PF_PARAM_END,
 };
+
+/* min_cuda is what cuDriverGetVersion can say: MAJOR.MINOR. */
+static int gpu_inventory_validate(const void *config, char **ret_err)
+{
+	const struct gpu_inventory_cfg *cfg = config;
+	const char *dot = strchr(cfg->min_cuda, '.');
+
+	if (cfg->min_cuda[0] && (!dot || strchr(dot + 1, '.')))
+		return pf_param_invalid(ret_err, "gpu_inventory.min_cuda: '%s' is not MAJOR.MINOR "
+					"(e.g. \"12.4\")", cfg->min_cuda);
+	return 0;
+}
 
 /* What we learn about one GPU on the bus. */
 struct gpu {
@@ -199,8 +216,12 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 	return f;
 }
 
+/*
+ * CUDA against the bus.  *ret_ver: cuDriverGetVersion's answer (12040), or
+ * -1 unknown with *ret_why (malloc'ed) saying why.
+ */
 static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
-		      struct pf_result *res)
+		      struct pf_result *res, int *ret_ver, char **ret_why)
 {
 	const struct pf_cuda_table *cu;
 	pf_autofree char *err = NULL;
@@ -211,17 +232,25 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	char msg[200], extra[256] = "", missing[256] = "";
 	int n, r, ver = 0, seen = 0;
 
+	*ret_ver = -1;
 	r = ctx->prov->gpu->cuda(&cu, &err);
 	if (r == -ENOMEDIUM) {
 		pf_add(res, PF_STATUS_SKIP, "cuda", "%s", err);
+		*ret_why = pf_xasprintf("%s", err ? err : "CUDA is not queried here");
 		return;
 	}
 	if (r < 0) {
+		*ret_why = pf_xasprintf("%s", err ? err : "CUDA unavailable");
 		f = pf_add(res, PF_STATUS_ERROR, "cuda", "%s", err ? err : "CUDA unavailable");
 		pf_remedy(f, "install the NVIDIA driver matching the kernel module; check "
 			  "ldconfig -p | grep libcuda");
 		return;
 	}
+	/* needs no cuInit: known even when the devices fail */
+	if (cu->cuDriverGetVersion(&ver) == PF_CUDA_SUCCESS && ver > 0)
+		*ret_ver = ver;
+	else
+		*ret_why = pf_xasprintf("cuDriverGetVersion failed");
 	n = pf_cuda_devices(cu, &bdfs, &cr);
 	if (n < 0) {
 		pf_cuda_strerror(cu, cr, msg, sizeof(msg));
@@ -269,7 +298,7 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 		if (inv->gpus[i].cuda < 0)
 			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", inv->gpus[i].bdf);
 	}
-	if (cu->cuDriverGetVersion(&ver) == PF_CUDA_SUCCESS) {
+	if (*ret_ver > 0) {
 		char v[16];
 
 		snprintf(v, sizeof(v), "%d.%d", ver / 1000, ver % 1000 / 10);
@@ -295,6 +324,38 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	if (extra[0])
 		pf_obs_str(f, "not_on_bus", extra);
 	pf_exp_num(f, "cuda_devices", (double)inv->n);
+}
+
+/* min_cuda: the driver's CUDA version against the toolkit jobs are built with. */
+static void judge_min_cuda(const struct gpu_inventory_cfg *cfg, int ver, const char *why,
+			   struct pf_result *res)
+{
+	struct pf_finding *f;
+	char v[16];
+
+	if (!cfg->min_cuda[0])
+		return;
+	if (ver <= 0) {
+		pf_add(res, PF_STATUS_SKIP, "cuda_version", "the driver's CUDA version is unknown "
+		       "(%s): min_cuda %s not judged", why ? why : "CUDA not queried", cfg->min_cuda);
+		return;
+	}
+	snprintf(v, sizeof(v), "%d.%d", ver / 1000, ver % 1000 / 10);
+	if (pf_version_cmp(v, cfg->min_cuda) < 0) {
+		f = pf_add(res, PF_STATUS_FAIL, "cuda_version", "the driver supports CUDA up to %s, "
+			   "jobs are built with CUDA %s (min_cuda): they fail with "
+			   "cudaErrorInsufficientDriver (\"CUDA driver version is insufficient for "
+			   "CUDA runtime version\")", v, cfg->min_cuda);
+		pf_remedy(f, "install an NVIDIA driver that supports CUDA %s (NVIDIA's CUDA Toolkit "
+			  "release notes: \"CUDA Toolkit and Corresponding Driver Versions\"), or "
+			  "the CUDA forward-compatibility package (cuda-compat) on data-center GPUs",
+			  cfg->min_cuda);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "cuda_version", "the driver supports CUDA %s, jobs "
+			   "need %s", v, cfg->min_cuda);
+	}
+	pf_obs_str(f, "cuda_version", v);
+	pf_exp_str(f, "min_cuda", cfg->min_cuda);
 }
 
 static void nvml_device(const struct pf_nvml_table *nv, pf_nvmlDevice_t dev, struct gpu *g)
@@ -743,6 +804,8 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 	const struct gpu_inventory_cfg *cfg = config;
 	pf_autofree struct gpu *gpus = NULL;
 	pf_autostrv char **drv_gpus = NULL;
+	pf_autofree char *cuda_why = NULL;
+	int cuda_ver = -1;
 	struct inv inv = { 0 };
 	size_t n_bus;
 	int n_drv;
@@ -831,7 +894,8 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 	driver_proof(&inv, n_drv);
 	/* pf_add may move findings: the scans refer to the driver finding by index */
 	drv = (size_t)(judge_driver(ctx, cfg, &inv, res, kver, sizeof(kver)) - res->findings);
-	cuda_scan(ctx, &inv, drv, res);
+	cuda_scan(ctx, &inv, drv, res, &cuda_ver, &cuda_why);
+	judge_min_cuda(cfg, cuda_ver, cuda_why, res);
 	nvml_scan(ctx, &inv, drv, kver, res);
 	for (size_t i = 0; i < inv.n; i++)
 		judge_gpu(cfg, &inv, &gpus[i], res);
@@ -855,6 +919,7 @@ const struct pf_check pf_check_gpu_inventory = {
 		 "libnvidia-ml.so.1, /dev/kmsg (<root>/preflight/kmsg), /proc/uptime",
 	.params = gpu_inventory_params,
 	.cfg_size = sizeof(struct gpu_inventory_cfg),
+	.validate = gpu_inventory_validate,
 	.timeout_s = 30,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
 	.run = gpu_inventory_run,

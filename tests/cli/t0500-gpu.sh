@@ -43,6 +43,13 @@ expect_rc 0 "clean 8-GPU root"
 [ "$(finding gpu_inventory cuda status)" = skip ] && ok "CUDA not queried under --root" ||
 	not_ok "cuda finding $(finding gpu_inventory cuda status)"
 
+# min_cuda: the driver's CUDA version is never known offline: a skip, not a failure
+pf --root "$ROOT" --only gpu_inventory --set gpu_inventory.min_cuda=12.4 --format json
+expect_rc 0 "min_cuda under --root"
+[ "$(finding gpu_inventory cuda_version status)" = skip ] && ok "min_cuda skipped offline" ||
+	not_ok "cuda_version finding $(finding gpu_inventory cuda_version status)"
+expect_usage gpu_inventory.min_cuda --root "$ROOT" --only gpu_inventory --set gpu_inventory.min_cuda=12
+
 pf --root "$ROOT" --only gpu_inventory --set gpu_inventory.expected_gpus=9 --format json
 expect_rc 1 "expected 9 GPUs"
 [ "$(finding gpu_inventory pci status)" = fail ] && ok "pci count fails" || not_ok "pci count"

@@ -102,6 +102,64 @@ static void healthy(void **state)
 			    "550.54.15");
 }
 
+/* min_cuda: the driver's CUDA version (cuDriverGetVersion) against the jobs' toolkit */
+static void min_cuda(void **state)
+{
+	struct fix *f = *state;
+	const struct pf_finding *x;
+	static const char *const bad[] = { "gpu_inventory.min_cuda=12", NULL };
+	static const char *const bad2[] = { "gpu_inventory.min_cuda=12.4.1", NULL };
+
+	/* unset: no judgement */
+	run(f, NULL);
+	assert_null(pf_test_finding(&f->res, "cuda_version"));
+	/* 12.4 driver, 12.4 and 12.2 toolkits */
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=12.4", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_PASS);
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=11.8", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_PASS);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	/* too old: both versions named */
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=12.10", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_FAIL);
+	assert_int_equal(f->res.status, PF_STATUS_FAIL);
+	x = pf_test_finding(&f->res, "cuda_version");
+	assert_non_null(strstr(x->message, "up to 12.4"));
+	assert_non_null(strstr(x->message, "CUDA 12.10"));
+	assert_non_null(strstr(x->remedy, "12.10"));
+	/* the version unknown: a skip of that finding, never a failure */
+	pf_fake.driver_version = 0;
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=12.10", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_SKIP);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_fake.cuda_load = -ENOENT;
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=12.10", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_SKIP);
+	pf_fake.cuda_load = 0;
+	pf_fake.driver_version = 12040;
+	/* a cuInit failure still knows the driver's version */
+	pf_fake.init_error = PF_CUDA_ERROR_NO_DEVICE;
+	run(f, (const char *[]){ "gpu_inventory.min_cuda=12.6", NULL });
+	assert_int_equal(status_of(f, "cuda_version"), PF_STATUS_FAIL);
+	pf_fake.init_error = PF_CUDA_SUCCESS;
+	/* MAJOR.MINOR only, checked when the profile is built */
+	pf_test_config_rejected("gpu_inventory", bad, "gpu_inventory.min_cuda");
+	pf_test_config_rejected("gpu_inventory", bad2, "gpu_inventory.min_cuda");
+}
+
+/* Under a recorded root CUDA is never asked: min_cuda is a skip. */
+static void min_cuda_recorded(void **state)
+{
+	struct fix *f = *state;
+	struct pf_result res;
+
+	pf_result_init(&res);
+	pf_test_run_check_node("gpu_inventory", f->root, &pf_providers_recorded, &f->node.node,
+			       (const char *[]){ "gpu_inventory.min_cuda=12.4", NULL }, &res);
+	assert_int_equal(pf_test_finding(&res, "cuda_version")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+}
+
 static void no_gpu_skips(void **state)
 {
 	struct fix *f = *state;
@@ -623,6 +681,8 @@ int main(void)
 		cmocka_unit_test(live_kmsg_reader),
 		cmocka_unit_test(xid_parser),
 		cmocka_unit_test(version_parsers),
+		cmocka_unit_test_setup_teardown(min_cuda, setup, teardown),
+		cmocka_unit_test_setup_teardown(min_cuda_recorded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -606,6 +606,8 @@ static void test_registered_settings_rejected(void **state)
 		  "fabric_loopback.cq_mod" },
 		{ "fabric_loopback", { "fabric_loopback.pairs=mlx5_0:mlx5_0" },
 		  "fabric_loopback.pairs" },
+		{ "gpu_inventory", { "gpu_inventory.min_cuda=12" }, "gpu_inventory.min_cuda" },
+		{ "gpu_inventory", { "gpu_inventory.min_cuda=12.4.1" }, "gpu_inventory.min_cuda" },
 	};
 	size_t n = 0, n_enums = 0;
 	const struct pf_check *const *all = pf_registry(&n);
