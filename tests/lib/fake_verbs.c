@@ -256,9 +256,55 @@ static bool is_gpu_memory(const void *addr)
 static struct pf_cuda_table cuda;
 static const struct pf_cuda_table *real_cuda;
 
+/*
+ * The fake CUDA (fake_gpu.c) keeps plain globals; the engines call it from
+ * several threads at once (a fabric round, gdr_loopback's parallel mode),
+ * as the real, thread-safe driver allows: one lock around every call.
+ */
+static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define CUDA_LOCKED(call)                                   \
+	({                                                  \
+		pf_CUresult r_;                             \
+		pthread_mutex_lock(&cuda_lock);             \
+		r_ = (call);                                \
+		pthread_mutex_unlock(&cuda_lock);           \
+		r_;                                         \
+	})
+
+static pf_CUresult w_cuInit(unsigned int flags)
+{
+	return CUDA_LOCKED(real_cuda->cuInit(flags));
+}
+
+static pf_CUresult w_cuDevicePrimaryCtxRetain(pf_CUcontext *ctx, pf_CUdevice dev)
+{
+	return CUDA_LOCKED(real_cuda->cuDevicePrimaryCtxRetain(ctx, dev));
+}
+
+static pf_CUresult w_cuDevicePrimaryCtxRelease(pf_CUdevice dev)
+{
+	return CUDA_LOCKED(real_cuda->cuDevicePrimaryCtxRelease(dev));
+}
+
+static pf_CUresult w_cuCtxSetCurrent(pf_CUcontext ctx)
+{
+	return CUDA_LOCKED(real_cuda->cuCtxSetCurrent(ctx));
+}
+
+static pf_CUresult w_cuMemcpyHtoD(pf_CUdeviceptr dst, const void *src, size_t bytes)
+{
+	return CUDA_LOCKED(real_cuda->cuMemcpyHtoD(dst, src, bytes));
+}
+
+static pf_CUresult w_cuMemcpyDtoH(void *dst, pf_CUdeviceptr src, size_t bytes)
+{
+	return CUDA_LOCKED(real_cuda->cuMemcpyDtoH(dst, src, bytes));
+}
+
 static pf_CUresult w_cuMemAlloc(pf_CUdeviceptr *p, size_t bytes)
 {
-	pf_CUresult r = real_cuda->cuMemAlloc(p, bytes);
+	pf_CUresult r = CUDA_LOCKED(real_cuda->cuMemAlloc(p, bytes));
 
 	if (r != PF_CUDA_SUCCESS)
 		return r;
@@ -281,7 +327,7 @@ static pf_CUresult w_cuMemFree(pf_CUdeviceptr p)
 		if (gpu_blocks[i].len && gpu_blocks[i].base == (uintptr_t)p)
 			gpu_blocks[i].len = 0;
 	pthread_mutex_unlock(&lock);
-	return real_cuda->cuMemFree(p);
+	return CUDA_LOCKED(real_cuda->cuMemFree(p));
 }
 
 static int wrapped_cuda(const struct pf_cuda_table **ret, char **ret_err)
@@ -293,6 +339,12 @@ static int wrapped_cuda(const struct pf_cuda_table **ret, char **ret_err)
 		return r;
 	real_cuda = real;
 	cuda = *real;
+	cuda.cuInit = w_cuInit;
+	cuda.cuDevicePrimaryCtxRetain = w_cuDevicePrimaryCtxRetain;
+	cuda.cuDevicePrimaryCtxRelease = w_cuDevicePrimaryCtxRelease;
+	cuda.cuCtxSetCurrent = w_cuCtxSetCurrent;
+	cuda.cuMemcpyHtoD = w_cuMemcpyHtoD;
+	cuda.cuMemcpyDtoH = w_cuMemcpyDtoH;
 	cuda.cuMemAlloc = w_cuMemAlloc;
 	cuda.cuMemFree = w_cuMemFree;
 	*ret = &cuda;
