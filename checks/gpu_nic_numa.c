@@ -27,6 +27,7 @@
 #include "preflight/check.h"
 #include "preflight/gpu_nic.h"
 #include "preflight/node.h"
+#include "preflight/strbuf.h"
 
 struct gpu_nic_numa_cfg {
 	char *worst_class;
@@ -210,18 +211,16 @@ static struct sw *sw_get(struct sw **v, size_t *n, int pci)
 	return &(*v)[(*n)++];
 }
 
-/* NICs named in gpu_nic_numa.nics that the node does not have, into @buf. */
-static size_t missing_nics(const struct pf_node *node, const char *nics, char *buf, size_t len)
+/* NICs named in gpu_nic_numa.nics that the node does not have, listed in @sb. */
+static size_t missing_nics(const struct pf_node *node, const char *nics, struct pf_strbuf *sb)
 {
 	pf_autofree char *copy = pf_xstrdup(nics);
-	size_t n = 0, o = 0;
+	size_t n = 0;
 
-	buf[0] = '\0';
 	for (char *save = NULL, *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		if (pf_node_rdma(node, t))
 			continue;
-		if (o < len)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", n ? ", " : "", t);
+		pf_strbuf_adds(pf_strbuf_sep(sb, ", "), t);
 		n++;
 	}
 	return n;
@@ -239,8 +238,9 @@ static size_t judge_coverage(struct pf_result *res, const struct pf_node *node,
 	pf_autofree int *dom = pf_xcalloc(n + 1, sizeof(*dom));
 	size_t n_sw = 0, best_votes = 0, n_bad = 0;
 	size_t usual_g = 0, usual_n = 0;
-	char missing[256];
-	size_t n_missing = cfg->nics[0] ? missing_nics(node, cfg->nics, missing, sizeof(missing)) : 0;
+	pf_autostrbuf struct pf_strbuf missing_sb = PF_STRBUF_INIT;
+	size_t n_missing = cfg->nics[0] ? missing_nics(node, cfg->nics, &missing_sb) : 0;
+	const char *missing = missing_sb.buf;
 
 	for (size_t i = 0; i < n; i++) {
 		int s = pairs[i].nic < 0 ? -1 :
@@ -333,10 +333,10 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	const struct pf_node *node = ctx->node;
 	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
 	enum pf_path_class expected = PF_PATH_UNKNOWN;
-	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, n_unplaced = 0, len = 0;
+	size_t n = 0, n_nics = 0, n_far = 0, n_numa = 0, n_unknown = 0, n_unplaced = 0;
 	size_t n_cover;
 	pf_autofree bool *failed = NULL;
-	char map[1024] = "";
+	pf_autostrbuf struct pf_strbuf map = PF_STRBUF_INIT;
 	bool inferred = !cfg->worst_class[0];
 
 	if (!node)
@@ -379,9 +379,7 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 				   pairs[i].gpu->bdf);
 			pf_obs_str(f, "path", pairs[i].gpu->path ? pairs[i].gpu->path : "");
 			n_unplaced++;
-			if (len < sizeof(map))
-				len += (size_t)snprintf(map + len, sizeof(map) - len, "%s-",
-							i ? "," : "");
+			pf_strbuf_addf(&map, "%s-", i ? "," : "");
 			continue;
 		}
 		/* its rail-coverage failure is its finding */
@@ -391,40 +389,36 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 		case VERDICT_UNKNOWN: n_unknown++; break;
 		default: break;
 		}
-		if (len < sizeof(map))
-			len += (size_t)snprintf(map + len, sizeof(map) - len, "%s%s",
-						i ? "," : "", node->rdma[pairs[i].nic].name);
+		pf_strbuf_addf(&map, "%s%s", i ? "," : "", node->rdma[pairs[i].nic].name);
 	}
 	if (n_cover && n_far + n_numa + n_unknown + n_unplaced == 0) {
 		pf_summary(res, "rail coverage: %zu finding%s (a GPU sharing a NIC where its switch "
 			   "lost one, or a listed NIC missing); nearest NIC by GPU: %s", n_cover,
-			   n_cover == 1 ? "" : "s", map);
+			   n_cover == 1 ? "" : "s", map.buf);
 	} else if (n_far + n_numa + n_unknown + n_unplaced == 0) {
 		pf_summary(res, "%zu GPU%s, each with a NIC at %s or nearer (%s) on its NUMA node; "
 			   "nearest NIC by GPU: %s", n, n == 1 ? "" : "s",
 			   pf_path_class_name(expected), inferred ? "as most GPUs here" : "profile",
-			   map);
+			   map.buf);
 	} else {
-		char what[256];
-		size_t w = 0;
+		pf_autostrbuf struct pf_strbuf what = PF_STRBUF_INIT;
 
-		what[0] = '\0';
 		if (n_numa)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with no NIC on its "
-					      "NUMA node", w ? ", " : "", n_numa);
+			pf_strbuf_addf(pf_strbuf_sep(&what, ", "), "%zu with no NIC on its NUMA node",
+				       n_numa);
 		if (n_far)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with no NIC at %s "
-					      "or nearer (%s)", w ? ", " : "", n_far,
-					      pf_path_class_name(expected),
-					      inferred ? "as most GPUs here" : "profile");
+			pf_strbuf_addf(pf_strbuf_sep(&what, ", "), "%zu with no NIC at %s or nearer (%s)",
+				       n_far, pf_path_class_name(expected),
+				       inferred ? "as most GPUs here" : "profile");
 		if (n_unknown)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%zu with unknown NUMA "
-					      "locality", w ? ", " : "", n_unknown);
+			pf_strbuf_addf(pf_strbuf_sep(&what, ", "), "%zu with unknown NUMA locality",
+				       n_unknown);
 		if (n_unplaced)
-			snprintf(what + w, sizeof(what) - w, "%s%zu not placed on the PCI tree",
-				 w ? ", " : "", n_unplaced);
+			pf_strbuf_addf(pf_strbuf_sep(&what, ", "), "%zu not placed on the PCI tree",
+				       n_unplaced);
 		pf_summary(res, "%zu of %zu GPU%s: %s; nearest NIC by GPU: %s",
-			   n_far + n_numa + n_unknown + n_unplaced, n, n == 1 ? "" : "s", what, map);
+			   n_far + n_numa + n_unknown + n_unplaced, n, n == 1 ? "" : "s", what.buf,
+			   map.buf);
 	}
 	return 0;
 }

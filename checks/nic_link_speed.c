@@ -32,6 +32,7 @@
 #include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
+#include "preflight/strbuf.h"
 
 /* RoCEv2 headers the kernel subtracts from the netdev MTU (iboe_get_mtu()). */
 #define ROCE_HEADER_BYTES 96
@@ -110,37 +111,18 @@ static void problem(struct verdict *v, enum pf_status st, const char *remedy, co
 	v->n++;
 }
 
-/* Append @prefix and @text with "<dev>" and "<netdev>" filled in. */
-static void append_remedy(char *dst, size_t len, const char *prefix, const char *text,
-			  const char *dev, const char *netdev)
+/* Add @text to @sb with "<dev>" and "<netdev>" filled in. */
+static void add_remedy(struct pf_strbuf *sb, const char *text, const char *dev, const char *netdev)
 {
-	size_t o;
-
-	if (len == 0)
-		return;
-	o = (size_t)snprintf(dst, len, "%s", prefix);
-	if (o >= len)
-		return;
-
-	while (*text && o + 1 < len) {
-		const char *sub = NULL;
-		size_t skip = 0;
-
+	while (*text) {
 		if (!strncmp(text, "<dev>", 5)) {
-			sub = dev;
-			skip = 5;
+			pf_strbuf_adds(sb, dev);
+			text += 5;
 		} else if (!strncmp(text, "<netdev>", 8)) {
-			sub = netdev;
-			skip = 8;
-		}
-		if (sub) {
-			o += (size_t)snprintf(dst + o, len - o, "%s", sub);
-			if (o >= len)
-				return; /* truncated */
-			text += skip;
+			pf_strbuf_adds(sb, netdev);
+			text += 8;
 		} else {
-			dst[o++] = *text++;
-			dst[o] = '\0';
+			pf_strbuf_addch(sb, *text++);
 		}
 	}
 }
@@ -480,13 +462,14 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	struct group_best best;
 	struct pf_finding *f;
 	enum pf_status st = PF_STATUS_PASS;
-	char subject[96], model[96], rt[64] = "", msg[512], remedy[768];
+	char subject[96], model[96], rt[64] = "";
+	pf_autostrbuf struct pf_strbuf msg = PF_STRBUF_INIT, remedy = PF_STRBUF_INIT;
 	double want_rate = cfg->min_rate_gbps;
 	int want_width = (int)cfg->min_width;
 	bool up = port_up(p);
 	const char *speed_src = "sysfs";
 	int64_t nd_speed = -1;
-	size_t off = 0, n_slaves = 0, card_ports = 0;
+	size_t n_slaves = 0, card_ports = 0;
 	bool card_own_role = false, bond_unrecorded = false;
 	char nd_dev[64 + IF_NAMESIZE];
 	enum down_kind dk = DOWN_UNKNOWN;
@@ -625,35 +608,29 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 
 	for (size_t i = 0; i < v.n; i++)
 		st = pf_status_worst(st, v.p[i].status);
-	msg[0] = remedy[0] = '\0';
 	if (v.n == 0) {
 		if (nd && p->link_layer == PF_LINK_ETH && n_slaves)
-			snprintf(msg, sizeof(msg), "ACTIVE at %s, LAG %s of %zu members at the port "
+			pf_strbuf_addf(&msg, "ACTIVE at %s, LAG %s of %zu members at the port "
 				 "rate, MTU %lld", rt, nd->name, n_slaves, (long long)nd->mtu);
 		else if (nd && p->link_layer == PF_LINK_ETH)
-			snprintf(msg, sizeof(msg), "ACTIVE at %s, %s MTU %lld", rt, nd->name,
+			pf_strbuf_addf(&msg, "ACTIVE at %s, %s MTU %lld", rt, nd->name,
 				 (long long)nd->mtu);
 		else if (card_own_role)
-			snprintf(msg, sizeof(msg), "ACTIVE at %s, like every active port of its "
+			pf_strbuf_addf(&msg, "ACTIVE at %s, like every active port of its "
 				 "%zu-port card: a role of its own, not held to the model's faster "
 				 "ports", rt, card_ports);
 		else
-			snprintf(msg, sizeof(msg), "ACTIVE at %s", rt);
+			pf_strbuf_addf(&msg, "ACTIVE at %s", rt);
 	}
 	for (size_t i = 0; i < v.n; i++) {
-		size_t ro = strlen(remedy);
-
-		off += (size_t)snprintf(msg + off, off < sizeof(msg) ? sizeof(msg) - off : 0,
-					"%s%s", i ? "; " : "", v.p[i].text);
-		if (off >= sizeof(msg))
-			off = sizeof(msg) - 1;
-		if (v.p[i].status != PF_STATUS_PASS && !strstr(remedy, v.p[i].remedy))
-			append_remedy(remedy + ro, sizeof(remedy) - ro, ro ? "; " : "",
-				      v.p[i].remedy, d->name, nd ? nd->name : "<netdev>");
+		pf_strbuf_adds(pf_strbuf_sep(&msg, "; "), v.p[i].text);
+		if (v.p[i].status != PF_STATUS_PASS && !strstr(remedy.buf, v.p[i].remedy))
+			add_remedy(pf_strbuf_sep(&remedy, "; "), v.p[i].remedy, d->name,
+				   nd ? nd->name : "<netdev>");
 	}
-	f = pf_add(res, st, subject, "%s", msg);
-	if (st != PF_STATUS_PASS && *remedy)
-		pf_remedy(f, "%s", remedy);
+	f = pf_add(res, st, subject, "%s", msg.buf);
+	if (st != PF_STATUS_PASS && remedy.len)
+		pf_remedy(f, "%s", remedy.buf);
 
 	pf_obs_str(f, "state", p->state_name ? p->state_name : "unknown");
 	pf_obs_str(f, "phys_state", p->phys_state_name ? p->phys_state_name : "unknown");

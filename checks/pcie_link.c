@@ -25,6 +25,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/strbuf.h"
 
 #define SPEED_EPS 0.05     /* GT/s: "8 GT/s" vs "8.0 GT/s PCIe" */
 #define MAX_DEPTH 64       /* bridges above a device; more means a corrupt model */
@@ -552,22 +553,11 @@ static int read_iommu(const struct pf_ctx *ctx, struct target *t, bool *ret_no_t
 	return 1;
 }
 
-static void list_add(char *buf, size_t len, size_t *n, const char *item)
-{
-	size_t l = strlen(buf);
-
-	if ((*n)++ >= 4) {
-		if (*n == 5 && l + 6 < len)
-			strcat(buf, ", ...");
-		return;
-	}
-	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", item);
-}
-
 static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct target *targets,
 			size_t n)
 {
-	char translated[256] = "", other[256] = "", first_type[16] = "", item[80];
+	pf_autostrbuf struct pf_strbuf translated = PF_STRBUF_INIT, other = PF_STRBUF_INIT;
+	char first_type[16] = "", item[80];
 	size_t n_group = 0, n_ident = 0, n_trans = 0, n_other = 0, n_notype = 0, n_listed = 0,
 	       n_olisted = 0;
 	cJSON *types = cJSON_CreateObject();
@@ -608,12 +598,12 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 		} else if (iommu_translates(t)) {
 			if (!n_trans++)
 				snprintf(first_type, sizeof(first_type), "%s", t->iommu_type);
-			list_add(translated, sizeof(translated), &n_listed, item);
+			pf_strbuf_item(&translated, &n_listed, 4, "%s", item);
 		} else {
 			snprintf(item, sizeof(item), "%s (group %s: %s)", subj, t->iommu_group,
 				 t->iommu_type);
 			n_other++;
-			list_add(other, sizeof(other), &n_olisted, item);
+			pf_strbuf_item(&other, &n_olisted, 4, "%s", item);
 		}
 	}
 	if (n_group == 0) {
@@ -641,7 +631,7 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 	}
 	if (n_trans) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "the IOMMU translates DMA (%s) for %zu of %zu "
-			   "GPUs and NICs: %s", first_type, n_trans, n, translated);
+			   "GPUs and NICs: %s", first_type, n_trans, n, translated.buf);
 		pf_remedy(f, "GPUDirect RDMA at full speed wants the IOMMU in passthrough: boot with "
 			  "iommu=pt (plus intel_iommu=on or amd_iommu=on where the platform needs "
 			  "them), or set a group to identity (echo identity > "
@@ -652,7 +642,7 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 			  "complex for translation");
 	} else if (n_other) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "IOMMU group type neither identity nor "
-			   "DMA for %zu GPUs and NICs: %s", n_other, other);
+			   "DMA for %zu GPUs and NICs: %s", n_other, other.buf);
 		pf_remedy(f, "a 'blocked' group allows no DMA and 'unmanaged' means a user-space "
 			  "driver (VFIO) owns the device: check that it belongs to this node's jobs");
 	} else {

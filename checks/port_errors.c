@@ -27,6 +27,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/strbuf.h"
 
 enum ctr_class {
 	CTR_HARD,      /* the link went down, retrained or corrupted packets: fail */
@@ -211,26 +212,6 @@ static void add_remedy(struct pf_finding *f, const struct port *p, enum ctr_clas
 	}
 }
 
-static void append(char *buf, size_t len, size_t *n_listed, const char *fmt, ...) PF_PRINTF(4, 5);
-static void append(char *buf, size_t len, size_t *n_listed, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (++*n_listed > 4) {
-		if (*n_listed == 5 && used + 8 < len)
-			strcat(buf, ", ...");
-		return;
-	}
-	if (used && used + 2 < len) {
-		strcat(buf, ", ");
-		used += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 static bool ignored(const struct port_errors_cfg *cfg, const struct ctr_def *c)
 {
 	return pf_list_has(cfg->ignore, c->name);
@@ -289,7 +270,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 	enum pf_status st = PF_STATUS_PASS;
 	enum ctr_class worst = CTR_INFO;
 	bool any_saturated = false;
-	char list[256] = "";
+	pf_autostrbuf struct pf_strbuf list = PF_STRBUF_INIT;
 	size_t n_listed = 0, n_judged = 0;
 	cJSON *inc = cJSON_CreateObject(), *sat = cJSON_CreateArray();
 	struct pf_finding *f;
@@ -315,7 +296,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 		if (d.delta) {
 			enum pf_status cs = c->cls == CTR_HARD ? PF_STATUS_FAIL : PF_STATUS_WARN;
 
-			append(list, sizeof(list), &n_listed, "%s +%llu%s%s", c->name,
+			pf_strbuf_item(&list, &n_listed, 4, "%s +%llu%s%s", c->name,
 			       (unsigned long long)d.delta, d.saturated ? " (now saturated)" : "",
 			       d.reset ? " (cleared meanwhile)" : d.wrapped ? " (wrapped)" : "");
 			st = pf_status_worst(st, cs);
@@ -323,7 +304,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 				worst = c->cls;
 		} else if (d.saturated) {
 			/* stuck at its maximum: new errors are invisible */
-			append(list, sizeof(list), &n_listed, "%s saturated at %llu", c->name,
+			pf_strbuf_item(&list, &n_listed, 4, "%s saturated at %llu", c->name,
 			       (unsigned long long)p->b.v[i]);
 			st = pf_status_worst(st, PF_STATUS_WARN);
 			any_saturated = true;
@@ -336,7 +317,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 		f = pf_add(res, st, p->subject, "no error counter increased in %.1f s "
 			   "(%zu counters)", window_ms / 1000, n_judged);
 	} else {
-		f = pf_add(res, st, p->subject, "%s in %.1f s", list, window_ms / 1000);
+		f = pf_add(res, st, p->subject, "%s in %.1f s", list.buf, window_ms / 1000);
 		add_remedy(f, p, worst, any_saturated, false);
 	}
 	pf_obs_num(f, "window_ms", window_ms);
@@ -371,7 +352,8 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	enum pf_status st = PF_STATUS_PASS;
 	enum ctr_class worst = CTR_INFO;
 	bool any_saturated = false;
-	char list[256] = "", when[64];
+	pf_autostrbuf struct pf_strbuf list = PF_STRBUF_INIT;
+	char when[64];
 	size_t n_listed = 0, n_judged = 0;
 	cJSON *vals = cJSON_CreateObject(), *sat = cJSON_CreateArray();
 	struct pf_finding *f;
@@ -394,12 +376,12 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 		n_judged++;
 		rate = (double)v / hours;
 		if (!c->hw && c->width < 64 && v == ctr_max(c)) {
-			append(list, sizeof(list), &n_listed, "%s saturated at %llu", c->name,
+			pf_strbuf_item(&list, &n_listed, 4, "%s saturated at %llu", c->name,
 			       (unsigned long long)v);
 			cJSON_AddItemToArray(sat, cJSON_CreateString(c->name));
 			any_saturated = true;
 		} else if (rate > threshold(cfg, c->cls)) {
-			append(list, sizeof(list), &n_listed, "%s %llu (%.3g/h, %s threshold %g/h)",
+			pf_strbuf_item(&list, &n_listed, 4, "%s %llu (%.3g/h, %s threshold %g/h)",
 			       c->name, (unsigned long long)v, rate, class_name(c->cls),
 			       threshold(cfg, c->cls));
 		} else {
@@ -414,7 +396,7 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 		f = pf_add(res, st, p->subject, "%zu error counters within thresholds over %s",
 			   n_judged, when);
 	} else {
-		f = pf_add(res, st, p->subject, "%s over %s (since boot or last clear)", list,
+		f = pf_add(res, st, p->subject, "%s over %s (since boot or last clear)", list.buf,
 			   when);
 		add_remedy(f, p, worst, any_saturated, true);
 	}

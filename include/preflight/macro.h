@@ -86,6 +86,8 @@ _Noreturn void pf_bug(const char *file, int line, const char *cond);
 void *pf_xmalloc(size_t n);
 void *pf_xcalloc(size_t n, size_t size);
 void *pf_xrealloc(void *p, size_t n);
+/* pf_xrealloc of @n elements of @size bytes; aborts when n * size overflows. */
+void *pf_xreallocarray(void *p, size_t n, size_t size);
 char *pf_xstrdup(const char *s);
 char *pf_xasprintf(const char *fmt, ...) PF_PRINTF(1, 2);
 

@@ -26,16 +26,9 @@
 #include "output.h"
 #include "report.h"
 #include "preflight/result.h"
+#include "preflight/strbuf.h"
 #include "strmap.h"
 #include "table.h"
-
-#define GROW(arr, n, cap)                                                          \
-	do {                                                                       \
-		if ((n) == (cap)) {                                                \
-			(cap) = (cap) ? (cap) * 2 : 16;                            \
-			(arr) = pf_xrealloc((arr), (cap) * sizeof(*(arr)));        \
-		}                                                                  \
-	} while (0)
 
 struct fl_check_rec {
 	uint32_t check;
@@ -219,7 +212,7 @@ static uint32_t intern_check(struct pf_fleet *f, const char *name)
 
 	if (pf_strmap_get(&f->check_ids, name, &id))
 		return id;
-	GROW(f->checks, f->n_checks, f->cap_checks);
+	PF_GROW(f->checks, f->n_checks, f->cap_checks);
 	id = (uint32_t)f->n_checks;
 	f->checks[f->n_checks++] = clean(name);
 	pf_strmap_put(&f->check_ids, name, id);
@@ -233,7 +226,7 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 
 	if (pf_strmap_get(&f->series_ids, k, &id))
 		return id;
-	GROW(f->series, f->n_series, f->cap_series);
+	PF_GROW(f->series, f->n_series, f->cap_series);
 	id = (uint32_t)f->n_series;
 	f->series[f->n_series++] = (struct fl_series){ .check = check, .key = clean(key) };
 	pf_strmap_put(&f->series_ids, k, id);
@@ -242,7 +235,7 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 
 static void reject(struct pf_fleet *f, const char *origin, const char *reason, char **ret_err)
 {
-	GROW(f->rejects, f->n_rejects, f->cap_rejects);
+	PF_GROW(f->rejects, f->n_rejects, f->cap_rejects);
 	f->rejects[f->n_rejects++] = (struct fl_reject){ clean(origin), clean(reason) };
 	if (ret_err)
 		*ret_err = clean(reason);
@@ -271,7 +264,7 @@ static void node_obs(struct pf_fleet *f, struct fl_node *n, uint32_t check, cons
 		}
 		return;
 	}
-	GROW(n->obs, n->n_obs, n->cap_obs);
+	PF_GROW(n->obs, n->n_obs, n->cap_obs);
 	n->obs[n->n_obs++] = (struct fl_obs){ s, v, clean(subject) };
 }
 
@@ -354,7 +347,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	node = cJSON_GetObjectItemCaseSensitive(root, "node");
 	host = json_str(node, "hostname");
 
-	GROW(f->nodes, f->n_nodes, f->cap_nodes);
+	PF_GROW(f->nodes, f->n_nodes, f->cap_nodes);
 	n = &f->nodes[f->n_nodes];
 	*n = (struct fl_node){ 0 };
 	n->checks = pf_xcalloc((size_t)cJSON_GetArraySize(checks), sizeof(*n->checks));
@@ -450,7 +443,7 @@ static int list_dir(const struct pf_fs *fs, const char *dir, bool recursive, int
 		}
 		if (l < 6 || strcmp(names[i] + l - 5, ".json"))
 			continue;
-		GROW(out->v, out->n, out->cap);
+		PF_GROW(out->v, out->n, out->cap);
 		out->v[out->n++] = path;
 		path = NULL;
 	}
@@ -475,7 +468,7 @@ int pf_fleet_list_dir(const char *dir, bool recursive, char ***ret_paths, size_t
 		free(out.v);
 		return r;
 	}
-	GROW(out.v, out.n, out.cap);
+	PF_GROW(out.v, out.n, out.cap);
 	out.v[out.n] = NULL; /* pf_fs_list() sorted the names: depth-first, in name order */
 	*ret_paths = out.v;
 	return (int)out.n;
@@ -581,7 +574,7 @@ static void find_outliers(struct pf_fleet *f)
 			if (se->n_nodes < PF_FLEET_MIN_SERIES || !(se->median > 0) ||
 			    !(o->value < f->fraction * se->median))
 				continue;
-			GROW(f->outliers, f->n_outliers, cap);
+			PF_GROW(f->outliers, f->n_outliers, cap);
 			f->outliers[f->n_outliers++] = (struct fl_outlier){ i, o->series, o->value };
 			se->n_outliers++;
 		}
@@ -611,7 +604,7 @@ void pf_fleet_finish(struct pf_fleet *f)
 		for (size_t k = 0; k < n->n_checks; k++)
 			f->counts[n->checks[k].check][n->checks[k].status]++;
 		if (bad(n->verdict)) {
-			GROW(f->failing, f->n_failing, cap);
+			PF_GROW(f->failing, f->n_failing, cap);
 			f->failing[f->n_failing++] = i;
 		}
 	}

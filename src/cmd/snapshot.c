@@ -34,6 +34,7 @@
 #include "preflight/net.h"
 #include "output.h"
 #include "preflight/node.h"
+#include "preflight/strbuf.h"
 #include "snapshot.h"
 #include "strmap.h"
 
@@ -204,10 +205,7 @@ static int make_link(struct snap *s, const char *rel, const char *target, uint32
 {
 	if (symlinkat(target, s->dfd, rel) < 0 && errno != EEXIST)
 		return -errno;
-	if (s->n_targets == s->cap_targets) {
-		s->cap_targets = s->cap_targets ? s->cap_targets * 2 : 64;
-		s->targets = pf_xrealloc(s->targets, s->cap_targets * sizeof(*s->targets));
-	}
+	PF_GROW(s->targets, s->n_targets, s->cap_targets);
 	*ret_id = (uint32_t)s->n_targets;
 	s->targets[s->n_targets++] = pf_xstrdup(target);
 	pf_strmap_put(&s->seen, rel, SEEN_LINK + *ret_id);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "preflight/macro.h"
+#include "preflight/strbuf.h"
 #include "output.h"
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -89,65 +90,52 @@ int pf_output_write(const char *path, const void *buf, size_t len)
 }
 
 /* A placeholder's value must not leave the directory: '/' and a leading '.' become '_'. */
-static void append_safe(char **out, size_t *n, size_t *cap, const char *s, size_t len)
+static void add_safe(struct pf_strbuf *out, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 
 		if (c == '/' || (i == 0 && c == '.') || (unsigned char)c < 0x20)
 			c = '_';
-		if (*n + 2 > *cap) {
-			*cap = *cap * 2 + 16;
-			*out = pf_xrealloc(*out, *cap);
-		}
-		(*out)[(*n)++] = c;
+		pf_strbuf_addch(out, c);
 	}
-	(*out)[*n] = '\0';
 }
 
 int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char **ret,
 		     char **ret_err)
 {
-	size_t n = 0, cap = strlen(tmpl) + 16;
-	char *out = pf_xmalloc(cap);
+	pf_autostrbuf struct pf_strbuf out = PF_STRBUF_INIT;
 
-	out[0] = '\0';
 	for (const char *p = tmpl; *p; p++) {
 		if (*p != '%') {
-			if (n + 2 > cap) {
-				cap = cap * 2;
-				out = pf_xrealloc(out, cap);
-			}
-			out[n++] = *p;
-			out[n] = '\0';
+			pf_strbuf_addch(&out, *p);
 			continue;
 		}
 		switch (p[1]) {
 		case 'n': {
 			const char *h = host && *host && *host != '.' ? host : "unknown";
 
-			append_safe(&out, &n, &cap, h, strcspn(h, "."));
+			add_safe(&out, h, strcspn(h, "."));
 			break;
 		}
 		case 'j': {
 			const char *j = jobid && *jobid ? jobid : "nojob";
 
-			append_safe(&out, &n, &cap, j, strlen(j));
+			add_safe(&out, j, strlen(j));
 			break;
 		}
 		case '%':
-			append_safe(&out, &n, &cap, "%", 1);
+			add_safe(&out, "%", 1);
 			break;
 		default:
 			if (ret_err)
 				*ret_err = pf_xasprintf("unknown placeholder '%%%.1s' in '%s' "
 							"(%%n hostname, %%j job id, %%%% a percent sign)",
 							p[1] ? p + 1 : "", tmpl);
-			free(out);
 			return -EINVAL;
 		}
 		p++;
 	}
-	*ret = out;
+	*ret = pf_strbuf_detach(&out);
 	return 0;
 }

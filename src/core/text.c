@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "preflight/macro.h"
+#include "preflight/strbuf.h"
 #include "text.h"
 
 int pf_utf8_decode(const char *s, uint32_t *ret_cp)
@@ -93,37 +94,15 @@ char *pf_utf8_clean(const char *s, bool escape_controls)
 	return out;
 }
 
-struct jbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static void jb_put(struct jbuf *b, const char *s, size_t len)
+static void jb_indent(struct pf_strbuf *b, int depth)
 {
-	if (b->n + len + 1 > b->cap) {
-		while (b->n + len + 1 > b->cap)
-			b->cap = b->cap ? b->cap * 2 : 256;
-		b->s = pf_xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->n, s, len);
-	b->n += len;
-	b->s[b->n] = '\0';
-}
-
-static void jb_puts(struct jbuf *b, const char *s)
-{
-	jb_put(b, s, strlen(s));
-}
-
-static void jb_indent(struct jbuf *b, int depth)
-{
-	jb_put(b, "\n", 1);
+	pf_strbuf_add(b, "\n", 1);
 	for (int i = 0; i < depth; i++)
-		jb_put(b, "  ", 2);
+		pf_strbuf_add(b, "  ", 2);
 }
 
 /* A scalar, or a key as a JSON string: cJSON's own escaping and number format. */
-static void jb_scalar(struct jbuf *b, const cJSON *item)
+static void jb_scalar(struct pf_strbuf *b, const cJSON *item)
 {
 	cJSON copy = *item;
 	char *text;
@@ -132,20 +111,20 @@ static void jb_scalar(struct jbuf *b, const cJSON *item)
 	copy.string = NULL;
 	text = cJSON_PrintUnformatted(&copy);
 	PF_BUG_ON(!text);
-	jb_puts(b, text);
+	pf_strbuf_adds(b, text);
 	cJSON_free(text);
 }
 
-static void jb_key(struct jbuf *b, const char *key, bool compact)
+static void jb_key(struct pf_strbuf *b, const char *key, bool compact)
 {
 	cJSON *k = cJSON_CreateString(key);
 
 	jb_scalar(b, k);
 	cJSON_Delete(k);
-	jb_puts(b, compact ? ":" : ": ");
+	pf_strbuf_adds(b, compact ? ":" : ": ");
 }
 
-static void jb_value(struct jbuf *b, const cJSON *j, int depth, bool compact)
+static void jb_value(struct pf_strbuf *b, const cJSON *j, int depth, bool compact)
 {
 	bool obj = cJSON_IsObject(j);
 	const cJSON *it;
@@ -154,7 +133,7 @@ static void jb_value(struct jbuf *b, const cJSON *j, int depth, bool compact)
 		jb_scalar(b, j);
 		return;
 	}
-	jb_put(b, obj ? "{" : "[", 1);
+	pf_strbuf_add(b, obj ? "{" : "[", 1);
 	for (it = j->child; it; it = it->next) {
 		if (!compact)
 			jb_indent(b, depth + 1);
@@ -162,19 +141,19 @@ static void jb_value(struct jbuf *b, const cJSON *j, int depth, bool compact)
 			jb_key(b, it->string ? it->string : "", compact);
 		jb_value(b, it, depth + 1, compact);
 		if (it->next)
-			jb_put(b, ",", 1);
+			pf_strbuf_add(b, ",", 1);
 	}
 	if (!compact && j->child)
 		jb_indent(b, depth);
-	jb_put(b, obj ? "}" : "]", 1);
+	pf_strbuf_add(b, obj ? "}" : "]", 1);
 }
 
 char *pf_json_print(const cJSON *j, bool compact)
 {
-	struct jbuf b = { 0 };
+	struct pf_strbuf b = PF_STRBUF_INIT;
 
 	jb_value(&b, j, 0, compact);
-	return b.s;
+	return pf_strbuf_detach(&b);
 }
 
 void pf_json_clean(cJSON *j, bool escape_controls)

@@ -3,6 +3,7 @@
  * util.c - allocation that aborts on out-of-memory, and small string helpers.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "preflight/check.h"
@@ -38,6 +39,13 @@ void *pf_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	return p ? p : oom();
+}
+
+void *pf_xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return oom();
+	return pf_xrealloc(p, n * size);
 }
 
 char *pf_xstrdup(const char *s)

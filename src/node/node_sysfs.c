@@ -21,6 +21,7 @@
 
 #include "preflight/node.h"
 #include "preflight/parse.h"
+#include "preflight/strbuf.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
 #define SYS_IB "/sys/class/infiniband"
@@ -299,10 +300,7 @@ static int list_links(const struct pf_fs *fs, const char *dir, struct entry **re
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			v = pf_xrealloc(v, cap * sizeof(*v));
-		}
+		PF_GROW(v, n, cap);
 		v[n].name = pf_xstrdup(de->d_name);
 		v[n].path = NULL;
 		v[n].err = link_at(fs, dirfd(d), dir, de->d_name, &v[n].path);

@@ -15,6 +15,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/net.h"
+#include "preflight/strbuf.h"
 
 void pf_stats_release(struct pf_stats *s)
 {
@@ -104,10 +105,7 @@ int pf_parse_ethtool_stats(const char *text, struct pf_stats *ret)
 		if (!split_kv(line, &key, &val) || !*key || strlen(key) >= sizeof(s.v[0].name) ||
 		    pf_parse_u64(val, &v) < 0)
 			continue;
-		if (s.n == cap) {
-			cap = cap ? cap * 2 : 64;
-			s.v = pf_xrealloc(s.v, cap * sizeof(*s.v));
-		}
+		PF_GROW(s.v, s.n, cap);
 		snprintf(s.v[s.n].name, sizeof(s.v[s.n].name), "%s", key);
 		s.v[s.n++].value = v;
 	}

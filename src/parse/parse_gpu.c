@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preflight/parse.h"
+#include "preflight/strbuf.h"
 
 /* Largest number of Xid events kept from one log. */
 #define XID_MAX 4096
@@ -114,10 +115,7 @@ int pf_parse_kmsg_xids(const char *text, struct pf_xid **ret, size_t *ret_n)
 			memcpy(buf, line, len);
 			buf[len] = '\0';
 			if (parse_xid_line(buf, &x) == 0) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 16;
-					v = pf_xrealloc(v, cap * sizeof(*v));
-				}
+				PF_GROW(v, n, cap);
 				v[n++] = x;
 			}
 		}
