@@ -69,6 +69,18 @@ run "$PREFLIGHT" snapshot --root "$tmp/snap" "$tmp/snap2" 2>/dev/null || not_ok 
 cmp -s "$tmp/snap/preflight/env" "$tmp/snap2/preflight/env" || not_ok "env not copied from the snapshot"
 cmp -s "$tmp/snap/preflight/euid" "$tmp/snap2/preflight/euid" || not_ok "euid not copied"
 
+# nccl_config live and from a snapshot taken in the same environment: the same verdicts;
+# the job's user (the real uid outside Slurm) and the /dev/infiniband listing are recorded
+nccl_env() { env -u SLURM_JOB_UID NCCL_SOCKET_IFNAME==lo NCCL_IB_GID_INDEX=3 "$@"; }
+nccl_env "$PREFLIGHT" --only nccl_config --format json >"$tmp/live-nccl.json"
+nccl_env "$PREFLIGHT" snapshot "$tmp/snapn" 2>/dev/null || not_ok "snapshot for nccl_config"
+"$PREFLIGHT" --root "$tmp/snapn" --only nccl_config --format json >"$tmp/rec-nccl.json"
+same_verdicts "$tmp/live-nccl.json" "$tmp/rec-nccl.json" || not_ok "nccl_config: verdicts differ"
+grep -q '"NCCL_SOCKET_IFNAME"' "$tmp/rec-nccl.json" || not_ok "nccl_config: the recorded environment was not judged"
+grep -qx "uid=$(id -u)" "$tmp/snapn/preflight/job_user" || not_ok "job_user: not uid $(id -u)"
+grep -qx "HOME=$HOME" "$tmp/snapn/preflight/env" || not_ok "env: no HOME"
+[ -f "$tmp/snapn/preflight/ls/dev/infiniband" ] || not_ok "no /dev/infiniband listing"
+
 # shape: relative links kept, regular files copied, the log, small
 [ -f "$tmp/snap/preflight/snapshot.log" ] || not_ok "no preflight/snapshot.log"
 [ -f "$tmp/snap/proc/sys/kernel/osrelease" ] || not_ok "no osrelease"
@@ -94,14 +106,19 @@ for args in "" "--window x $tmp/w" "--root /nonexistent $tmp/r" "$tmp/a $tmp/b";
 done
 
 # a generated 8-GPU RoCE node (tests/gen_root.py), re-snapshotted: every check agrees
+# (with NCCL settings in all three places and a missing uverbs device)
 if [ -n "${PF_SOURCE_DIR:-}" ] && python3 "$PF_SOURCE_DIR/tests/gen_root.py" --link-layer eth \
-	--storage-nic --nvswitch 2 --slow-port mlx5_2 "$tmp/gen" >/dev/null 2>&1; then
+	--storage-nic --nvswitch 2 --slow-port mlx5_2 --nccl-env 'NCCL_IB_HCA=^mlx5_8' \
+	--nccl-conf NCCL_IB_GID_INDEX=3 --user-nccl-conf NCCL_SOCKET_IFNAME=eno1 \
+	--uverbs-missing mlx5_3 "$tmp/gen" >/dev/null 2>&1; then
 	"$PREFLIGHT" snapshot --root "$tmp/gen" "$tmp/gensnap" 2>"$tmp/err" ||
 		not_ok "generated root snapshot: $(cat "$tmp/err")"
 	"$PREFLIGHT" --root "$tmp/gen" --all --format json >"$tmp/gen-a.json"
 	"$PREFLIGHT" --root "$tmp/gensnap" --all --format json >"$tmp/gen-b.json"
 	same_verdicts "$tmp/gen-a.json" "$tmp/gen-b.json" || not_ok "generated root: verdicts differ"
 	grep -q '"mlx5_2/1"' "$tmp/gen-b.json" || not_ok "generated root: mlx5_2/1 not judged"
+	grep -q '"/dev/infiniband/uverbs3"' "$tmp/gen-b.json" ||
+		not_ok "generated root: the missing uverbs3 not judged"
 else
 	echo "# generated-root part skipped: tests/gen_root.py did not run"
 fi
