@@ -16,6 +16,7 @@
 
 #include "diff.h"
 #include "preflight/fs.h"
+#include "exit.h"
 #include "output.h"
 #include "report.h"
 #include "preflight/result.h"
@@ -585,14 +586,14 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 				fprintf(err, "preflight diff: --format: unknown format '%s' "
 					     "(text or json)\n", optarg);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			json = !strcmp(optarg, "json");
 			break;
 		case OPT_OUTPUT:
 			if (!*optarg) {
 				fputs("preflight diff: --output: empty file name\n", err);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			output = optarg;
 			break;
@@ -604,24 +605,24 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 			return 0;
 		case ':':
 			fprintf(err, "preflight diff: option '%s' needs a value\n", argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		default:
 			fprintf(err, "preflight diff: unknown option '%s' (see preflight diff "
 				     "--help)\n", argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(err, "preflight diff: expected two reports, OLD.json NEW.json (got %d)\n",
 			argc - optind);
 		diff_usage(err);
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 	if (load(argv[optind], &old_r, err) < 0 || load(argv[optind + 1], &new_r, err) < 0)
-		return 64;
+		return PF_EXIT_USAGE;
 	if (pf_diff(old_r, new_r, argv[optind], argv[optind + 1], &d, &why) < 0) {
 		fprintf(err, "preflight diff: %s\n", why);
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 	/* strings from the nodes: valid UTF-8 in the JSON (controls escaped by the printer) */
 	pf_json_clean(d, false);
@@ -651,7 +652,7 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 		if (r < 0) {
 			fprintf(err, "preflight diff: cannot write '%s': %s\n", output,
 				strerror(-r));
-			return 74;
+			return PF_EXIT_IOERR;
 		}
 	} else {
 		r = render(d, json, compact, out);
@@ -659,7 +660,7 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 			r = -errno;
 		if (r < 0) {
 			fprintf(err, "preflight diff: cannot write the diff: %s\n", strerror(-r));
-			return 74;
+			return PF_EXIT_IOERR;
 		}
 	}
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "worse")) ? 1 : 0;

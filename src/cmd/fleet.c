@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "exit.h"
 #include "fleet.h"
 #include "preflight/fs.h"
 #include "output.h"
@@ -1067,7 +1068,7 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			if (pf_fleet_format_from_name(optarg, &fmt) < 0) {
 				fprintf(err, "preflight fleet: --format: unknown format '%s' "
 					     "(text, json or csv)\n", optarg);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			break;
 		case OPT_FRACTION: {
@@ -1078,14 +1079,14 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			if (errno || end == optarg || *end || !(fraction > 0 && fraction <= 1)) {
 				fprintf(err, "preflight fleet: --outlier-fraction: '%s' is not a "
 					     "number in (0, 1]\n", optarg);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			break;
 		}
 		case OPT_OUTPUT:
 			if (!*optarg) {
 				fputs("preflight fleet: --output: empty file name\n", err);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			output = optarg;
 			break;
@@ -1100,28 +1101,28 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			return 0;
 		case ':':
 			fprintf(err, "preflight fleet: option '%s' needs a value\n", argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		default:
 			fprintf(err, "preflight fleet: unknown option '%s' (see preflight fleet "
 				     "--help)\n", argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		fleet_usage(err);
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 
 	f = pf_fleet_new(fraction);
 	pf_fleet_set_compact(f, compact);
 	for (int i = optind; i < argc; i++)
 		if (add_arg(f, argv[i], recursive, err) < 0)
-			return 64;
+			return PF_EXIT_USAGE;
 	if (!pf_fleet_n_reports(f)) {
 		fprintf(err, "preflight fleet: no preflight.report/v1 reports found "
 			     "(%zu file%s rejected)\n", pf_fleet_n_rejected(f),
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 	if (pf_fleet_n_rejected(f))
 		fprintf(err, "preflight fleet: %zu file%s rejected\n", pf_fleet_n_rejected(f),
@@ -1132,7 +1133,7 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		if (r < 0) {
 			fprintf(err, "preflight fleet: cannot write '%s': %s\n", output,
 				strerror(-r));
-			return 74;
+			return PF_EXIT_IOERR;
 		}
 		return pf_fleet_n_failing(f) ? 1 : 0;
 	}
@@ -1141,7 +1142,7 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		r = -errno;
 	if (r < 0) {
 		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
-		return 74;
+		return PF_EXIT_IOERR;
 	}
 	return pf_fleet_n_failing(f) ? 1 : 0;
 }

@@ -24,6 +24,7 @@
 #include "preflight/providers.h"
 #include "capture.h"
 #include "diff.h"
+#include "exit.h"
 #include "fleet.h"
 #include "output.h"
 #include "registry.h"
@@ -34,15 +35,6 @@
 #include "snapshot.h"
 #include "version.h"
 
-
-enum {
-	PF_EXIT_OK = 0,
-	PF_EXIT_FAIL = 1,
-	PF_EXIT_ERROR = 2,
-	PF_EXIT_USAGE = 64,
-	PF_EXIT_SOFTWARE = 70,
-	PF_EXIT_IOERR = 74,
-};
 
 struct pf_opts {
 	const char *only;
@@ -1018,6 +1010,56 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 	return 0;
 }
 
+/*
+ * The subcommands, dispatched on argv[1] before option parsing; `profile
+ * capture` is the check run itself with another output (run == NULL).
+ */
+struct pf_command {
+	const char *name;
+	int (*run)(int argc, char **argv, FILE *out, FILE *err);
+	const char *writes; /* what goes to stdout unless --output: "fleet view"; NULL: nothing */
+};
+
+static const struct pf_command commands[] = {
+	{ "fleet", pf_fleet_main, "fleet view" },
+	{ "diff", pf_diff_main, "diff" },
+	{ "snapshot", pf_snapshot_main, NULL },
+	{ "profile", NULL, NULL },
+};
+
+static const struct pf_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < PF_ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int run_command(const struct pf_command *cmd, int argc, char **argv, bool stdout_closed)
+{
+	int rc = cmd->run(argc - 1, argv + 1, stdout, stderr);
+
+	if (fclose(stdout) == EOF && rc == 0)
+		rc = PF_EXIT_IOERR;
+	if (stdout_closed && rc <= 1 && cmd->writes && !has_option(argc, argv, "--output") &&
+	    !has_option(argc, argv, "--help")) {
+		fprintf(stderr, "preflight: cannot write the %s: stdout is closed\n", cmd->writes);
+		rc = PF_EXIT_IOERR;
+	}
+	return rc;
+}
+
+/* `preflight profile` without `capture`: its help, or a usage error. */
+static int profile_usage(int argc, char **argv)
+{
+	bool help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "help"));
+
+	if (argc > 2 && !help)
+		fprintf(stderr, "preflight profile: unknown subcommand '%s'\n", argv[2]);
+	print_profile_help(help ? stdout : stderr);
+	return help ? PF_EXIT_OK : PF_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct pf_opts o = { 0 };
@@ -1026,6 +1068,7 @@ int main(int argc, char **argv)
 	int n_owned = 0;
 	size_t n;
 	const struct pf_check *const *all = pf_registry(&n);
+	const struct pf_command *cmd;
 	pf_autofree char *err = NULL;
 	int rc;
 
@@ -1043,32 +1086,11 @@ int main(int argc, char **argv)
 		return PF_EXIT_SOFTWARE;
 	}
 	/* subcommands, dispatched before option parsing */
-	if (argc > 1 && (!strcmp(argv[1], "fleet") || !strcmp(argv[1], "snapshot") ||
-			 !strcmp(argv[1], "diff"))) {
-		int (*sub)(int, char **, FILE *, FILE *) =
-			!strcmp(argv[1], "fleet") ? pf_fleet_main :
-			!strcmp(argv[1], "diff") ? pf_diff_main : pf_snapshot_main;
-
-		rc = sub(argc - 1, argv + 1, stdout, stderr);
-		if (fclose(stdout) == EOF && rc == 0)
-			rc = PF_EXIT_IOERR;
-		if (o.stdout_closed && rc <= 1 && strcmp(argv[1], "snapshot") &&
-		    !has_option(argc, argv, "--output") && !has_option(argc, argv, "--help")) {
-			fprintf(stderr, "preflight: cannot write the %s: stdout is closed\n",
-				!strcmp(argv[1], "fleet") ? "fleet view" : "diff");
-			rc = PF_EXIT_IOERR;
-		}
-		return rc;
-	}
-	if (argc > 1 && !strcmp(argv[1], "profile") &&
-	    (argc == 2 || strcmp(argv[2], "capture"))) {
-		bool help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "help"));
-
-		if (argc > 2 && !help)
-			fprintf(stderr, "preflight profile: unknown subcommand '%s'\n", argv[2]);
-		print_profile_help(help ? stdout : stderr);
-		return help ? PF_EXIT_OK : PF_EXIT_USAGE;
-	}
+	cmd = argc > 1 ? find_command(argv[1]) : NULL;
+	if (cmd && cmd->run)
+		return run_command(cmd, argc, argv, o.stdout_closed);
+	if (cmd && (argc == 2 || strcmp(argv[2], "capture")))
+		return profile_usage(argc, argv);
 	pf_profile_init(&o.prof);
 	if (argc > 2 && !strcmp(argv[1], "profile") && !strcmp(argv[2], "capture")) {
 		o.capture = true;

@@ -32,6 +32,7 @@
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
 #include "preflight/net.h"
+#include "exit.h"
 #include "output.h"
 #include "preflight/node.h"
 #include "preflight/strbuf.h"
@@ -1219,7 +1220,7 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 			if (pf_parse_u64(optarg, &v) < 0 || v > 600000) {
 				fprintf(err, "preflight snapshot: --window: '%s' is not a number of "
 					     "milliseconds (0..600000)\n", optarg);
-				return 64;
+				return PF_EXIT_USAGE;
 			}
 			opts.window_ms = (unsigned int)v;
 			break;
@@ -1230,22 +1231,22 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 		case ':':
 			fprintf(err, "preflight snapshot: option '%s' needs a value\n",
 				argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		default:
 			fprintf(err, "preflight snapshot: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
-			return 64;
+			return PF_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
 		snapshot_usage(err);
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 	r = pf_fs_open(root, &src);
 	if (r < 0) {
 		fprintf(err, "preflight snapshot: --root: cannot open '%s': %s\n", root,
 			strerror(-r));
-		return 64;
+		return PF_EXIT_USAGE;
 	}
 	r = pf_snapshot_write(src, argv[optind], &opts, &st, &why);
 	if (r < 0) {
