@@ -90,7 +90,8 @@ static const struct pf_param fabric_loopback_params[] = {
 	PF_PARAM_ENUM(struct fabric_loopback_cfg, connect, "auto",
 		      "how QPs connect: auto (RoCE: RDMA-CM; InfiniBand: RDMA-CM over IPoIB when "
 		      "every rail has an address, else LID/QPN in-process), rdma_cm, verbs "
-		      "(InfiniBand only)", "auto", "rdma_cm", "verbs"),
+		      "(in-process: LID/QPN, on RoCE the RoCE v2 IPv4 GIDs, as NCCL connects)",
+		      "auto", "rdma_cm", "verbs"),
 	PF_PARAM_END,
 };
 
@@ -213,6 +214,7 @@ struct rail {
 	char subject[64];   /* "mlx5_0/1" */
 	const char *ifname; /* its netdev, or NULL */
 	char ip[16];
+	int gid_index;      /* RoCE v2 IPv4 GID (sysfs), for connect=verbs; -1 none */
 	int numa;
 	int gpu;            /* CUDA ordinal for use_gpu, -1 none */
 	char gpu_bdf[16];
@@ -363,7 +365,15 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		}
 		p->rails = pf_xrealloc(p->rails, (p->n_rails + 1) * sizeof(*p->rails));
 		r = &p->rails[p->n_rails++];
-		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1 };
+		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1,
+				    .gid_index = -1 };
+		if (pt->link_layer == PF_LINK_ETH) {
+			char gip[16];
+
+			if (pf_loopback_roce_gid(ctx->fs, devs[k]->name, pt->num, &r->gid_index,
+						 gip) < 0)
+				r->gid_index = -1;
+		}
 		snprintf(r->subject, sizeof(r->subject), "%s", subject);
 		if (pt->netdev >= 0)
 			r->ifname = node->netdevs[pt->netdev].name;
@@ -530,6 +540,7 @@ static void end_opts(const struct rail *r, bool gpu, struct pf_fab_end *e)
 	e->port = r->port->num;
 	snprintf(e->ip, sizeof(e->ip), "%s", r->ip);
 	e->numa_node = r->numa;
+	e->gid_index = r->gid_index;
 	e->mem = gpu && r->gpu >= 0 ? PF_LB_GPU : PF_LB_HOST;
 	e->gpu = r->gpu;
 }
@@ -978,13 +989,8 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 		plan_free(&p);
 		return pf_error(res, r, "cannot read the rails' IPv4 addresses: %s", strerror(-r));
 	}
-	if (ll == PF_LINK_ETH && !strcmp(cfg->connect, "verbs")) {
-		plan_free(&p);
-		return pf_error(res, -EINVAL, "fabric_loopback.connect=verbs: RoCE ports connect "
-				"through RDMA-CM (their address is an IP)");
-	}
-	p.cm = ll == PF_LINK_ETH || !strcmp(cfg->connect, "rdma_cm") ||
-	       (!strcmp(cfg->connect, "auto") && r == 0);
+	p.cm = !strcmp(cfg->connect, "rdma_cm") ||
+	       (!strcmp(cfg->connect, "auto") && (ll == PF_LINK_ETH || r == 0));
 	if (p.cm && ctx->prov->rdmacm)
 		r = ctx->prov->rdmacm(&cm, &cm_err);
 	else
@@ -1125,7 +1131,8 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 			 "each other by design: rail_only)");
 	pf_summary(res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
 		   p.n_rails, ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p.n_flows, p.n_rounds,
-		   p.n_rounds == 1 ? "" : "s", p.cm ? "RDMA-CM" : "LID/QPN", range,
+		   p.n_rounds == 1 ? "" : "s",
+		   p.cm ? "RDMA-CM" : ll == PF_LINK_ETH ? "GID/QPN" : "LID/QPN", range,
 		   n_blamed ? "; a NIC is the slow end" : n_slow ? "; slow pairs" : "",
 		   n_failed ? "; some flows failed" : "", note ? "; " : "", note ? note : "");
 	plan_free(&p);

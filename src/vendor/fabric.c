@@ -36,8 +36,8 @@ void pf_fab_opts_default(struct pf_fab_opts *o)
 {
 	*o = (struct pf_fab_opts){
 		.conn = PF_FAB_CM,
-		.src = { .port = 1, .numa_node = -1 },
-		.dst = { .port = 1, .numa_node = -1 },
+		.src = { .port = 1, .numa_node = -1, .gid_index = -1 },
+		.dst = { .port = 1, .numa_node = -1, .gid_index = -1 },
 		.msg_size = 1u << 20,
 		.tx_depth = 128,
 		.cq_mod = 100,
@@ -67,6 +67,7 @@ struct side {
 	struct ibv_qp *qp;        /* verbs: ours; CM: id->qp */
 	struct ibv_mr *mr;
 	struct ibv_port_attr pa;
+	union ibv_gid gid;        /* verbs on RoCE: the port's RoCE v2 GID */
 	void *host;
 	size_t host_len;
 	bool host_numa;
@@ -627,12 +628,20 @@ static int verbs_open(struct fab *f, int i)
 	if (s->pa.state != IBV_PORT_ACTIVE)
 		return fail(f, PF_FAB_OPEN, -ENETDOWN, "port %s/%u is not ACTIVE (state %d)",
 			    s->e->dev, s->e->port, s->pa.state);
-	if (s->pa.link_layer != IBV_LINK_LAYER_INFINIBAND)
-		return fail(f, PF_FAB_OPEN, -EPROTONOSUPPORT, "%s/%u is not InfiniBand: RoCE "
-			    "connects through RDMA-CM", s->e->dev, s->e->port);
-	if (!s->pa.lid)
+	if (i == 1 && s->pa.link_layer != f->s[0].pa.link_layer)
+		return fail(f, PF_FAB_OPEN, -EPROTO, "%s/%u and %s/%u have different link layers",
+			    f->s[0].e->dev, f->s[0].e->port, s->e->dev, s->e->port);
+	if (s->pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		if (s->e->gid_index < 0)
+			return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "RoCE port %s/%u has no RoCE v2 "
+				    "GID with an IPv4 address", s->e->dev, s->e->port);
+		if (api->query_gid(s->ctx, (uint8_t)s->e->port, s->e->gid_index, &s->gid))
+			return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "ibv_query_gid(%s, %u, %d) failed",
+				    s->e->dev, s->e->port, s->e->gid_index);
+	} else if (!s->pa.lid) {
 		return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "InfiniBand port %s/%u has no LID (no "
 			    "subnet manager?)", s->e->dev, s->e->port);
+	}
 	return 0;
 }
 
@@ -690,8 +699,17 @@ static int verbs_connect(struct fab *f)
 			.rq_psn = i ? FAB_PSN_SRC : FAB_PSN_DST,
 			.max_dest_rd_atomic = 1,
 			.min_rnr_timer = 12,
-			.ah_attr = { .dlid = peer->pa.lid, .port_num = (uint8_t)s->e->port },
+			.ah_attr = { .port_num = (uint8_t)s->e->port },
 		};
+
+		if (s->pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+			a.ah_attr.is_global = 1;
+			a.ah_attr.grh.dgid = peer->gid;
+			a.ah_attr.grh.sgid_index = (uint8_t)s->e->gid_index;
+			a.ah_attr.grh.hop_limit = 0xff;
+		} else {
+			a.ah_attr.dlid = peer->pa.lid;
+		}
 
 		r = modify(f, s, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR");

@@ -397,6 +397,35 @@ static void test_ib_verbs_and_ipoib(void **state)
 	teardown(root);
 }
 
+/* RoCE in-process by the sysfs RoCE v2 IPv4 GIDs (connect=verbs), RDMA-CM untouched */
+static void test_roce_verbs(void **state)
+{
+	char *root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, "fabric_loopback.connect=verbs", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_string_equal(obs_str(f, "connection"), "verbs");
+	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+	assert_int_equal(pf_fake_verbs.n_refused, 0);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 3);
+	assert_non_null(strstr(res.summary, "over GID/QPN"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* no IPv4 GID in sysfs: each flow says so */
+	root = setup("--gpus 0 --nics 2 --link-layer eth --gids none", 2, IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_non_null(strstr(finding(&res, "mlx5_0/1 -> mlx5_1/1")->message,
+			       "has no RoCE v2 GID with an IPv4 address"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_corruption_and_retries(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -661,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
+		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),
 		cmocka_unit_test(test_counters_per_port),
 		cmocka_unit_test(test_explicit_pairs),

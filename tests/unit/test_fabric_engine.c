@@ -124,15 +124,36 @@ static void test_ib_verbs_pass(void **state)
 	assert_clean();
 }
 
-static void test_roce_without_cm_refused(void **state)
+/* RoCE by GID in-process (connect=verbs), as NCCL connects: the RTR names the peer's GID */
+static void test_roce_verbs_by_gid(void **state)
 {
 	struct pf_fab_opts o;
 	struct pf_fab_result r;
 
 	reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[1].gbps = 300;
 	opts_for(&o, 0, 1, PF_FAB_VERBS);
-	assert_int_equal(pf_fabric_flow(&o, &r), -EPROTONOSUPPORT);
-	assert_non_null(strstr(r.err, "RDMA-CM"));
+	o.cm = NULL;
+	o.src.gid_index = o.dst.gid_index = 3;
+	assert_int_equal(pf_fabric_flow(&o, &r), 0);
+	assert_float_equal(r.gbps, 300, 0.5);
+	assert_int_equal(pf_fake_verbs.n_refused, 0);
+	/* the last RTR is the destination's, towards the source's GID */
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, 1);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 3);
+	assert_memory_equal(&pf_fake_verbs.rtr.ah_attr.grh.dgid, &pf_fake_verbs.devs[0].gid[3],
+			    sizeof(union ibv_gid));
+	assert_clean();
+
+	/* without a RoCE v2 IPv4 GID */
+	o.dst.gid_index = -1;
+	assert_int_equal(pf_fabric_flow(&o, &r), -EADDRNOTAVAIL);
+	assert_non_null(strstr(r.err, "RoCE port mlx5_1/1 has no RoCE v2 GID"));
+	assert_clean();
+
+	/* a GID index the port does not have */
+	o.dst.gid_index = 9;
+	assert_int_equal(pf_fabric_flow(&o, &r), -EADDRNOTAVAIL);
 	assert_clean();
 }
 
@@ -437,7 +458,7 @@ int main(void)
 		cmocka_unit_test(test_roce_cm_pass),
 		cmocka_unit_test(test_slower_end_sets_the_pace),
 		cmocka_unit_test(test_ib_verbs_pass),
-		cmocka_unit_test(test_roce_without_cm_refused),
+		cmocka_unit_test(test_roce_verbs_by_gid),
 		cmocka_unit_test(test_addr_timeout),
 		cmocka_unit_test(test_no_route_and_route_error),
 		cmocka_unit_test(test_rejected_and_unreachable),
