@@ -126,6 +126,11 @@ run "$T/gidshift"
 expect mlx5_2/1 warn "IPv6 at 3 on mlx5_2, IPv4 at 5"
 expect mlx5_1/1 pass "IPv4 at 3 on mlx5_1"
 expect_msg mlx5_2/1 "should use here is 5" "names index 5 for mlx5_2"
+gen "$T/gidmix" $ETH --nccl-conf NCCL_IB_GID_INDEX=1 --gid-shift mlx5_2
+run "$T/gidmix"
+expect NCCL_IB_GID_INDEX fail "the right index differs between ports"
+expect_msg mlx5_2/1 "should use here is 5" "mlx5_2 needs 5"
+expect_msg mlx5_1/1 "should use here is 3" "mlx5_1 needs 3"
 gen "$T/gidnone" $ETH --gids none --nccl-env NCCL_IB_GID_INDEX=3
 run "$T/gidnone"
 expect_msg mlx5_0/1 "no RoCE v2 GID with an address" "no address: no index fits"
@@ -153,6 +158,10 @@ gen "$T/gdrunk" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC
 run "$T/gdrunk"
 expect_rc 0 "GDR unknown"
 expect NCCL_NET_GDR_LEVEL warn "GDR level LOC, GDR support unknown"
+gen "$T/gdrdmabuf" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC \
+	--file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1
+run "$T/gdrdmabuf"
+expect NCCL_NET_GDR_LEVEL fail "GDR level LOC where DMA-BUF works"
 gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --file /preflight/ibverbs/reg_dmabuf_mr=0
 run "$T/gdrno"
 expect NCCL_NET_GDR_LEVEL pass "GDR level LOC where GDR does not work"
@@ -203,6 +212,9 @@ expect_msg NCCL_TOPO_FILE "0000:99:00.0" "names the absent device"
 gen "$T/topono" --link-layer ib --nccl-env NCCL_TOPO_FILE=/opt/none.xml
 run "$T/topono"
 expect NCCL_TOPO_FILE fail "a topology file that is not there"
+gen "$T/topotxt" --link-layer ib --nccl-env NCCL_TOPO_FILE=/opt/topo.txt --file /opt/topo.txt=hello
+run "$T/topotxt"
+expect NCCL_TOPO_FILE warn "a topology file that is not NCCL XML"
 gen "$T/toporel" --link-layer ib --nccl-env NCCL_TOPO_FILE=topo.xml
 run "$T/toporel"
 expect NCCL_TOPO_FILE warn "a relative topology path"
@@ -222,6 +234,18 @@ expect /dev/infiniband/uverbs0 pass "0660 root:995, job user in 995"
 gen "$T/uvroot" $ETH --uverbs-mode 0600 --job-user 0:0
 run "$T/uvroot"
 expect /dev/infiniband/uverbs0 pass "0600 and a root job"
+LS='total 0
+crw-rw-rw- 1 0 0 10, 58 Nov 25 09:00 rdma_cm
+crw-rw----+ 1 0 0 231, 192 Nov 25 09:00 uverbs0
+crw-rw---- 1 0 0 231, 193 Nov 25 09:00 uverbs1'
+gen "$T/acl" --link-layer ib --gpus 2 --nics 2 --file "/preflight/ls/dev/infiniband=$LS"
+run "$T/acl"
+expect /dev/infiniband/uverbs0 warn "0660 with an ACL: may be allowed"
+expect /dev/infiniband/uverbs1 fail "0660 without an ACL"
+gen "$T/nouser" --link-layer ib --gpus 2 --nics 2 --no-job-facts --file "/preflight/ls/dev/infiniband=$LS"
+run "$T/nouser"
+expect /dev/infiniband/uverbs1 skip "0660 and the job's user unknown"
+expect /dev/infiniband/rdma_cm pass "0666 and the job's user unknown"
 gen "$T/nocm" $ETH --no-rdma-cm
 run "$T/nocm"
 expect /dev/infiniband/rdma_cm warn "no rdma_cm (NCCL does not open it)"
