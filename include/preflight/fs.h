@@ -61,6 +61,20 @@ int pf_fs_read_line(const struct pf_fs *fs, const char *path, char **ret_line);
 int pf_fs_read_u64(const struct pf_fs *fs, const char *path, uint64_t *ret);
 int pf_fs_read_i64(const struct pf_fs *fs, const char *path, int64_t *ret);
 /* The target of a symlink under the root, as stored. */
+/*
+ * The one lexical symlink resolver.  Walk @path component by component
+ * ("." dropped, ".." popped, never above the root), calling @step with each
+ * prefix that may be a link ("sys/class/net/eth0"; @last for the final
+ * component, asked only with @follow_last).  @step returns 0 for "not a
+ * link", 1 with a malloc'd *ret_target to follow (absolute targets restart
+ * at the root), or -errno to stop.  *ret is the resolved path relative to
+ * the root ("" for the root itself); -ELOOP after 40 links, -ENAMETOOLONG.
+ * fs.c resolves with readlinkat(); the snapshot recreates each link it meets.
+ */
+typedef int (*pf_path_step_fn)(void *userdata, const char *rel, bool last, char **ret_target);
+int pf_path_resolve(const char *path, bool follow_last, pf_path_step_fn step, void *userdata,
+		    char **ret);
+
 int pf_fs_readlink(const struct pf_fs *fs, const char *path, char **ret_target);
 /*
  * The canonical path of @path under the root, as an absolute path relative to

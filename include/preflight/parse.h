@@ -95,12 +95,33 @@ int pf_bdf_normalize(const char *s, char out[16]);
 struct pf_fs;
 /* Seconds since boot from /proc/uptime under the root; 0 when unknown or malformed. */
 double pf_read_uptime(const struct pf_fs *fs);
+/* Longest bridge chain followed; real trees are under 10 deep. */
+#define PF_PCI_CHAIN_MAX 32
+
+/* A device's place on the PCI tree, from its canonical sysfs or hwloc path. */
+struct pf_pci_chain {
+	char root[24];                   /* the host bridge: "pci0000:16" */
+	char comp[PF_PCI_CHAIN_MAX][24]; /* the BDFs below it: bridges, then the device */
+	size_t n;
+};
+
 /*
- * The BDF-shaped components of a sysfs device path, top down:
+ * The one PCI path splitter.  The last "pci..." component is the root:
+ * virtual buses (Hyper-V) put other components above it, and a PCI domain
+ * behind a device (Intel VMD, "pci10000:e0") is a root of its own, as NCCL
+ * sees it.  The chain stops at the first component after it that is not a
+ * BDF ("infiniband/mlx5_0").  -EINVAL without a root and a BDF below it,
+ * -E2BIG past PF_PCI_CHAIN_MAX.
+ */
+int pf_pci_path_split(const char *path, struct pf_pci_chain *ret);
+
+/*
+ * pf_pci_path_split() as the inventory keeps it, top down:
  * "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0" gives
  * {"0000:16:02.0", "0000:17:00.0"}.  Fills at most @max entries of @out and
- * returns how many the path has (which may exceed @max); *ret_root, when not
- * NULL, receives the host bridge component ("pci0000:16") or "".
+ * returns how many the path has (which may exceed @max; 0 for a path with
+ * no PCI root); *ret_root, when not NULL, receives the host bridge
+ * component ("pci0000:16") or "".
  */
 int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16]);
 

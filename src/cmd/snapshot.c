@@ -39,7 +39,6 @@
 #include "snapshot.h"
 #include "strmap.h"
 
-#define SNAP_MAX_LINKS 40
 #define SNAP_MAX_FILE (4u << 20)
 
 /* Values of struct snap.seen: what a canonical relative path already is in the snapshot. */
@@ -161,16 +160,6 @@ static void log_skip(struct snap *s, const char *path, int err)
 	s->st.skipped++;
 }
 
-/* Drop the last component of the relative path in @out (length *len). */
-static void pop_component(char *out, size_t *len)
-{
-	while (*len > 0 && out[*len - 1] != '/')
-		(*len)--;
-	if (*len > 0)
-		(*len)--;
-	out[*len] = '\0';
-}
-
 static bool is_proc(const char *rel)
 {
 	return !strncmp(rel, "proc/", 5);
@@ -215,6 +204,39 @@ static int make_link(struct snap *s, const char *rel, const char *target, uint32
 }
 
 /*
+ * One step of mirror(): a link met for the first time is recreated in the
+ * snapshot, a directory on the way is made; known prefixes come from
+ * s->seen without asking the source again.
+ */
+static int mirror_step(void *userdata, const char *rel, bool last, char **ret_target)
+{
+	struct snap *s = userdata;
+	pf_autofree char *abs = NULL, *t = NULL;
+	uint32_t v;
+	int r;
+
+	if (pf_strmap_get(&s->seen, rel, &v)) {
+		if (v < SEEN_LINK)
+			return 0;
+		*ret_target = pf_xstrdup(s->targets[v - SEEN_LINK]);
+		return 1;
+	}
+	abs = pf_xasprintf("/%s", rel);
+	r = pf_fs_readlink(s->src, abs, &t);
+	if (r == -EINVAL || (r == 0 && is_proc(rel))) {
+		/* not a link (or a magic /proc one): a directory on the way */
+		return last ? 0 : make_dir(s, rel);
+	}
+	if (r < 0)
+		return r;
+	r = make_link(s, rel, t, &v);
+	if (r < 0)
+		return r;
+	*ret_target = PF_TAKE_PTR(t);
+	return 1;
+}
+
+/*
  * Mirror the chain of @path into the snapshot: every symlink on the way is
  * recreated (the last component's too when @follow_last) and every
  * directory made, except the last component itself.  *ret_canon is the
@@ -222,89 +244,7 @@ static int make_link(struct snap *s, const char *rel, const char *target, uint32
  */
 static int mirror(struct snap *s, const char *path, bool follow_last, char **ret_canon)
 {
-	pf_autofree char *todo = pf_xstrdup(path);
-	char out[PATH_MAX];
-	size_t len = 0;
-	int links = 0;
-	char *p = todo;
-
-	out[0] = '\0';
-	for (;;) {
-		const char *target;
-		pf_autofree char *t = NULL;
-		char *comp;
-		size_t clen;
-		uint32_t v;
-		bool last;
-		int r;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		comp = p;
-		clen = strcspn(p, "/");
-		p += clen;
-		while (*p == '/')
-			p++;
-		last = !*p;
-		if (clen == 1 && comp[0] == '.')
-			continue;
-		if (clen == 2 && comp[0] == '.' && comp[1] == '.') {
-			pop_component(out, &len);
-			continue;
-		}
-		if (len + 1 + clen + 1 > sizeof(out))
-			return -ENAMETOOLONG;
-		if (len)
-			out[len++] = '/';
-		memcpy(out + len, comp, clen);
-		len += clen;
-		out[len] = '\0';
-		if (last && !follow_last)
-			break;
-
-		if (pf_strmap_get(&s->seen, out, &v)) {
-			if (v < SEEN_LINK)
-				continue;
-			target = s->targets[v - SEEN_LINK];
-		} else {
-			pf_autofree char *abs = pf_xasprintf("/%s", out);
-
-			r = pf_fs_readlink(s->src, abs, &t);
-			if (r == -EINVAL || (r == 0 && is_proc(out))) {
-				/* not a link (or a magic /proc one): a directory on the way */
-				if (!last) {
-					r = make_dir(s, out);
-					if (r < 0)
-						return r;
-				}
-				continue;
-			}
-			if (r < 0)
-				return r;
-			r = make_link(s, out, t, &v);
-			if (r < 0)
-				return r;
-			target = t;
-		}
-		if (++links > SNAP_MAX_LINKS)
-			return -ELOOP;
-		pop_component(out, &len);
-		if (target[0] == '/') {
-			len = 0;
-			out[0] = '\0';
-		}
-		{
-			char *next = pf_xasprintf("%s/%s", target, p);
-
-			free(todo);
-			todo = next;
-			p = todo;
-		}
-	}
-	*ret_canon = pf_xstrdup(out);
-	return 0;
+	return pf_path_resolve(path, follow_last, mirror_step, s, ret_canon);
 }
 
 static int put_file(struct snap *s, const char *rel, const char *buf, size_t len)

@@ -101,32 +101,29 @@ static void pop_component(char *out, size_t *len)
 	out[*len] = '\0';
 }
 
-/*
- * Resolve @path under the root into a relative path with no symlinks (the
- * last component is left alone unless @follow_last).  "" stands for the root.
- */
-static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, char **ret)
+int pf_path_resolve(const char *path, bool follow_last, pf_path_step_fn step, void *userdata,
+		    char **ret)
 {
 	pf_autofree char *todo = pf_xstrdup(path);
-	char out[PATH_MAX], target[PATH_MAX];
+	char out[PATH_MAX];
 	size_t len = 0;
 	int links = 0;
 	char *p = todo;
 
 	out[0] = '\0';
 	for (;;) {
-		char *comp, *slash;
+		pf_autofree char *target = NULL;
+		char *comp, *next;
 		size_t clen;
-		ssize_t n;
 		bool last;
+		int r;
 
 		while (*p == '/')
 			p++;
 		if (!*p)
 			break;
 		comp = p;
-		slash = strchr(p, '/');
-		clen = slash ? (size_t)(slash - p) : strlen(p);
+		clen = strcspn(p, "/");
 		p += clen;
 		while (*p == '/')
 			p++;
@@ -148,15 +145,11 @@ static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, c
 		if (last && !follow_last)
 			break;
 
-		n = readlinkat(fs->root_fd, out, target, sizeof(target) - 1);
-		if (n < 0) {
-			if (errno == EINVAL)
-				continue; /* not a symlink */
-			if (errno == ENOENT && last)
-				break; /* let the caller's open say ENOENT */
-			return -errno;
-		}
-		target[n] = '\0';
+		r = step(userdata, out, last, &target);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue; /* not a symlink */
 		if (++links > PF_MAX_SYMLINKS)
 			return -ELOOP;
 		pop_component(out, &len);
@@ -164,16 +157,42 @@ static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, c
 			len = 0;
 			out[0] = '\0';
 		}
-		{
-			char *next = pf_xasprintf("%s/%s", target, p);
-
-			free(todo);
-			todo = next;
-			p = todo;
-		}
+		next = pf_xasprintf("%s/%s", target, p);
+		free(todo);
+		todo = next;
+		p = todo;
 	}
 	*ret = pf_xstrdup(out);
 	return 0;
+}
+
+/* One step of resolve(): readlinkat() under the root's fd. */
+static int resolve_step(void *userdata, const char *rel, bool last, char **ret_target)
+{
+	const struct pf_fs *fs = userdata;
+	char target[PATH_MAX];
+	ssize_t n;
+
+	n = readlinkat(fs->root_fd, rel, target, sizeof(target) - 1);
+	if (n < 0) {
+		if (errno == EINVAL)
+			return 0; /* not a symlink */
+		if (errno == ENOENT && last)
+			return 0; /* let the caller's open say ENOENT */
+		return -errno;
+	}
+	target[n] = '\0';
+	*ret_target = pf_xstrdup(target);
+	return 1;
+}
+
+/*
+ * Resolve @path under the root into a relative path with no symlinks (the
+ * last component is left alone unless @follow_last).  "" stands for the root.
+ */
+static int resolve(const struct pf_fs *fs, const char *path, bool follow_last, char **ret)
+{
+	return pf_path_resolve(path, follow_last, resolve_step, (void *)fs, ret);
 }
 
 /*

@@ -17,15 +17,7 @@
 #include <strings.h>
 
 #include "preflight/node.h"
-
-/* Longest chain we follow; real trees are under 10 deep. */
-#define PATH_MAX_DEPTH 32
-
-struct pci_chain {
-	char root[24];                  /* "pci0000:16" */
-	char comp[PATH_MAX_DEPTH][24];  /* bridges, then the device */
-	size_t n;
-};
+#include "preflight/parse.h"
 
 static const char *const class_names[] = {
 	[PF_PATH_PIX] = "PIX",
@@ -71,102 +63,17 @@ bool pf_path_gdr_default(enum pf_path_class c)
 	return c == PF_PATH_PIX || c == PF_PATH_PXB;
 }
 
-static bool hex_run(const char *s, size_t len)
-{
-	if (len == 0)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-/* "0000:17:00.0": a domain of 4 or more hex digits (VMD uses 5), bus, device, function. */
-static bool bdf_shaped(const char *s, size_t len)
-{
-	size_t d = 0;
-
-	while (d < len && s[d] != ':')
-		d++;
-	if (d < 4 || d > 8 || !hex_run(s, d) || len != d + 8)
-		return false;
-	s += d;
-	return s[0] == ':' && hex_run(s + 1, 2) && s[3] == ':' && hex_run(s + 4, 2) &&
-	       s[6] == '.' && s[7] >= '0' && s[7] <= '7';
-}
-
-/* "pci0000:16": a host bridge. */
-static bool root_shaped(const char *s, size_t len)
-{
-	size_t d = 3;
-
-	if (len < 10 || strncmp(s, "pci", 3))
-		return false;
-	while (d < len && s[d] != ':')
-		d++;
-	return d - 3 >= 4 && d - 3 <= 8 && hex_run(s + 3, d - 3) && len == d + 3 &&
-	       hex_run(s + d + 1, 2);
-}
-
-/*
- * Split @path into the host bridge and the BDF chain below it.  The last
- * "pci..." component is the root: virtual buses (Hyper-V) put other
- * components above it, and a PCI domain behind a device (Intel VMD,
- * "pci10000:e0") is a root of its own, as NCCL sees it.  The chain stops at
- * the first component after it that is not a BDF ("infiniband/mlx5_0").
- */
-static int split_path(const char *path, struct pci_chain *ret)
-{
-	const char *p = path;
-	bool in_chain = false;
-
-	memset(ret, 0, sizeof(*ret));
-	while (*p) {
-		const char *comp;
-		size_t len;
-
-		while (*p == '/')
-			p++;
-		comp = p;
-		len = strcspn(p, "/");
-		p += len;
-		if (len == 0)
-			break;
-		if (root_shaped(comp, len)) {
-			/* a domain behind a device (Intel VMD) starts over */
-			memcpy(ret->root, comp, len);
-			ret->root[len] = '\0';
-			ret->n = 0;
-			in_chain = false;
-			continue;
-		}
-		if (ret->root[0] && bdf_shaped(comp, len)) {
-			if (ret->n == PATH_MAX_DEPTH)
-				return -E2BIG;
-			memcpy(ret->comp[ret->n], comp, len);
-			ret->comp[ret->n][len] = '\0';
-			ret->n++;
-			in_chain = true;
-			continue;
-		}
-		if (in_chain)
-			break;
-		ret->root[0] = '\0'; /* a "pci..." not followed by a BDF */
-	}
-	return ret->root[0] && ret->n > 0 ? 0 : -EINVAL;
-}
-
 int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int numa_b,
 			 enum pf_path_class *ret)
 {
-	struct pci_chain a, b;
+	struct pf_pci_chain a, b;
 	size_t common, n_sw_a, n_sw_b;
 	int r;
 
-	r = split_path(path_a, &a);
+	r = pf_pci_path_split(path_a, &a);
 	if (r < 0)
 		return r;
-	r = split_path(path_b, &b);
+	r = pf_pci_path_split(path_b, &b);
 	if (r < 0)
 		return r;
 

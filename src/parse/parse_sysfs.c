@@ -7,7 +7,9 @@
  * Every parser is strict about shape (a value it does not recognise is
  * -EINVAL, never a guess) and tolerant of the trailing newline sysfs adds.
  */
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,13 +274,56 @@ int pf_bdf_normalize(const char *s, char out[16])
 	return 0;
 }
 
-int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16])
+static bool hex_run(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* "0000:17:00.0": a domain of 4 or more hex digits (VMD uses 5), bus, device, function. */
+static bool bdf_shaped(const char *s, size_t len)
+{
+	size_t d = 0;
+
+	while (d < len && s[d] != ':')
+		d++;
+	if (d < 4 || d > 8 || !hex_run(s, d) || len != d + 8)
+		return false;
+	s += d;
+	return s[0] == ':' && hex_run(s + 1, 2) && s[3] == ':' && hex_run(s + 4, 2) &&
+	       s[6] == '.' && s[7] >= '0' && s[7] <= '7';
+}
+
+/* "pci0000:16": a host bridge. */
+static bool root_shaped(const char *s, size_t len)
+{
+	size_t d = 3;
+
+	if (len < 10 || strncmp(s, "pci", 3))
+		return false;
+	while (d < len && s[d] != ':')
+		d++;
+	return d - 3 >= 4 && d - 3 <= 8 && hex_run(s + 3, d - 3) && len == d + 3 &&
+	       hex_run(s + d + 1, 2);
+}
+
+/*
+ * Split @path into the host bridge and the BDF chain below it.  The last
+ * "pci..." component is the root: virtual buses (Hyper-V) put other
+ * components above it, and a PCI domain behind a device (Intel VMD,
+ * "pci10000:e0") is a root of its own, as NCCL sees it.  The chain stops at
+ * the first component after it that is not a BDF ("infiniband/mlx5_0").
+ */
+int pf_pci_path_split(const char *path, struct pf_pci_chain *ret)
 {
 	const char *p = path;
-	size_t n = 0;
+	bool in_chain = false;
 
-	if (ret_root)
-		ret_root[0] = '\0';
+	memset(ret, 0, sizeof(*ret));
 	while (*p) {
 		const char *comp;
 		size_t len;
@@ -290,20 +335,46 @@ int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_roo
 		p += len;
 		if (len == 0)
 			break;
-		if (bdf_shape(comp, len)) {
-			if (n < max) {
-				memcpy(out[n], comp, len);
-				out[n][len] = '\0';
-			}
-			n++;
-		} else if (n == 0 && len < 16 && !strncmp(comp, "pci", 3) && ret_root) {
-			memcpy(ret_root, comp, len);
-			ret_root[len] = '\0';
-		} else if (n > 0) {
-			break; /* below the device: "infiniband/mlx5_0", "net/ib0" */
+		if (root_shaped(comp, len)) {
+			/* a domain behind a device (Intel VMD) starts over */
+			memcpy(ret->root, comp, len);
+			ret->root[len] = '\0';
+			ret->n = 0;
+			in_chain = false;
+			continue;
 		}
+		if (ret->root[0] && bdf_shaped(comp, len)) {
+			if (ret->n == PF_PCI_CHAIN_MAX)
+				return -E2BIG;
+			memcpy(ret->comp[ret->n], comp, len);
+			ret->comp[ret->n][len] = '\0';
+			ret->n++;
+			in_chain = true;
+			continue;
+		}
+		if (in_chain)
+			break;
+		ret->root[0] = '\0'; /* a "pci..." not followed by a BDF */
 	}
-	return (int)n;
+	return ret->root[0] && ret->n > 0 ? 0 : -EINVAL;
+}
+
+int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16])
+{
+	struct pf_pci_chain c;
+
+	if (ret_root)
+		ret_root[0] = '\0';
+	if (pf_pci_path_split(path, &c) < 0)
+		return 0;
+	if (ret_root && strlen(c.root) < 16)
+		memcpy(ret_root, c.root, strlen(c.root) + 1);
+	for (size_t i = 0; i < c.n && i < max; i++)
+		if (strlen(c.comp[i]) < 16)
+			memcpy(out[i], c.comp[i], strlen(c.comp[i]) + 1);
+		else
+			out[i][0] = '\0'; /* a domain of more than 4 digits does not fit */
+	return (int)c.n;
 }
 
 double pf_read_uptime(const struct pf_fs *fs)

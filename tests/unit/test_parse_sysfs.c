@@ -208,6 +208,19 @@ static void test_bdf(void **state)
 	assert_int_equal(pf_pci_path_bdfs("/sys/devices/virtual/infiniband/scif0", bdfs, 8, root),
 			 0);
 	assert_string_equal(root, "");
+	/* the one splitter: a VMD domain behind a device starts over (as NCCL sees it) */
+	assert_int_equal(pf_pci_path_bdfs("/sys/devices/pci0000:00/0000:00:0e.0/pci10000:e0/"
+					  "10000:e0:06.0/10000:e1:00.0", bdfs, 8, root), 2);
+	assert_string_equal(root, "pci10000:e0");
+	assert_string_equal(bdfs[1], "10000:e1:00.0");
+	/* Hyper-V: the vmbus components above the root are not the chain */
+	assert_int_equal(pf_pci_path_bdfs("/sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/"
+					  "VMBUS:00/7870a1b2-0001-0000-3130-444532304235/"
+					  "pci7870:00/7870:00:00.0", bdfs, 8, root), 1);
+	assert_string_equal(root, "pci7870:00");
+	assert_string_equal(bdfs[0], "7870:00:00.0");
+	/* a BDF without a root above it is no PCI path */
+	assert_int_equal(pf_pci_path_bdfs("0000:17:00.0", bdfs, 8, root), 0);
 }
 
 int main(void)
