@@ -413,10 +413,13 @@ def job_facts(r, args):
     """What nccl_config reads besides sysfs: verbs device nodes, the job's user,
     its environment and NCCL's configuration files."""
     missing = set(parse_list(args.uverbs_missing))
+    unregistered = set(parse_list(args.uverbs_unregistered))
     lines = ["total 0"]
     if not args.no_rdma_cm:
         lines.append("crw-rw-rw- 1 0 0 10, 58 Nov 25 09:00 rdma_cm")
     for i, (name, d) in enumerate(r.rdma_devs):
+        if name in unregistered:
+            continue
         # the uverbs class device sits beside the RDMA device under its PCI function
         pci = os.path.dirname(os.path.dirname(d))
         vd = f"{pci}/infiniband_verbs/uverbs{i}"
@@ -643,6 +646,9 @@ def main(argv=None):
     g.add_argument("--uverbs-missing", action="append", metavar="DEV",
                    help="no /dev/infiniband/uverbs<N> for RDMA device DEV (a device plugin "
                         "that mounted fewer)")
+    g.add_argument("--uverbs-unregistered", action="append", metavar="DEV",
+                   help="no uverbs device at all for DEV (no /sys/class/infiniband_verbs "
+                        "entry, no node)")
     g.add_argument("--no-rdma-cm", action="store_true", help="no /dev/infiniband/rdma_cm")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")

@@ -154,17 +154,20 @@ expect NCCL_NET_GDR_LEVEL fail "GDR level 0 (old numbering)"
 gen "$T/gdrpxb" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=PHB --nccl-env NCCL_NET_GDR_READ=1
 run "$T/gdrpxb"
 expect_check pass "GDR level PHB, reads on"
-gen "$T/gdrunk" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC
+gen "$T/gdrunk" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0
 run "$T/gdrunk"
 expect_rc 0 "GDR unknown"
 expect NCCL_NET_GDR_LEVEL warn "GDR level LOC, GDR support unknown"
+expect NCCL_NET_GDR_READ warn "GDR read 0, GDR support unknown"
 gen "$T/gdrdmabuf" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC \
 	--file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1
 run "$T/gdrdmabuf"
 expect NCCL_NET_GDR_LEVEL fail "GDR level LOC where DMA-BUF works"
-gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --file /preflight/ibverbs/reg_dmabuf_mr=0
+gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0 \
+	--file /preflight/ibverbs/reg_dmabuf_mr=0
 run "$T/gdrno"
 expect NCCL_NET_GDR_LEVEL pass "GDR level LOC where GDR does not work"
+expect NCCL_NET_GDR_READ pass "GDR read 0 where GDR does not work"
 gen "$T/ibdis" $ETH --nccl-conf NCCL_IB_DISABLE=1
 run "$T/ibdis"
 expect NCCL_IB_DISABLE fail "IB disabled with active rails"
@@ -225,6 +228,9 @@ run "$T/uvmiss"
 expect_rc 1 "uverbs3 missing"
 expect /dev/infiniband/uverbs3 fail "uverbs of mlx5_3 missing"
 expect_msg /dev/infiniband/uverbs3 "mlx5_3" "names the RDMA device"
+gen "$T/unreg" $ETH --uverbs-unregistered mlx5_4
+run "$T/unreg"
+expect mlx5_4 fail "no uverbs device registered for mlx5_4"
 gen "$T/uvgrp" $ETH --uverbs-mode 0660 --uverbs-group 995 --job-user 1000:1000
 run "$T/uvgrp"
 expect /dev/infiniband/uverbs0 fail "0660 root:995, job user not in 995"
