@@ -625,33 +625,6 @@ void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *b
 	fn->node.n_rdma = (size_t)n_rdma;
 }
 
-void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
-			    struct pf_node *node, const char *const *sets, struct pf_result *res)
-{
-	const struct pf_check *c = pf_registry_find(name);
-	struct pf_profile prof;
-	struct pf_fs *fs = NULL;
-	struct pf_run run = { 0 };
-	struct pf_ctx ctx = { 0 };
-	char *err = NULL;
-
-	assert_non_null(c);
-	pf_profile_init(&prof);
-	for (size_t i = 0; sets && sets[i]; i++)
-		pf_profile_add_set(&prof, sets[i]);
-	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	ctx.fs = fs;
-	ctx.prov = prov ? prov : &pf_providers_recorded;
-	ctx.node = node;
-	run.check = c;
-	pf_run_inline(&ctx, &run);
-	*res = run.res;
-	pf_config_free(c, run.cfg);
-	pf_fs_free(fs);
-	pf_profile_release(&prof);
-}
-
 bool pf_test_result_mentions(const struct pf_result *res, const char *needle)
 {
 	for (size_t i = 0; i < res->n_findings; i++) {

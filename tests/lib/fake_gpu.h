@@ -72,10 +72,6 @@ struct pf_fake_node {
 };
 void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *bdfs, int n_rdma);
 
-/* pf_test_run_check() with an inventory (@node may be NULL). */
-void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
-			    struct pf_node *node, const char *const *sets, struct pf_result *res);
-
 /* True if some finding's message or remedy contains @needle. */
 bool pf_test_result_mentions(const struct pf_result *res, const char *needle);
 

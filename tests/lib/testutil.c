@@ -2,6 +2,7 @@
 /*
  * testutil.c - fixture and temporary-tree helpers for the tests.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -94,8 +95,10 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target)
 	assert_int_equal(symlink(target, path), 0);
 }
 
-void pf_test_run_check(const char *name, const char *root, const struct pf_providers *prov,
-		       const char *const *sets, struct pf_result *res)
+/* Run @name on @root (may be NULL) with @node, or the node loaded from @root when @load. */
+static void run_check(const char *name, const char *root, const struct pf_providers *prov,
+		      struct pf_node *node, bool load, const char *const *sets,
+		      struct pf_result *res)
 {
 	const struct pf_check *c = pf_registry_find(name);
 	struct pf_profile prof;
@@ -104,13 +107,17 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
 	struct pf_ctx ctx = { 0 };
 	char *err = NULL;
 
-	assert_non_null(c);
+	if (!c)
+		fail_msg("no check named '%s'", name);
 	pf_profile_init(&prof);
 	for (size_t i = 0; sets && sets[i]; i++)
 		pf_profile_add_set(&prof, sets[i]);
-	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	if (c->flags & PF_CHECK_NEEDS_NODE) {
+	if (pf_config_build(c, &prof, &run.cfg, &err) < 0)
+		fail_msg("%s: settings refused: %s", name, err ? err : "?");
+	if (root && pf_fs_open(root, &fs) < 0)
+		fail_msg("cannot open the root %s", root);
+	ctx.node = node;
+	if (load && (c->flags & PF_CHECK_NEEDS_NODE)) {
 		/* as main.c does: the inventory, read once before the check runs */
 		if (pf_node_load(fs, NULL, &ctx.node, &err) < 0)
 			fail_msg("cannot load the node under %s: %s", root, err ? err : "?");
@@ -121,9 +128,23 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
 	pf_run_inline(&ctx, &run);
 	*res = run.res;
 	pf_config_free(c, run.cfg);
-	pf_node_free(ctx.node);
+	if (load)
+		pf_node_free(ctx.node);
 	pf_fs_free(fs);
 	pf_profile_release(&prof);
+}
+
+void pf_test_run_check(const char *name, const char *root, const struct pf_providers *prov,
+		       const char *const *sets, struct pf_result *res)
+{
+	assert_non_null(root);
+	run_check(name, root, prov, NULL, true, sets, res);
+}
+
+void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
+			    struct pf_node *node, const char *const *sets, struct pf_result *res)
+{
+	run_check(name, root, prov, node, false, sets, res);
 }
 
 char *pf_test_gen_root(const char *args)
@@ -144,6 +165,114 @@ const struct pf_finding *pf_test_finding(const struct pf_result *res, const char
 		if (res->findings[i].subject && !strcmp(res->findings[i].subject, subject))
 			return &res->findings[i];
 	return NULL;
+}
+
+const struct pf_finding *pf_test_must_find(const struct pf_result *res, const char *subject)
+{
+	const struct pf_finding *f = pf_test_finding(res, subject);
+
+	if (f)
+		return f;
+	for (size_t i = 0; i < res->n_findings; i++)
+		print_message("  %s: %s\n", res->findings[i].subject ? res->findings[i].subject : "-",
+			      res->findings[i].message ? res->findings[i].message : "");
+	fail_msg("no finding for '%s' (%zu findings above)", subject, res->n_findings);
+	return NULL;
+}
+
+void pf_test_assert_contains(const char *s, const char *part)
+{
+	if (!s || !strstr(s, part))
+		fail_msg("'%s' does not contain '%s'", s ? s : "(null)", part);
+}
+
+int pf_test_tmpdir_setup(void **state)
+{
+	*state = pf_test_mkdtemp();
+	return 0;
+}
+
+int pf_test_tmpdir_teardown(void **state)
+{
+	pf_test_rmtree(*state);
+	free(*state);
+	*state = NULL;
+	return 0;
+}
+
+/* --- ../shared and what ctest is told ------------------------------------------ */
+
+#define SHARED_PREFIX "shared_"
+
+static enum { SEL_NONE, SEL_ALL, SEL_SHARED, SEL_LOCAL } selection;
+static size_t n_selected, shared_skips;
+
+void pf_test_select(const struct CMUnitTest *tests, size_t n)
+{
+	const char *only = getenv("PF_TEST_ONLY");
+
+	selection = SEL_ALL;
+	if (only && !strcmp(only, "shared")) {
+		selection = SEL_SHARED;
+		cmocka_set_test_filter(SHARED_PREFIX "*");
+	} else if (only && !strcmp(only, "local")) {
+		selection = SEL_LOCAL;
+		cmocka_set_skip_filter(SHARED_PREFIX "*");
+	}
+	n_selected = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool shared = tests[i].name && !strncmp(tests[i].name, SHARED_PREFIX,
+							strlen(SHARED_PREFIX));
+
+		n_selected += selection == SEL_ALL || (selection == SEL_SHARED) == shared;
+	}
+	shared_skips = 0;
+}
+
+char *pf_test_shared_or_skip(const char *rel)
+{
+	const char *env = getenv("PF_SHARED_DIR");
+	char *path;
+
+	/* a skip without these would reach ctest as Passed */
+	if (selection == SEL_NONE)
+		fail_msg("pf_test_shared_or_skip(): main() must return pf_test_run_group()");
+	if (selection == SEL_LOCAL)
+		fail_msg("pf_test_shared_or_skip(%s): a test that needs ../shared is named "
+			 SHARED_PREFIX "*", rel);
+	path = pf_xasprintf("%s/%s", env && *env ? env : PF_SHARED_DIR, rel);
+	if (access(path, R_OK) == 0)
+		return path;
+	print_message("skipped: %s absent (real captures live in ../shared beside the "
+		      "checkout, or $PF_SHARED_DIR)\n", path);
+	free(path);
+	shared_skips++;
+	skip();
+	return NULL;
+}
+
+char *pf_test_unpack_shared(const char *rel, const char *dir, const char *top)
+{
+	char *tar = pf_test_shared_or_skip(rel);
+	char *cmd = pf_xasprintf("tar -xjf '%s' -C '%s'", tar, dir);
+	int r = system(cmd);
+
+	if (r != 0)
+		fail_msg("%s: exit status %d", cmd, r);
+	free(cmd);
+	free(tar);
+	return pf_xasprintf("%s/%s", dir, top);
+}
+
+int pf_test_finish(int failed)
+{
+	if (failed)
+		return failed == 77 ? 78 : failed;
+	if (!shared_skips)
+		return 0;
+	printf("%s: %zu of %zu tests skipped: ../shared absent\n", program_invocation_short_name,
+	       shared_skips, n_selected);
+	return shared_skips >= n_selected ? 77 : 0;
 }
 
 void pf_test_config_rejected(const char *check, const char *const *sets, const char *needle)

@@ -35,19 +35,61 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
 		       const char *const *sets, struct pf_result *res);
 
 /*
+ * The same with the inventory @node instead of one loaded from @root (@node
+ * may be NULL: no inventory; @root may be NULL: no file system).
+ */
+void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
+			    struct pf_node *node, const char *const *sets, struct pf_result *res);
+
+/*
  * Write a generated node with tests/gen_root.py @args ("--gpus 8 --nics 8
  * --slow-port mlx5_3") into a fresh temporary directory and return it
  * (malloc'ed; remove with pf_test_rmtree).  The root is the directory itself.
  */
 char *pf_test_gen_root(const char *args);
 
-/* The first finding with @subject, or NULL. */
 /*
  * Assert that --set @set (one or more, NULL-terminated) is refused when the
  * profile is built, with a message containing @needle (e.g. "check.key").
  */
 void pf_test_config_rejected(const char *check, const char *const *sets, const char *needle);
 
+/* The first finding with @subject, or NULL. */
 const struct pf_finding *pf_test_finding(const struct pf_result *res, const char *subject);
+/* The first finding with @subject; the test fails (listing the findings) without one. */
+const struct pf_finding *pf_test_must_find(const struct pf_result *res, const char *subject);
+/* The test fails unless @s (may be NULL) contains @part. */
+void pf_test_assert_contains(const char *s, const char *part);
+
+/* cmocka state fixtures: *state is a fresh temporary directory (char *), removed after. */
+int pf_test_tmpdir_setup(void **state);
+int pf_test_tmpdir_teardown(void **state);
+
+/*
+ * Real captures beside the checkout (../shared, or $PF_SHARED_DIR when set):
+ * the path of @rel below it (malloc'ed), or the calling test is skipped with
+ * a message naming what is absent.  Only in tests named shared_* of a binary
+ * whose main() returns pf_test_run_group(): ctest runs such a binary twice,
+ * as test_x (the other tests) and test_x_shared (the shared_* tests, 77 and
+ * so "Skipped" when every one of them was skipped); see docs/testing.md.
+ */
+char *pf_test_shared_or_skip(const char *rel);
+/*
+ * pf_test_shared_or_skip() of a tarball (fixtures/hwloc-linux/...) unpacked
+ * into @dir with tar; returns @dir/@top (malloc'ed), the capture's root.
+ */
+char *pf_test_unpack_shared(const char *rel, const char *dir, const char *top);
+
+/*
+ * cmocka_run_group_tests() with the selection of $PF_TEST_ONLY ("shared":
+ * the shared_* tests, "local": the others, unset: all) and an exit status
+ * for ctest: failures (never 77), else 77 when every selected test was
+ * skipped for want of ../shared, else 0.
+ */
+#define pf_test_run_group(tests, setup, teardown)                                   \
+	pf_test_finish((pf_test_select(tests, sizeof(tests) / sizeof((tests)[0])),      \
+			cmocka_run_group_tests(tests, setup, teardown)))
+void pf_test_select(const struct CMUnitTest *tests, size_t n);
+int pf_test_finish(int failed);
 
 #endif

@@ -535,26 +535,20 @@ static void live_provider_without_driver(void **state)
  * no sysfs vendor file, so the PCI inventory does not know them as NVIDIA,
  * but /proc/driver/nvidia/gpus lists all six.  The check must say so, not skip.
  */
-static void real_capture_driver_only(void **state)
+static void shared_capture_driver_only(void **state)
 {
-	char cmd[2 * PATH_MAX], path[PATH_MAX], root[PATH_MAX];
-	const char *shared = getenv("PF_SHARED_DIR");
+	static const char tar[] = "fixtures/hwloc-linux/nvidiagpunumanodes.tar.bz2";
+	pf_autofree char *tmp = NULL, *root = NULL;
 	struct pf_node *node = NULL;
 	struct pf_result res;
 	struct pf_fs *fs = NULL;
-	char *tmp, *err = NULL;
+	char *err = NULL;
 	size_t warned = 0;
 
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/nvidiagpunumanodes.tar.bz2",
-		 shared ? shared : PF_SHARED_DIR);
-	if (access(path, R_OK) < 0) {
-		print_message("skipped: %s not found\n", path);
-		skip();
-	}
+	(void)state;
+	free(pf_test_shared_or_skip(tar)); /* before a temporary directory is made */
 	tmp = pf_test_mkdtemp();
-	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, tmp);
-	assert_int_equal(system(cmd), 0);
-	snprintf(root, sizeof(root), "%s/nvidiagpunumanodes", tmp);
+	root = pf_test_unpack_shared(tar, tmp, "nvidiagpunumanodes");
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
 	pf_fs_free(fs);
@@ -573,7 +567,6 @@ static void real_capture_driver_only(void **state)
 	pf_result_release(&res);
 	pf_node_free(node);
 	pf_test_rmtree(tmp);
-	free(tmp);
 }
 
 /* The live /dev/kmsg reader returns the log or a reason, whatever the host allows. */
@@ -677,7 +670,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(recorded_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(live_provider_without_driver, setup, teardown),
-		cmocka_unit_test(real_capture_driver_only),
+		cmocka_unit_test(shared_capture_driver_only),
 		cmocka_unit_test(live_kmsg_reader),
 		cmocka_unit_test(xid_parser),
 		cmocka_unit_test(version_parsers),
@@ -685,5 +678,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(min_cuda_recorded, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

@@ -474,31 +474,18 @@ static void test_majority_tie(void **state)
 
 /* --- real lstopo exports -------------------------------------------------------- */
 
-static const char *shared_dir(void)
-{
-	const char *d = getenv("PF_SHARED_DIR");
-
-	return d && *d ? d : PF_SHARED_DIR;
-}
-
-/* Load @name from the shared hwloc-xml fixtures; false (test skipped) when absent. */
-static bool load_xml(const char *dir, const char *name, struct pf_node **ret, int *ret_r,
+/* Load fixtures/@dir/@name from ../shared (the test is skipped when absent). */
+static void load_xml(const char *dir, const char *name, struct pf_node **ret, int *ret_r,
 		     char **ret_err)
 {
-	char path[PATH_MAX];
-	struct stat st;
+	pf_autofree char *rel = pf_xasprintf("fixtures/%s/%s", dir, name);
+	pf_autofree char *path = pf_test_shared_or_skip(rel);
 
-	snprintf(path, sizeof(path), "%s/fixtures/%s/%s", shared_dir(), dir, name);
-	if (stat(path, &st) < 0) {
-		print_message("skipped: %s absent\n", path);
-		return false;
-	}
 	*ret = NULL;
 	*ret_r = pf_node_load_hwloc(NULL, path, ret, ret_err);
-	return true;
 }
 
-static void test_xml_juwels_booster(void **state)
+static void shared_xml_juwels_booster(void **state)
 {
 	struct pf_node *node;
 	struct pf_result res;
@@ -510,8 +497,7 @@ static void test_xml_juwels_booster(void **state)
 	};
 
 	(void)state;
-	if (!load_xml("hwloc-xml", "topo.jwb0001.xml", &node, &r, &err))
-		skip();
+	load_xml("hwloc-xml", "topo.jwb0001.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	assert_string_equal(node->source, "hwloc");
 	assert_int_equal(node->n_gpus, 4);
@@ -530,7 +516,7 @@ static void test_xml_juwels_booster(void **state)
 	pf_node_free(node);
 }
 
-static void test_xml_jusuf(void **state)
+static void shared_xml_jusuf(void **state)
 {
 	const struct pf_finding *f;
 	struct pf_node *node;
@@ -539,8 +525,7 @@ static void test_xml_jusuf(void **state)
 	int r;
 
 	(void)state;
-	if (!load_xml("hwloc-xml", "topo.jsfc005.xml", &node, &r, &err))
-		skip();
+	load_xml("hwloc-xml", "topo.jsfc005.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	assert_int_equal(node->n_gpus, 1);
 	run_on(node, NULL, &res);
@@ -558,7 +543,7 @@ static void test_xml_jusuf(void **state)
 	pf_node_free(node);
 }
 
-static void test_xml_others(void **state)
+static void shared_xml_others(void **state)
 {
 	struct pf_node *node;
 	struct pf_result res;
@@ -567,8 +552,7 @@ static void test_xml_others(void **state)
 
 	(void)state;
 	/* JURECA-DC: the JUWELS Booster layout (two ports down is nic_link_speed's business) */
-	if (!load_xml("hwloc-xml", "topo.jrc0386.xml", &node, &r, &err))
-		skip();
+	load_xml("hwloc-xml", "topo.jrc0386.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	run_on(node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
@@ -578,8 +562,7 @@ static void test_xml_others(void **state)
 	pf_node_free(node);
 
 	/* JUWELS Cluster: two GPUs and one HCA behind each switch */
-	if (!load_xml("hwloc-xml", "topo.jwc09n003.xml", &node, &r, &err))
-		skip();
+	load_xml("hwloc-xml", "topo.jwc09n003.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	run_on(node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
@@ -592,7 +575,7 @@ static void test_xml_others(void **state)
 }
 
 /* hwloc 3 exports (XML 3.0): read through the osdev type translation. */
-static void test_xml_v3(void **state)
+static void shared_xml_v3(void **state)
 {
 	const struct pf_rdma_dev *rdma;
 	struct pf_node *node;
@@ -602,8 +585,7 @@ static void test_xml_v3(void **state)
 
 	(void)state;
 	/* DGX-2: 16 GPUs behind two levels of PLX switches, no NIC in the export */
-	if (!load_xml("hwloc-xml", "nvidiaDGX2.xml", &node, &r, &err))
-		skip();
+	load_xml("hwloc-xml", "nvidiaDGX2.xml", &node, &r, &err);
 	if (r < 0)
 		fail_msg("%s", err);
 	assert_int_equal(node->n_gpus, 16);
@@ -616,7 +598,7 @@ static void test_xml_v3(void **state)
 	pf_node_free(node);
 
 	/* X58, two sockets: mlx4_0 and one Tesla on the first, two Teslas alone on the second */
-	assert_true(load_xml("hwloc-xml", "24em64t-2n6c2t-pci.xml", &node, &r, &err));
+	load_xml("hwloc-xml", "24em64t-2n6c2t-pci.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	assert_int_equal(node->n_gpus, 3);
 	run_on(node, NULL, &res);
@@ -634,7 +616,7 @@ static void test_xml_v3(void **state)
 	 * A synthetic export in which 0000:04:00.0 names two functions, a SATA
 	 * controller on socket 0 and the HCA on socket 1: each keeps its own.
 	 */
-	assert_true(load_xml("hwloc-xml", "32em64t-2n8c2t-pci-normalio.xml", &node, &r, &err));
+	load_xml("hwloc-xml", "32em64t-2n8c2t-pci-normalio.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	rdma = pf_node_rdma(node, "mlx5_0");
 	assert_non_null(rdma);
@@ -648,7 +630,7 @@ static void test_xml_v3(void **state)
 	pf_node_free(node);
 
 	/* hwloc's Linux captures: no GPU; the HCAs with their NUMA node and port */
-	assert_true(load_xml("hwloc-linux", "40intel64-2g2n4c+pcilocality.xml", &node, &r, &err));
+	load_xml("hwloc-linux", "40intel64-2g2n4c+pcilocality.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	rdma = pf_node_rdma(node, "qib0");
 	assert_non_null(rdma);
@@ -664,7 +646,7 @@ static void test_xml_v3(void **state)
 	pf_result_release(&res);
 	pf_node_free(node);
 
-	assert_true(load_xml("hwloc-linux", "32em64t-2n8c+dax+nvme+mic+dimms.xml", &node, &r, &err));
+	load_xml("hwloc-linux", "32em64t-2n8c+dax+nvme+mic+dimms.xml", &node, &r, &err);
 	assert_int_equal(r, 0);
 	rdma = pf_node_rdma(node, "mlx4_0");
 	assert_non_null(rdma);
@@ -1141,10 +1123,10 @@ int main(void)
 		cmocka_unit_test(test_majority_tie),
 		cmocka_unit_test(test_xml_model),
 		cmocka_unit_test(test_xml_errors),
-		cmocka_unit_test(test_xml_juwels_booster),
-		cmocka_unit_test(test_xml_jusuf),
-		cmocka_unit_test(test_xml_others),
-		cmocka_unit_test(test_xml_v3),
+		cmocka_unit_test(shared_xml_juwels_booster),
+		cmocka_unit_test(shared_xml_jusuf),
+		cmocka_unit_test(shared_xml_others),
+		cmocka_unit_test(shared_xml_v3),
 		cmocka_unit_test(test_gen_healthy),
 		cmocka_unit_test(test_gen_gpu_without_nic),
 		cmocka_unit_test(test_gen_nic_wrong_socket),
@@ -1153,5 +1135,5 @@ int main(void)
 		cmocka_unit_test(test_a100_nested_switches),
 	};
 
-	return cmocka_run_group_tests_name("gpu_nic_numa", tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

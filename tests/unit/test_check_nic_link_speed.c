@@ -295,25 +295,14 @@ static void test_no_devices(void **state)
 	run_free(&r);
 }
 
-static void test_capture_qib(void **state)
+static void shared_capture_qib(void **state)
 {
-	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
-	const char *shared = getenv("PF_SHARED_DIR");
-	pf_autofree char *tmp = NULL;
+	pf_autofree char *path = pf_test_unpack_shared(
+		"fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2", *state,
+		"40intel64-2g2n4c+pci");
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	(void)state;
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2",
-		 shared ? shared : PF_SHARED_DIR);
-	if (access(path, R_OK) < 0) {
-		print_message("skip: %s absent\n", path);
-		skip();
-	}
-	tmp = pf_test_mkdtemp();
-	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, tmp);
-	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/40intel64-2g2n4c+pci", tmp);
 	pf_test_run_check("nic_link_speed", path, NULL, NULL, &res);
 	f = pf_test_finding(&res, "qib0/1");
 	assert_non_null(f);
@@ -326,7 +315,6 @@ static void test_capture_qib(void **state)
 			  (const char *const[]){ "nic_link_speed.min_rate_gbps=56", NULL }, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	pf_result_release(&res);
-	pf_test_rmtree(tmp);
 }
 
 /*
@@ -461,23 +449,15 @@ static void test_roles_and_never_cabled(void **state)
 	run_free(&r);
 }
 
-static void test_hwloc_export(void **state)
+static void shared_hwloc_export(void **state)
 {
-	char path[PATH_MAX], cmd[2 * PATH_MAX + 64];
-	const char *shared = getenv("PF_SHARED_DIR");
-	pf_autofree char *tmp = NULL;
+	char cmd[2 * PATH_MAX + 64];
+	pf_autofree char *path = pf_test_shared_or_skip("fixtures/hwloc-xml/topo.jwb0001.xml");
+	const char *tmp = *state;
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	(void)state;
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-xml/topo.jwb0001.xml",
-		 shared ? shared : PF_SHARED_DIR);
-	if (access(path, R_OK) < 0) {
-		print_message("skip: %s absent\n", path);
-		skip();
-	}
 	/* an lstopo export as the root's own preflight/topology.xml: states, no rates */
-	tmp = pf_test_mkdtemp();
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/preflight' && cp '%s' '%s/preflight/topology.xml'",
 		 tmp, path, tmp);
 	assert_int_equal(system(cmd), 0);
@@ -489,7 +469,6 @@ static void test_hwloc_export(void **state)
 	assert_int_equal(res.status, PF_STATUS_SKIP);
 	assert_string_equal(res.summary, "4 ports ACTIVE; the topology export carries no rates");
 	pf_result_release(&res);
-	pf_test_rmtree(tmp);
 }
 
 int main(void)
@@ -505,11 +484,13 @@ int main(void)
 		cmocka_unit_test(test_profile_expectations),
 		cmocka_unit_test(test_models_and_virtual),
 		cmocka_unit_test(test_no_devices),
-		cmocka_unit_test(test_capture_qib),
-		cmocka_unit_test(test_hwloc_export),
+		cmocka_unit_test_setup_teardown(shared_capture_qib, pf_test_tmpdir_setup,
+						pf_test_tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(shared_hwloc_export, pf_test_tmpdir_setup,
+						pf_test_tmpdir_teardown),
 		cmocka_unit_test(test_roce_lag),
 		cmocka_unit_test(test_roles_and_never_cabled),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

@@ -770,34 +770,15 @@ static void test_gen_iommu(void **state)
 	pf_node_free(node);
 }
 
-/* ../shared/fixtures/hwloc-linux/@tarball unpacked under @dir; NULL when absent. */
-static char *unpack(const char *dir, const char *tarball)
+static void shared_capture_qib(void **state)
 {
-	char cmd[2 * PATH_MAX], path[PATH_MAX];
-	const char *shared = getenv("PF_SHARED_DIR");
-
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/%s", shared ? shared : PF_SHARED_DIR,
-		 tarball);
-	if (access(path, R_OK) < 0)
-		return NULL;
-	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, dir);
-	assert_int_equal(system(cmd), 0);
-	return pf_xstrdup(path);
-}
-
-static void test_capture_qib(void **state)
-{
-	pf_autofree char *tar = unpack(*state, "40intel64-2g2n4c+pcilocality.tar.bz2");
-	pf_autofree char *root = NULL;
+	pf_autofree char *root = pf_test_unpack_shared(
+		"fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2", *state,
+		"40intel64-2g2n4c+pci");
 	struct pf_node *node;
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	if (!tar) {
-		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
-		skip();
-	}
-	root = pf_xasprintf("%s/40intel64-2g2n4c+pci", (const char *)*state);
 	node = load(root);
 	/* qib0 shows 8 GT/s x4 but the capture has no max_link_*: a skip, not a pass */
 	run_check(root, node, NULL, &res);
@@ -830,8 +811,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gen_iommu, state_setup, state_teardown),
 		cmocka_unit_test_setup_teardown(test_gen_degraded_gpu_and_acs, state_setup,
 						state_teardown),
-		cmocka_unit_test_setup_teardown(test_capture_qib, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(shared_capture_qib, state_setup, state_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

@@ -555,24 +555,15 @@ static void test_gen(void **state)
 	pf_node_free(node);
 }
 
-static void test_capture_mlx4(void **state)
+static void shared_capture_mlx4(void **state)
 {
-	char cmd[2 * PATH_MAX], path[PATH_MAX];
-	const char *shared = getenv("PF_SHARED_DIR");
-	pf_autofree char *root = NULL;
+	pf_autofree char *root = pf_test_unpack_shared(
+		"fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2", *state,
+		"32em64t-2n8c+1mic");
 	struct pf_node *node;
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
-		 shared ? shared : PF_SHARED_DIR);
-	if (access(path, R_OK) < 0) {
-		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
-		skip();
-	}
-	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, (const char *)*state);
-	assert_int_equal(system(cmd), 0);
-	root = pf_xasprintf("%s/32em64t-2n8c+1mic", (const char *)*state);
 	node = load(root);
 	run_check(root, node, NULL, &res);
 	/* a real ConnectX-3 port with zero error counters; the capture has no /proc/uptime */
@@ -601,8 +592,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_wait_without_live_counters, state_setup,
 						state_teardown),
 		cmocka_unit_test_setup_teardown(test_gen, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_capture_mlx4, state_setup, state_teardown),
+		cmocka_unit_test_setup_teardown(shared_capture_mlx4, state_setup, state_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

@@ -228,38 +228,17 @@ static void test_empty_root(void **state)
 	pf_test_rmtree(dir);
 }
 
-/* Unpack a capture from ../shared/fixtures/hwloc-linux into a temp dir; NULL to skip. */
-static char *unpack(const char *tarball, char **ret_tmp)
+static void shared_capture_qib(void **state)
 {
-	char cmd[2 * PATH_MAX], path[PATH_MAX];
-	const char *shared = getenv("PF_SHARED_DIR");
-
-	snprintf(path, sizeof(path), "%s/fixtures/hwloc-linux/%s", shared ? shared : PF_SHARED_DIR,
-		 tarball);
-	if (access(path, R_OK) < 0)
-		return NULL;
-	*ret_tmp = pf_test_mkdtemp();
-	snprintf(cmd, sizeof(cmd), "tar -xjf '%s' -C '%s'", path, *ret_tmp);
-	assert_int_equal(system(cmd), 0);
-	return pf_xstrdup(path);
-}
-
-static void test_capture_qib(void **state)
-{
-	pf_autofree char *tmp = NULL, *tar = NULL, *root = NULL;
+	pf_autofree char *root = NULL;
 	struct pf_fs *fs = NULL;
 	struct pf_node *node = NULL;
 	const struct pf_rdma_dev *d;
 	const struct pf_pci_dev *p;
 	char *err = NULL;
 
-	(void)state;
-	tar = unpack("40intel64-2g2n4c+pcilocality.tar.bz2", &tmp);
-	if (!tar) {
-		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
-		skip();
-	}
-	root = pf_xasprintf("%s/40intel64-2g2n4c+pci", tmp);
+	root = pf_test_unpack_shared("fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2", *state,
+				     "40intel64-2g2n4c+pci");
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
 	assert_int_equal(node->n_numa, 4);
@@ -285,24 +264,18 @@ static void test_capture_qib(void **state)
 	assert_int_equal(node->n_gpus, 0);
 	pf_node_free(node);
 	pf_fs_free(fs);
-	pf_test_rmtree(tmp);
 }
 
-static void test_capture_scif(void **state)
+static void shared_capture_scif(void **state)
 {
-	pf_autofree char *tmp = NULL, *tar = NULL, *root = NULL;
+	pf_autofree char *root = NULL;
 	struct pf_fs *fs = NULL;
 	struct pf_node *node = NULL;
 	const struct pf_rdma_dev *d;
 	char *err = NULL;
 
-	(void)state;
-	tar = unpack("32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2", &tmp);
-	if (!tar) {
-		print_message("skip: ../shared/fixtures/hwloc-linux absent\n");
-		skip();
-	}
-	root = pf_xasprintf("%s/32em64t-2n8c+1mic", tmp);
+	root = pf_test_unpack_shared("fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2", *state,
+				     "32em64t-2n8c+1mic");
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
 	/* scif0's class link dangles in the capture: a note, not a failure */
@@ -319,7 +292,6 @@ static void test_capture_scif(void **state)
 	assert_string_equal(node->netdevs[d->ports[0].netdev].name, "ib0");
 	pf_node_free(node);
 	pf_fs_free(fs);
-	pf_test_rmtree(tmp);
 }
 
 /*
@@ -360,10 +332,12 @@ int main(void)
 		cmocka_unit_test(test_numa_minus_one),
 		cmocka_unit_test(test_no_pci_parent_and_domain),
 		cmocka_unit_test(test_empty_root),
-		cmocka_unit_test(test_capture_qib),
-		cmocka_unit_test(test_capture_scif),
+		cmocka_unit_test_setup_teardown(shared_capture_qib, pf_test_tmpdir_setup,
+						pf_test_tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(shared_capture_scif, pf_test_tmpdir_setup,
+						pf_test_tmpdir_teardown),
 		cmocka_unit_test(test_classify_efa),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }

@@ -78,7 +78,7 @@ static void test_stats_variations(void **state)
 }
 
 /* The real dumps in ../shared: each must parse completely. */
-static void test_stats_real_dumps(void **state)
+static void shared_stats_real_dumps(void **state)
 {
 	static const struct {
 		const char *file;
@@ -95,15 +95,10 @@ static void test_stats_real_dumps(void **state)
 		{ "byteps-issue-179-ethtool-S-grep-prio-before.txt", "rx_prio0_bytes",
 		  88034564921216ULL },
 	};
-	const char *shared = getenv("PF_SHARED_DIR") ? getenv("PF_SHARED_DIR") : PF_SHARED_DIR;
-	char dir[PATH_MAX];
+	pf_autofree char *dir = pf_test_shared_or_skip("fixtures/tool-outputs");
 	struct pf_fs *fs = NULL;
 
-	snprintf(dir, sizeof(dir), "%s/fixtures/tool-outputs", shared);
-	if (pf_fs_open(dir, &fs) < 0) {
-		print_message("skip: %s absent (real captures live beside the checkout)\n", dir);
-		skip();
-	}
+	assert_int_equal(pf_fs_open(dir, &fs), 0);
 	for (size_t i = 0; i < PF_ARRAY_SIZE(dumps); i++) {
 		char path[256], *text = NULL;
 		struct pf_stats s = { 0 };
@@ -572,7 +567,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_basic),
 		cmocka_unit_test(test_stats_variations),
-		cmocka_unit_test(test_stats_real_dumps),
+		cmocka_unit_test(shared_stats_real_dumps),
 		cmocka_unit_test(test_pause_text),
 		cmocka_unit_test(test_pfc_text),
 		cmocka_unit_test(test_settings_text),
@@ -583,5 +578,5 @@ int main(void)
 		cmocka_unit_test(test_gstrings_raw),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return pf_test_run_group(tests, NULL, NULL);
 }
