@@ -625,6 +625,26 @@ void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *b
 	fn->node.n_rdma = (size_t)n_rdma;
 }
 
+struct pf_fake_fix *pf_fake_fix_new(void)
+{
+	struct pf_fake_fix *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->root = pf_test_mkdtemp();
+	return f;
+}
+
+int pf_fake_fix_teardown(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	pf_result_release(&f->res);
+	pf_test_rmtree(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
 bool pf_test_result_mentions(const struct pf_result *res, const char *needle)
 {
 	for (size_t i = 0; i < res->n_findings; i++) {

@@ -72,6 +72,17 @@ struct pf_fake_node {
 };
 void pf_fake_node_init(struct pf_fake_node *fn, int n_gpus, const char *const *bdfs, int n_rdma);
 
+/* A GPU check test's fixture: a temporary root, an inventory, the last result. */
+struct pf_fake_fix {
+	char *root;
+	struct pf_fake_node node;
+	struct pf_result res;
+};
+/* calloc'ed, with a fresh temporary root. */
+struct pf_fake_fix *pf_fake_fix_new(void);
+/* cmocka teardown of *state, a struct pf_fake_fix: the result, the root, the fixture. */
+int pf_fake_fix_teardown(void **state);
+
 /* True if some finding's message or remedy contains @needle. */
 bool pf_test_result_mentions(const struct pf_result *res, const char *needle);
 

@@ -180,6 +180,17 @@ const struct pf_finding *pf_test_must_find(const struct pf_result *res, const ch
 	return NULL;
 }
 
+const struct pf_finding *pf_test_need(const struct pf_result *res, const char *subject,
+				      enum pf_status st)
+{
+	const struct pf_finding *f = pf_test_must_find(res, subject);
+
+	if (f->status != st)
+		fail_msg("'%s' is %s (%s), expected %s", subject, pf_status_name(f->status),
+			 f->message ? f->message : "", pf_status_name(st));
+	return f;
+}
+
 void pf_test_assert_contains(const char *s, const char *part)
 {
 	if (!s || !strstr(s, part))

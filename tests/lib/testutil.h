@@ -58,12 +58,18 @@ void pf_test_config_rejected(const char *check, const char *const *sets, const c
 const struct pf_finding *pf_test_finding(const struct pf_result *res, const char *subject);
 /* The first finding with @subject; the test fails (listing the findings) without one. */
 const struct pf_finding *pf_test_must_find(const struct pf_result *res, const char *subject);
+/* pf_test_must_find() of a finding that must have status @st. */
+const struct pf_finding *pf_test_need(const struct pf_result *res, const char *subject,
+				      enum pf_status st);
 /* The test fails unless @s (may be NULL) contains @part. */
 void pf_test_assert_contains(const char *s, const char *part);
 
 /* cmocka state fixtures: *state is a fresh temporary directory (char *), removed after. */
 int pf_test_tmpdir_setup(void **state);
 int pf_test_tmpdir_teardown(void **state);
+/* A test entry with them. */
+#define pf_test_in_tmpdir(f) \
+	cmocka_unit_test_setup_teardown(f, pf_test_tmpdir_setup, pf_test_tmpdir_teardown)
 
 /*
  * Real captures beside the checkout (../shared, or $PF_SHARED_DIR when set):

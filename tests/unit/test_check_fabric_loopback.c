@@ -54,20 +54,6 @@ static void run(const char *root, const char *const *sets, struct pf_result *res
 	run_with(root, pf_fake_fabric_providers(), sets, res);
 }
 
-static const struct pf_finding *finding(const struct pf_result *res, const char *subject)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f) {
-		for (size_t i = 0; i < res->n_findings; i++)
-			fprintf(stderr, "  %s: %s\n", res->findings[i].subject ? res->findings[i].subject
-									      : "-",
-				res->findings[i].message);
-		fail_msg("no finding for '%s'", subject);
-	}
-	return f;
-}
-
 static size_t count(const struct pf_result *res, enum pf_status st)
 {
 	size_t n = 0;
@@ -163,7 +149,7 @@ static void test_healthy_8_rails_golden(void **state)
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	/* ring rounds: 8 flows i -> i+1, 8 flows i -> i+2, each direction judged */
-	f = finding(&res, "mlx5_7/1 -> mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_7/1 -> mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_float_equal(obs_num(f, "gbps"), 400, 0.5);
 	assert_int_equal((int)obs_num(f, "round"), 1);
@@ -171,11 +157,11 @@ static void test_healthy_8_rails_golden(void **state)
 	assert_string_equal(obs_str(f, "src_ip"), "10.10.0.8");
 	assert_string_equal(obs_str(f, "dst_ip"), "10.10.0.1");
 	assert_string_equal(obs_str(f, "memory"), "host");
-	f = finding(&res, "mlx5_6/1 -> mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_6/1 -> mlx5_0/1");
 	assert_int_equal((int)obs_num(f, "round"), 2);
 	assert_int_equal(pf_fake_rdmacm.n_established, 16);
 	assert_int_equal(count(&res, PF_STATUS_PASS), 17); /* 16 flows and the counters */
-	assert_int_equal(finding(&res, "counters")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "counters")->status, PF_STATUS_PASS);
 	assert_non_null(strstr(res.summary, "8 RoCE rails, 16 flows in 2 rounds over RDMA-CM"));
 	text = render(&res, sets, PF_FORMAT_TEXT);
 	compare_golden("fabric_loopback_healthy.txt", text);
@@ -199,7 +185,7 @@ static void test_bad_cable_golden(void **state)
 	pf_fake_verbs.devs[3].gbps = 200;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = finding(&res, "mlx5_3/1");
+	f = pf_test_must_find(&res, "mlx5_3/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "mlx5_3/1 is slow with all 4 partners: 200 Gb/s from "
 				"mlx5_2/1, 200 Gb/s to mlx5_4/1, 200 Gb/s from mlx5_1/1, "
@@ -209,11 +195,11 @@ static void test_bad_cable_golden(void **state)
 	assert_int_equal((int)obs_num(f, "slow_partners"), 4);
 	/* the NIC's finding leads; its four flows point at it; the other 12 pass */
 	assert_ptr_equal(&res.findings[0], f);
-	f = finding(&res, "mlx5_2/1 -> mlx5_3/1");
+	f = pf_test_must_find(&res, "mlx5_2/1 -> mlx5_3/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "mlx5_3/1 is the slow end"));
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 5);
-	assert_int_equal(finding(&res, "mlx5_2/1 -> mlx5_4/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_4/1")->status, PF_STATUS_PASS);
 	assert_non_null(strstr(res.summary, "a NIC is the slow end"));
 	text = render(&res, sets, PF_FORMAT_TEXT);
 	compare_golden("fabric_loopback_bad_cable.txt", text);
@@ -236,7 +222,7 @@ static void test_slow_when_sending(void **state)
 	pf_fake_verbs.pair_gbps[3][4] = 171;
 	pf_fake_verbs.pair_gbps[3][5] = 168;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_3/1");
+	f = pf_test_must_find(&res, "mlx5_3/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "mlx5_3/1 is slow with 2 partners: 171 Gb/s to "
 				"mlx5_4/1, 168 Gb/s to mlx5_5/1, partners that run at full rate "
@@ -261,7 +247,7 @@ static void test_single_slow_pair(void **state)
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 1);
-	f = finding(&res, "mlx5_1/1 -> mlx5_2/1");
+	f = pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1");
 	assert_non_null(strstr(f->message, "171.0 Gb/s, 43% of 400 Gb/s, below 90%; both ends "
 				"run at full rate with other partners"));
 	assert_non_null(strstr(f->remedy, "from mlx5_1/1 (its transmit side"));
@@ -276,7 +262,7 @@ static void test_single_slow_pair(void **state)
 	pf_fake_verbs.devs[1].gbps = 150;
 	run(root, sets, &res);
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 2);
-	assert_non_null(strstr(finding(&res, "mlx5_0/1 -> mlx5_1/1")->message,
+	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1")->message,
 			       "with two rails the slow end cannot be told"));
 	assert_null(pf_test_finding(&res, "mlx5_1/1"));
 	pf_result_release(&res);
@@ -293,7 +279,7 @@ static void test_arp_timeout_is_specific(void **state)
 	pf_fake_rdmacm.ports[2].arp_timeout = true;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = finding(&res, "mlx5_1/1 -> mlx5_2/1");
+	f = pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "mlx5_1/1 cannot reach mlx5_2/1 (10.10.0.3) from "
 				"10.10.0.2 (ARP)"));
@@ -305,7 +291,7 @@ static void test_arp_timeout_is_specific(void **state)
 	assert_string_equal(obs_str(f, "stage"), "resolve_addr");
 	assert_int_equal(pf_fake_rdmacm.last_resolve_timeout_ms, 700);
 	/* the same port as a source is fine */
-	assert_int_equal(finding(&res, "mlx5_2/1 -> mlx5_3/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_3/1")->status, PF_STATUS_PASS);
 	assert_non_null(strstr(res.summary, "some flows failed"));
 	pf_result_release(&res);
 	teardown(root);
@@ -314,7 +300,7 @@ static void test_arp_timeout_is_specific(void **state)
 	root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
 	pf_fake_rdmacm.ports[0].no_route = true;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_non_null(strstr(f->message, "(no route)"));
 	assert_non_null(strstr(f->remedy, "no route between the rails"));
 	pf_result_release(&res);
@@ -344,7 +330,7 @@ static void test_rail_only_and_too_few(void **state)
 	root = setup("--gpus 0 --nics 2 --down-port mlx5_1", 2, IBV_LINK_LAYER_INFINIBAND);
 	run(root, rail_only + 1, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_int_equal(finding(&res, "mlx5_1/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_SKIP);
 	assert_non_null(strstr(res.summary, "needs two"));
 	pf_result_release(&res);
 	teardown(root);
@@ -369,7 +355,7 @@ static void test_ib_verbs_and_ipoib(void **state)
 	/* no IPoIB addresses: LID and QPN in-process */
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_string_equal(obs_str(f, "connection"), "verbs");
 	assert_int_equal((int)obs_num(f, "path_mtu"), 4096);
 	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
@@ -378,8 +364,9 @@ static void test_ib_verbs_and_ipoib(void **state)
 
 	/* forced RDMA-CM without addresses: each rail fails */
 	run(root, cm, &res);
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_FAIL);
-	assert_non_null(strstr(finding(&res, "mlx5_0/1")->message, "ib0) has no IPv4 address"));
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_FAIL);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_0/1")->message,
+				"ib0) has no IPv4 address");
 	pf_result_release(&res);
 	teardown(root);
 
@@ -390,7 +377,7 @@ static void test_ib_verbs_and_ipoib(void **state)
 		     3, IBV_LINK_LAYER_INFINIBAND);
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_string_equal(obs_str(finding(&res, "mlx5_2/1 -> mlx5_0/1"), "connection"),
+	assert_string_equal(obs_str(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_0/1"), "connection"),
 			    "rdma_cm");
 	assert_int_equal(pf_fake_rdmacm.n_established, 6);
 	pf_result_release(&res);
@@ -407,7 +394,7 @@ static void test_roce_verbs(void **state)
 
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_string_equal(obs_str(f, "connection"), "verbs");
 	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
 	assert_int_equal(pf_fake_verbs.n_refused, 0);
@@ -420,7 +407,7 @@ static void test_roce_verbs(void **state)
 	root = setup("--gpus 0 --nics 2 --link-layer eth --gids none", 2, IBV_LINK_LAYER_ETHERNET);
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	assert_non_null(strstr(finding(&res, "mlx5_0/1 -> mlx5_1/1")->message,
+	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1")->message,
 			       "has no RoCE v2 GID with an IPv4 address"));
 	pf_result_release(&res);
 	teardown(root);
@@ -437,11 +424,11 @@ static void test_corruption_and_retries(void **state)
 	pf_fake_verbs.devs[3].wc_error = IBV_WC_RETRY_EXC_ERR;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_non_null(strstr(f->message, "differs from the source"));
 	assert_int_equal((int)obs_num(f, "bad_pass"), 1);
 	assert_non_null(strstr(f->remedy, "corrupted"));
-	f = finding(&res, "mlx5_2/1 -> mlx5_3/1");
+	f = pf_test_must_find(&res, "mlx5_2/1 -> mlx5_3/1");
 	assert_string_equal(obs_str(f, "wc_status"), "IBV_WC_RETRY_EXC_ERR");
 	assert_non_null(strstr(f->remedy, "retries exhausted"));
 	pf_result_release(&res);
@@ -476,7 +463,7 @@ static void test_counters_per_port(void **state)
 	pf_fake_verbs.on_wr = bump_counters;
 	run(root, sets, &res);
 	pf_fake_verbs.on_wr = NULL;
-	f = finding(&res, "mlx5_2/1 counters");
+	f = pf_test_must_find(&res, "mlx5_2/1 counters");
 	assert_int_equal(f->status, PF_STATUS_WARN);
 	assert_non_null(strstr(f->message, "rose during round 1: symbol_error +7"));
 	assert_int_equal(res.status, PF_STATUS_WARN);
@@ -487,7 +474,7 @@ static void test_counters_per_port(void **state)
 	pf_fake_verbs.on_wr = bump_link_downed;
 	run(root, sets, &res);
 	pf_fake_verbs.on_wr = NULL;
-	f = finding(&res, "mlx5_1/1 counters");
+	f = pf_test_must_find(&res, "mlx5_1/1 counters");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "link_downed +1"));
 	pf_result_release(&res);
@@ -507,17 +494,17 @@ static void test_explicit_pairs(void **state)
 
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_0/1 -> mlx5_3/1"), "round"), 1);
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_3/1 -> mlx5_0/1"), "round"), 1);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_3/1"), "round"), 1);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_3/1 -> mlx5_0/1"), "round"), 1);
 	/* mlx5_0 already sends in round 1: its second pair goes to round 2 */
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_0/1 -> mlx5_2/1"), "round"), 2);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_2/1"), "round"), 2);
 	assert_int_equal(pf_fake_rdmacm.n_established, 4);
 	assert_non_null(strstr(res.summary, "4 flows in 2 rounds"));
 	pf_result_release(&res);
 
 	run(root, unknown, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_non_null(strstr(finding(&res, "mlx5_9")->message, "not an ACTIVE rail"));
+	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_9")->message, "not an ACTIVE rail"));
 	pf_result_release(&res);
 
 	pf_test_config_rejected("fabric_loopback", bad1, "fabric_loopback.pairs");
@@ -542,12 +529,12 @@ static void test_rail_without_address(void **state)
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "has no IPv4 address: RDMA-CM cannot connect"));
 	/* the two others still run both ways */
-	assert_int_equal(finding(&res, "mlx5_1/1 -> mlx5_2/1")->status, PF_STATUS_PASS);
-	assert_int_equal(finding(&res, "mlx5_2/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -615,7 +602,7 @@ static void test_gpu_memory(void **state)
 	pf_fake_gpu_reset(n, ptrs);
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = finding(&res, "mlx5_0/1 -> mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_string_equal(obs_str(f, "memory"), "peermem");
 	assert_int_equal(pf_fake_verbs.n_host_regs, 0);
 	assert_int_equal(pf_fake.allocs, 0);
@@ -633,9 +620,9 @@ static void test_nics_order_and_unreachable_rails(void **state)
 
 	run(root, order, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_3/1 -> mlx5_0/1"), "round"), 1);
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_0/1 -> mlx5_2/1"), "round"), 1);
-	assert_int_equal((int)obs_num(finding(&res, "mlx5_2/1 -> mlx5_3/1"), "round"), 1);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_3/1 -> mlx5_0/1"), "round"), 1);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_2/1"), "round"), 1);
+	assert_int_equal((int)obs_num(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_3/1"), "round"), 1);
 	assert_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
 	pf_result_release(&res);
 
@@ -652,8 +639,8 @@ static void test_nics_order_and_unreachable_rails(void **state)
 	pf_fake_rdmacm_reset(4);
 	pf_fake_rdmacm.ports[0].conn_resp_errno = EINVAL;
 	run(root, sets, &res);
-	assert_non_null(strstr(finding(&res, "mlx5_3/1 -> mlx5_0/1")->remedy, "RTR/RTS"));
-	assert_int_equal(finding(&res, "mlx5_0/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_3/1 -> mlx5_0/1")->remedy, "RTR/RTS"));
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	teardown(root);
 }

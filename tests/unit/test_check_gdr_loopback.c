@@ -78,15 +78,6 @@ static void run(const char *root, const char *const *sets, struct pf_result *res
 	pf_test_run_check("gdr_loopback", root, pf_fake_verbs_providers(), sets, res);
 }
 
-static const struct pf_finding *finding(const struct pf_result *res, const char *subject)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f)
-		fail_msg("no finding for '%s'", subject);
-	return f;
-}
-
 static double obs_num(const struct pf_finding *f, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->observed, key);
@@ -114,18 +105,18 @@ static void test_pass(void **state)
 	pf_fake_verbs.devs[0].gbps = pf_fake_verbs.devs[1].gbps = 392;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_float_equal(obs_num(f, "gbps"), 392, 0.05);
 	assert_float_equal(obs_num(f, "port_rate_gbps"), 400, 0.001);
 	assert_string_equal(obs_str(f, "registration"), "host");
 	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
-	f = finding(&res, subject);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_string_equal(obs_str(f, "registration"), "peermem");
 	snprintf(subject, sizeof(subject), "%s -> mlx5_1/1", gpus[1]);
-	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
-	assert_int_equal(finding(&res, "mlx5_1/1 counters")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1 counters")->status, PF_STATUS_PASS);
 	assert_non_null(strstr(res.summary, "2 ports, 2 GPU pairs"));
 	assert_int_equal(pf_fake_verbs.live, 0);
 	assert_int_equal(pf_fake.allocs, 0);
@@ -143,7 +134,7 @@ static void test_host_thresholds(void **state)
 	/* 0.93 of 400: below the 0.95 warning line */
 	pf_fake_verbs.devs[0].gbps = 372;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
 	assert_non_null(f->remedy);
 	assert_int_equal(res.n_findings, 2); /* no GPU run: host and counters */
@@ -152,7 +143,7 @@ static void test_host_thresholds(void **state)
 	/* 0.875 of 400: below 0.90 */
 	pf_fake_verbs.devs[0].gbps = 350;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "below 90%"));
 	assert_int_equal(res.status, PF_STATUS_FAIL);
@@ -165,7 +156,7 @@ static void test_host_thresholds(void **state)
 				      "gdr_loopback.host_warn_fraction=0.85", NULL };
 
 		run(root, lax, &res);
-		assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+		assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 		pf_result_release(&res);
 	}
 	teardown(root);
@@ -183,8 +174,8 @@ static void test_gpu_threshold(void **state)
 	pf_fake_verbs.devs[0].gbps = 396;
 	pf_fake_verbs.devs[0].gpu_gbps = 0.85 * 396;
 	run(root, sets, &res);
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
-	f = finding(&res, subject);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_float_equal(obs_num(f, "reference_gbps"), 396, 0.05);
 	assert_non_null(strstr(f->message, "of host memory"));
@@ -192,13 +183,13 @@ static void test_gpu_threshold(void **state)
 
 	pf_fake_verbs.devs[0].gpu_gbps = 0.92 * 396;
 	run(root, sets, &res);
-	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	/* no peermem: DMA-BUF, reported */
 	pf_fake_verbs.peermem = false;
 	run(root, sets, &res);
-	f = finding(&res, subject);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_string_equal(obs_str(f, "registration"), "dmabuf");
 	assert_non_null(strstr(obs_str(f, "note"), "peermem"));
@@ -207,7 +198,7 @@ static void test_gpu_threshold(void **state)
 	/* neither: the pair fails with a remedy naming both paths */
 	pf_fake_verbs.dmabuf = false;
 	run(root, sets, &res);
-	f = finding(&res, subject);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->remedy, "nvidia-peermem"));
 	assert_int_equal(pf_fake.allocs, 0);
@@ -224,7 +215,7 @@ static void test_corruption_fails(void **state)
 
 	pf_fake_verbs.corrupt_offset = 4096;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "byte 4096"));
 	assert_string_equal(obs_str(f, "stage"), "verify");
@@ -246,7 +237,7 @@ static void test_middle_slot_corruption_fails(void **state)
 
 	pf_fake_verbs.corrupt_mr_offset = 3 * 65536 + 5;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_string_equal(obs_str(f, "stage"), "verify");
 	assert_int_equal(obs_num(f, "bad_slot"), 3);
@@ -273,7 +264,7 @@ static void test_dmabuf_node_page_size(void **state)
 	pf_fake_verbs.page_size = 65536;
 	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
 	run(root, sets, &res);
-	f = finding(&res, subject);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_string_equal(obs_str(f, "registration"), "dmabuf");
 	assert_int_equal(obs_num(f, "page_size"), 65536);
@@ -304,10 +295,10 @@ static void test_far_pair_not_judged(void **state)
 	snprintf(far, sizeof(far), "%s -> mlx5_1/1", gpus[1]);
 	pf_fake_verbs.devs[0].gpu_gbps = pf_fake_verbs.devs[1].gpu_gbps = 200;
 	run(root, sets, &res);
-	f = finding(&res, near);
+	f = pf_test_must_find(&res, near);
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_string_equal(obs_str(f, "path"), "PIX");
-	f = finding(&res, far);
+	f = pf_test_must_find(&res, far);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_non_null(strstr(f->message, "not judged"));
 	assert_non_null(strstr(f->message, "SYS"));
@@ -318,14 +309,14 @@ static void test_far_pair_not_judged(void **state)
 
 	/* an operator who runs NCCL_NET_GDR_LEVEL=SYS judges it */
 	run(root, sets_sys, &res);
-	assert_int_equal(finding(&res, far)->status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_must_find(&res, far)->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 
 	/* an unregistrable GPU buffer on the far pair is not a fault NCCL would meet */
 	pf_fake_verbs.peermem = pf_fake_verbs.dmabuf = false;
 	run(root, sets, &res);
-	assert_int_equal(finding(&res, near)->status, PF_STATUS_FAIL);
-	f = finding(&res, far);
+	assert_int_equal(pf_test_must_find(&res, near)->status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, far);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_non_null(strstr(f->message, "not registered"));
 	pf_result_release(&res);
@@ -349,12 +340,12 @@ static void test_p2c_level(void **state)
 	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
 	pf_fake_verbs.devs[0].gpu_gbps = 100;
 	run(root, sets, &res);
-	f = finding(&res, subject);
+	f = pf_test_must_find(&res, subject);
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_non_null(strstr(f->message, "NODE"));
 	pf_result_release(&res);
 	run(root, sets_p2c, &res);
-	assert_int_equal(finding(&res, subject)->status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -373,7 +364,7 @@ static void test_nics_filter_and_vf(void **state)
 		if (res.findings[i].subject && strstr(res.findings[i].subject, "mlx5_1"))
 			fail_msg("paired with mlx5_1 outside gdr_loopback.nics: %s",
 				 res.findings[i].message);
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	/* mlx5_1 made a virtual function: never paired, even without a list */
@@ -401,7 +392,7 @@ static void test_error_and_timeout(void **state)
 	pf_fake_verbs.fail_wr = 10;
 	pf_fake_verbs.fail_status = IBV_WC_RETRY_EXC_ERR;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_string_equal(obs_str(f, "wc_status"), "IBV_WC_RETRY_EXC_ERR");
 	pf_result_release(&res);
@@ -409,7 +400,7 @@ static void test_error_and_timeout(void **state)
 	pf_fake_verbs.fail_wr = -1;
 	pf_fake_verbs.hang = true;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "no completion for 20 ms"));
 	assert_int_equal(pf_fake_verbs.live, 0);
@@ -448,13 +439,13 @@ static void test_port_counter_increase_is_context(void **state)
 	counter_file = path;
 	pf_fake_verbs.on_wr = bump_counter;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1 counters");
+	f = pf_test_must_find(&res, "mlx5_0/1 counters");
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_non_null(strstr(f->message, "out_of_sequence +7"));
 	assert_non_null(strstr(f->message, "not judged"));
 	inc = cJSON_GetObjectItemCaseSensitive(f->observed, "increased");
 	assert_int_equal(cJSON_GetObjectItemCaseSensitive(inc, "out_of_sequence")->valuedouble, 7);
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
@@ -464,10 +455,10 @@ static void test_port_counter_increase_is_context(void **state)
 	pf_fake_verbs.fail_wr = 30;
 	pf_fake_verbs.fail_status = IBV_WC_RETRY_EXC_ERR;
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_string_equal(obs_str(f, "wc_status"), "IBV_WC_RETRY_EXC_ERR");
-	assert_int_equal(finding(&res, "mlx5_0/1 counters")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1 counters")->status, PF_STATUS_PASS);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	counter_file = NULL;
@@ -487,7 +478,7 @@ static void test_roce_gid_from_sysfs(void **state)
 	pf_fake_verbs.devs[0].roce_gid_index = 1;
 	pf_fake_verbs.devs[0].gid[1] = pf_fake_verbs.devs[0].gid[3];
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_int_equal((int)obs_num(f, "gid_index"), 1);
 	assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, 1);
@@ -498,7 +489,7 @@ static void test_roce_gid_from_sysfs(void **state)
 	/* no IPv4 GID in sysfs: the port fails with a reason */
 	root = setup("--gpus 1 --nics 1 --link-layer eth --gids none", 1, IBV_LINK_LAYER_ETHERNET);
 	run(root, sets, &res);
-	f = finding(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "RoCE v2"));
 	pf_result_release(&res);
@@ -610,8 +601,8 @@ static void test_explicit_pairs(void **state)
 	snprintf(pairs, sizeof(pairs), "gdr_loopback.pairs=%s=mlx5_1/1,mlx5_0", gpus[0]);
 	run(root, sets, &res);
 	snprintf(subject, sizeof(subject), "%s -> mlx5_1/1", gpus[0]);
-	assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 5); /* 2 hosts, 2 counters, 1 GPU */
 	pf_result_release(&res);
 
@@ -638,7 +629,7 @@ static void test_parallel(void **state)
 	/* no GPUs: every port, host memory, all at once */
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_int_equal(finding(&res, "mlx5_2/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_2/1")->status, PF_STATUS_PASS);
 	assert_non_null(strstr(res.summary, "in parallel"));
 	assert_int_equal(pf_fake_verbs.live, 0);
 	pf_result_release(&res);
@@ -658,7 +649,7 @@ static void test_parallel_shared_nic(void **state)
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	for (int i = 0; i < 2; i++) {
 		snprintf(subject, sizeof(subject), "%.15s -> mlx5_0/1", gpus[i]);
-		assert_int_equal(finding(&res, subject)->status, PF_STATUS_PASS);
+		assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
 	}
 	assert_int_equal(pf_fake_verbs.max_open[0], 1);
 	assert_int_equal(pf_fake_verbs.live, 0);
@@ -677,7 +668,7 @@ static void test_cuda_missing(void **state)
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	assert_true(pf_test_result_mentions(&res, "libcuda.so.1"));
 	/* the host run still happened and passed */
-	assert_int_equal(finding(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	teardown(root);
 }

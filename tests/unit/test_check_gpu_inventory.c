@@ -16,16 +16,9 @@ static const char *const BDFS[] = { "0000:1b:00.0", "0000:43:00.0", "0000:52:00.
 
 #define DRIVER_LINE "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
 
-struct fix {
-	char *root;
-	struct pf_fake_node node;
-	struct pf_result res;
-};
-
 /* A root where the driver is loaded and bound to @n GPUs. */
-static void make_root(struct fix *f, int n)
+static void make_root(struct pf_fake_fix *f, int n)
 {
-	f->root = pf_test_mkdtemp();
 	pf_test_write(f->root, "proc/driver/nvidia/version", DRIVER_LINE);
 	pf_test_write(f->root, "proc/uptime", "7200.00 1000.00\n");
 	for (int i = 0; i < n; i++) {
@@ -40,7 +33,7 @@ static void make_root(struct fix *f, int n)
 
 static int setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
+	struct pf_fake_fix *f = pf_fake_fix_new();
 
 	pf_fake_gpu_reset(4, BDFS);
 	pf_fake.kmsg = "";
@@ -50,25 +43,14 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fix *f = *state;
-
-	pf_result_release(&f->res);
-	pf_test_rmtree(f->root);
-	free(f->root);
-	free(f);
-	return 0;
-}
-
-static void run(struct fix *f, const char *const *sets)
+static void run(struct pf_fake_fix *f, const char *const *sets)
 {
 	pf_result_release(&f->res);
 	pf_test_run_check_node("gpu_inventory", f->root, pf_fake_providers(), &f->node.node, sets,
 			       &f->res);
 }
 
-static enum pf_status status_of(const struct fix *f, const char *subject)
+static enum pf_status status_of(const struct pf_fake_fix *f, const char *subject)
 {
 	const struct pf_finding *x = pf_test_finding(&f->res, subject);
 
@@ -79,7 +61,7 @@ static enum pf_status status_of(const struct fix *f, const char *subject)
 
 static void healthy(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	run(f, (const char *[]){ "gpu_inventory.expected_gpus=4", NULL });
@@ -105,7 +87,7 @@ static void healthy(void **state)
 /* min_cuda: the driver's CUDA version (cuDriverGetVersion) against the jobs' toolkit */
 static void min_cuda(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 	static const char *const bad[] = { "gpu_inventory.min_cuda=12", NULL };
 	static const char *const bad2[] = { "gpu_inventory.min_cuda=12.4.1", NULL };
@@ -150,7 +132,7 @@ static void min_cuda(void **state)
 /* Under a recorded root CUDA is never asked: min_cuda is a skip. */
 static void min_cuda_recorded(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	struct pf_result res;
 
 	pf_result_init(&res);
@@ -162,7 +144,7 @@ static void min_cuda_recorded(void **state)
 
 static void no_gpu_skips(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	char path[512];
 
 	pf_fake_node_init(&f->node, 0, BDFS, 1);
@@ -183,7 +165,7 @@ static void no_gpu_skips(void **state)
 
 static void expected_count(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	run(f, (const char *[]){ "gpu_inventory.expected_gpus=8", NULL });
 	assert_int_equal(status_of(f, "pci"), PF_STATUS_FAIL);
@@ -196,7 +178,7 @@ static void expected_count(void **state)
 /* The bus has 4 GPUs, the driver reports 3: the missing one fails. */
 static void count_mismatch(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.n = 3;
@@ -215,7 +197,7 @@ static void count_mismatch(void **state)
 
 static void missing_libcuda(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.cuda_load = -ENOENT;
@@ -230,7 +212,7 @@ static void missing_libcuda(void **state)
 
 static void cuinit_errors(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.init_error = PF_CUDA_ERROR_NO_DEVICE;
@@ -257,7 +239,7 @@ static void cuinit_errors(void **state)
  */
 static void driver_not_loaded(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 	char path[512];
 
@@ -302,7 +284,7 @@ static void driver_not_loaded(void **state)
 
 static void min_driver(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	run(f, (const char *[]){ "gpu_inventory.min_driver=550.127", NULL });
 	assert_int_equal(status_of(f, "driver"), PF_STATUS_FAIL);
@@ -314,7 +296,7 @@ static void min_driver(void **state)
 
 static void wrong_binding(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	char path[512];
 
 	/* GPU 2: bound to vfio-pci, not initialised by nvidia; GPU 3: no driver */
@@ -337,7 +319,7 @@ static void wrong_binding(void **state)
 
 static void nvml_health(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.persistence[0] = 0;
@@ -362,7 +344,7 @@ static void nvml_health(void **state)
 
 static void nvml_absent_or_mismatched(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake.nvml_load = -ENOENT;
 	run(f, NULL);
@@ -381,7 +363,7 @@ static void nvml_absent_or_mismatched(void **state)
 
 static void xids(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	/* uptime 7200 s: 7000 s is 0.06 h ago, 100 s is 1.97 h ago */
@@ -417,7 +399,7 @@ static void xids(void **state)
  */
 static void xid_remap_events(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.kmsg =
@@ -451,7 +433,7 @@ static void xid_remap_events(void **state)
 
 static void kmsg_not_root(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake.kmsg = NULL;
@@ -465,7 +447,7 @@ static void kmsg_not_root(void **state)
 /* A recorded root: CUDA is not queried, Xids come from <root>/preflight/kmsg (dmesg form). */
 static void recorded_root(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_test_write(f->root, "preflight/kmsg",
 		      "[ 7100.123456] NVRM: Xid (PCI:0000:52:00): 48, pid=99, name=train, DBE (0x1) (0x2)\n");
@@ -483,7 +465,7 @@ static void recorded_root(void **state)
 
 static void no_inventory_is_error(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_result_release(&f->res);
 	pf_test_run_check_node("gpu_inventory", f->root, pf_fake_providers(), NULL, NULL, &f->res);
@@ -497,7 +479,7 @@ static void no_inventory_is_error(void **state)
  */
 static void live_provider_without_driver(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	struct pf_providers prov = pf_providers_recorded;
 	const struct pf_finding *x;
 
@@ -653,29 +635,31 @@ static void version_parsers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(healthy, setup, teardown),
-		cmocka_unit_test_setup_teardown(no_gpu_skips, setup, teardown),
-		cmocka_unit_test_setup_teardown(expected_count, setup, teardown),
-		cmocka_unit_test_setup_teardown(count_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(missing_libcuda, setup, teardown),
-		cmocka_unit_test_setup_teardown(cuinit_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(driver_not_loaded, setup, teardown),
-		cmocka_unit_test_setup_teardown(min_driver, setup, teardown),
-		cmocka_unit_test_setup_teardown(wrong_binding, setup, teardown),
-		cmocka_unit_test_setup_teardown(nvml_health, setup, teardown),
-		cmocka_unit_test_setup_teardown(nvml_absent_or_mismatched, setup, teardown),
-		cmocka_unit_test_setup_teardown(xids, setup, teardown),
-		cmocka_unit_test_setup_teardown(xid_remap_events, setup, teardown),
-		cmocka_unit_test_setup_teardown(kmsg_not_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(recorded_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(live_provider_without_driver, setup, teardown),
+		cmocka_unit_test_setup_teardown(healthy, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(no_gpu_skips, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(expected_count, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(count_mismatch, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(missing_libcuda, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(cuinit_errors, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(driver_not_loaded, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(min_driver, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(wrong_binding, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(nvml_health, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(nvml_absent_or_mismatched, setup,
+						pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(xids, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(xid_remap_events, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(kmsg_not_root, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(recorded_root, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(no_inventory_is_error, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(live_provider_without_driver, setup,
+						pf_fake_fix_teardown),
 		cmocka_unit_test(shared_capture_driver_only),
 		cmocka_unit_test(live_kmsg_reader),
 		cmocka_unit_test(xid_parser),
 		cmocka_unit_test(version_parsers),
-		cmocka_unit_test_setup_teardown(min_cuda, setup, teardown),
-		cmocka_unit_test_setup_teardown(min_cuda_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(min_cuda, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(min_cuda_recorded, setup, pf_fake_fix_teardown),
 	};
 
 	return pf_test_run_group(tests, NULL, NULL);

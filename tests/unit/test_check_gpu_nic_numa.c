@@ -92,24 +92,7 @@ static struct pf_node *rail_node(int skip_nic)
 
 static void run_on(struct pf_node *node, const char *const *sets, struct pf_result *res)
 {
-	const struct pf_check *c = pf_registry_find("gpu_nic_numa");
-	struct pf_profile prof;
-	struct pf_run run = { 0 };
-	struct pf_ctx ctx = { 0 };
-	char *err = NULL;
-
-	assert_non_null(c);
-	assert_true(c->flags & PF_CHECK_NEEDS_NODE);
-	pf_profile_init(&prof);
-	for (size_t i = 0; sets && sets[i]; i++)
-		pf_profile_add_set(&prof, sets[i]);
-	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
-	ctx.node = node;
-	run.check = c;
-	pf_run_inline(&ctx, &run);
-	*res = run.res;
-	pf_config_free(c, run.cfg);
-	pf_profile_release(&prof);
+	pf_test_run_check_node("gpu_nic_numa", NULL, NULL, node, sets, res);
 }
 
 static const char *obs_str(const struct pf_finding *f, const char *key)

@@ -9,25 +9,6 @@
 #include "preflight/parse.h"
 #include "testutil.h"
 
-static const struct pf_finding *need(const struct pf_result *res, const char *subject,
-				     enum pf_status st)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f)
-		fail_msg("no finding for '%s'", subject);
-	if (f->status != st)
-		fail_msg("'%s' is %s (%s), expected %s", subject, pf_status_name(f->status),
-			 f->message, pf_status_name(st));
-	return f;
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!hay || !strstr(hay, needle))
-		fail_msg("'%s' does not contain '%s'", hay ? hay : "(null)", needle);
-}
-
 static const char *obs_str(const struct pf_finding *f, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(f->observed, key);
@@ -61,7 +42,7 @@ static void test_unlimited(void **state)
 	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 1);
-	f = need(&res, "process", PF_STATUS_PASS);
+	f = pf_test_need(&res, "process", PF_STATUS_PASS);
 	assert_string_equal(f->message, "soft unlimited, hard unlimited");
 	assert_string_equal(obs_str(f, "soft_kib"), "unlimited");
 	assert_string_equal(obs_str(f, "hard_kib"), "unlimited");
@@ -79,26 +60,26 @@ static void test_finite(void **state)
 
 	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "process", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
 	assert_string_equal(f->message, "hard limit 8192 KiB, expected unlimited");
 	assert_true(obs_num(f, "soft_kib") == 8192);
 	assert_true(obs_num(f, "hard_kib") == 8192);
-	assert_contains(f->remedy, "/etc/security/limits.conf");
-	assert_contains(f->remedy, "memlock unlimited");
+	pf_test_assert_contains(f->remedy, "/etc/security/limits.conf");
+	pf_test_assert_contains(f->remedy, "memlock unlimited");
 	assert_string_equal(res.summary, "process: hard limit 8192 KiB, expected unlimited");
 	pf_result_release(&res);
 
 	/* a profile may accept a finite limit */
 	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, exact, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = need(&res, "process", PF_STATUS_PASS);
+	f = pf_test_need(&res, "process", PF_STATUS_PASS);
 	assert_string_equal(f->message, "soft 8192 KiB, hard 8192 KiB");
 	assert_true(cJSON_GetObjectItem(f->expected, "min_kib")->valuedouble == 8192);
 	pf_result_release(&res);
 
 	pf_test_run_check("memlock", pf_test_fixture("memlock-finite"), NULL, above, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "process", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
 	assert_string_equal(f->message, "hard limit 8192 KiB, expected at least 8193 KiB");
 	pf_result_release(&res);
 }
@@ -110,13 +91,13 @@ static void test_soft_below_hard(void **state)
 
 	pf_test_run_check("memlock", pf_test_fixture("memlock-soft-below-hard"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "process", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
 	assert_string_equal(f->message,
 			    "soft limit 64 KiB below hard limit unlimited, expected unlimited");
 	assert_true(obs_num(f, "soft_kib") == 64);
 	assert_string_equal(obs_str(f, "hard_kib"), "unlimited");
-	assert_contains(f->remedy, "PropagateResourceLimitsExcept=MEMLOCK");
-	assert_contains(f->remedy, "/etc/security/limits.conf");
+	pf_test_assert_contains(f->remedy, "PropagateResourceLimitsExcept=MEMLOCK");
+	pf_test_assert_contains(f->remedy, "/etc/security/limits.conf");
 	pf_result_release(&res);
 }
 
@@ -129,14 +110,14 @@ static void test_slurmd(void **state)
 	pf_test_run_check("memlock", pf_test_fixture("memlock-slurmd"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(res.n_findings, 2);
-	need(&res, "process", PF_STATUS_PASS);
+	pf_test_need(&res, "process", PF_STATUS_PASS);
 	/* a stable subject (a pid label makes a new Prometheus series per restart) */
-	f = need(&res, "slurmd", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "slurmd", PF_STATUS_FAIL);
 	assert_true(cJSON_GetObjectItem(f->observed, "pid")->valuedouble == 4242);
 	assert_string_equal(f->message, "hard limit 64 KiB, expected unlimited");
-	assert_contains(f->remedy, "LimitMEMLOCK=infinity");
-	assert_contains(f->remedy, "systemctl edit slurmd");
-	assert_contains(res.summary, "slurmd");
+	pf_test_assert_contains(f->remedy, "LimitMEMLOCK=infinity");
+	pf_test_assert_contains(f->remedy, "systemctl edit slurmd");
+	pf_test_assert_contains(res.summary, "slurmd");
 	/* slurmd's finding leads: the drain reason names the first failing one */
 	assert_string_equal(res.findings[0].subject, "slurmd");
 	pf_result_release(&res);
@@ -166,9 +147,9 @@ static void test_slurmd_inherited(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(res.n_findings, 2);
 	assert_string_equal(res.findings[0].subject, "slurmd");
-	assert_contains(res.findings[0].remedy, "LimitMEMLOCK=infinity");
-	f = need(&res, "process", PF_STATUS_FAIL);
-	assert_contains(f->remedy, "slurmd's limit");
+	pf_test_assert_contains(res.findings[0].remedy, "LimitMEMLOCK=infinity");
+	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->remedy, "slurmd's limit");
 	assert_null(strstr(f->remedy, "log in again"));
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
@@ -190,7 +171,7 @@ static void test_slurmd_discovery(void **state)
 	pf_test_write(dir, "proc/900/limits", low);
 	pf_test_write(dir, "proc/slurmd/comm", "slurmd\n"); /* not a pid */
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
-	f = need(&res, "slurmd", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "slurmd", PF_STATUS_FAIL);
 	/* at rdma-core's own warning level the message says so */
 	assert_string_equal(f->message, "hard limit 32 KiB, expected unlimited "
 					"(libibverbs warns at this level)");
@@ -199,7 +180,7 @@ static void test_slurmd_discovery(void **state)
 	/* a stale pid file pointing at another process: still found by the scan */
 	pf_test_write(dir, "run/slurmd.pid", "77\n");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
-	need(&res, "slurmd", PF_STATUS_FAIL);
+	pf_test_need(&res, "slurmd", PF_STATUS_FAIL);
 	assert_true(cJSON_GetObjectItem(pf_test_finding(&res, "slurmd")->observed, "pid")
 			    ->valuedouble == 900);
 	pf_result_release(&res);
@@ -210,7 +191,7 @@ static void test_slurmd_discovery(void **state)
 	pf_test_write(dir, "run/slurmd.pid", "1234\n");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	need(&res, "slurmd", PF_STATUS_PASS);
+	pf_test_need(&res, "slurmd", PF_STATUS_PASS);
 	assert_true(cJSON_GetObjectItem(pf_test_finding(&res, "slurmd")->observed, "pid")
 			    ->valuedouble == 1234);
 	pf_result_release(&res);
@@ -219,9 +200,9 @@ static void test_slurmd_discovery(void **state)
 	pf_test_write(dir, "proc/1234/limits", "Max locked memory         lots      lots\n");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	need(&res, "process", PF_STATUS_PASS);
-	f = need(&res, "slurmd", PF_STATUS_ERROR);
-	assert_contains(f->message, "cannot read /proc/1234/limits");
+	pf_test_need(&res, "process", PF_STATUS_PASS);
+	f = pf_test_need(&res, "slurmd", PF_STATUS_ERROR);
+	pf_test_assert_contains(f->message, "cannot read /proc/1234/limits");
 	pf_result_release(&res);
 
 	/* slurmd gone between the scan and the read: nothing to say about it */
@@ -264,7 +245,7 @@ static void test_unreadable(void **state)
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	f = &res.findings[0];
-	assert_contains(f->message, "cannot read RLIMIT_MEMLOCK");
+	pf_test_assert_contains(f->message, "cannot read RLIMIT_MEMLOCK");
 	pf_result_release(&res);
 
 	/* /proc/self/limits is a directory */
@@ -272,7 +253,7 @@ static void test_unreadable(void **state)
 	pf_test_write(dir, "proc/self/limits/x", "");
 	pf_test_run_check("memlock", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	assert_contains(res.findings[0].message, "Is a directory");
+	pf_test_assert_contains(res.findings[0].message, "Is a directory");
 	pf_result_release(&res);
 
 	pf_test_rmtree(dir);
@@ -301,13 +282,13 @@ static void test_providers(void **state)
 	/* the check asks the provider, not the file */
 	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), &low, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "process", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
 	assert_true(obs_num(f, "soft_kib") == 16);
 	pf_result_release(&res);
 
 	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), &eperm, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	assert_contains(res.findings[0].message, "Operation not permitted");
+	pf_test_assert_contains(res.findings[0].message, "Operation not permitted");
 	pf_result_release(&res);
 }
 

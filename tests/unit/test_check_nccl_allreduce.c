@@ -19,33 +19,15 @@ static const char *const BDFS[] = { "0000:18:00.0", "0000:2a:00.0", "0000:3a:00.
 #define SMALL "nccl_allreduce.min_bytes=4096", "nccl_allreduce.max_bytes=65536", \
 	"nccl_allreduce.iters=3", "nccl_allreduce.warmup=1"
 
-struct fix {
-	char *root;
-	struct pf_fake_node node;
-	struct pf_result res;
-};
-
 static int setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
+	struct pf_fake_fix *f = pf_fake_fix_new();
 
-	f->root = pf_test_mkdtemp();
 	*state = f;
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fix *f = *state;
-
-	pf_result_release(&f->res);
-	pf_test_rmtree(f->root);
-	free(f->root);
-	free(f);
-	return 0;
-}
-
-static void run(struct fix *f, int n, const char *const *sets)
+static void run(struct pf_fake_fix *f, int n, const char *const *sets)
 {
 	pf_fake_node_init(&f->node, n, BDFS, 1);
 	pf_result_release(&f->res);
@@ -61,7 +43,7 @@ static double num(const struct pf_finding *x, const char *key)
 	return v->valuedouble;
 }
 
-static void busbw_for(struct fix *f, int n, double factor)
+static void busbw_for(struct pf_fake_fix *f, int n, double factor)
 {
 	const struct pf_finding *x;
 
@@ -89,7 +71,7 @@ static void busbw_for(struct fix *f, int n, double factor)
 
 static void busbw_factor(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	busbw_for(f, 2, 1.0);
 	busbw_for(f, 4, 1.5);
@@ -98,7 +80,7 @@ static void busbw_factor(void **state)
 
 static void threshold(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake_gpu_reset(4, BDFS);
@@ -119,7 +101,7 @@ static void threshold(void **state)
 /* The check verifies the sums: a fake that gets rank 0 wrong must fail it. */
 static void wrong_sum_fails(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_fake_gpu_reset(4, BDFS);
@@ -134,7 +116,7 @@ static void wrong_sum_fails(void **state)
 
 static void one_gpu_skips(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake_gpu_reset(1, BDFS);
 	run(f, 1, (const char *[]){ SMALL, NULL });
@@ -150,7 +132,7 @@ static void one_gpu_skips(void **state)
 
 static void missing_libraries(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake_gpu_reset(2, BDFS);
 	pf_fake.nccl_load = -ENOENT;
@@ -166,7 +148,7 @@ static void missing_libraries(void **state)
 
 static void recorded_root_skips(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake_gpu_reset(2, BDFS);
 	pf_fake_node_init(&f->node, 2, BDFS, 1);
@@ -179,7 +161,7 @@ static void recorded_root_skips(void **state)
 
 static void bad_sizes(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	(void)f;
 	/* refused when the profile is built (exit 64), never reaches run() */
@@ -192,7 +174,7 @@ static void bad_sizes(void **state)
 /* A size that is not a power of two still ends exactly at max_bytes. */
 static void odd_max(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake_gpu_reset(2, BDFS);
 	run(f, 2, (const char *[]){ "nccl_allreduce.min_bytes=4096", "nccl_allreduce.max_bytes=10000",
@@ -205,14 +187,14 @@ static void odd_max(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(busbw_factor, setup, teardown),
-		cmocka_unit_test_setup_teardown(threshold, setup, teardown),
-		cmocka_unit_test_setup_teardown(wrong_sum_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(one_gpu_skips, setup, teardown),
-		cmocka_unit_test_setup_teardown(missing_libraries, setup, teardown),
-		cmocka_unit_test_setup_teardown(recorded_root_skips, setup, teardown),
-		cmocka_unit_test_setup_teardown(bad_sizes, setup, teardown),
-		cmocka_unit_test_setup_teardown(odd_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(busbw_factor, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(threshold, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(wrong_sum_fails, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(one_gpu_skips, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(missing_libraries, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(recorded_root_skips, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(bad_sizes, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(odd_max, setup, pf_fake_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

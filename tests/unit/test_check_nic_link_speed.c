@@ -35,11 +35,7 @@ static void run_free(struct run *r)
 
 static const struct pf_finding *finding(const struct run *r, const char *subject)
 {
-	const struct pf_finding *f = pf_test_finding(&r->res, subject);
-
-	if (!f)
-		fail_msg("no finding for %s", subject);
-	return f;
+	return pf_test_must_find(&r->res, subject);
 }
 
 static double obs_num(const struct pf_finding *f, const char *key)
@@ -484,10 +480,8 @@ int main(void)
 		cmocka_unit_test(test_profile_expectations),
 		cmocka_unit_test(test_models_and_virtual),
 		cmocka_unit_test(test_no_devices),
-		cmocka_unit_test_setup_teardown(shared_capture_qib, pf_test_tmpdir_setup,
-						pf_test_tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(shared_hwloc_export, pf_test_tmpdir_setup,
-						pf_test_tmpdir_teardown),
+		pf_test_in_tmpdir(shared_capture_qib),
+		pf_test_in_tmpdir(shared_hwloc_export),
 		cmocka_unit_test(test_roce_lag),
 		cmocka_unit_test(test_roles_and_never_cabled),
 	};

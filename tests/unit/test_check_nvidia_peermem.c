@@ -14,21 +14,14 @@ static const char *const BDFS[] = { "0000:1b:00.0", "0000:43:00.0" };
 #define PROPRIETARY "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
 #define OPEN "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Sep 25 2025\n"
 
-struct fix {
-	char *root;
-	struct pf_fake_node node;
-	struct pf_result res;
-};
-
 static int setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
+	struct pf_fake_fix *f = pf_fake_fix_new();
 
 	pf_fake_gpu_reset(2, BDFS);
 	/* the proprietary module: CUDA reports no DMA-BUF, as the real driver does */
 	pf_fake.dmabuf[0] = pf_fake.dmabuf[1] = 0;
 	pf_fake_node_init(&f->node, 2, BDFS, 1);
-	f->root = pf_test_mkdtemp();
 	pf_test_write(f->root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
 	pf_test_write(f->root, "proc/driver/nvidia/version", PROPRIETARY);
 	pf_test_write(f->root, "proc/modules",
@@ -39,18 +32,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fix *f = *state;
-
-	pf_result_release(&f->res);
-	pf_test_rmtree(f->root);
-	free(f->root);
-	free(f);
-	return 0;
-}
-
-static const struct pf_finding *run(struct fix *f, const struct pf_providers *prov,
+static const struct pf_finding *run(struct pf_fake_fix *f, const struct pf_providers *prov,
 				    const char *const *sets)
 {
 	const struct pf_finding *x;
@@ -70,7 +52,7 @@ static const char *obs(const struct pf_finding *x, const char *key)
 }
 
 /* The open kernel module, whose CUDA reports DMA-BUF support. */
-static void open_module(struct fix *f)
+static void open_module(struct pf_fake_fix *f)
 {
 	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
 	pf_fake.dmabuf[0] = pf_fake.dmabuf[1] = 1;
@@ -79,7 +61,7 @@ static void open_module(struct fix *f)
 /* Proprietary module, no peermem: DMA-BUF is definitely out, so neither path. */
 static void neither_fails_with_remedy(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x = run(f, NULL, NULL);
 
 	assert_non_null(x);
@@ -94,7 +76,7 @@ static void neither_fails_with_remedy(void **state)
 
 static void peermem_sysfs(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "550.54.15\n");
@@ -107,7 +89,7 @@ static void peermem_sysfs(void **state)
 
 static void peermem_proc_modules(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "proc/modules",
@@ -120,7 +102,7 @@ static void peermem_proc_modules(void **state)
 
 static void legacy_memory_peers(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "sys/kernel/mm/memory_peers/nv_mem/version", "1.3-0\n");
@@ -133,7 +115,7 @@ static void legacy_memory_peers(void **state)
 /* Open module, 6.8 kernel, CUDA attribute 1 on both GPUs, verbs symbol present. */
 static void only_dmabuf(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	open_module(f);
@@ -163,7 +145,7 @@ static void only_dmabuf(void **state)
  */
 static void old_kernel_with_backport_passes(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	open_module(f);
@@ -188,7 +170,7 @@ static void old_kernel_with_backport_passes(void **state)
  */
 static void dmabuf_probe_errnos(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_providers *prov;
 	struct pf_verbs_api no_sym = pf_fake_verbs_api;
 	const struct pf_finding *x;
@@ -240,7 +222,7 @@ static void dmabuf_probe_errnos(void **state)
 /* NCCL gates GPUDirect RDMA on CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED. */
 static void gdr_attribute_gates(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "sys/module/nvidia_peermem/version", "550.54.15\n");
@@ -263,7 +245,7 @@ static void gdr_attribute_gates(void **state)
 
 static void both_and_require(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	open_module(f);
@@ -289,7 +271,7 @@ static void both_and_require(void **state)
 /* Open module but libcuda missing: DMA-BUF unknown, no peermem -> error, not pass, not fail. */
 static void unknown_is_error(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
@@ -303,7 +285,7 @@ static void unknown_is_error(void **state)
 /* A recorded root carries the CUDA and libibverbs facts as files. */
 static void recorded_dmabuf(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 	const struct pf_finding *x;
 
 	pf_test_write(f->root, "proc/driver/nvidia/version", OPEN);
@@ -323,7 +305,7 @@ static void recorded_dmabuf(void **state)
 
 static void skips(void **state)
 {
-	struct fix *f = *state;
+	struct pf_fake_fix *f = *state;
 
 	pf_fake_node_init(&f->node, 2, BDFS, 0);
 	run(f, NULL, NULL);
@@ -353,18 +335,20 @@ static void live_verbs_probe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(neither_fails_with_remedy, setup, teardown),
-		cmocka_unit_test_setup_teardown(peermem_sysfs, setup, teardown),
-		cmocka_unit_test_setup_teardown(peermem_proc_modules, setup, teardown),
-		cmocka_unit_test_setup_teardown(legacy_memory_peers, setup, teardown),
-		cmocka_unit_test_setup_teardown(only_dmabuf, setup, teardown),
-		cmocka_unit_test_setup_teardown(old_kernel_with_backport_passes, setup, teardown),
-		cmocka_unit_test_setup_teardown(dmabuf_probe_errnos, setup, teardown),
-		cmocka_unit_test_setup_teardown(gdr_attribute_gates, setup, teardown),
-		cmocka_unit_test_setup_teardown(both_and_require, setup, teardown),
-		cmocka_unit_test_setup_teardown(unknown_is_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(recorded_dmabuf, setup, teardown),
-		cmocka_unit_test_setup_teardown(skips, setup, teardown),
+		cmocka_unit_test_setup_teardown(neither_fails_with_remedy, setup,
+						pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(peermem_sysfs, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(peermem_proc_modules, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(legacy_memory_peers, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(only_dmabuf, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(old_kernel_with_backport_passes, setup,
+						pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(dmabuf_probe_errnos, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(gdr_attribute_gates, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(both_and_require, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(unknown_is_error, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(recorded_dmabuf, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(skips, setup, pf_fake_fix_teardown),
 		cmocka_unit_test(live_verbs_probe),
 	};
 

@@ -75,63 +75,13 @@ static void build(struct tnode *t)
 	};
 }
 
-static void run_check(const char *root, struct pf_node *node, const char *const *sets,
-		      struct pf_result *res)
+static void run_pcie(const char *root, struct pf_node *node, const char *const *sets,
+		     struct pf_result *res)
 {
-	const struct pf_check *c = pf_registry_find("pcie_link");
-	struct pf_profile prof;
-	struct pf_fs *fs = NULL;
-	struct pf_run run = { 0 };
-	struct pf_ctx ctx = { 0 };
-	char *err = NULL;
-
-	assert_non_null(c);
-	assert_true(c->flags & PF_CHECK_NEEDS_NODE);
-	pf_profile_init(&prof);
-	for (size_t i = 0; sets && sets[i]; i++)
-		pf_profile_add_set(&prof, sets[i]);
-	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	ctx.fs = fs;
-	ctx.prov = &pf_providers_recorded;
-	ctx.node = node;
-	run.check = c;
-	pf_run_inline(&ctx, &run);
-	*res = run.res;
-	pf_config_free(c, run.cfg);
-	pf_fs_free(fs);
-	pf_profile_release(&prof);
+	pf_test_run_check_node("pcie_link", root, NULL, node, sets, res);
 }
 
 static const char *const no_acs[] = { "pcie_link.check_acs=false", NULL };
-
-static const struct pf_finding *must_find(const struct pf_result *res, const char *subject)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f)
-		fail_msg("no finding for %s", subject);
-	return f;
-}
-
-static void assert_contains(const char *s, const char *part)
-{
-	if (!s || !strstr(s, part))
-		fail_msg("'%s' does not contain '%s'", s ? s : "(null)", part);
-}
-
-static int state_setup(void **state)
-{
-	*state = pf_test_mkdtemp();
-	return 0;
-}
-
-static int state_teardown(void **state)
-{
-	pf_test_rmtree(*state);
-	free(*state);
-	return 0;
-}
 
 static void test_healthy(void **state)
 {
@@ -139,14 +89,15 @@ static void test_healthy(void **state)
 	struct pf_result res;
 
 	build(&t);
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 4); /* 3 links, iommu (skip: no groups recorded) */
-	assert_int_equal(must_find(&res, "iommu")->status, PF_STATUS_SKIP);
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
-	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
-	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_PASS);
-	assert_contains(must_find(&res, "0000:03:00.0")->message, "32 GT/s (Gen5) x16");
+	assert_int_equal(pf_test_must_find(&res, "iommu")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0")->status, PF_STATUS_PASS);
+	pf_test_assert_contains(pf_test_must_find(&res, "0000:03:00.0")->message,
+				"32 GT/s (Gen5) x16");
 	pf_result_release(&res);
 }
 
@@ -158,17 +109,17 @@ static void test_gpu_x8(void **state)
 
 	build(&t);
 	t.pci[GPU0].cur_width = 8;
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = must_find(&res, "0000:03:00.0");
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "GPU 0000:03:00.0");
-	assert_contains(f->message, "x8");
-	assert_contains(f->message, "max 32 GT/s (Gen5) x16");
+	pf_test_assert_contains(f->message, "GPU 0000:03:00.0");
+	pf_test_assert_contains(f->message, "x8");
+	pf_test_assert_contains(f->message, "max 32 GT/s (Gen5) x16");
 	assert_non_null(f->remedy);
 	assert_int_equal(cJSON_GetObjectItem(f->observed, "width")->valueint, 8);
 	assert_int_equal(cJSON_GetObjectItem(f->expected, "width")->valueint, 16);
-	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
 
@@ -181,12 +132,12 @@ static void test_gpu_gen3(void **state)
 	build(&t);
 	t.pci[GPU1].cur_speed_gts = 8;
 	t.pci[RP2].cur_speed_gts = 8; /* both ends of a link report it */
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = must_find(&res, "0000:05:00.0");
+	f = pf_test_must_find(&res, "0000:05:00.0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "8 GT/s (Gen3) x16");
-	assert_contains(f->message, "max 32 GT/s (Gen5)");
+	pf_test_assert_contains(f->message, "8 GT/s (Gen3) x16");
+	pf_test_assert_contains(f->message, "max 32 GT/s (Gen5)");
 	assert_int_equal(cJSON_GetObjectItem(f->observed, "gen")->valueint, 3);
 	pf_result_release(&res);
 }
@@ -200,22 +151,22 @@ static void test_gpu_idle(void **state)
 
 	build(&t);
 	t.pci[GPU0].cur_speed_gts = 2.5;
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_WARN);
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "0000:03:00.0")->message, "idle");
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "0000:03:00.0")->message, "idle");
 	pf_result_release(&res);
 
-	run_check(*state, &t.node, strict, &res);
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	run_pcie(*state, &t.node, strict, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 
 	/* the idle allowance is for full width only, and for GPUs only */
 	t.pci[GPU0].cur_width = 8;
 	t.pci[NIC0].cur_speed_gts = 2.5;
-	run_check(*state, &t.node, no_acs, &res);
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
-	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_FAIL);
+	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 }
 
@@ -227,14 +178,14 @@ static void test_nic_degraded(void **state)
 
 	build(&t);
 	t.pci[NIC0].cur_width = 4;
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = must_find(&res, "mlx5_0");
+	f = pf_test_must_find(&res, "mlx5_0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "NIC mlx5_0 (0000:04:00.0)");
-	assert_contains(f->message, "x4");
-	assert_contains(f->remedy, "reseat");
-	assert_int_equal(must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "NIC mlx5_0 (0000:04:00.0)");
+	pf_test_assert_contains(f->message, "x4");
+	pf_test_assert_contains(f->remedy, "reseat");
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
 
@@ -248,20 +199,20 @@ static void test_slot_limited(void **state)
 	/* a Gen5 GPU behind a Gen4 port that trains to Gen4: the slot limits it */
 	t.pci[DSP0].max_speed_gts = t.pci[DSP0].cur_speed_gts = 16;
 	t.pci[GPU0].cur_speed_gts = 16;
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "0000:03:00.0");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "upstream port 0000:02:00.0");
+	pf_test_assert_contains(f->message, "upstream port 0000:02:00.0");
 	assert_string_equal(cJSON_GetObjectItem(f->observed, "upstream_port")->valuestring,
 			    "0000:02:00.0");
 	pf_result_release(&res);
 
 	/* below even what the port supports: fail */
 	t.pci[GPU0].cur_speed_gts = 8;
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "0000:03:00.0");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "max 16 GT/s (Gen4)");
+	pf_test_assert_contains(f->message, "max 16 GT/s (Gen4)");
 	pf_result_release(&res);
 }
 
@@ -274,19 +225,19 @@ static void test_unknown(void **state)
 	build(&t);
 	t.pci[GPU0].cur_speed_gts = 0;
 	/* a snapshot without the file: not captured, nothing to judge */
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "0000:03:00.0");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "the snapshot has no current_link_speed");
+	pf_test_assert_contains(f->message, "the snapshot has no current_link_speed");
 	pf_result_release(&res);
 
 	/* the kernel printed "Unknown": the link is down or the device asleep */
 	pf_test_write(*state, "sys/bus/pci/devices/0000:03:00.0/current_link_speed", "Unknown\n");
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "0000:03:00.0");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_ERROR);
-	assert_contains(f->message, "current_link_speed read \"Unknown\"");
-	assert_contains(f->remedy, "D3cold");
+	pf_test_assert_contains(f->message, "current_link_speed read \"Unknown\"");
+	pf_test_assert_contains(f->remedy, "D3cold");
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	pf_result_release(&res);
 
@@ -296,24 +247,24 @@ static void test_unknown(void **state)
 	pf_test_symlink(*state, "sys/bus/pci/devices/0000:03:00.0/physfn",
 			"../../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/"
 			"0000:02:00.0/0000:03:00.0");
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "0000:03:00.0");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "virtual function");
-	assert_contains(f->message, "physical function 0000:03:00.0");
+	pf_test_assert_contains(f->message, "virtual function");
+	pf_test_assert_contains(f->message, "physical function 0000:03:00.0");
 	pf_result_release(&res);
 
 	/* from an hwloc export the values are simply not recorded: skip */
 	t.node.source = "hwloc";
 	t.pci[NIC0].max_width = 0;
-	run_check(*state, &t.node, no_acs, &res);
-	f = must_find(&res, "links");
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "links");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "topology export");
-	assert_contains(f->message, "2 of 3 GPUs and NICs");
+	pf_test_assert_contains(f->message, "topology export");
+	pf_test_assert_contains(f->message, "2 of 3 GPUs and NICs");
 	assert_null(pf_test_finding(&res, "0000:03:00.0"));
-	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
-	assert_contains(must_find(&res, "iommu")->message, "topology export");
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_PASS);
+	pf_test_assert_contains(pf_test_must_find(&res, "iommu")->message, "topology export");
 	assert_int_equal(res.n_findings, 3);
 	pf_result_release(&res);
 }
@@ -328,19 +279,19 @@ static void test_ignore_and_empty(void **state)
 	build(&t);
 	t.pci[NIC0].cur_width = 4;
 	t.pci[GPU1].cur_width = 4;
-	run_check(*state, &t.node, ign, &res);
+	run_pcie(*state, &t.node, ign, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_int_equal(must_find(&res, "mlx5_0")->status, PF_STATUS_SKIP);
-	assert_int_equal(must_find(&res, "0000:05:00.0")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_SKIP);
 	pf_result_release(&res);
 
 	t.node.n_gpus = 0;
 	t.node.n_rdma = 0;
-	run_check(*state, &t.node, no_acs, &res);
+	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
 	pf_result_release(&res);
 
-	run_check(*state, NULL, no_acs, &res);
+	run_pcie(*state, NULL, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	pf_result_release(&res);
 }
@@ -401,20 +352,20 @@ static void test_acs_redirect(void **state)
 		     PF_PCI_ACS_UF, 4096);
 	write_config(root, "0000:01:00.0", false, 0, 4096);
 	write_config(root, "0000:02:01.0", true, PF_PCI_ACS_SV, 4096);
-	run_check(root, &t.node, acs_on, &res);
+	run_pcie(root, &t.node, acs_on, &res);
 	assert_int_equal(res.status, PF_STATUS_WARN);
-	f = must_find(&res, "0000:02:00.0");
+	f = pf_test_must_find(&res, "0000:02:00.0");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "ReqRedir,CmpltRedir");
-	assert_contains(f->message, "GPU 0000:03:00.0 and mlx5_0");
-	assert_contains(f->remedy, "setpci -s 0000:02:00.0 ECAP_ACS+0x6.w=0000");
+	pf_test_assert_contains(f->message, "ReqRedir,CmpltRedir");
+	pf_test_assert_contains(f->message, "GPU 0000:03:00.0 and mlx5_0");
+	pf_test_assert_contains(f->remedy, "setpci -s 0000:02:00.0 ECAP_ACS+0x6.w=0000");
 	assert_string_equal(cJSON_GetObjectItem(f->observed, "acs_ctrl")->valuestring, "0x001d");
-	f = must_find(&res, "0000:01:00.0");
+	f = pf_test_must_find(&res, "0000:01:00.0");
 	assert_int_equal(f->status, PF_STATUS_PASS);
-	assert_contains(f->message, "no ACS capability");
-	f = must_find(&res, "0000:02:01.0");
+	pf_test_assert_contains(f->message, "no ACS capability");
+	f = pf_test_must_find(&res, "0000:02:01.0");
 	assert_int_equal(f->status, PF_STATUS_PASS);
-	assert_contains(f->message, "SrcValid");
+	pf_test_assert_contains(f->message, "SrcValid");
 	/* the root port above the common switch is not on the GPU-NIC path */
 	assert_null(pf_test_finding(&res, "0000:00:01.0"));
 	/* GPU1 has no NIC below its root port: nothing to check for it */
@@ -423,13 +374,13 @@ static void test_acs_redirect(void **state)
 
 	/* egress control redirects too */
 	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_EC, 4096);
-	run_check(root, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
+	run_pcie(root, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
 	pf_result_release(&res);
 
 	/* redirect off everywhere: pass */
 	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_SV, 4096);
-	run_check(root, &t.node, acs_on, &res);
+	run_pcie(root, &t.node, acs_on, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
@@ -446,30 +397,30 @@ static void test_acs_not_root(void **state)
 	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_RR, 64);
 	write_config(root, "0000:01:00.0", true, PF_PCI_ACS_RR, 64);
 	write_config(root, "0000:02:01.0", true, PF_PCI_ACS_RR, 64);
-	run_check(root, &t.node, acs_on, &res);
-	f = must_find(&res, "acs");
+	run_pcie(root, &t.node, acs_on, &res);
+	f = pf_test_must_find(&res, "acs");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "3 of 3 bridges");
-	assert_contains(f->message, "holds 64 bytes");
-	assert_contains(f->message, "needs root");
+	pf_test_assert_contains(f->message, "3 of 3 bridges");
+	pf_test_assert_contains(f->message, "holds 64 bytes");
+	pf_test_assert_contains(f->message, "needs root");
 	assert_null(pf_test_finding(&res, "0000:02:00.0"));
 	assert_int_equal(res.status, PF_STATUS_PASS); /* links pass, ACS unknown */
 	pf_result_release(&res);
 
 	/* one bridge readable: judged; the others noted once */
 	write_config(root, "0000:02:00.0", true, PF_PCI_ACS_RR, 4096);
-	run_check(root, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "acs")->message, "2 of 3 bridges");
+	run_pcie(root, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:02:00.0")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "acs")->message, "2 of 3 bridges");
 	pf_result_release(&res);
 
 	/* no config files at all (e.g. a partial capture) */
 	pf_test_rmtree(root);
 	assert_int_equal(mkdir(root, 0700), 0);
-	run_check(root, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "acs")->message,
-			"3 of 3 bridges (0000:02:00.0, ...): no config file");
+	run_pcie(root, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(pf_test_must_find(&res, "acs")->message,
+				"3 of 3 bridges (0000:02:00.0, ...): no config file");
 	pf_result_release(&res);
 }
 
@@ -485,9 +436,9 @@ static void test_acs_malformed(void **state)
 	write_bin(root, "sys/bus/pci/devices/0000:02:00.0/config", cfg, sizeof(cfg));
 	write_config(root, "0000:01:00.0", false, 0, 4096);
 	write_config(root, "0000:02:01.0", false, 0, 4096);
-	run_check(root, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "0000:02:00.0")->status, PF_STATUS_ERROR);
-	assert_contains(must_find(&res, "0000:02:00.0")->message, "malformed");
+	run_pcie(root, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:02:00.0")->status, PF_STATUS_ERROR);
+	pf_test_assert_contains(pf_test_must_find(&res, "0000:02:00.0")->message, "malformed");
 	pf_result_release(&res);
 }
 
@@ -500,16 +451,16 @@ static void test_acs_not_applicable(void **state)
 	build(&t);
 	t.gpus[0].pci = GPU1;
 	t.node.n_gpus = 1;
-	run_check(*state, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "acs")->message, "host bridge");
+	run_pcie(*state, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(pf_test_must_find(&res, "acs")->message, "host bridge");
 	pf_result_release(&res);
 
 	build(&t);
 	t.node.n_rdma = 0;
-	run_check(*state, &t.node, acs_on, &res);
-	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "acs")->message, "no RDMA NIC");
+	run_pcie(*state, &t.node, acs_on, &res);
+	assert_int_equal(pf_test_must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(pf_test_must_find(&res, "acs")->message, "no RDMA NIC");
 	pf_result_release(&res);
 }
 
@@ -614,17 +565,18 @@ static void test_gen_healthy(void **state)
 	struct pf_result res;
 
 	assert_int_equal(node->n_gpus, 8);
-	run_check(root, node, NULL, &res);
+	run_pcie(root, node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	for (size_t i = 0; i < node->n_gpus; i++)
-		assert_int_equal(must_find(&res, gpu_bdf(node, i))->status, PF_STATUS_PASS);
+		assert_int_equal(pf_test_must_find(&res, gpu_bdf(node, i))->status, PF_STATUS_PASS);
 	for (size_t i = 0; i < node->n_rdma; i++)
-		assert_int_equal(must_find(&res, node->rdma[i].name)->status, PF_STATUS_PASS);
+		assert_int_equal(pf_test_must_find(&res, node->rdma[i].name)->status,
+				 PF_STATUS_PASS);
 	/* the generator writes no config files: ACS is one skip for all 24 bridges */
-	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "acs")->message, "24 of 24 bridges");
+	assert_int_equal(pf_test_must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(pf_test_must_find(&res, "acs")->message, "24 of 24 bridges");
 	/* and no IOMMU groups in it: a skip, not a verdict on the IOMMU */
-	assert_int_equal(must_find(&res, "iommu")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "iommu")->status, PF_STATUS_SKIP);
 	assert_int_equal(res.n_findings, 8 + 8 + 2);
 	pf_result_release(&res);
 	pf_node_free(node);
@@ -639,12 +591,12 @@ static void test_gen_degraded_gpu_and_acs(void **state)
 	const struct pf_finding *f;
 	char rel[PATH_MAX];
 
-	run_check(root, node, no_acs, &res);
+	run_pcie(root, node, no_acs, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = must_find(&res, gpu_bdf(node, 2));
+	f = pf_test_must_find(&res, gpu_bdf(node, 2));
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "8 GT/s (Gen3) x8, max 32 GT/s (Gen5) x16");
-	assert_int_equal(must_find(&res, gpu_bdf(node, 1))->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "8 GT/s (Gen3) x8, max 32 GT/s (Gen5) x16");
+	assert_int_equal(pf_test_must_find(&res, gpu_bdf(node, 1))->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	/* ACS redirect on the switch port above GPU 0, read from its config file */
@@ -662,11 +614,11 @@ static void test_gen_degraded_gpu_and_acs(void **state)
 		snprintf(full, sizeof(full), "%s/config", rel);
 		write_bin(*state, full, cfg, sizeof(cfg));
 	}
-	run_check(root, node, NULL, &res);
-	f = must_find(&res, dsp->bdf);
+	run_pcie(root, node, NULL, &res);
+	f = pf_test_must_find(&res, dsp->bdf);
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, gpu_bdf(node, 0));
-	assert_contains(f->message, "ReqRedir,CmpltRedir");
+	pf_test_assert_contains(f->message, gpu_bdf(node, 0));
+	pf_test_assert_contains(f->message, "ReqRedir,CmpltRedir");
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -697,8 +649,8 @@ static enum pf_status gen_iommu(const char *dir, const char *args, struct pf_res
 	assert_int_equal(system(cmd), 0);
 	root = gen(dir, args);
 	*ret_node = load(root);
-	run_check(root, *ret_node, no_acs, res);
-	return must_find(res, "iommu")->status;
+	run_pcie(root, *ret_node, no_acs, res);
+	return pf_test_must_find(res, "iommu")->status;
 }
 
 /*
@@ -716,27 +668,28 @@ static void test_gen_iommu(void **state)
 
 	assert_int_equal(gen_iommu(*state, "--gpus 4 --nics 4 --iommu identity", &res, &node),
 			 PF_STATUS_PASS);
-	assert_contains(must_find(&res, "iommu")->message, "passthrough (identity) for 8");
+	pf_test_assert_contains(pf_test_must_find(&res, "iommu")->message,
+				"passthrough (identity) for 8");
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_node_free(node);
 
 	assert_int_equal(gen_iommu(*state, "--gpus 4 --nics 4 --iommu DMA-FQ", &res, &node),
 			 PF_STATUS_WARN);
-	f = must_find(&res, "iommu");
-	assert_contains(f->message, "translates DMA (DMA-FQ) for 8 of 8");
-	assert_contains(f->message, "(group");
-	assert_contains(f->remedy, "iommu=pt");
+	f = pf_test_must_find(&res, "iommu");
+	pf_test_assert_contains(f->message, "translates DMA (DMA-FQ) for 8 of 8");
+	pf_test_assert_contains(f->message, "(group");
+	pf_test_assert_contains(f->remedy, "iommu=pt");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "iommu_types"),
 						"mlx5_0")->valuestring, "DMA-FQ");
 	pf_result_release(&res);
 	/* ACS redirect while the IOMMU translates: do not tell them to clear it first */
 	bdf = acs_redirect_above_gpu0(*state, node);
 	root = pf_xasprintf("%s/root", (const char *)*state);
-	run_check(root, node, NULL, &res);
-	f = must_find(&res, bdf);
+	run_pcie(root, node, NULL, &res);
+	f = pf_test_must_find(&res, bdf);
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->remedy, "do not clear it while translation is on");
+	pf_test_assert_contains(f->remedy, "do not clear it while translation is on");
 	assert_null(strstr(f->remedy, "setpci"));
 	assert_string_equal(cJSON_GetObjectItem(f->observed, "iommu_type")->valuestring, "DMA-FQ");
 	pf_result_release(&res);
@@ -749,14 +702,14 @@ static void test_gen_iommu(void **state)
 
 	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --iommu blocked", &res, &node),
 			 PF_STATUS_WARN);
-	assert_contains(must_find(&res, "iommu")->message, "blocked");
+	pf_test_assert_contains(pf_test_must_find(&res, "iommu")->message, "blocked");
 	pf_result_release(&res);
 	pf_node_free(node);
 
 	/* RHEL 8 / Ubuntu 20.04 kernels: groups without a type file */
 	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --iommu no-type", &res, &node),
 			 PF_STATUS_SKIP);
-	assert_contains(must_find(&res, "iommu")->message, "before 5.11");
+	pf_test_assert_contains(pf_test_must_find(&res, "iommu")->message, "before 5.11");
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_node_free(node);
@@ -765,7 +718,7 @@ static void test_gen_iommu(void **state)
 	assert_int_equal(gen_iommu(*state, "--gpus 2 --nics 2 --file "
 				   "/sys/kernel/iommu_groups/README=x", &res, &node),
 			 PF_STATUS_PASS);
-	assert_contains(must_find(&res, "iommu")->message, "not translated");
+	pf_test_assert_contains(pf_test_must_find(&res, "iommu")->message, "not translated");
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -781,12 +734,12 @@ static void shared_capture_qib(void **state)
 
 	node = load(root);
 	/* qib0 shows 8 GT/s x4 but the capture has no max_link_*: a skip, not a pass */
-	run_check(root, node, NULL, &res);
-	f = must_find(&res, "qib0");
+	run_pcie(root, node, NULL, &res);
+	f = pf_test_must_find(&res, "qib0");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "no max_link_speed, max_link_width");
+	pf_test_assert_contains(f->message, "no max_link_speed, max_link_width");
 	assert_int_equal(cJSON_GetObjectItem(f->observed, "width")->valueint, 4);
-	assert_int_equal(must_find(&res, "acs")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "acs")->status, PF_STATUS_SKIP);
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -794,24 +747,23 @@ static void shared_capture_qib(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_healthy, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_gpu_x8, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_gpu_gen3, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_gpu_idle, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_nic_degraded, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_slot_limited, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_unknown, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_ignore_and_empty, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_acs_redirect, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_acs_not_root, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_acs_malformed, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_acs_not_applicable, state_setup, state_teardown),
+		pf_test_in_tmpdir(test_healthy),
+		pf_test_in_tmpdir(test_gpu_x8),
+		pf_test_in_tmpdir(test_gpu_gen3),
+		pf_test_in_tmpdir(test_gpu_idle),
+		pf_test_in_tmpdir(test_nic_degraded),
+		pf_test_in_tmpdir(test_slot_limited),
+		pf_test_in_tmpdir(test_unknown),
+		pf_test_in_tmpdir(test_ignore_and_empty),
+		pf_test_in_tmpdir(test_acs_redirect),
+		pf_test_in_tmpdir(test_acs_not_root),
+		pf_test_in_tmpdir(test_acs_malformed),
+		pf_test_in_tmpdir(test_acs_not_applicable),
 		cmocka_unit_test(test_acs_live_not_root),
-		cmocka_unit_test_setup_teardown(test_gen_healthy, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_gen_iommu, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_gen_degraded_gpu_and_acs, state_setup,
-						state_teardown),
-		cmocka_unit_test_setup_teardown(shared_capture_qib, state_setup, state_teardown),
+		pf_test_in_tmpdir(test_gen_healthy),
+		pf_test_in_tmpdir(test_gen_iommu),
+		pf_test_in_tmpdir(test_gen_degraded_gpu_and_acs),
+		pf_test_in_tmpdir(shared_capture_qib),
 	};
 
 	return pf_test_run_group(tests, NULL, NULL);

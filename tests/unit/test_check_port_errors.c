@@ -111,59 +111,9 @@ static void run_check(const char *root, struct pf_node *node, const char *const 
 static void run_check_prov(const char *root, struct pf_node *node, const char *const *sets,
 			   const struct pf_providers *prov, struct pf_result *res)
 {
-	const struct pf_check *c = pf_registry_find("port_errors");
-	struct pf_profile prof;
-	struct pf_fs *fs = NULL;
-	struct pf_run run = { 0 };
-	struct pf_ctx ctx = { 0 };
-	char *err = NULL;
-
-	assert_non_null(c);
-	assert_true(c->flags & PF_CHECK_NEEDS_NODE);
 	/* the deadline covers the longest window with a margin */
-	assert_true(c->timeout_s * 1000 >= 10000 + 2000);
-	pf_profile_init(&prof);
-	for (size_t i = 0; sets && sets[i]; i++)
-		pf_profile_add_set(&prof, sets[i]);
-	assert_int_equal(pf_config_build(c, &prof, &run.cfg, &err), 0);
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	ctx.fs = fs;
-	ctx.prov = prov;
-	ctx.node = node;
-	run.check = c;
-	pf_run_inline(&ctx, &run);
-	*res = run.res;
-	pf_config_free(c, run.cfg);
-	pf_fs_free(fs);
-	pf_profile_release(&prof);
-}
-
-static const struct pf_finding *must_find(const struct pf_result *res, const char *subject)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f)
-		fail_msg("no finding for %s", subject);
-	return f;
-}
-
-static void assert_contains(const char *s, const char *part)
-{
-	if (!s || !strstr(s, part))
-		fail_msg("'%s' does not contain '%s'", s ? s : "(null)", part);
-}
-
-static int state_setup(void **state)
-{
-	*state = pf_test_mkdtemp();
-	return 0;
-}
-
-static int state_teardown(void **state)
-{
-	pf_test_rmtree(*state);
-	free(*state);
-	return 0;
+	assert_true(pf_registry_find("port_errors")->timeout_s * 1000 >= 10000 + 2000);
+	pf_test_run_check_node("port_errors", root, prov, node, sets, res);
 }
 
 static void test_zero_pass(void **state)
@@ -177,11 +127,11 @@ static void test_zero_pass(void **state)
 	run_check(*state, &t.node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 2);
-	f = must_find(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
-	assert_contains(f->message, "2.0 h uptime");
+	pf_test_assert_contains(f->message, "2.0 h uptime");
 	assert_int_equal(cJSON_GetObjectItem(f->observed, "uptime_s")->valueint, 7200);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
 
@@ -196,19 +146,19 @@ static void test_symbol_error_short_uptime(void **state)
 	pf_test_write(*state, PORT1 "counters/symbol_error", "50000\n");
 	run_check(*state, &t.node, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_WARN); /* never fail on history */
-	f = must_find(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "symbol_error 50000");
+	pf_test_assert_contains(f->message, "symbol_error 50000");
 	assert_non_null(f->remedy);
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "counters"),
 					     "symbol_error")->valueint, 50000);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	/* the same count over 10000 hours is 5/h: under the soft threshold */
 	pf_test_write(*state, "proc/uptime", "36000000.00 1.0\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
 
@@ -222,20 +172,20 @@ static void test_hard_and_boot_events(void **state)
 	write_zero(*state, "120.0 100.0\n");
 	pf_test_write(*state, PORT1 "counters/link_downed", "1\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	pf_test_write(*state, PORT1 "counters/link_downed", "6\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "mlx5_0/1")->message, "link_downed 6");
-	assert_contains(must_find(&res, "mlx5_0/1")->remedy, "cable");
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_0/1")->message, "link_downed 6");
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_0/1")->remedy, "cable");
 	pf_result_release(&res);
 
 	/* ignoring the counter */
 	run_check(*state, &t.node, (const char *const[]){ "port_errors.ignore=link_downed", NULL },
 		  &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
 
@@ -249,21 +199,22 @@ static void test_saturated_and_transport(void **state)
 	/* 4-bit counter at 15: saturated, its true count is unknown */
 	pf_test_write(*state, PORT2 "counters/excessive_buffer_overrun_errors", "15\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "mlx5_1/1")->message, "saturated at 15");
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_1/1")->message, "saturated at 15");
 	pf_result_release(&res);
 
 	/* transport counters have their own, higher threshold */
 	write_zero(*state, "3600.0 1.0\n");
 	pf_test_write(*state, PORT2 "hw_counters/out_of_sequence", "3000\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_test_write(*state, PORT2 "hw_counters/out_of_sequence", "4000\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "mlx5_1/1")->message, "out_of_sequence 4000");
-	assert_contains(must_find(&res, "mlx5_1/1")->remedy, "PFC");
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_1/1")->message,
+				"out_of_sequence 4000");
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_1/1")->remedy, "PFC");
 	pf_result_release(&res);
 }
 
@@ -279,12 +230,13 @@ static void test_missing_and_garbage(void **state)
 	pf_test_write(*state, PORT2 "counters/link_downed", "garbage\n");
 	pf_test_write(*state, "sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
 	run_check(*state, &t.node, NULL, &res);
-	f = must_find(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "no counters/ or hw_counters/ directory in the snapshot");
-	f = must_find(&res, "mlx5_1/1");
+	pf_test_assert_contains(f->message,
+				"no counters/ or hw_counters/ directory in the snapshot");
+	f = pf_test_must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_ERROR);
-	assert_contains(f->message, "link_downed holds 'garbage'");
+	pf_test_assert_contains(f->message, "link_downed holds 'garbage'");
 	assert_int_equal(res.status, PF_STATUS_ERROR);
 	pf_result_release(&res);
 
@@ -292,9 +244,9 @@ static void test_missing_and_garbage(void **state)
 	pf_test_write(*state, PORT2 "counters/symbol_error", "N/A (no PMA)\n");
 	pf_test_write(*state, PORT2 "counters/link_downed", "N/A (no PMA)\n");
 	run_check(*state, &t.node, NULL, &res);
-	f = must_find(&res, "mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_SKIP);
-	assert_contains(f->message, "no PMA");
+	pf_test_assert_contains(f->message, "no PMA");
 	pf_result_release(&res);
 }
 
@@ -307,13 +259,13 @@ static void test_no_uptime_ignore_ports(void **state)
 	write_zero(*state, NULL);
 	pf_test_write(*state, PORT1 "counters/port_rcv_errors", "3\n");
 	run_check(*state, &t.node, NULL, &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
-	assert_contains(must_find(&res, "mlx5_0/1")->message, "unknown uptime");
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_WARN);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_0/1")->message, "unknown uptime");
 	pf_result_release(&res);
 
 	run_check(*state, &t.node, (const char *const[]){ "port_errors.ignore_ports=mlx5_0", NULL },
 		  &res);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_SKIP);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	pf_result_release(&res);
 }
@@ -344,7 +296,7 @@ static void test_edge_configs(void **state)
 	pf_test_rmtree(empty);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
 	assert_int_equal(res.n_findings, 1);
-	assert_contains(res.findings[0].message, "topology export");
+	pf_test_assert_contains(res.findings[0].message, "topology export");
 	pf_result_release(&res);
 
 	run_check(*state, NULL, NULL, &res);
@@ -405,48 +357,49 @@ static void test_window(void **state)
 	pf_test_write(*state, PORT1 "counters/symbol_error", "50000\n");
 	run_check_prov(*state, &t.node, quick, live_wait_providers(), &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_contains(must_find(&res, "mlx5_0/1")->message, "no error counter increased");
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_0/1")->message,
+				"no error counter increased");
 	pf_result_release(&res);
 
 	/* a hard counter increasing during the window fails */
 	run_window_with_bump(*state, &t.node, PORT1 "counters/link_downed", "2\n", &res);
-	f = must_find(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_contains(f->message, "link_downed +2");
+	pf_test_assert_contains(f->message, "link_downed +2");
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
 					     "link_downed")->valueint, 2);
 	assert_true(cJSON_GetObjectItem(f->observed, "window_ms")->valuedouble >= 300);
-	assert_int_equal(must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
 	/* a soft counter increasing warns */
 	run_window_with_bump(*state, &t.node, PORT1 "counters/symbol_error", "50007\n", &res);
-	f = must_find(&res, "mlx5_0/1");
+	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "symbol_error +7");
+	pf_test_assert_contains(f->message, "symbol_error +7");
 	pf_result_release(&res);
 
 	/* a 32-bit Q counter wrapping mid-window is an increase of 10 */
 	pf_test_write(*state, PORT2 "hw_counters/packet_seq_err", "4294967291\n");
 	run_window_with_bump(*state, &t.node, PORT2 "hw_counters/packet_seq_err", "5\n", &res);
-	f = must_find(&res, "mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "packet_seq_err +10 (wrapped)");
+	pf_test_assert_contains(f->message, "packet_seq_err +10 (wrapped)");
 	pf_result_release(&res);
 
 	/* a PMA counter stuck at its maximum hides increases: warn */
 	pf_test_write(*state, PORT2 "counters/port_rcv_errors", "65535\n");
 	run_check_prov(*state, &t.node, quick, live_wait_providers(), &res);
-	f = must_find(&res, "mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "port_rcv_errors saturated at 65535");
-	assert_contains(f->remedy, "perfquery");
+	pf_test_assert_contains(f->message, "port_rcv_errors saturated at 65535");
+	pf_test_assert_contains(f->remedy, "perfquery");
 	pf_result_release(&res);
 
 	/* info counters are reported, not judged */
 	pf_test_write(*state, PORT2 "counters/port_rcv_errors", "0\n");
 	run_window_with_bump(*state, &t.node, PORT2 "counters/VL15_dropped", "9\n", &res);
-	f = must_find(&res, "mlx5_1/1");
+	f = pf_test_must_find(&res, "mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
 					     "VL15_dropped")->valueint, 9);
@@ -489,8 +442,9 @@ static void test_no_wait_without_live_counters(void **state)
 	write_zero(*state, "7200.0 1.0\n");
 	run_check(*state, &t.node, win, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	assert_contains(res.summary, "one sample");
-	assert_non_null(cJSON_GetObjectItem(must_find(&res, "mlx5_0/1")->observed, "uptime_s"));
+	pf_test_assert_contains(res.summary, "one sample");
+	assert_non_null(
+		cJSON_GetObjectItem(pf_test_must_find(&res, "mlx5_0/1")->observed, "uptime_s"));
 	pf_result_release(&res);
 
 	/* a live-standing root: the check waits through the provider, once */
@@ -499,7 +453,7 @@ static void test_no_wait_without_live_counters(void **state)
 	run_check_prov(*state, &t.node, win, live_wait_providers(), &res);
 	assert_int_equal(waits, 1);
 	assert_true(waited_ms == 300);
-	assert_true(cJSON_GetObjectItem(must_find(&res, "mlx5_0/1")->observed,
+	assert_true(cJSON_GetObjectItem(pf_test_must_find(&res, "mlx5_0/1")->observed,
 					"window_ms")->valuedouble >= 300);
 	pf_result_release(&res);
 }
@@ -545,12 +499,12 @@ static void test_gen(void **state)
 	run_check(root, node, NULL, &res);
 	assert_int_equal(res.n_findings, 9);
 	assert_int_equal(res.status, PF_STATUS_WARN);
-	f = must_find(&res, "mlx5_5/1");
+	f = pf_test_must_find(&res, "mlx5_5/1");
 	assert_int_equal(f->status, PF_STATUS_WARN);
-	assert_contains(f->message, "symbol_error 50000");
-	assert_contains(f->message, "0.2 h uptime");
-	assert_int_equal(must_find(&res, "mlx5_8/1")->status, PF_STATUS_PASS);
-	assert_int_equal(must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "symbol_error 50000");
+	pf_test_assert_contains(f->message, "0.2 h uptime");
+	assert_int_equal(pf_test_must_find(&res, "mlx5_8/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_node_free(node);
 }
@@ -567,9 +521,9 @@ static void shared_capture_mlx4(void **state)
 	node = load(root);
 	run_check(root, node, NULL, &res);
 	/* a real ConnectX-3 port with zero error counters; the capture has no /proc/uptime */
-	f = must_find(&res, "mlx4_0/1");
+	f = pf_test_must_find(&res, "mlx4_0/1");
 	assert_int_equal(f->status, PF_STATUS_PASS);
-	assert_contains(f->message, "unknown uptime");
+	pf_test_assert_contains(f->message, "unknown uptime");
 	assert_true(res.status == PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_node_free(node);
@@ -578,21 +532,17 @@ static void shared_capture_mlx4(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_zero_pass, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_symbol_error_short_uptime, state_setup,
-						state_teardown),
-		cmocka_unit_test_setup_teardown(test_hard_and_boot_events, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_saturated_and_transport, state_setup,
-						state_teardown),
-		cmocka_unit_test_setup_teardown(test_missing_and_garbage, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_no_uptime_ignore_ports, state_setup,
-						state_teardown),
-		cmocka_unit_test_setup_teardown(test_edge_configs, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_window, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(test_no_wait_without_live_counters, state_setup,
-						state_teardown),
-		cmocka_unit_test_setup_teardown(test_gen, state_setup, state_teardown),
-		cmocka_unit_test_setup_teardown(shared_capture_mlx4, state_setup, state_teardown),
+		pf_test_in_tmpdir(test_zero_pass),
+		pf_test_in_tmpdir(test_symbol_error_short_uptime),
+		pf_test_in_tmpdir(test_hard_and_boot_events),
+		pf_test_in_tmpdir(test_saturated_and_transport),
+		pf_test_in_tmpdir(test_missing_and_garbage),
+		pf_test_in_tmpdir(test_no_uptime_ignore_ports),
+		pf_test_in_tmpdir(test_edge_configs),
+		pf_test_in_tmpdir(test_window),
+		pf_test_in_tmpdir(test_no_wait_without_live_counters),
+		pf_test_in_tmpdir(test_gen),
+		pf_test_in_tmpdir(shared_capture_mlx4),
 	};
 
 	return pf_test_run_group(tests, NULL, NULL);

@@ -15,31 +15,12 @@ static const char *const globals[] = {
 	"net.ipv4.tcp_wmem", "kernel.numa_balancing", "vm.zone_reclaim_mode",
 };
 
-static const struct pf_finding *need(const struct pf_result *res, const char *subject,
-				     enum pf_status st)
-{
-	const struct pf_finding *f = pf_test_finding(res, subject);
-
-	if (!f)
-		fail_msg("no finding for '%s'", subject);
-	if (f->status != st)
-		fail_msg("'%s' is %s (%s), expected %s", subject, pf_status_name(f->status),
-			 f->message, pf_status_name(st));
-	return f;
-}
-
 static double num(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, key);
 
 	assert_true(cJSON_IsNumber(v));
 	return v->valuedouble;
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!hay || !strstr(hay, needle))
-		fail_msg("'%s' does not contain '%s'", hay ? hay : "(null)", needle);
 }
 
 static size_t count(const struct pf_result *res, enum pf_status st)
@@ -59,25 +40,25 @@ static void test_pass(void **state)
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-pass"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	for (size_t i = 0; i < PF_ARRAY_SIZE(globals); i++)
-		need(&res, globals[i], PF_STATUS_PASS);
+		pf_test_need(&res, globals[i], PF_STATUS_PASS);
 	/* both RoCE rails; not the plain Ethernet port, IPoIB or loopback */
-	f = need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_PASS);
 	/* all=1 wins over the interface's 0 */
 	assert_true(num(f->observed, "value") == 1);
 	assert_string_equal(cJSON_GetObjectItem(f->expected, "one_of")->valuestring, "1,2");
-	f = need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
 	assert_string_equal(cJSON_GetObjectItem(f->expected, "one_of")->valuestring, "0,2");
-	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens2f0np0.arp_announce", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.arp_announce", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, PF_ARRAY_SIZE(globals) + 6);
 	for (size_t i = 0; i < res.n_findings; i++) {
 		assert_null(strstr(res.findings[i].subject, "eno1"));
 		assert_null(strstr(res.findings[i].subject, "ib0"));
 		assert_null(res.findings[i].remedy);
 	}
-	f = need(&res, "net.ipv4.tcp_rmem", PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.ipv4.tcp_rmem", PF_STATUS_PASS);
 	assert_true(num(f->observed, "value") == 16777216); /* the third field */
 	assert_string_equal(f->message, "16777216 (>= 16777216)");
 	pf_result_release(&res);
@@ -91,37 +72,37 @@ static void test_fail(void **state)
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 
-	f = need(&res, "net.core.rmem_max", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "net.core.rmem_max", PF_STATUS_FAIL);
 	assert_true(num(f->observed, "value") == 212992);
 	assert_true(num(f->expected, "min") == 16777216);
-	assert_contains(f->message, "212992, expected >= 16777216");
-	assert_contains(f->remedy, "sysctl -w net.core.rmem_max=16777216");
-	assert_contains(f->remedy, "/etc/sysctl.d/");
-	need(&res, "net.core.wmem_max", PF_STATUS_FAIL);
-	need(&res, "net.core.rmem_default", PF_STATUS_WARN);
-	need(&res, "net.core.wmem_default", PF_STATUS_PASS);
-	need(&res, "net.core.netdev_max_backlog", PF_STATUS_WARN);
-	f = need(&res, "net.ipv4.tcp_rmem", PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "212992, expected >= 16777216");
+	pf_test_assert_contains(f->remedy, "sysctl -w net.core.rmem_max=16777216");
+	pf_test_assert_contains(f->remedy, "/etc/sysctl.d/");
+	pf_test_need(&res, "net.core.wmem_max", PF_STATUS_FAIL);
+	pf_test_need(&res, "net.core.rmem_default", PF_STATUS_WARN);
+	pf_test_need(&res, "net.core.wmem_default", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.netdev_max_backlog", PF_STATUS_WARN);
+	f = pf_test_need(&res, "net.ipv4.tcp_rmem", PF_STATUS_WARN);
 	assert_true(num(f->observed, "value") == 6291456);
-	assert_contains(f->remedy, "raise the last field");
-	assert_contains(f->remedy, "net.ipv4.tcp_rmem=\"<min> <default> 16777216\"");
-	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
-	f = need(&res, "kernel.numa_balancing", PF_STATUS_WARN);
-	assert_contains(f->remedy, "sysctl -w kernel.numa_balancing=0");
-	need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
+	pf_test_assert_contains(f->remedy, "raise the last field");
+	pf_test_assert_contains(f->remedy, "net.ipv4.tcp_rmem=\"<min> <default> 16777216\"");
+	pf_test_need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
+	f = pf_test_need(&res, "kernel.numa_balancing", PF_STATUS_WARN);
+	pf_test_assert_contains(f->remedy, "sysctl -w kernel.numa_balancing=0");
+	pf_test_need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
 
 	/* strict rp_filter on one rail: max(all=0, if=1) = 1 */
-	f = need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_FAIL);
 	assert_true(num(f->observed, "value") == 1);
-	assert_contains(f->message, "1, expected one of 0,2");
-	assert_contains(f->remedy, "sysctl -w net.ipv4.conf.ens1f0np0.rp_filter=0");
-	f = need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_FAIL);
-	assert_contains(f->remedy, "net.ipv4.conf.ens1f0np0.arp_ignore=1");
-	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "1, expected one of 0,2");
+	pf_test_assert_contains(f->remedy, "sysctl -w net.ipv4.conf.ens1f0np0.rp_filter=0");
+	f = pf_test_need(&res, "net.ipv4.conf.ens1f0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->remedy, "net.ipv4.conf.ens1f0np0.arp_ignore=1");
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_PASS);
 	/* the summary leads with the first failure */
-	assert_contains(res.summary, "4 of 15 subjects fail (first: net.core.rmem_max: ");
+	pf_test_assert_contains(res.summary, "4 of 15 subjects fail (first: net.core.rmem_max: ");
 	for (size_t i = 0; i < res.n_findings; i++)
 		if (res.findings[i].status != PF_STATUS_PASS)
 			assert_non_null(res.findings[i].remedy);
@@ -145,18 +126,18 @@ static void test_overrides(void **state)
 
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, lower, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "net.core.rmem_max", PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.core.rmem_max", PF_STATUS_PASS);
 	assert_true(num(f->expected, "min") == 200000);
-	need(&res, "net.core.wmem_max", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.wmem_max", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_PASS);
 	/* ens2 has arp_ignore 1 now above the required 0: exact match fails */
-	need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.arp_ignore", PF_STATUS_FAIL);
 	pf_result_release(&res);
 
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-fail"), NULL, demote, &res);
 	assert_int_equal(res.status, PF_STATUS_WARN);
-	need(&res, "net.core.rmem_max", PF_STATUS_WARN);
-	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_WARN);
+	pf_test_need(&res, "net.core.rmem_max", PF_STATUS_WARN);
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_WARN);
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 0);
 	pf_result_release(&res);
 
@@ -166,8 +147,8 @@ static void test_overrides(void **state)
 	assert_null(pf_test_finding(&res, "kernel.numa_balancing"));
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.ens1f0np0.rp_filter"));
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.ens2f0np0.arp_ignore"));
-	need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
-	need(&res, "net.core.rmem_default", PF_STATUS_WARN);
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.arp_announce", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.rmem_default", PF_STATUS_WARN);
 	pf_result_release(&res);
 }
 
@@ -182,19 +163,19 @@ static void test_missing(void **state)
 	 * /proc/sys/kernel is there without numa_balancing: a kernel built
 	 * without CONFIG_NUMA_BALANCING, nothing to judge (a skip, not an error)
 	 */
-	f = need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
+	f = pf_test_need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
 	assert_string_equal(f->message, "absent: this kernel was built without "
 					"CONFIG_NUMA_BALANCING, so there is nothing to judge");
 	/* an error for a sysctl every kernel has */
-	f = need(&res, "net.ipv4.tcp_wmem", PF_STATUS_ERROR);
+	f = pf_test_need(&res, "net.ipv4.tcp_wmem", PF_STATUS_ERROR);
 	assert_string_equal(f->message, "cannot read /proc/sys/net/ipv4/tcp_wmem: "
 					"No such file or directory");
 	assert_int_equal(count(&res, PF_STATUS_ERROR), 1);
-	need(&res, "net.core.rmem_max", PF_STATUS_PASS);
-	need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.rmem_max", PF_STATUS_PASS);
+	pf_test_need(&res, "vm.zone_reclaim_mode", PF_STATUS_PASS);
 	/* no /sys/class/net: the rail rules say why they did not run */
-	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
-	assert_contains(f->message, "0 RoCE netdevs");
+	f = pf_test_need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "0 RoCE netdevs");
 	pf_result_release(&res);
 }
 
@@ -205,16 +186,16 @@ static void test_garbage(void **state)
 
 	pf_test_run_check("sysctl", pf_test_fixture("sysctl-garbage"), NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	f = need(&res, "net.core.rmem_max", PF_STATUS_ERROR);
+	f = pf_test_need(&res, "net.core.rmem_max", PF_STATUS_ERROR);
 	assert_string_equal(f->message, "cannot parse /proc/sys/net/core/rmem_max: "
 					"unexpected contents");
-	need(&res, "net.core.wmem_max", PF_STATUS_ERROR);      /* two fields */
-	need(&res, "net.ipv4.tcp_rmem", PF_STATUS_ERROR);      /* no third field */
-	need(&res, "kernel.numa_balancing", PF_STATUS_ERROR);  /* empty */
-	need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_ERROR);
-	need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
-	need(&res, "net.core.rmem_default", PF_STATUS_PASS);
-	need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.wmem_max", PF_STATUS_ERROR);      /* two fields */
+	pf_test_need(&res, "net.ipv4.tcp_rmem", PF_STATUS_ERROR);      /* no third field */
+	pf_test_need(&res, "kernel.numa_balancing", PF_STATUS_ERROR);  /* empty */
+	pf_test_need(&res, "net.ipv4.conf.ens1f0np0.rp_filter", PF_STATUS_ERROR);
+	pf_test_need(&res, "net.ipv4.conf.ens2f0np0.rp_filter", PF_STATUS_PASS);
+	pf_test_need(&res, "net.core.rmem_default", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.tcp_wmem", PF_STATUS_PASS);
 	assert_int_equal(count(&res, PF_STATUS_ERROR), 5);
 	pf_result_release(&res);
 }
@@ -299,7 +280,7 @@ static void test_single_rail_skips(void **state)
 	set_conf(dir, "eth0", "0", "0", "1");
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	f = pf_test_need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
 	assert_string_equal(f->message,
 			    "1 RoCE netdev: multi-rail ARP and rp_filter rules do not apply");
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.eth0.rp_filter"));
@@ -325,10 +306,10 @@ static void test_numa_absent_skips(void **state)
 	assert_int_equal(rmdir(path), 0);
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = need(&res, "vm.zone_reclaim_mode", PF_STATUS_SKIP);
+	f = pf_test_need(&res, "vm.zone_reclaim_mode", PF_STATUS_SKIP);
 	assert_string_equal(f->message, "absent: this kernel was built without CONFIG_NUMA, so "
 					"there is nothing to judge");
-	f = need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
+	f = pf_test_need(&res, "kernel.numa_balancing", PF_STATUS_SKIP);
 	assert_string_equal(f->message, "not captured: /proc/sys/kernel is absent under the root");
 	assert_int_equal(count(&res, PF_STATUS_ERROR), 0);
 	pf_result_release(&res);
@@ -349,8 +330,8 @@ static void test_arp_ignore_two_passes(void **state)
 	set_conf(dir, "r1", "1", "2", "2");
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.r0.arp_ignore", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.r1.arp_ignore", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.r0.arp_ignore", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.r1.arp_ignore", PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
 	free(dir);
@@ -381,8 +362,9 @@ static void test_rails_distinct_subnets(void **state)
 	set_conf(dir, "r2", "0", "0", "1");
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
-	assert_contains(f->message, "no two RoCE rails share an IPv4 subnet (r0 10.1.0.1/24");
+	f = pf_test_need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message,
+				"no two RoCE rails share an IPv4 subnet (r0 10.1.0.1/24");
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.r0.rp_filter"));
 	pf_result_release(&res);
 
@@ -390,9 +372,9 @@ static void test_rails_distinct_subnets(void **state)
 	set_addr(dir, "r2", "10.1.0.7/24");
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
-	f = need(&res, "net.ipv4.conf.r0.rp_filter", PF_STATUS_FAIL);
-	assert_contains(f->message, "rdma_resolve_addr");
-	need(&res, "net.ipv4.conf.r2.arp_ignore", PF_STATUS_FAIL);
+	f = pf_test_need(&res, "net.ipv4.conf.r0.rp_filter", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "rdma_resolve_addr");
+	pf_test_need(&res, "net.ipv4.conf.r2.arp_ignore", PF_STATUS_FAIL);
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.r1.rp_filter"));
 	pf_result_release(&res);
 
@@ -402,8 +384,8 @@ static void test_rails_distinct_subnets(void **state)
 	set_addr(dir, "r2", NULL);
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
-	f = need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
-	assert_contains(f->message, "IPv4 addresses of r0, r1, r2 not captured");
+	f = pf_test_need(&res, "net.ipv4.conf", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "IPv4 addresses of r0, r1, r2 not captured");
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.r0.rp_filter"));
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
@@ -430,15 +412,15 @@ static void test_rails_effective_value(void **state)
 		char subject[64];
 
 		snprintf(subject, sizeof(subject), "net.ipv4.conf.r%d.arp_ignore", i);
-		f = need(&res, subject, PF_STATUS_FAIL);
+		f = pf_test_need(&res, subject, PF_STATUS_FAIL);
 		assert_true(num(f->observed, "value") == 3);
 		snprintf(subject, sizeof(subject), "net.ipv4.conf.r%d.rp_filter", i);
-		need(&res, subject, PF_STATUS_PASS);
+		pf_test_need(&res, subject, PF_STATUS_PASS);
 	}
-	need(&res, "net.ipv4.conf.r0.arp_announce", PF_STATUS_PASS);
-	need(&res, "net.ipv4.conf.r1.arp_announce", PF_STATUS_PASS); /* max(2, 0) */
-	f = need(&res, "net.ipv4.conf.r2.arp_announce", PF_STATUS_ERROR);
-	assert_contains(f->message, "cannot read /proc/sys/net/ipv4/conf/r2/arp_announce");
+	pf_test_need(&res, "net.ipv4.conf.r0.arp_announce", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.r1.arp_announce", PF_STATUS_PASS); /* max(2, 0) */
+	f = pf_test_need(&res, "net.ipv4.conf.r2.arp_announce", PF_STATUS_ERROR);
+	pf_test_assert_contains(f->message, "cannot read /proc/sys/net/ipv4/conf/r2/arp_announce");
 	pf_result_release(&res);
 
 	/* the "all" value unreadable: one error for that key, not per rail */
@@ -452,9 +434,9 @@ static void test_rails_effective_value(void **state)
 	set_conf(dir, "r1", "1", "2", "0");
 	pf_test_run_check("sysctl", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
-	need(&res, "net.ipv4.conf.all.rp_filter", PF_STATUS_ERROR);
+	pf_test_need(&res, "net.ipv4.conf.all.rp_filter", PF_STATUS_ERROR);
 	assert_null(pf_test_finding(&res, "net.ipv4.conf.r0.rp_filter"));
-	need(&res, "net.ipv4.conf.r0.arp_ignore", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.r0.arp_ignore", PF_STATUS_PASS);
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
 	free(dir);

@@ -237,7 +237,8 @@ static void shared_capture_qib(void **state)
 	const struct pf_pci_dev *p;
 	char *err = NULL;
 
-	root = pf_test_unpack_shared("fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2", *state,
+	root = pf_test_unpack_shared("fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2",
+				     *state,
 				     "40intel64-2g2n4c+pci");
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
@@ -274,7 +275,8 @@ static void shared_capture_scif(void **state)
 	const struct pf_rdma_dev *d;
 	char *err = NULL;
 
-	root = pf_test_unpack_shared("fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2", *state,
+	root = pf_test_unpack_shared("fixtures/hwloc-linux/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+				     *state,
 				     "32em64t-2n8c+1mic");
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
@@ -332,10 +334,8 @@ int main(void)
 		cmocka_unit_test(test_numa_minus_one),
 		cmocka_unit_test(test_no_pci_parent_and_domain),
 		cmocka_unit_test(test_empty_root),
-		cmocka_unit_test_setup_teardown(shared_capture_qib, pf_test_tmpdir_setup,
-						pf_test_tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(shared_capture_scif, pf_test_tmpdir_setup,
-						pf_test_tmpdir_teardown),
+		pf_test_in_tmpdir(shared_capture_qib),
+		pf_test_in_tmpdir(shared_capture_scif),
 		cmocka_unit_test(test_classify_efa),
 	};
 
