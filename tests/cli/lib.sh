@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# lib.sh - helpers sourced by the CLI tests (tests/cli/t00*.sh).
+# lib.sh - helpers sourced by every CLI test (tests/cli/tNNNN-*.sh); how to
+# write one and the t-number families: tests/cli/README.
 #
 # Environment (set by ctest): PREFLIGHT (the binary), PF_FIXTURES,
 # PF_SOURCE_DIR.  Each test counts its failures and ends with done_testing.
@@ -20,6 +21,51 @@ failures=0
 
 ok() { echo "ok: $*"; }
 not_ok() { echo "not ok: $*"; failures=$((failures + 1)); }
+
+# skip_all REASON: nothing this test exists for can run here (ctest: Skipped)
+skip_all() {
+	echo "skip: $*"
+	exit 77
+}
+
+# need_python: skip unless python3 runs (tests/gen_root.py, the helpers)
+need_python() {
+	"$PY" -c '' 2>/dev/null || skip_all "python3 not found"
+}
+
+# gen_root DIR ARGS...: a generated node (tests/gen_root.py) in DIR
+gen_root() {
+	dir=$1
+	shift
+	"$PY" "$PF_SOURCE_DIR/tests/gen_root.py" "$dir" "$@" >/dev/null ||
+		not_ok "gen_root.py $*: exit $?"
+}
+
+# py_ok DESCRIPTION ARGS... <<'PY' ... PY: the Python on stdin (sys.argv[1:]
+# = ARGS) must exit 0; its assertion and the start of $T/out are shown if not
+py_ok() {
+	desc=$1
+	shift
+	if "$PY" - "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc; stdout of the last pf: $(head -c 600 "$T/out" 2>/dev/null)"
+	fi
+}
+
+# run_helper SCRIPT ARGS...: a python helper of this directory that is the
+# test's body (faults.py, nonroot.py, signals.py); its 77 is this test's skip
+run_helper() {
+	helper=$1
+	shift
+	"$PY" "$(dirname "$0")/$helper" "$@"
+	hrc=$?
+	case $hrc in
+	0) ok "$helper" ;;
+	77) exit 77 ;;
+	*) not_ok "$helper: exit $hrc" ;;
+	esac
+}
 
 # pf ARGS...: run preflight; $rc, $T/out (stdout) and $T/err (stderr)
 pf() {

@@ -4,38 +4,32 @@
 # preflight/ captures, docs/snapshot.md): a healthy two-sample window passes
 # with exit 0; a storm on one port fails with exit 1 naming the netdev and
 # priority in the JSON report; an IB-only node skips.
-set -eu
-: "${PREFLIGHT:?}" "${PF_SOURCE_DIR:?}"
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not found (tests/gen_root.py)"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_python
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$tmp/out.json" ] && sed 's/^/  report: /' "$tmp/out.json" >&2; exit 1; }
-
-python3 "$PF_SOURCE_DIR/tests/gen_root.py" "$tmp/roce" --gpus 2 --nics 2 --link-layer eth >/dev/null
-python3 "$PF_SOURCE_DIR/tests/gen_root.py" "$tmp/ib" --gpus 2 --nics 2 --link-layer ib >/dev/null
+gen_root "$T/roce" --gpus 2 --nics 2 --link-layer eth
+gen_root "$T/ib" --gpus 2 --nics 2 --link-layer ib
 
 stats() { # rx3 tx3_us storm_err
 	printf 'NIC statistics:\n     rx_prio3_pause: %s\n     rx_prio3_pause_duration: 0\n' "$1"
 	printf '     tx_prio3_pause: 0\n     tx_prio3_pause_duration: %s\n' "$2"
 	printf '     tx_pause_storm_warning_events: 0\n     tx_pause_storm_error_events: %s\n' "$3"
 }
-ifs=$(ls "$tmp/roce/sys/class/net" | grep '^enp')
-[ "$(echo "$ifs" | wc -l)" -eq 2 ] || fail "expected two RoCE netdevs, got: $ifs"
+ifs=$(ls "$T/roce/sys/class/net" | grep '^enp')
+[ "$(echo "$ifs" | wc -l)" -eq 2 ] || not_ok "expected two RoCE netdevs, got: $ifs"
 for i in $ifs; do
-	e="$tmp/roce/preflight/ethtool/$i" d="$tmp/roce/preflight/dcb/$i"
+	e="$T/roce/preflight/ethtool/$i" d="$T/roce/preflight/dcb/$i"
 	mkdir -p "$e" "$d"
 	printf 'pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off\n' > "$d/pfc"
 	printf 'Pause parameters for %s:\nAutonegotiate:\toff\nRX:\t\toff\nTX:\t\toff\n' "$i" > "$e/pause"
 	stats 5 100 0 > "$e/stats"
 	stats 5 100 0 > "$e/stats.after"
 done
-echo 1000 > "$tmp/roce/preflight/window_ms"
+echo 1000 > "$T/roce/preflight/window_ms"
 
-rc=0
-"$PREFLIGHT" --root "$tmp/roce" --only pfc_pause --format json > "$tmp/out.json" || rc=$?
-[ "$rc" -eq 0 ] || fail "healthy root: exit $rc, expected 0"
-python3 - "$tmp/out.json" <<'PY' || fail "healthy report"
+pf --root "$T/roce" --only pfc_pause --format json
+expect_rc 0 "healthy root"
+py_ok "healthy report" "$T/out" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["checks"][0]
 assert c["name"] == "pfc_pause" and c["status"] == "pass", c["status"]
@@ -45,11 +39,11 @@ assert any(s.endswith("/prio3") for s in subj) and any(s.endswith("/storm") for 
 PY
 
 bad=$(echo "$ifs" | tail -n 1)
-stats 5 300100 2 > "$tmp/roce/preflight/ethtool/$bad/stats.after"
-rc=0
-"$PREFLIGHT" --root "$tmp/roce" --only pfc_pause --format json > "$tmp/out.json" || rc=$?
-[ "$rc" -eq 1 ] || fail "storm root: exit $rc, expected 1"
-BAD=$bad python3 - "$tmp/out.json" <<'PY' || fail "storm report"
+stats 5 300100 2 > "$T/roce/preflight/ethtool/$bad/stats.after"
+pf --root "$T/roce" --only pfc_pause --format json
+expect_rc 1 "storm root"
+export BAD="$bad"
+py_ok "storm report" "$T/out" <<'PY'
 import json, os, sys
 bad = os.environ["BAD"]
 c = json.load(open(sys.argv[1]))["checks"][0]
@@ -64,12 +58,12 @@ good = [s for s in subj if s.endswith("/prio3") and not s.startswith(bad)]
 assert good and subj[good[0]]["status"] == "pass"
 PY
 
-rc=0
-"$PREFLIGHT" --root "$tmp/ib" --only pfc_pause --format json > "$tmp/out.json" || rc=$?
-[ "$rc" -eq 0 ] || fail "IB root: exit $rc, expected 0"
-python3 - "$tmp/out.json" <<'PY' || fail "IB root: expected skip saying InfiniBand"
+pf --root "$T/ib" --only pfc_pause --format json
+expect_rc 0 "IB root"
+py_ok "IB root: expected skip saying InfiniBand" "$T/out" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["checks"][0]
 assert c["status"] == "skip" and "InfiniBand" in c["summary"], c
 PY
-echo ok
+
+done_testing

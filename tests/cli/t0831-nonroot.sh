@@ -3,5 +3,6 @@
 # The static suite as nobody, on generated roots and on the live root: what
 # needs root says so (tests/cli/nonroot.py).
 . "$(dirname "$0")/lib.sh"
-"$PY" "$(dirname "$0")/nonroot.py"
-exit $?
+need_python
+run_helper nonroot.py
+done_testing

@@ -4,4 +4,6 @@
 # is orphaned, the report is written with the unfinished checks as errors,
 # the exit status is 128 + the signal (tests/cli/signals.py).
 . "$(dirname "$0")/lib.sh"
-exec "$PY" "$(dirname "$0")/signals.py"
+need_python
+run_helper signals.py
+done_testing
