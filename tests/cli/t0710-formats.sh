@@ -4,30 +4,25 @@
 # (xmllint) and has the documented structure; the Prometheus text passes the
 # exposition-format rules (promcheck.py), including escaping of a hostname
 # full of markup, quotes, a control byte and an invalid UTF-8 byte.
-set -eu
-: "${PREFLIGHT:?}" "${PF_FIXTURES:?}" "${PF_SOURCE_DIR:?}"
-command -v xmllint >/dev/null || { echo "skip: xmllint not installed (scripts/setup.sh --test installs libxml2-utils)"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+command -v xmllint >/dev/null ||
+	skip_all "xmllint not installed (scripts/setup.sh --test installs libxml2-utils)"
+need_python
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-cp -r "$PF_FIXTURES/slurm-fail" "$tmp/root"
-printf 'gpu<7>&"q'"'"'\001\377z\n' > "$tmp/root/proc/sys/kernel/hostname"
-mkdir "$tmp/empty"
+cp -r "$PF_FIXTURES/slurm-fail" "$T/root"
+printf 'gpu<7>&"q'"'"'\001\377z\n' > "$T/root/proc/sys/kernel/hostname"
+mkdir "$T/empty"
 
 # --- JUnit -----------------------------------------------------------------
-rc=0
-"$PREFLIGHT" --root "$tmp/root" --only memlock,sysctl --format junit > "$tmp/a.xml" || rc=$?
-[ "$rc" -eq 1 ] || fail "junit run exited $rc, expected 1"
-xmllint --noout "$tmp/a.xml" || fail "xmllint rejects the JUnit output"
-rc=0
-"$PREFLIGHT" --root "$tmp/empty" --only memlock --format junit --output "$tmp/b.xml" || rc=$?
-[ "$rc" -eq 2 ] || fail "junit run on an empty root exited $rc, expected 2"
-xmllint --noout "$tmp/b.xml" || fail "xmllint rejects the JUnit output (error case)"
+pf --root "$T/root" --only memlock,sysctl --format junit
+expect_rc 1 "junit run"
+cp "$T/out" "$T/a.xml"
+xmllint --noout "$T/a.xml" || not_ok "xmllint rejects the JUnit output"
+pf --root "$T/empty" --only memlock --format junit --output "$T/b.xml"
+expect_rc 2 "junit run on an empty root"
+xmllint --noout "$T/b.xml" || not_ok "xmllint rejects the JUnit output (error case)"
 
-python3 - "$tmp/a.xml" "$tmp/b.xml" <<'EOF' || fail "JUnit structure"
+py_ok "JUnit structure" "$T/a.xml" "$T/b.xml" <<'EOF'
 import sys
 import xml.etree.ElementTree as ET
 
@@ -65,20 +60,20 @@ EOF
 # --- Prometheus --------------------------------------------------------------
 check="$PF_SOURCE_DIR/tests/cli/promcheck.py"
 # the checker itself must catch a duplicate series and a bad escape
-printf '# HELP preflight_x x\n# TYPE preflight_x gauge\npreflight_x{a="1"} 1\npreflight_x{a="1"} 2\n' > "$tmp/bad1.prom"
-printf '# HELP preflight_x x\n# TYPE preflight_x gauge\npreflight_x{a="\\t"} 1\n' > "$tmp/bad2.prom"
+printf '# HELP preflight_x x\n# TYPE preflight_x gauge\npreflight_x{a="1"} 1\npreflight_x{a="1"} 2\n' > "$T/bad1.prom"
+printf '# HELP preflight_x x\n# TYPE preflight_x gauge\npreflight_x{a="\\t"} 1\n' > "$T/bad2.prom"
 for b in bad1 bad2; do
-	python3 "$check" "$tmp/$b.prom" > /dev/null && fail "promcheck accepted $b.prom"
+	"$PY" "$check" "$T/$b.prom" > /dev/null && not_ok "promcheck accepted $b.prom"
 done
 
-rc=0
-"$PREFLIGHT" --root "$tmp/root" --only memlock,sysctl --format prom --output "$tmp/a.prom" || rc=$?
-[ "$rc" -eq 1 ] || fail "prom run exited $rc, expected 1"
-python3 "$check" "$tmp/a.prom" || fail "promcheck rejects the output"
-rc=0
-"$PREFLIGHT" --root "$tmp/empty" --only memlock --format prom > "$tmp/b.prom" || rc=$?
-[ "$rc" -eq 2 ] || fail "prom run on an empty root exited $rc, expected 2"
-python3 "$check" "$tmp/b.prom" || fail "promcheck rejects the output (error case)"
+pf --root "$T/root" --only memlock,sysctl --format prom --output "$T/a.prom"
+expect_rc 1 "prom run"
+"$PY" "$check" "$T/a.prom" && ok "promcheck" || not_ok "promcheck rejects the output"
+pf --root "$T/empty" --only memlock --format prom
+expect_rc 2 "prom run on an empty root"
+cp "$T/out" "$T/b.prom"
+"$PY" "$check" "$T/b.prom" && ok "promcheck (error case)" ||
+	not_ok "promcheck rejects the output (error case)"
 
 for want in \
 	'preflight_check_status{check="memlock",status="fail"} 1' \
@@ -90,17 +85,18 @@ for want in \
 	'preflight_expected{check="sysctl",subject="net.core.rmem_max",key="min"} 16777216' \
 	'preflight_finding_status{check="memlock",subject="process",status="fail"} 1'
 do
-	grep -qxF "$want" "$tmp/a.prom" || fail "missing line: $want"
+	grep -qxF "$want" "$T/a.prom" || not_ok "missing line: $want"
 done
 want=$(printf 'hostname="gpu<7>&\\"q'"'"'\357\277\275\357\277\275z"')
-grep '^preflight_info{' "$tmp/a.prom" | grep -qF "$want" || fail "hostname label not escaped as expected"
-grep -q '^preflight_last_run_timestamp_seconds [0-9]\{10\}$' "$tmp/a.prom" || fail "timestamp"
-grep -q '^preflight_check_status{check="memlock",status="error"} 1$' "$tmp/b.prom" || fail "error state"
+grep '^preflight_info{' "$T/a.prom" | grep -qF "$want" || not_ok "hostname label not escaped as expected"
+grep -q '^preflight_last_run_timestamp_seconds [0-9]\{10\}$' "$T/a.prom" || not_ok "timestamp"
+grep -q '^preflight_check_status{check="memlock",status="error"} 1$' "$T/b.prom" || not_ok "error state"
 # labels are stable across restarts: slurmd's pid is a value, never in a label
-"$PREFLIGHT" --no-config --root "$PF_FIXTURES/memlock-slurmd" --only memlock --format prom \
-	>"$tmp/c.prom" || true
-grep -q 'subject="slurmd",status="fail"' "$tmp/c.prom" || fail "slurmd finding missing"
-grep -q 'subject="slurmd\[' "$tmp/c.prom" && fail "a pid in a subject label"
-grep -qx 'preflight_observed{check="memlock",subject="slurmd",key="pid"} 4242' "$tmp/c.prom" ||
-	fail "slurmd's pid not observed"
-echo "ok"
+pf --no-config --root "$PF_FIXTURES/memlock-slurmd" --only memlock --format prom
+cp "$T/out" "$T/c.prom"
+grep -q 'subject="slurmd",status="fail"' "$T/c.prom" || not_ok "slurmd finding missing"
+grep -q 'subject="slurmd\[' "$T/c.prom" && not_ok "a pid in a subject label"
+grep -qx 'preflight_observed{check="memlock",subject="slurmd",key="pid"} 4242' "$T/c.prom" ||
+	not_ok "slurmd's pid not observed"
+
+done_testing

@@ -5,76 +5,81 @@
 # usr/bin/preflight --version.  Also checks the control fields, that the
 # install layout holds the profiles, bash completion and systemd unit, and
 # that the completion completes check names from `preflight --list`.
-set -eu
-: "${PREFLIGHT:?}" "${PF_SOURCE_DIR:?}"
+. "$(dirname "$0")/lib.sh"
 build=$(dirname "$PREFLIGHT")
 for b in cpack dpkg-deb bash; do
-	command -v "$b" >/dev/null || { echo "skip: $b not installed"; exit 77; }
+	command -v "$b" >/dev/null || skip_all "$b not installed"
 done
-[ -f "$build/CPackConfig.cmake" ] || { echo "skip: no CPackConfig.cmake in $build"; exit 77; }
+[ -f "$build/CPackConfig.cmake" ] || skip_all "no CPackConfig.cmake in $build"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# fatal: what follows needs it
+stop() {
+	not_ok "$*"
+	done_testing
+}
 
-(cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$tmp/out") > "$tmp/cpack.log" 2>&1 ||
-	{ cat "$tmp/cpack.log" >&2; fail "cpack -G DEB"; }
-deb=$(ls "$tmp"/out/preflight_*.deb 2>/dev/null | head -n 1)
-[ -n "$deb" ] || { cat "$tmp/cpack.log" >&2; fail "no preflight_*.deb written"; }
+(cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$T/pkg") > "$T/cpack.log" 2>&1 ||
+	{ cat "$T/cpack.log"; stop "cpack -G DEB"; }
+deb=$(ls "$T"/pkg/preflight_*.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || { cat "$T/cpack.log"; stop "no preflight_*.deb written"; }
+ok "cpack wrote $(basename "$deb")"
 
-[ "$(dpkg-deb -f "$deb" Package)" = preflight ] || fail "Package field"
+[ "$(dpkg-deb -f "$deb" Package)" = preflight ] || not_ok "Package field"
 deps=$(dpkg-deb -f "$deb" Depends)
 for d in libcjson1 libnl-3-200 libnl-genl-3-200 libnl-route-3-200 libhwloc15 libnuma1; do
-	echo "$deps" | grep -q "$d" || fail "Depends lacks $d: $deps"
+	echo "$deps" | grep -q "$d" || not_ok "Depends lacks $d: $deps"
 done
 
-dpkg-deb -x "$deb" "$tmp/root"
-version=$("$tmp/root/usr/bin/preflight" --version) || fail "extracted preflight --version failed"
-[ "$version" = "$("$PREFLIGHT" --version)" ] || fail "version '$version'"
-case "$version" in "preflight "[0-9]*) ;; *) fail "version line '$version'" ;; esac
+dpkg-deb -x "$deb" "$T/root" || stop "dpkg-deb -x"
+version=$("$T/root/usr/bin/preflight" --version) || not_ok "extracted preflight --version failed"
+[ "$version" = "$("$PREFLIGHT" --version)" ] || not_ok "version '$version'"
+case "$version" in "preflight "[0-9]*) ;; *) not_ok "version line '$version'" ;; esac
 
 for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service; do
-	[ -f "$tmp/root/$f" ] || fail "$f not in the package"
+	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
 n_prof=$(ls "$PF_SOURCE_DIR"/profiles/*.json | wc -l)
-n_inst=$(ls "$tmp"/root/usr/share/preflight/profiles/*.json | wc -l)
-[ "$n_prof" -gt 0 ] && [ "$n_inst" -eq "$n_prof" ] || fail "profiles: $n_inst installed of $n_prof"
+n_inst=$(ls "$T"/root/usr/share/preflight/profiles/*.json | wc -l)
+[ "$n_prof" -gt 0 ] && [ "$n_inst" -eq "$n_prof" ] || not_ok "profiles: $n_inst installed of $n_prof"
 grep -q '^ExecStart=.*--output /var/lib/preflight/report.json' \
-	"$tmp/root/usr/lib/systemd/system/preflight.service" || fail "unit ExecStart"
-grep -q '^StateDirectory=preflight$' "$tmp/root/usr/lib/systemd/system/preflight.service" ||
-	fail "unit StateDirectory"
+	"$T/root/usr/lib/systemd/system/preflight.service" || not_ok "unit ExecStart"
+grep -q '^StateDirectory=preflight$' "$T/root/usr/lib/systemd/system/preflight.service" ||
+	not_ok "unit StateDirectory"
 # a bare preflight runs the static checks: the unit's post-boot run keeps the full set
-grep -q '^Environment=PREFLIGHT_ARGS=--all$' "$tmp/root/usr/lib/systemd/system/preflight.service" ||
-	fail "unit does not run --all"
+grep -q '^Environment=PREFLIGHT_ARGS=--all$' "$T/root/usr/lib/systemd/system/preflight.service" ||
+	not_ok "unit does not run --all"
 
 # the completion, sourced in bash: check names come from the binary
-cat > "$tmp/comp.bash" <<EOF
-source "$tmp/root/usr/share/bash-completion/completions/preflight"
-COMP_WORDS=("$tmp/root/usr/bin/preflight" --only sysctl,mem); COMP_CWORD=2
+cat > "$T/comp.bash" <<EOF
+source "$T/root/usr/share/bash-completion/completions/preflight"
+COMP_WORDS=("$T/root/usr/bin/preflight" --only sysctl,mem); COMP_CWORD=2
 _preflight; printf '%s\n' "\${COMPREPLY[@]}"
-COMP_WORDS=("$tmp/root/usr/bin/preflight" --dr); COMP_CWORD=1
+COMP_WORDS=("$T/root/usr/bin/preflight" --dr); COMP_CWORD=1
 _preflight; printf '%s\n' "\${COMPREPLY[@]}"
-COMP_WORDS=("$tmp/root/usr/bin/preflight" --format ju); COMP_CWORD=2
+COMP_WORDS=("$T/root/usr/bin/preflight" --format ju); COMP_CWORD=2
 _preflight; printf '%s\n' "\${COMPREPLY[@]}"
 EOF
-bash "$tmp/comp.bash" > "$tmp/comp.out" 2>&1 || { cat "$tmp/comp.out" >&2; fail "completion script"; }
-printf 'sysctl,memlock\n--drain\n--drain-on\njunit\n' | cmp -s - "$tmp/comp.out" ||
-	{ cat "$tmp/comp.out" >&2; fail "completion results"; }
+bash "$T/comp.bash" > "$T/comp.out" 2>&1 || not_ok "completion script: $(cat "$T/comp.out")"
+printf 'sysctl,memlock\n--drain\n--drain-on\njunit\n' | cmp -s - "$T/comp.out" &&
+	ok "completion results" || not_ok "completion results: $(cat "$T/comp.out")"
 # Debian policy: compressed man page and changelog, a copyright file; the schema ships
 for f in usr/share/man/man1/preflight.1.gz usr/share/doc/preflight/changelog.gz \
 	usr/share/doc/preflight/copyright usr/share/preflight/report.schema.json; do
-	[ -f "$tmp/root/$f" ] || fail "$f not in the package"
+	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
-[ -e "$tmp/root/usr/share/man/man1/preflight.1" ] && fail "uncompressed man page in the package"
+[ -e "$T/root/usr/share/man/man1/preflight.1" ] && not_ok "uncompressed man page in the package"
 maint=$(dpkg-deb -f "$deb" Maintainer)
-case $maint in *@localhost*|"") fail "Maintainer '$maint'" ;; esac
+case $maint in *@localhost*|"") not_ok "Maintainer '$maint'" ;; esac
 # lintian, when installed (scripts/setup.sh --test installs it): no error
 if command -v lintian >/dev/null; then
-	lintian "$deb" >"$tmp/lintian.out" 2>&1
-	grep '^E:' "$tmp/lintian.out" && fail "lintian errors (above)"
-	echo "ok: lintian: no error ($(grep -c '^W:' "$tmp/lintian.out") warnings)"
+	lintian "$deb" >"$T/lintian.out" 2>&1
+	if grep '^E:' "$T/lintian.out"; then
+		not_ok "lintian errors (above)"
+	else
+		ok "lintian: no error ($(grep -c '^W:' "$T/lintian.out") warnings)"
+	fi
 else
-	echo "skip: lintian not installed (the package's lint was not checked)"
+	echo "note: lintian not installed (the package's lint was not checked)"
 fi
 
 # the unit's drop-in example is valid as written: systemd.exec(5) wants the whole
@@ -82,26 +87,27 @@ fi
 ex=$(sed -n 's/^#   \(Environment=.*--profile.*\)$/\1/p' "$PF_SOURCE_DIR/contrib/systemd/preflight.service")
 case $ex in
 'Environment="PREFLIGHT_ARGS='*'"') ;;
-*) fail "the unit's drop-in example is not a quoted assignment: '$ex'" ;;
+*) not_ok "the unit's drop-in example is not a quoted assignment: '$ex'" ;;
 esac
 prof=$(printf '%s' "$ex" | sed 's/.*--profile \([^"]*\)".*/\1/')
-[ -f "$tmp/root$prof" ] || fail "the drop-in example names $prof, which the package does not ship"
+[ -f "$T/root$prof" ] || not_ok "the drop-in example names $prof, which the package does not ship"
 
 # cmake --install then cpack: cpack stages its own component and leaves the
 # install manifest alone; the uninstall target removes every file it lists
-inst=$tmp/inst
+inst=$T/inst
 # keep a manifest of the user's own install of this build directory
-[ -f "$build/install_manifest.txt" ] && cp "$build/install_manifest.txt" "$tmp/user-manifest"
-trap '[ -f "$tmp/user-manifest" ] && cp "$tmp/user-manifest" "$build/install_manifest.txt"; rm -rf "$tmp"' EXIT
-cmake --install "$build" --prefix "$inst" >"$tmp/install.log" 2>&1 || fail "cmake --install"
+[ -f "$build/install_manifest.txt" ] && cp "$build/install_manifest.txt" "$T/user-manifest"
+trap '[ -f "$T/user-manifest" ] && cp "$T/user-manifest" "$build/install_manifest.txt"; rm -rf "$T"' EXIT INT TERM
+cmake --install "$build" --prefix "$inst" >"$T/install.log" 2>&1 || stop "cmake --install"
 manifest=$(cat "$build/install_manifest.txt")
-(cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$tmp/out2") >/dev/null 2>&1 ||
-	fail "second cpack"
+(cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$T/out2") >/dev/null 2>&1 ||
+	not_ok "second cpack"
 [ "$(cat "$build/install_manifest.txt")" = "$manifest" ] ||
-	fail "cpack replaced the manifest of cmake --install"
-cmake --build "$build" --target uninstall >"$tmp/uninstall.log" 2>&1 ||
-	{ cat "$tmp/uninstall.log" >&2; fail "uninstall target"; }
+	not_ok "cpack replaced the manifest of cmake --install"
+cmake --build "$build" --target uninstall >"$T/uninstall.log" 2>&1 ||
+	not_ok "uninstall target: $(tail -5 "$T/uninstall.log")"
 left=$(find "$inst" -type f | head -3)
-[ -z "$left" ] || fail "uninstall left files: $left"
+[ -z "$left" ] && ok "uninstall removed what cmake --install wrote" ||
+	not_ok "uninstall left files: $left"
 
-echo "ok: $(basename "$deb")"
+done_testing
