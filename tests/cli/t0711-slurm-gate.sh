@@ -8,14 +8,9 @@
 # "drain_on") drains, and under Slurm a verdict below it exits 0; a usage or
 # profile error under --drain drains with "preflight: config error: ...";
 # --check-config never runs a check nor scontrol.
-set -eu
-: "${PREFLIGHT:?}" "${PF_FIXTURES:?}" "${PF_SOURCE_DIR:?}"
+. "$(dirname "$0")/lib.sh"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$tmp/log" ] && sed 's/^/  scontrol log: /' "$tmp/log" >&2; exit 1; }
-
-cat > "$tmp/scontrol" <<'EOF'
+cat > "$T/scontrol" <<'EOF'
 #!/bin/sh
 # fake scontrol: one line per argument, a "--" line after each call
 for a in "$@"; do printf '%s\n' "$a"; done >> "$FAKE_LOG"
@@ -27,8 +22,8 @@ if [ "$1" = show ]; then
 fi
 exit "${FAKE_RC:-0}"
 EOF
-chmod +x "$tmp/scontrol"
-export SCONTROL="$tmp/scontrol" FAKE_LOG="$tmp/log" SLURMD_NODENAME=gpu-047
+chmod +x "$T/scontrol"
+export SCONTROL="$T/scontrol" FAKE_LOG="$T/log" SLURMD_NODENAME=gpu-047
 unset SLURM_JOB_ID
 
 pass="$PF_FIXTURES/slurm-pass" bad="$PF_FIXTURES/slurm-fail"
@@ -37,155 +32,153 @@ undecided="$PF_FIXTURES/sysctl-garbage"
 ereason="preflight: sysctl: net.core.rmem_max: cannot parse /proc/sys/net/core/rmem_max: unexpected contents"
 reason="preflight: memlock: process: hard limit 64 KiB, expected unlimited"
 
-# run ROOT [args]: sets rc, leaves stderr in $tmp/err
+# run ROOT [args]: pf on ROOT with an empty scontrol log
 run() {
 	root=$1; shift
-	: > "$tmp/log"
-	rc=0
-	"$PREFLIGHT" --root "$root" --only memlock,sysctl --format json "$@" \
-		> "$tmp/out" 2> "$tmp/err" || rc=$?
+	: > "$T/log"
+	pf --root "$root" --only memlock,sysctl --format json "$@"
 }
 
 # 1. failing root, --drain, node idle: show, then one update with the reason as one argument
 FAKE_STATE=IDLE FAKE_REASON= run "$bad" --drain
-[ "$rc" -eq 1 ] || fail "drain: exit $rc, expected 1"
-printf 'show\nnode\ngpu-047\n--\nupdate\nNodeName=gpu-047\nState=DRAIN\nReason=%s\n--\n' "$reason" > "$tmp/want"
-cmp -s "$tmp/log" "$tmp/want" || fail "drain: unexpected scontrol calls"
-grep -qxF "$reason" "$tmp/err" || fail "drain: reason line missing on stderr"
-grep -q '"verdict":[[:space:]]*"fail"' "$tmp/out" || fail "drain: report missing on stdout"
+expect_rc 1 "drain"
+printf 'show\nnode\ngpu-047\n--\nupdate\nNodeName=gpu-047\nState=DRAIN\nReason=%s\n--\n' "$reason" > "$T/want"
+cmp -s "$T/log" "$T/want" || not_ok "drain: unexpected scontrol calls"
+grep -qxF "$reason" "$T/err" || not_ok "drain: reason line missing on stderr"
+grep -q '"verdict":[[:space:]]*"fail"' "$T/out" || not_ok "drain: report missing on stdout"
 
 # 2. already drained by an operator: reason kept, no update
 FAKE_STATE=IDLE+DRAIN FAKE_REASON="bad DIMM, ticket 42" run "$bad" --drain
-[ "$rc" -eq 1 ] || fail "operator drain: exit $rc"
-grep -qx update "$tmp/log" && fail "operator drain: preflight replaced an operator's reason"
-grep -q "left as it is" "$tmp/err" || fail "operator drain: no note on stderr"
+expect_rc 1 "operator drain"
+grep -qx update "$T/log" && not_ok "operator drain: preflight replaced an operator's reason"
+grep -q "left as it is" "$T/err" || not_ok "operator drain: no note on stderr"
 
 # 3. drained earlier by preflight: the reason is refreshed
 FAKE_STATE=IDLE+DRAIN FAKE_REASON="preflight: sysctl: old" run "$bad" --drain
-grep -qxF "Reason=$reason" "$tmp/log" || fail "preflight drain: reason not refreshed"
+grep -qxF "Reason=$reason" "$T/log" || not_ok "preflight drain: reason not refreshed"
 
 # 4. passing root, --undrain, drained by preflight: resumed
 FAKE_STATE=IDLE+DRAIN FAKE_REASON="preflight: memlock: old" run "$pass" --undrain
-[ "$rc" -eq 0 ] || fail "undrain: exit $rc, expected 0"
-printf 'show\nnode\ngpu-047\n--\nupdate\nNodeName=gpu-047\nState=RESUME\n--\n' > "$tmp/want"
-cmp -s "$tmp/log" "$tmp/want" || fail "undrain: unexpected scontrol calls"
-[ -s "$tmp/err" ] && ! grep -q "resumed node gpu-047" "$tmp/err" && fail "undrain: stderr: $(cat "$tmp/err")"
+expect_rc 0 "undrain"
+printf 'show\nnode\ngpu-047\n--\nupdate\nNodeName=gpu-047\nState=RESUME\n--\n' > "$T/want"
+cmp -s "$T/log" "$T/want" || not_ok "undrain: unexpected scontrol calls"
+[ -s "$T/err" ] && ! grep -q "resumed node gpu-047" "$T/err" && not_ok "undrain: stderr: $(cat "$T/err")"
 
 # 5. --undrain leaves an operator's drain and an idle node alone
 FAKE_STATE=DRAIN FAKE_REASON="maintenance" run "$pass" --undrain
-grep -qx update "$tmp/log" && fail "undrain resumed a node drained by an operator"
+grep -qx update "$T/log" && not_ok "undrain resumed a node drained by an operator"
 FAKE_STATE=IDLE FAKE_REASON= run "$pass" --undrain
-grep -qx update "$tmp/log" && fail "undrain touched an idle node"
+grep -qx update "$T/log" && not_ok "undrain touched an idle node"
 
 # 6. --undrain on a failing root does not resume; --drain on a passing root does nothing
 FAKE_STATE=DRAIN FAKE_REASON="preflight: memlock: x" run "$bad" --undrain
-[ -s "$tmp/log" ] && fail "undrain called scontrol on a failing verdict"
+[ -s "$T/log" ] && not_ok "undrain called scontrol on a failing verdict"
 FAKE_STATE=IDLE run "$pass" --drain
-[ -s "$tmp/log" ] && fail "drain called scontrol on a passing verdict"
-[ -s "$tmp/err" ] && fail "passing run wrote to stderr: $(cat "$tmp/err")"
+[ -s "$T/log" ] && not_ok "drain called scontrol on a passing verdict"
+[ -s "$T/err" ] && not_ok "passing run wrote to stderr: $(cat "$T/err")"
 
 # 7. scontrol failing does not change the exit code
 FAKE_STATE=IDLE FAKE_RC=1 run "$bad" --drain
-[ "$rc" -eq 1 ] || fail "scontrol failure changed the exit code to $rc"
-grep -q "exited with status 1" "$tmp/err" || fail "scontrol failure not reported"
+[ "$rc" -eq 1 ] || not_ok "scontrol failure changed the exit code to $rc"
+grep -q "exited with status 1" "$T/err" || not_ok "scontrol failure not reported"
 
 # 8. under Slurm (SLURM_JOB_ID), no flags: the reason line only, no scontrol
 SLURM_JOB_ID=17 FAKE_STATE=IDLE run "$bad"
-[ "$rc" -eq 1 ] || fail "prolog mode: exit $rc"
-[ -s "$tmp/log" ] && fail "prolog mode without --drain called scontrol"
-[ "$(cat "$tmp/err")" = "$reason" ] || fail "prolog mode stderr: $(cat "$tmp/err")"
+expect_rc 1 "prolog mode"
+[ -s "$T/log" ] && not_ok "prolog mode without --drain called scontrol"
+[ "$(cat "$T/err")" = "$reason" ] || not_ok "prolog mode stderr: $(cat "$T/err")"
 unset SLURMD_NODENAME
 run "$bad"
-[ -s "$tmp/err" ] && fail "outside Slurm, stderr: $(cat "$tmp/err")"
+[ -s "$T/err" ] && not_ok "outside Slurm, stderr: $(cat "$T/err")"
 
 # 9. node name falls back to the short hostname
 FAKE_STATE=IDLE run "$bad" --drain
-grep -qx "NodeName=$(uname -n | cut -d. -f1)" "$tmp/log" || fail "node name fallback"
+grep -qx "NodeName=$(uname -n | cut -d. -f1)" "$T/log" || not_ok "node name fallback"
 export SLURMD_NODENAME=gpu-047
 
 # 10. error alone: --drain does not drain on it, exit 0 under Slurm, the reason and why on stderr
 FAKE_STATE=IDLE run "$undecided" --drain
-[ "$rc" -eq 0 ] || fail "error under --drain: exit $rc, expected 0 (a Prolog would drain)"
-[ -s "$tmp/log" ] && fail "error under --drain called scontrol: $(tr '\n' ' ' < "$tmp/log")"
-grep -qxF "$ereason" "$tmp/err" || fail "error: reason line missing: $(cat "$tmp/err")"
-grep -q "not draining on error: the node drains on fail only" "$tmp/err" || fail "error: no note"
-grep -q '"verdict":[[:space:]]*"error"' "$tmp/out" || fail "error: the report's verdict"
+[ "$rc" -eq 0 ] || not_ok "error under --drain: exit $rc, expected 0 (a Prolog would drain)"
+[ -s "$T/log" ] && not_ok "error under --drain called scontrol: $(tr '\n' ' ' < "$T/log")"
+grep -qxF "$ereason" "$T/err" || not_ok "error: reason line missing: $(cat "$T/err")"
+grep -q "not draining on error: the node drains on fail only" "$T/err" || not_ok "error: no note"
+grep -q '"verdict":[[:space:]]*"error"' "$T/out" || not_ok "error: the report's verdict"
 SLURM_JOB_ID=17 run "$undecided"
-[ "$rc" -eq 0 ] || fail "error in a Prolog without --drain: exit $rc, expected 0"
-grep -qxF "$ereason" "$tmp/err" || fail "error in a Prolog: reason line missing"
+expect_rc 0 "error in a Prolog without --drain"
+grep -qxF "$ereason" "$T/err" || not_ok "error in a Prolog: reason line missing"
 run "$undecided" --slurm
-[ "$rc" -eq 0 ] || fail "error with --slurm: exit $rc, expected 0"
+expect_rc 0 "error with --slurm"
 # outside Slurm the exit codes are as documented
-(unset SLURMD_NODENAME; run "$undecided"; [ "$rc" -eq 2 ]) || fail "error outside Slurm: not exit 2"
+(unset SLURMD_NODENAME; run "$undecided"; [ "$rc" -eq 2 ]) || not_ok "error outside Slurm: not exit 2"
 
 # 11. --drain-on error (or the profile's "drain_on") drains on it, with its reason, exit 2
 FAKE_STATE=IDLE run "$undecided" --drain --drain-on error
-[ "$rc" -eq 2 ] || fail "--drain-on error: exit $rc, expected 2"
-grep -qxF "Reason=$ereason" "$tmp/log" || fail "--drain-on error: not drained with the reason"
-echo '{ "name": "site", "drain_on": "error" }' > "$tmp/site.json"
-FAKE_STATE=IDLE run "$undecided" --drain --profile "$tmp/site.json"
-[ "$rc" -eq 2 ] || fail "drain_on error in the profile: exit $rc, expected 2"
-grep -qxF "Reason=$ereason" "$tmp/log" || fail "drain_on in the profile: not drained"
+expect_rc 2 "--drain-on error"
+grep -qxF "Reason=$ereason" "$T/log" || not_ok "--drain-on error: not drained with the reason"
+echo '{ "name": "site", "drain_on": "error" }' > "$T/site.json"
+FAKE_STATE=IDLE run "$undecided" --drain --profile "$T/site.json"
+expect_rc 2 "drain_on error in the profile"
+grep -qxF "Reason=$ereason" "$T/log" || not_ok "drain_on in the profile: not drained"
 # the command line wins over the profile
-FAKE_STATE=IDLE run "$undecided" --drain --profile "$tmp/site.json" --drain-on fail
-[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] || fail "--drain-on fail did not win over the profile"
+FAKE_STATE=IDLE run "$undecided" --drain --profile "$T/site.json" --drain-on fail
+[ "$rc" -eq 0 ] && [ ! -s "$T/log" ] || not_ok "--drain-on fail did not win over the profile"
 # a fail drains whatever drain_on says
 FAKE_STATE=IDLE run "$bad" --drain --drain-on error
-[ "$rc" -eq 1 ] && grep -qxF "Reason=$reason" "$tmp/log" || fail "fail with --drain-on error"
+[ "$rc" -eq 1 ] && grep -qxF "Reason=$reason" "$T/log" || not_ok "fail with --drain-on error"
 
 # 12. --drain-on warn: a warning drains (exit 1); by default a warning passes
 warn="--set sysctl.rmem_max=999999999999 --set sysctl.warn_only=net.core.rmem_max"
 # shellcheck disable=SC2086
 FAKE_STATE=IDLE run "$pass" --drain --drain-on warn $warn
-[ "$rc" -eq 1 ] || fail "--drain-on warn on a warning: exit $rc, expected 1"
-grep -q "^Reason=preflight: sysctl: net.core.rmem_max: " "$tmp/log" || fail "warn not drained"
+expect_rc 1 "--drain-on warn on a warning"
+grep -q "^Reason=preflight: sysctl: net.core.rmem_max: " "$T/log" || not_ok "warn not drained"
 # shellcheck disable=SC2086
 FAKE_STATE=IDLE run "$pass" --drain $warn
-[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] && [ ! -s "$tmp/err" ] || fail "a warning drained by default"
+[ "$rc" -eq 0 ] && [ ! -s "$T/log" ] && [ ! -s "$T/err" ] || not_ok "a warning drained by default"
 
 # 13. --undrain never resumes on error (undecided is not healthy), nor on a warn that drains
 FAKE_STATE=DRAIN FAKE_REASON="preflight: memlock: x" run "$undecided" --undrain
-grep -qx update "$tmp/log" && fail "undrain resumed a node on an error verdict"
+grep -qx update "$T/log" && not_ok "undrain resumed a node on an error verdict"
 # shellcheck disable=SC2086
 FAKE_STATE=DRAIN FAKE_REASON="preflight: sysctl: x" run "$pass" --undrain --drain-on warn $warn
-grep -qx update "$tmp/log" && fail "undrain resumed on a warn with --drain-on warn"
+grep -qx update "$T/log" && not_ok "undrain resumed on a warn with --drain-on warn"
 # shellcheck disable=SC2086
 FAKE_STATE=DRAIN FAKE_REASON="preflight: sysctl: x" run "$pass" --undrain $warn
-grep -qx State=RESUME "$tmp/log" || fail "undrain did not resume on a warn below drain_on"
+grep -qx State=RESUME "$T/log" || not_ok "undrain did not resume on a warn below drain_on"
 
 # 14. a usage or profile error under --drain drains with "config error"; exit 64
 FAKE_STATE=IDLE run "$pass" --drain --only memlok
-[ "$rc" -eq 64 ] || fail "typo: exit $rc, expected 64"
+expect_rc 64 "typo"
 grep -qxF "Reason=preflight: config error: --only: unknown check or tag 'memlok' (see --list)" \
-	"$tmp/log" || fail "typo: not drained with the config error: $(cat "$tmp/log")"
+	"$T/log" || not_ok "typo: not drained with the config error: $(cat "$T/log")"
 FAKE_STATE=IDLE run "$pass" --set port_errors.mode=bogus --drain
-grep -q "^Reason=preflight: config error: --set 'port_errors.mode=bogus'" "$tmp/log" ||
-	fail "bad setting: not drained with the config error"
-echo '{ "drain_on": "sometimes" }' > "$tmp/bad.json"
-FAKE_STATE=IDLE run "$pass" --drain --profile "$tmp/bad.json"
-[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: profile .*drain_on" "$tmp/log" ||
-	fail "bad drain_on: exit $rc, $(cat "$tmp/log")"
+grep -q "^Reason=preflight: config error: --set 'port_errors.mode=bogus'" "$T/log" ||
+	not_ok "bad setting: not drained with the config error"
+echo '{ "drain_on": "sometimes" }' > "$T/bad.json"
+FAKE_STATE=IDLE run "$pass" --drain --profile "$T/bad.json"
+[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: profile .*drain_on" "$T/log" ||
+	not_ok "bad drain_on: exit $rc, $(cat "$T/log")"
 FAKE_STATE=IDLE run "$pass" --drain --drain-on never
-[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: --drain-on: 'never'" "$tmp/log" ||
-	fail "bad --drain-on: exit $rc"
+[ "$rc" -eq 64 ] && grep -q "^Reason=preflight: config error: --drain-on: 'never'" "$T/log" ||
+	not_ok "bad --drain-on: exit $rc"
 # an operator's drain is kept
 FAKE_STATE=DRAIN FAKE_REASON="bad DIMM" run "$pass" --drain --only memlok
-grep -qx update "$tmp/log" && fail "config error replaced an operator's drain"
+grep -qx update "$T/log" && not_ok "config error replaced an operator's drain"
 # without --drain: exit 64, no scontrol
 run "$pass" --only memlok
-[ "$rc" -eq 64 ] && [ ! -s "$tmp/log" ] || fail "typo without --drain: exit $rc or scontrol called"
+[ "$rc" -eq 64 ] && [ ! -s "$T/log" ] || not_ok "typo without --drain: exit $rc or scontrol called"
 
 # 15. --check-config: the wrapper's arguments checked, nothing run, scontrol never called
 FAKE_STATE=IDLE run "$pass" --drain --check-config --only memlok
-[ "$rc" -eq 64 ] && [ ! -s "$tmp/log" ] || fail "--check-config typo: exit $rc, or scontrol called"
-grep -q "unknown check or tag 'memlok'" "$tmp/err" || fail "--check-config: the typo is not named"
-FAKE_STATE=IDLE run "$bad" --drain --check-config --set memlock.min_kib=65536 --output "$tmp/x/y.json"
-[ "$rc" -eq 0 ] && [ ! -s "$tmp/log" ] || fail "--check-config: exit $rc, or scontrol called"
-[ -e "$tmp/x" ] && fail "--check-config created the output's directory"
-grep -qx "checks:    memlock, sysctl (2 of [0-9]*)" "$tmp/out" || fail "--check-config: selection"
-grep -qx '  memlock.min_kib = 65536 (--set)' "$tmp/out" || fail "--check-config: settings"
-grep -q "^slurm: .*drains on fail" "$tmp/out" || fail "--check-config: drain policy"
-grep -q '"verdict"' "$tmp/out" && fail "--check-config ran the checks"
+[ "$rc" -eq 64 ] && [ ! -s "$T/log" ] || not_ok "--check-config typo: exit $rc, or scontrol called"
+grep -q "unknown check or tag 'memlok'" "$T/err" || not_ok "--check-config: the typo is not named"
+FAKE_STATE=IDLE run "$bad" --drain --check-config --set memlock.min_kib=65536 --output "$T/x/y.json"
+[ "$rc" -eq 0 ] && [ ! -s "$T/log" ] || not_ok "--check-config: exit $rc, or scontrol called"
+[ -e "$T/x" ] && not_ok "--check-config created the output's directory"
+grep -qx "checks:    memlock, sysctl (2 of [0-9]*)" "$T/out" || not_ok "--check-config: selection"
+grep -qx '  memlock.min_kib = 65536 (--set)' "$T/out" || not_ok "--check-config: settings"
+grep -q "^slurm: .*drains on fail" "$T/out" || not_ok "--check-config: drain policy"
+grep -q '"verdict"' "$T/out" && not_ok "--check-config ran the checks"
 
 # 16. every script the docs show is valid as pasted: a block holding "#!" starts with it
 # (a comment above "#!/bin/sh" made slurmd fail with "Exec format error")
@@ -194,6 +187,7 @@ for doc in "$PF_SOURCE_DIR/README.md" "$PF_SOURCE_DIR/docs/slurm.md"; do
 		/^```/ { if (inb) { inb = 0 } else { inb = 1; first = 1 }; next }
 		inb && first { first = 0; if ($0 !~ /^#!/) head = $0; else head = ""; next }
 		inb && /^#!/ && head != "" { print doc ": \"#!\" below \"" head "\""; bad = 1 }
-		END { exit bad }' "$doc" || fail "a script in $doc does not start with #!"
+		END { exit bad }' "$doc" || not_ok "a script in $doc does not start with #!"
 done
-echo ok
+
+done_testing
