@@ -28,6 +28,12 @@ skip_all() {
 	exit 77
 }
 
+# bail_out REASON: a failure after which the rest of the test cannot run
+bail_out() {
+	not_ok "$* (bailing out)"
+	done_testing
+}
+
 # need_python: skip unless python3 runs (tests/gen_root.py, the helpers)
 need_python() {
 	"$PY" -c '' 2>/dev/null || skip_all "python3 not found"

@@ -23,24 +23,24 @@
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
 # without the Slurm binaries, python3 or root.  The daemons are always killed.
-set -eu
-: "${PREFLIGHT:?}" "${PF_FIXTURES:?}" "${PF_SOURCE_DIR:?}"
+. "$(dirname "$0")/lib.sh"
 
 for b in slurmctld slurmd scontrol srun sbatch sinfo; do
 	command -v "$b" >/dev/null 2>&1 ||
 		PATH="$PATH:/usr/sbin:/sbin" command -v "$b" >/dev/null 2>&1 ||
-		{ echo "skip: $b not found (scripts/setup.sh --test installs slurm-wlm)"; exit 77; }
+		skip_all "$b not found (scripts/setup.sh --test installs slurm-wlm)"
 done
 PATH="$PATH:/usr/sbin:/sbin"
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (slurmd runs jobs as SlurmdUser=root)"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 (tests/gen_root.py) not found"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (slurmd runs jobs as SlurmdUser=root)"
+need_python
 
-tmp=$(mktemp -d /tmp/pf-slurm.XXXXXX)
+# Each step needs the state the one before left: a failure bails out (fail).
+tmp=$T
 chmod 755 "$tmp"
 ctld_pid="" d_pid=""
-stop() {
+stop_daemons() {
 	for p in $d_pid $ctld_pid; do
-		kill "$p" 2>/dev/null || true
+		kill "$p" 2>/dev/null
 	done
 	for p in $d_pid $ctld_pid; do
 		i=0
@@ -50,13 +50,13 @@ stop() {
 	wait 2>/dev/null || true
 	rm -rf "$tmp"
 }
-trap stop EXIT
+trap stop_daemons EXIT
 trap 'exit 1' INT TERM HUP
+# fail REASON: the node's state and the daemons' logs, then bail out
 fail() {
-	echo "FAIL: $*" >&2
-	scontrol show node "$node" >&2 2>&1 || true
-	for f in "$tmp"/log/*; do echo "== $f" >&2; tail -n 25 "$f" >&2; done
-	exit 1
+	scontrol show node "$node" 2>&1 || true
+	for f in "$tmp"/log/*; do echo "== $f"; tail -n 25 "$f"; done
+	bail_out "$*"
 }
 
 node=$(hostname -s)
@@ -97,9 +97,10 @@ EOF
 # The generated nodes, and a copy of dgx-h100.json whose NIC lists fit them
 # (gen_root names the 8 compute NICs mlx5_0..7; DGX OS numbers them apart).
 gen="$PF_SOURCE_DIR/tests/gen_root.py"
-python3 "$gen" "$tmp/node-ok" > /dev/null
-python3 "$gen" "$tmp/node-down" --down-port mlx5_3 > /dev/null
-python3 "$gen" "$tmp/node-undecided" --file "proc/sys/net/core/rmem_max=garbage" > /dev/null
+"$PY" "$gen" "$tmp/node-ok" > /dev/null || fail "gen_root.py node-ok"
+"$PY" "$gen" "$tmp/node-down" --down-port mlx5_3 > /dev/null || fail "gen_root.py node-down"
+"$PY" "$gen" "$tmp/node-undecided" --file "proc/sys/net/core/rmem_max=garbage" > /dev/null ||
+	fail "gen_root.py node-undecided"
 sed -e 's/"ignore": "mlx5_1,mlx5_2,mlx5_7,mlx5_8"/"ignore": ""/' -e 's/"nics": "[^"]*"/"nics": ""/' \
 	"$PF_SOURCE_DIR/profiles/dgx-h100.json" > "$tmp/dgx-h100.json"
 
@@ -178,12 +179,14 @@ for c in memlock sysctl nic_link_speed pcie_link gpu_nic_numa port_errors; do
 done
 grep -q "^checks: .* (6 of " "$tmp/log/check-config.out" || fail "--check-config: the selection"
 [ -e "$tmp/var/lib/preflight" ] && fail "--check-config created the report's directory"
+ok "0. the Prolog's --check-config runs nothing"
 
 # 1. a healthy node: the job runs; the Prolog created /var/lib/preflight
 echo "$tmp/node-ok" > "$tmp/prolog-root"
 job_runs healthy
 [ "$(stat -c %a "$tmp/var/lib/preflight")" = 755 ] || fail "the report's directory: not 0755"
 grep -q '"verdict":[[:space:]]*"pass"' "$report" || fail "prolog report (healthy)"
+ok "1. a healthy node runs the job"
 
 # 2. a port down: the job's Prolog fails and drains the node with preflight's reason
 echo "$tmp/node-down" > "$tmp/prolog-root"
@@ -198,25 +201,26 @@ case "$reason" in
 esac
 grep -q '"verdict":[[:space:]]*"fail"' "$report" || fail "prolog report (fail)"
 grep -q '^preflight: nic_link_speed: ' "$tmp/log/prolog.err" || fail "no reason line in the Prolog's stderr"
+ok "2. a port down drains the node with preflight's reason"
 
 # 3. --undrain: kept drained on the failing node; resumed (State=RESUME) on the healthy one
 export SLURMD_NODENAME="$node" SCONTROL="$(command -v scontrol)"
-rc=0
-"$PREFLIGHT" --root "$tmp/node-down" --only nic_link_speed --undrain --format json \
-	> /dev/null 2> "$tmp/log/undrain1.err" || rc=$?
+pf --root "$tmp/node-down" --only nic_link_speed --undrain --format json
 [ "$rc" -eq 1 ] || fail "undrain on the failing node exited $rc"
 node_state | grep -q 'DRAIN' || fail "undrain resumed a failing node"
-"$PREFLIGHT" --root "$tmp/node-ok" --only nic_link_speed --undrain --format json \
-	> /dev/null 2> "$tmp/log/undrain2.err" || fail "undrain on the healthy node: exit $?"
-grep -q "resumed node $node" "$tmp/log/undrain2.err" || fail "undrain did not resume"
+pf --root "$tmp/node-ok" --only nic_link_speed --undrain --format json
+[ "$rc" -eq 0 ] || fail "undrain on the healthy node: exit $rc"
+grep -q "resumed node $node" "$T/err" || fail "undrain did not resume: $(cat "$T/err")"
 unset SLURMD_NODENAME SCONTROL
 wait_state '^IDLE$'
+ok "3. --undrain keeps a failing node drained and resumes a healthy one"
 
 # 4. a check that cannot decide (error) and nothing failed: the job runs, no drain
 echo "$tmp/node-undecided" > "$tmp/prolog-root"
 job_runs undecided
 grep -q '"verdict":[[:space:]]*"error"' "$report" || fail "prolog report (error)"
 grep -q "not draining on error" "$tmp/log/prolog.err" || fail "no note on the error in stderr"
+ok "4. an undecided check lets the job run"
 
 # 5. a typo in the wrapper: --check-config says so and leaves the node alone; as the
 #    Prolog it drains the node with "config error"
@@ -238,4 +242,5 @@ case "$reason" in
 "preflight: config error: --only: unknown check or tag 'memlok'"*) ;;
 *) fail "drain reason is '$reason', expected 'preflight: config error: ...'" ;;
 esac
-echo "ok in $((150 - $(left))) s"
+ok "5. a typo in the Prolog drains with a config error ($((150 - $(left))) s in all)"
+done_testing

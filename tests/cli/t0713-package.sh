@@ -12,16 +12,10 @@ for b in cpack dpkg-deb bash; do
 done
 [ -f "$build/CPackConfig.cmake" ] || skip_all "no CPackConfig.cmake in $build"
 
-# fatal: what follows needs it
-stop() {
-	not_ok "$*"
-	done_testing
-}
-
 (cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$T/pkg") > "$T/cpack.log" 2>&1 ||
-	{ cat "$T/cpack.log"; stop "cpack -G DEB"; }
+	{ cat "$T/cpack.log"; bail_out "cpack -G DEB"; }
 deb=$(ls "$T"/pkg/preflight_*.deb 2>/dev/null | head -n 1)
-[ -n "$deb" ] || { cat "$T/cpack.log"; stop "no preflight_*.deb written"; }
+[ -n "$deb" ] || { cat "$T/cpack.log"; bail_out "no preflight_*.deb written"; }
 ok "cpack wrote $(basename "$deb")"
 
 [ "$(dpkg-deb -f "$deb" Package)" = preflight ] || not_ok "Package field"
@@ -30,7 +24,7 @@ for d in libcjson1 libnl-3-200 libnl-genl-3-200 libnl-route-3-200 libhwloc15 lib
 	echo "$deps" | grep -q "$d" || not_ok "Depends lacks $d: $deps"
 done
 
-dpkg-deb -x "$deb" "$T/root" || stop "dpkg-deb -x"
+dpkg-deb -x "$deb" "$T/root" || bail_out "dpkg-deb -x"
 version=$("$T/root/usr/bin/preflight" --version) || not_ok "extracted preflight --version failed"
 [ "$version" = "$("$PREFLIGHT" --version)" ] || not_ok "version '$version'"
 case "$version" in "preflight "[0-9]*) ;; *) not_ok "version line '$version'" ;; esac
@@ -98,7 +92,7 @@ inst=$T/inst
 # keep a manifest of the user's own install of this build directory
 [ -f "$build/install_manifest.txt" ] && cp "$build/install_manifest.txt" "$T/user-manifest"
 trap '[ -f "$T/user-manifest" ] && cp "$T/user-manifest" "$build/install_manifest.txt"; rm -rf "$T"' EXIT INT TERM
-cmake --install "$build" --prefix "$inst" >"$T/install.log" 2>&1 || stop "cmake --install"
+cmake --install "$build" --prefix "$inst" >"$T/install.log" 2>&1 || bail_out "cmake --install"
 manifest=$(cat "$build/install_manifest.txt")
 (cd "$build" && cpack -G DEB --config CPackConfig.cmake -B "$T/out2") >/dev/null 2>&1 ||
 	not_ok "second cpack"
