@@ -5,10 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 py=$(schema_python)
-if [ -z "$py" ]; then
-	echo "skip: no python3 with jsonschema (apt-get install python3-jsonschema)"
-	exit 77
-fi
+[ -n "$py" ] || skip_all "no python3 with jsonschema (apt-get install python3-jsonschema)"
 
 for root in sysctl-pass sysctl-fail sysctl-missing sysctl-garbage memlock-unlimited \
 	memlock-finite memlock-soft-below-hard memlock-slurmd; do

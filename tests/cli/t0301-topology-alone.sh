@@ -11,10 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 SHARED=${PF_SHARED_DIR:-$PF_SOURCE_DIR/../shared}/fixtures
-if [ ! -d "$SHARED/hwloc-xml" ]; then
-	echo "skip: $SHARED/hwloc-xml absent: the real exports are not checked"
-	exit 77
-fi
+[ -d "$SHARED/hwloc-xml" ] || skip_all "$SHARED/hwloc-xml absent: the real exports are not checked"
 EMPTY=$T/empty
 mkdir -p "$EMPTY"
 

@@ -6,7 +6,7 @@
 # in the report; the text report wrapped with an indent to the terminal's
 # width (80 columns), not wrapped on a wide terminal or into a file.
 . "$PF_SOURCE_DIR/tests/cli/lib.sh"
-"$PY" -c 'import pty, termios' 2>/dev/null || { echo "skip: python3 without pty"; exit 77; }
+"$PY" -c 'import pty, termios' 2>/dev/null || skip_all "python3 without pty"
 
 "$PY" "$PF_SOURCE_DIR/tests/gen_root.py" --gpus 4 --nics 4 --slow-port mlx5_3 \
 	--gpu-degraded-link 2 "$T/root" >/dev/null || not_ok "gen_root"

@@ -7,11 +7,9 @@
 # failing finding alerts (after 5 m) with its check and subject; an error
 # alerts only after an hour; a report older than 3 h is stale.  promtool
 # comes from Debian's `prometheus` package; without it the test is skipped.
-. "$PF_SOURCE_DIR/tests/cli/lib.sh"
-if ! command -v promtool >/dev/null 2>&1; then
-	echo "skip: promtool not installed (apt-get install prometheus; apt-cache policy prometheus)"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+command -v promtool >/dev/null 2>&1 ||
+	skip_all "promtool not installed (apt-get install prometheus; apt-cache policy prometheus)"
 rules=$PF_SOURCE_DIR/contrib/prometheus/preflight.rules.yml
 
 promtool check rules "$rules" >"$T/check" 2>&1 && ok "promtool check rules" ||

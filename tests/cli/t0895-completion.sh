@@ -6,7 +6,7 @@
 # formats per subcommand, shipped profiles by name.  All of it comes from the
 # binary: an option, check or setting added later completes without an edit.
 . "$PF_SOURCE_DIR/tests/cli/lib.sh"
-command -v bash >/dev/null || { echo "skip: no bash"; exit 77; }
+command -v bash >/dev/null || skip_all "no bash"
 
 # comp WORD...: the completions of the last word (the cursor at its end)
 comp() {

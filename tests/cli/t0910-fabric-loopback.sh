@@ -9,7 +9,7 @@
 # against the fake verbs device and fake RDMA-CM (test_fabric_engine,
 # test_check_fabric_loopback).
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not found (tests/gen_root.py)"; exit 77; }
+need_python
 
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/roce" --gpus 0 --nics 8 --link-layer eth >/dev/null
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/cpu" --gpus 0 --nics 0 >/dev/null
