@@ -191,6 +191,14 @@ const struct pf_finding *pf_test_need(const struct pf_result *res, const char *s
 	return f;
 }
 
+bool pf_test_notes_have(char *const *notes, const char *part)
+{
+	for (char *const *n = notes; n && *n; n++)
+		if (strstr(*n, part))
+			return true;
+	return false;
+}
+
 void pf_test_assert_contains(const char *s, const char *part)
 {
 	if (!s || !strstr(s, part))

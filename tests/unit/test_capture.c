@@ -134,14 +134,6 @@ static void assert_str(const cJSON *prof, const char *check, const char *k, cons
 		fail_msg("%s.%s: expected \"%s\"", check, k, v);
 }
 
-static bool has_note(char **notes, const char *text)
-{
-	for (char **n = notes; *n; n++)
-		if (strstr(*n, text))
-			return true;
-	return false;
-}
-
 static void test_capture_and_load_back(void **state)
 {
 	struct fx fx;
@@ -202,7 +194,8 @@ static void test_failing_check_not_captured(void **state)
 	assert_int_equal(pf_capture_profile(&fx.report, NULL, NULL, &prof, &notes, &err), 0);
 	assert_null(key(prof, "nic_link_speed", "expected_ports"));
 	assert_null(key(prof, "nic_link_speed", "min_rate_gbps"));
-	assert_true(has_note(notes, "nic_link_speed.min_rate_gbps not captured: nic_link_speed is fail"));
+	assert_true(pf_test_notes_have(
+		notes, "nic_link_speed.min_rate_gbps not captured: nic_link_speed is fail"));
 	if (have("gpu_nic_numa"))
 		assert_str(prof, "gpu_nic_numa", "worst_class", "PXB");
 	pf_strv_free(notes);
@@ -228,8 +221,8 @@ static void test_out_of_range_left_out(void **state)
 	}
 	assert_int_equal(pf_capture_profile(&fx.report, NULL, NULL, &prof, &notes, &err), 0);
 	assert_null(key(prof, "nic_link_speed", "expected_ports"));
-	assert_true(has_note(notes, "nic_link_speed.expected_ports not captured: observed value "
-				    "out of the parameter's range"));
+	assert_true(pf_test_notes_have(notes, "nic_link_speed.expected_ports not captured: "
+					      "observed value out of the parameter's range"));
 	assert_num(prof, "nic_link_speed", "min_rate_gbps", 200);
 	pf_strv_free(notes);
 	cJSON_Delete(prof);

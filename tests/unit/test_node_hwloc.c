@@ -88,14 +88,6 @@ static int load(const char *dir, const char *name, const char *xml, struct pf_no
 	return pf_node_load_hwloc(NULL, path, node, err);
 }
 
-static bool has_note(const struct pf_node *node, const char *part)
-{
-	for (char **n = node->notes; n && *n; n++)
-		if (strstr(*n, part))
-			return true;
-	return false;
-}
-
 /* GPUs by class, the driver's OS devices, ports and their netdevs, NICs without ports. */
 static void test_devices(void **state)
 {
@@ -181,7 +173,7 @@ static void test_devices(void **state)
 
 	assert_int_equal(node->n_numa, 2);
 	assert_string_equal(node->numa[1].cpulist, "2-3");
-	assert_true(has_note(node, "no PCIe link speeds"));
+	assert_true(pf_test_notes_have(node->notes, "no PCIe link speeds"));
 	pf_node_free(node);
 }
 
@@ -209,7 +201,7 @@ static void test_v3_translated(void **state)
 	assert_string_equal(node->netdevs[0].name, "ib0");
 	assert_int_equal(node->netdevs[0].rdma_dev, 0);
 	assert_string_equal(node->gpus[0].driver_osdev, "nvml0");
-	assert_true(has_note(node, "an hwloc 3 export (XML 3.0)"));
+	assert_true(pf_test_notes_have(node->notes, "an hwloc 3 export (XML 3.0)"));
 	pf_node_free(node);
 
 	/* the same export as 2.0 is read as it is: hwloc 2 knows no osdev_type 16 or 48 */
@@ -218,7 +210,7 @@ static void test_v3_translated(void **state)
 	r = load(*state, "v2.xml", v2, &node, &err);
 	if (r == 0) {
 		assert_int_equal(node->n_rdma, 0);
-		assert_false(has_note(node, "hwloc 3 export"));
+		assert_false(pf_test_notes_have(node->notes, "hwloc 3 export"));
 		pf_node_free(node);
 	} else {
 		assert_non_null(strstr(err, "v2.xml"));
@@ -245,7 +237,8 @@ static void test_rdma_without_pci(void **state)
 	if (load(*state, "t.xml", fixed, &node, &err) < 0)
 		fail_msg("%s", err);
 	assert_int_equal(node->n_rdma, 0);
-	assert_true(has_note(node, "scif0: RDMA device without a PCI parent, skipped"));
+	assert_true(pf_test_notes_have(node->notes,
+				       "scif0: RDMA device without a PCI parent, skipped"));
 	pf_node_free(node);
 	free(fixed);
 }
@@ -411,7 +404,7 @@ static void shared_real_exports(void **state)
 			assert_true(node->rdma[i].pci >= 0 && node->rdma[i].pci < (int)node->n_pci);
 		gpus += node->n_gpus;
 		rdma += node->n_rdma;
-		assert_true(has_note(node, "no PCIe link speeds"));
+		assert_true(pf_test_notes_have(node->notes, "no PCIe link speeds"));
 		pf_node_free(node);
 	}
 	closedir(d);

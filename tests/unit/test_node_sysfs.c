@@ -45,14 +45,6 @@ static const struct pf_pci_dev *gpu(const struct pf_node *n, size_t i)
 	return &n->pci[n->gpus[i].pci];
 }
 
-static bool has_note(const struct pf_node *n, const char *needle)
-{
-	for (char **p = n->notes; p && *p; p++)
-		if (strstr(*p, needle))
-			return true;
-	return false;
-}
-
 static void test_dgx_ib(void **state)
 {
 	struct genroot g = { 0 };
@@ -185,7 +177,7 @@ static void test_no_pci_parent_and_domain(void **state)
 	assert_non_null(d);
 	assert_int_equal(d->pci, -1);
 	assert_int_equal(d->n_ports, 1);
-	assert_true(has_note(g.node, "scif0: no PCI parent"));
+	assert_true(pf_test_notes_have(g.node->notes, "scif0: no PCI parent"));
 	/* domain 0001 for the GPU hierarchy, 0000 for the chipset */
 	assert_string_equal(gpu(g.node, 0)->bdf, "0001:13:00.0");
 	assert_non_null(pf_node_pci(g.node, "0000:00:00.0"));
@@ -284,7 +276,7 @@ static void shared_capture_scif(void **state)
 	d = pf_node_rdma(node, "scif0");
 	assert_non_null(d);
 	assert_int_equal(d->pci, -1);
-	assert_true(has_note(node, "scif0: no PCI parent"));
+	assert_true(pf_test_notes_have(node->notes, "scif0: no PCI parent"));
 	d = pf_node_rdma(node, "mlx4_0");
 	assert_string_equal(node->pci[d->pci].bdf, "0000:82:00.0");
 	assert_true(d->ports[0].rate_gbps == 56);
