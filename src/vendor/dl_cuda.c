@@ -12,6 +12,7 @@
 
 #include "preflight/gpu.h"
 #include "preflight/parse.h"
+#include "dl_once.h"
 
 #define SYM(field, names) { names "\0", offsetof(struct pf_cuda_table, field), false }
 
@@ -54,25 +55,21 @@ const struct pf_dl_lib pf_dl_cuda_lib = {
 };
 
 static struct pf_cuda_table cuda_table;
-static char *cuda_err;
-static int cuda_rc;
-static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
 
-static void cuda_load(void)
+static int cuda_load(void *table, char **ret_err)
 {
-	cuda_rc = pf_dl_load(&pf_dl_cuda_lib, &cuda_table, &cuda_err);
+	return pf_dl_load(&pf_dl_cuda_lib, table, ret_err);
 }
+
+static struct pf_dl_once cuda_once = PF_DL_ONCE(cuda_load, &cuda_table);
 
 int pf_dl_cuda(const struct pf_cuda_table **ret, char **ret_err)
 {
-	pthread_once(&cuda_once, cuda_load);
-	if (cuda_rc < 0) {
-		if (ret_err)
-			*ret_err = pf_xstrdup(cuda_err);
-		return cuda_rc;
-	}
-	*ret = &cuda_table;
-	return 0;
+	int r = pf_dl_once(&cuda_once, ret_err);
+
+	if (r == 0)
+		*ret = &cuda_table;
+	return r;
 }
 
 const char *pf_cuda_strerror(const struct pf_cuda_table *cu, pf_CUresult r, char *buf, size_t len)

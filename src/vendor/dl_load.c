@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "preflight/gpu.h"
+#include "dl_once.h"
 
 int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)
 {
@@ -47,4 +48,22 @@ int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)
 	}
 	/* the handle stays open: the table is used until the process exits */
 	return 0;
+}
+
+int pf_dl_once(struct pf_dl_once *o, char **ret_err)
+{
+	int rc;
+
+	pthread_mutex_lock(&o->lock);
+	if (!o->done) {
+		o->rc = o->load(o->table, &o->err);
+		if (o->rc < 0 && !o->err)
+			o->err = pf_xstrdup(strerror(-o->rc));
+		o->done = true;
+	}
+	rc = o->rc;
+	pthread_mutex_unlock(&o->lock);
+	if (rc < 0 && ret_err)
+		*ret_err = pf_xstrdup(o->err);
+	return rc;
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "preflight/gpu.h"
+#include "dl_once.h"
 
 #define SYM(field, names) { names "\0", offsetof(struct pf_nccl_table, field), false }
 
@@ -31,25 +32,21 @@ const struct pf_dl_lib pf_dl_nccl_lib = {
 };
 
 static struct pf_nccl_table nccl_table;
-static char *nccl_err;
-static int nccl_rc;
-static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
 
-static void nccl_load(void)
+static int nccl_load(void *table, char **ret_err)
 {
-	nccl_rc = pf_dl_load(&pf_dl_nccl_lib, &nccl_table, &nccl_err);
+	return pf_dl_load(&pf_dl_nccl_lib, table, ret_err);
 }
+
+static struct pf_dl_once nccl_once = PF_DL_ONCE(nccl_load, &nccl_table);
 
 int pf_dl_nccl(const struct pf_nccl_table **ret, char **ret_err)
 {
-	pthread_once(&nccl_once, nccl_load);
-	if (nccl_rc < 0) {
-		if (ret_err)
-			*ret_err = pf_xstrdup(nccl_err);
-		return nccl_rc;
-	}
-	*ret = &nccl_table;
-	return 0;
+	int r = pf_dl_once(&nccl_once, ret_err);
+
+	if (r == 0)
+		*ret = &nccl_table;
+	return r;
 }
 
 const char *pf_nccl_strerror(const struct pf_nccl_table *nc, pf_ncclResult_t r, char *buf,

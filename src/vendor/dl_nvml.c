@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "preflight/gpu.h"
+#include "dl_once.h"
 
 #define SYM(field, names, opt) { names "\0", offsetof(struct pf_nvml_table, field), opt }
 
@@ -37,25 +38,21 @@ const struct pf_dl_lib pf_dl_nvml_lib = {
 };
 
 static struct pf_nvml_table nvml_table;
-static char *nvml_err;
-static int nvml_rc;
-static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
 
-static void nvml_load(void)
+static int nvml_load(void *table, char **ret_err)
 {
-	nvml_rc = pf_dl_load(&pf_dl_nvml_lib, &nvml_table, &nvml_err);
+	return pf_dl_load(&pf_dl_nvml_lib, table, ret_err);
 }
+
+static struct pf_dl_once nvml_once = PF_DL_ONCE(nvml_load, &nvml_table);
 
 int pf_dl_nvml(const struct pf_nvml_table **ret, char **ret_err)
 {
-	pthread_once(&nvml_once, nvml_load);
-	if (nvml_rc < 0) {
-		if (ret_err)
-			*ret_err = pf_xstrdup(nvml_err);
-		return nvml_rc;
-	}
-	*ret = &nvml_table;
-	return 0;
+	int r = pf_dl_once(&nvml_once, ret_err);
+
+	if (r == 0)
+		*ret = &nvml_table;
+	return r;
 }
 
 const char *pf_nvml_strerror(const struct pf_nvml_table *nv, pf_nvmlReturn_t r, char *buf,

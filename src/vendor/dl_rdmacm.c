@@ -13,6 +13,7 @@
 
 #include "preflight/macro.h"
 #include "preflight/rdmacm_api.h"
+#include "dl_once.h"
 
 #define PF_RDMACM_SONAME "librdmacm.so.1"
 #define PF_RDMACM_INSTALL "install rdma-core (librdmacm1 on Debian/Ubuntu, librdmacm on RHEL)"
@@ -61,27 +62,23 @@ int pf_rdmacm_load(const char *path, struct pf_rdmacm_api *api, char **ret_err)
 }
 
 static struct pf_rdmacm_api cm_table;
-static char *cm_err;
-static int cm_rc;
-static pthread_once_t cm_once = PTHREAD_ONCE_INIT;
 
-static void cm_load_once(void)
+static int cm_load(void *table, char **ret_err)
 {
 	const char *env = getenv("PF_RDMACM_PATH");
 
-	cm_rc = pf_rdmacm_load(env && *env ? env : PF_RDMACM_SONAME, &cm_table, &cm_err);
+	return pf_rdmacm_load(env && *env ? env : PF_RDMACM_SONAME, table, ret_err);
 }
+
+static struct pf_dl_once cm_once = PF_DL_ONCE(cm_load, &cm_table);
 
 int pf_dl_rdmacm(const struct pf_rdmacm_api **ret, char **ret_err)
 {
-	pthread_once(&cm_once, cm_load_once);
-	if (cm_rc < 0) {
-		if (ret_err)
-			*ret_err = pf_xstrdup(cm_err);
-		return cm_rc;
-	}
-	*ret = &cm_table;
-	return 0;
+	int r = pf_dl_once(&cm_once, ret_err);
+
+	if (r == 0)
+		*ret = &cm_table;
+	return r;
 }
 
 const char *pf_cm_event_name(int event)

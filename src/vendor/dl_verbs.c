@@ -18,6 +18,7 @@
 
 #include "preflight/macro.h"
 #include "preflight/verbs_api.h"
+#include "dl_once.h"
 
 #define PF_VERBS_SONAME "libibverbs.so.1"
 #define PF_VERBS_INSTALL "install rdma-core (ibverbs-providers)"
@@ -113,27 +114,23 @@ int pf_verbs_load(const char *path, struct pf_verbs_api *api, char **ret_err)
 }
 
 static struct pf_verbs_api verbs_table;
-static char *verbs_err;
-static int verbs_rc;
-static pthread_once_t verbs_once = PTHREAD_ONCE_INIT;
 
-static void verbs_load_once(void)
+static int verbs_load(void *table, char **ret_err)
 {
 	const char *env = getenv("PF_VERBS_PATH");
 
-	verbs_rc = pf_verbs_load(env && *env ? env : PF_VERBS_SONAME, &verbs_table, &verbs_err);
+	return pf_verbs_load(env && *env ? env : PF_VERBS_SONAME, table, ret_err);
 }
+
+static struct pf_dl_once verbs_once = PF_DL_ONCE(verbs_load, &verbs_table);
 
 int pf_dl_verbs(const struct pf_verbs_api **ret, char **ret_err)
 {
-	pthread_once(&verbs_once, verbs_load_once);
-	if (verbs_rc < 0) {
-		if (ret_err)
-			*ret_err = pf_xstrdup(verbs_err);
-		return verbs_rc;
-	}
-	*ret = &verbs_table;
-	return 0;
+	int r = pf_dl_once(&verbs_once, ret_err);
+
+	if (r == 0)
+		*ret = &verbs_table;
+	return r;
 }
 
 int pf_ibv_mtu_bytes(enum ibv_mtu mtu)
