@@ -5,7 +5,7 @@ find_package(PkgConfig REQUIRED)
 
 set(PF_LINK_DEPS "")
 set(PF_SUMMARY "")
-foreach(dep libcjson libnl-3.0 libnl-genl-3.0 libnl-route-3.0 hwloc numa)
+foreach(dep libcjson libnl-3.0 libnl-genl-3.0 hwloc numa)
   string(MAKE_C_IDENTIFIER "PFDEP_${dep}" var)
   pkg_check_modules(${var} REQUIRED IMPORTED_TARGET ${dep})
   list(APPEND PF_LINK_DEPS PkgConfig::${var})

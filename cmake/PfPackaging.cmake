@@ -3,7 +3,8 @@
 #
 #   <prefix>/share/preflight/profiles/*.json        shipped profiles
 #   <prefix>/share/bash-completion/completions/preflight
-#   <prefix>/lib/systemd/system/preflight.service   oneshot after boot
+#   <prefix>/lib/systemd/system/preflight.service   oneshot after boot (systemd.pc's
+#                                                   unit directory, PF_SYSTEMD_UNITDIR)
 #   <prefix>/share/preflight/prometheus/preflight.rules.yml  alerting rules
 #   <prefix>/share/doc/preflight/                   README, docs/*.md, copyright,
 #                                                   changelog.gz
@@ -30,7 +31,24 @@ install(DIRECTORY profiles/ DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/profi
         FILES_MATCHING PATTERN "*.json")
 install(FILES contrib/bash-completion/preflight
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
-install(FILES contrib/systemd/preflight.service DESTINATION lib/systemd/system)
+# The unit directory as systemd's pkg-config file lays it out, relative to the
+# install prefix (systemd.pc says ${rootprefix}/lib/systemd/system), so that
+# `cmake --install --prefix` and the .deb (prefix /usr) agree.
+if(NOT PF_SYSTEMD_UNITDIR)
+  pkg_get_variable(pf_unitdir systemd systemd_system_unit_dir
+                   DEFINE_VARIABLES root_prefix= rootprefix= prefix=)
+  if(NOT pf_unitdir)
+    pkg_get_variable(pf_unitdir systemd systemdsystemunitdir
+                     DEFINE_VARIABLES root_prefix= rootprefix= prefix=)
+  endif()
+  string(REGEX REPLACE "^/+" "" pf_unitdir "${pf_unitdir}")
+  if(NOT pf_unitdir)
+    set(pf_unitdir lib/systemd/system) # no systemd.pc on the build machine
+  endif()
+  set(PF_SYSTEMD_UNITDIR ${pf_unitdir} CACHE STRING
+      "systemd unit directory, relative to the install prefix (default: from systemd.pc)")
+endif()
+install(FILES contrib/systemd/preflight.service DESTINATION ${PF_SYSTEMD_UNITDIR})
 install(FILES contrib/prometheus/preflight.rules.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/prometheus)
 install(FILES docs/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight)
@@ -83,9 +101,16 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_STRIP_FILES TRUE)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Debian 12 (bookworm) package names, checked with apt-cache policy.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6 (>= 2.34), libcjson1 (>= 1.7.15), libnl-3-200 (>= 3.7.0), libnl-genl-3-200 (>= 3.7.0), libnl-route-3-200 (>= 3.7.0), libhwloc15 (>= 2.9.0), libnuma1 (>= 2.0.16)")
+# Depends from the linked libraries themselves (dpkg-shlibdeps, in dpkg-dev),
+# so another distribution's build gets its own package names and versions;
+# without it, Debian 12 (bookworm) names, checked with apt-cache policy.
+find_program(PF_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(PF_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libc6 (>= 2.34), libcjson1 (>= 1.7.15), libnl-3-200 (>= 3.7.0), libnl-genl-3-200 (>= 3.7.0), libhwloc15 (>= 2.9.0), libnuma1 (>= 2.0.16)")
+endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libibverbs1, ibverbs-providers")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurm-client, rdma-core")
 include(CPack)

@@ -2,7 +2,7 @@
 # Install what preflight needs to build and test, if missing (Debian/Ubuntu).
 set -eu
 pkgs="build-essential cmake pkg-config libcjson-dev libnl-3-dev libnl-genl-3-dev
-libnl-route-3-dev libhwloc-dev libnuma-dev libibverbs-dev libcmocka-dev iproute2
+libhwloc-dev libnuma-dev libibverbs-dev libcmocka-dev iproute2
 python3"
 [ "${1:-}" = "--test" ] && pkgs="$pkgs slurm-wlm libxml2-utils valgrind clang libclang-rt-14-dev python3-jsonschema bzip2 lintian"
 missing=""

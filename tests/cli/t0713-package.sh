@@ -20,9 +20,19 @@ ok "cpack wrote $(basename "$deb")"
 
 [ "$(dpkg-deb -f "$deb" Package)" = preflight ] || not_ok "Package field"
 deps=$(dpkg-deb -f "$deb" Depends)
-for d in libcjson1 libnl-3-200 libnl-genl-3-200 libnl-route-3-200 libhwloc15 libnuma1; do
+for d in libc6 libcjson1 libnl-3-200 libnl-genl-3-200 libhwloc15 libnuma1; do
 	echo "$deps" | grep -q "$d" || not_ok "Depends lacks $d: $deps"
 done
+# and every library the binary needs is a dependency (dpkg-shlibdeps computes them)
+if command -v readelf >/dev/null && command -v dpkg-shlibdeps >/dev/null; then
+	for so in $(readelf -d "$build/preflight" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		path=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+		[ -n "$path" ] || continue
+		pkg=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(readlink -f "$path")" 2>/dev/null)
+		pkg=$(echo "$pkg" | head -n 1 | cut -d: -f1)
+		[ -z "$pkg" ] || echo "$deps" | grep -q "$pkg" || not_ok "Depends lacks $pkg ($so): $deps"
+	done
+fi
 
 dpkg-deb -x "$deb" "$T/root" || bail_out "dpkg-deb -x"
 version=$("$T/root/usr/bin/preflight" --version) || not_ok "extracted preflight --version failed"
