@@ -22,6 +22,10 @@ failures=0
 ok() { echo "ok: $*"; }
 not_ok() { echo "not ok: $*"; failures=$((failures + 1)); }
 
+# note WHAT: a part of the test that could not run here, and why (the rest
+# runs and decides the result; skip_all when nothing the test is for can run)
+note() { echo "note: $*"; }
+
 # skip_all REASON: nothing this test exists for can run here (ctest: Skipped)
 skip_all() {
 	echo "skip: $*"

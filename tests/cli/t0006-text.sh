@@ -33,7 +33,7 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 	script -qec "'$PREFLIGHT' --root '$fail_root' --only memlock,sysctl --format json 2>/dev/null" /dev/null >"$T/tty" 2>&1 </dev/null
 	has_esc "$T/tty" && not_ok "escape codes in JSON on a terminal"
 else
-	echo "note: script(1) unavailable, terminal cases not run"
+	note "script(1) unavailable, terminal cases not run"
 fi
 
 done_testing

@@ -123,7 +123,7 @@ if [ -n "${PF_SOURCE_DIR:-}" ] && "$PY" "$PF_SOURCE_DIR/tests/gen_root.py" --lin
 	grep -q '"/dev/infiniband/uverbs3"' "$T/gen-b.json" ||
 		not_ok "generated root: the missing uverbs3 not judged"
 else
-	echo "# generated-root part skipped: tests/gen_root.py did not run"
+	note "generated-root part not run: tests/gen_root.py did not run"
 fi
 
 # a real capture (hwloc-gather-topology), re-snapshotted: every check agrees
@@ -147,7 +147,7 @@ if [ -f "$cap" ] && command -v tar >/dev/null && command -v bzip2 >/dev/null; th
 	b=$(du -sk "$T/hwsnap" | cut -f1)
 	[ "$b" -lt "$a" ] || not_ok "snapshot ($b KiB) not smaller than the capture ($a KiB)"
 else
-	echo "# hwloc capture part skipped: $cap not available"
+	note "hwloc capture part not run: $cap not available"
 fi
 
 done_testing

@@ -109,7 +109,7 @@ if $is_root && command -v unshare >/dev/null 2>&1; then
 		[ "$(cat "$T/ls")" = "$(printf 'fill\nreport.json')" ] ||
 			not_ok "left behind on the full filesystem: $(cat "$T/ls")"
 	else
-		echo "skip: cannot mount a small tmpfs here"
+		note "cannot mount a small tmpfs here: full filesystem not checked"
 	fi
 fi
 
