@@ -794,50 +794,13 @@ static void test_xml_model(void **state)
 
 /* --- generated roots (tests/gen_root.py, through the sysfs loader) ----------------- */
 
-/* Generate a root with @args; NULL (test skipped) when python3 or the generator is absent. */
-static char *gen_root(const char *args)
-{
-	char gen[PATH_MAX], *dir, *cmd;
-	struct stat st;
-	int r;
-
-	snprintf(gen, sizeof(gen), "%s/tests/gen_root.py", PF_SOURCE_DIR);
-	if (stat(gen, &st) < 0 || system("python3 -c '' 2>/dev/null") != 0) {
-		print_message("skipped: %s or python3 absent\n", gen);
-		return NULL;
-	}
-	dir = pf_test_mkdtemp();
-	cmd = pf_xasprintf("python3 '%s' %s '%s/root' >/dev/null", gen, args, dir);
-	r = system(cmd);
-	free(cmd);
-	assert_true(WIFEXITED(r) && WEXITSTATUS(r) == 0);
-	return dir;
-}
-
-static void run_root(const char *dir, const char *const *sets, struct pf_result *res)
-{
-	char root[PATH_MAX], *err = NULL;
-	struct pf_node *node = NULL;
-	struct pf_fs *fs = NULL;
-
-	snprintf(root, sizeof(root), "%s/root", dir);
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	if (pf_node_load(fs, NULL, &node, &err) < 0)
-		fail_msg("inventory: %s", err);
-	run_on(node, sets, res);
-	pf_node_free(node);
-	pf_fs_free(fs);
-}
-
 static void test_gen_healthy(void **state)
 {
-	char *dir = gen_root("--gpus 8 --nics 8");
+	char *dir = pf_test_gen_root("--gpus 8 --nics 8");
 	struct pf_result res;
 
 	(void)state;
-	if (!dir)
-		skip();
-	run_root(dir, NULL, &res);
+	pf_test_run_check("gpu_nic_numa", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 8);
 	for (size_t i = 0; i < res.n_findings; i++)
@@ -849,13 +812,11 @@ static void test_gen_healthy(void **state)
 
 static void test_gen_gpu_without_nic(void **state)
 {
-	char *dir = gen_root("--gpus 8 --nics 8 --gpu-without-nic 3");
+	char *dir = pf_test_gen_root("--gpus 8 --nics 8 --gpu-without-nic 3");
 	struct pf_result res;
 
 	(void)state;
-	if (!dir)
-		skip();
-	run_root(dir, NULL, &res);
+	pf_test_run_check("gpu_nic_numa", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
 	assert_int_equal(count_status(&res, PF_STATUS_PASS), 7);
@@ -871,13 +832,11 @@ static void test_gen_gpu_without_nic(void **state)
 
 static void test_gen_nic_wrong_socket(void **state)
 {
-	char *dir = gen_root("--gpus 8 --nics 8 --nic-wrong-socket 2");
+	char *dir = pf_test_gen_root("--gpus 8 --nics 8 --nic-wrong-socket 2");
 	struct pf_result res;
 
 	(void)state;
-	if (!dir)
-		skip();
-	run_root(dir, NULL, &res);
+	pf_test_run_check("gpu_nic_numa", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	/* GPU 2 lost its rail NIC to the other socket */
 	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
@@ -888,8 +847,8 @@ static void test_gen_nic_wrong_socket(void **state)
 	/* one GPU per socket, one NIC: the second GPU's only NIC is across the socket */
 	pf_test_rmtree(dir);
 	free(dir);
-	dir = gen_root("--gpus 2 --nics 1");
-	run_root(dir, NULL, &res);
+	dir = pf_test_gen_root("--gpus 2 --nics 1");
+	pf_test_run_check("gpu_nic_numa", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count_status(&res, PF_STATUS_FAIL), 1);
 	assert_int_equal(res.findings[0].status, PF_STATUS_PASS);
@@ -904,14 +863,12 @@ static void test_gen_nic_wrong_socket(void **state)
 /* Domain 0001, a storage NIC on the chipset, NVSwitches (not GPUs), numa_node -1 everywhere. */
 static void test_gen_variants(void **state)
 {
-	char *dir = gen_root("--gpus 8 --nics 8 --domain 0001 --storage-nic --nvswitch 4 "
+	char *dir = pf_test_gen_root("--gpus 8 --nics 8 --domain 0001 --storage-nic --nvswitch 4 "
 			     "--numa-minus-one");
 	struct pf_result res;
 
 	(void)state;
-	if (!dir)
-		skip();
-	run_root(dir, NULL, &res);
+	pf_test_run_check("gpu_nic_numa", dir, NULL, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_int_equal(res.n_findings, 8);
 	for (size_t i = 0; i < res.n_findings; i++) {
@@ -931,12 +888,10 @@ static void test_gen_variants(void **state)
 static enum pf_status gen_fails(const char *args, const char *const *sets, char *fails,
 				size_t len, struct pf_result *res)
 {
-	char *dir = gen_root(args);
+	char *dir = pf_test_gen_root(args);
 	size_t o = 0;
 
-	if (!dir)
-		skip();
-	run_root(dir, sets, res);
+	pf_test_run_check("gpu_nic_numa", dir, NULL, sets, res);
 	fails[0] = '\0';
 	for (size_t i = 0; i < res->n_findings; i++)
 		if (res->findings[i].status == PF_STATUS_FAIL && o < len)
