@@ -23,6 +23,7 @@
 #include "preflight/profile.h"
 #include "preflight/providers.h"
 #include "capture.h"
+#include "clock.h"
 #include "diff.h"
 #include "exit.h"
 #include "fleet.h"
@@ -458,15 +459,6 @@ static int exit_code(enum pf_status verdict)
 	}
 }
 
-static double wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-
 /*
  * --profile NAME: a path that exists is used as it is; a bare name (no '/')
  * is looked up as NAME.json in $PREFLIGHT_PROFILE_PATH (colon-separated),
@@ -808,7 +800,7 @@ static int run_checks(struct pf_opts *o)
 	pf_autofree struct pf_run *runs = NULL;
 	pf_autofree struct pf_unselected *unselected = NULL;
 	pf_autofree char *err = NULL, *node_err = NULL;
-	double t0 = wall_ms();
+	double t0 = pf_now_ms();
 	int r, rc;
 
 	r = load_config(o, &fmt, &fs);
@@ -895,7 +887,7 @@ static int run_checks(struct pf_opts *o)
 	report.unselected = unselected;
 	report.compact = o->compact;
 	pf_report_describe_node(&report, fs);
-	report.duration_ms = wall_ms() - t0;
+	report.duration_ms = pf_now_ms() - t0;
 
 	if (o->capture) {
 		rc = pf_capture_write(&report, node, &o->prof, stdout, stderr);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "clock.h"
 #include "slurm.h"
 
 bool pf_slurm_detected(void)
@@ -233,14 +234,6 @@ int pf_slurm_node_name(char **ret_name)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_output,
 		  int *ret_status)
 {
@@ -249,7 +242,7 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
-	double deadline = now_s() + (timeout_s ? timeout_s : PF_SLURM_SCONTROL_TIMEOUT_S);
+	double deadline = pf_now_ms() / 1e3 + (timeout_s ? timeout_s : PF_SLURM_SCONTROL_TIMEOUT_S);
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -278,7 +271,7 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 	for (;;) {
 		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		char chunk[4096];
-		double left = deadline - now_s();
+		double left = deadline - pf_now_ms() / 1e3;
 		ssize_t n;
 		int pr;
 

@@ -32,6 +32,7 @@
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
 #include "preflight/net.h"
+#include "clock.h"
 #include "exit.h"
 #include "output.h"
 #include "preflight/node.h"
@@ -1107,14 +1108,6 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 	return r < 0 ? r : 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void snapshot_usage(FILE *out)
 {
 	fputs("usage: preflight snapshot [--root SRC] [--window MS] DIR\n"
@@ -1144,7 +1137,7 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 	pf_autofs struct pf_fs *src = NULL;
 	pf_autofree char *why = NULL;
 	const char *root = "/";
-	double t0 = now_ms();
+	double t0 = pf_now_ms();
 	int c, r;
 
 	opterr = 0;
@@ -1196,6 +1189,6 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 	fprintf(err, "preflight snapshot: wrote %s: %zu files (%.1f KiB), %zu links, %zu facts, "
 		     "%zu skipped (see %s/preflight/snapshot.log) in %.0f ms\n",
 		argv[optind], st.files, (double)st.bytes / 1024.0, st.links, st.facts, st.skipped,
-		argv[optind], now_ms() - t0);
+		argv[optind], pf_now_ms() - t0);
 	return 0;
 }

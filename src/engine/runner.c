@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "clock.h"
 #include "text.h"
 #include "runner.h"
 
@@ -63,14 +64,6 @@ void pf_runner_catch_signals(void)
 int pf_runner_interrupted(void)
 {
 	return interrupted_by;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run)
@@ -176,7 +169,7 @@ struct status_line {
 
 static void status_draw(struct status_line *sl)
 {
-	double elapsed = (now_ms() - sl->t0) / 1e3;
+	double elapsed = (pf_now_ms() - sl->t0) / 1e3;
 	char line[256];
 	struct winsize ws;
 	int n;
@@ -270,7 +263,7 @@ static int read_result(int fd, double deadline, struct status_line *sl, int pfd,
 	for (;;) {
 		struct pollfd pfds[2] = { { .fd = fd, .events = POLLIN },
 					  { .fd = pfd, .events = POLLIN } };
-		double left = deadline - now_ms();
+		double left = deadline - pf_now_ms();
 		ssize_t n;
 		int r;
 
@@ -329,7 +322,7 @@ static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
 			return 0;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (now_ms() >= deadline && !*ret_killed) {
+		if (pf_now_ms() >= deadline && !*ret_killed) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			*ret_killed = true;
@@ -347,8 +340,8 @@ static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
 
 static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progress)
 {
-	double deadline = now_ms() + run->timeout_s * 1000.0;
-	struct status_line sl = { .out = progress, .run = run, .t0 = now_ms() };
+	double deadline = pf_now_ms() + run->timeout_s * 1000.0;
+	struct status_line sl = { .out = progress, .run = run, .t0 = pf_now_ms() };
 	struct pf_ctx child_ctx = *ctx;
 	pf_autofree char *buf = NULL;
 	pf_autoclose int rfd = -1, prfd = -1;
@@ -451,7 +444,7 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 {
 	for (size_t i = 0; i < n; i++) {
 		struct pf_run *run = &runs[i];
-		double t0 = now_ms();
+		double t0 = pf_now_ms();
 
 		run->timeout_s = opts->timeout_s ? opts->timeout_s
 				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)
@@ -474,6 +467,6 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		} else {
 			run_forked(ctx, run, opts->progress);
 		}
-		run->duration_ms = now_ms() - t0;
+		run->duration_ms = pf_now_ms() - t0;
 	}
 }

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "preflight/net.h"
+#include "clock.h"
 
 #define STATS_MAX 65536 /* more names than any driver has */
 #define ATTEMPTS 3
@@ -179,25 +180,17 @@ int pf_live_ethtool_stats(const struct pf_ctx *ctx, const char *ifname, unsigned
 	return pf_ethtool_stats_get(ifname, ret);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int pf_live_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms)
 {
-	double start = now_ms(), end = start + ms, t;
+	double start = pf_now_ms(), end = start + ms, t;
 
-	while ((t = now_ms()) < end) {
+	while ((t = pf_now_ms()) < end) {
 		double left = end - t;
 		struct timespec ts = { .tv_sec = (time_t)(left / 1e3),
 				       .tv_nsec = (long)((left - (double)(time_t)(left / 1e3) * 1e3) * 1e6) };
 
 		nanosleep(&ts, NULL); /* EINTR: sleep the rest */
 	}
-	*ret_ms = now_ms() - start;
+	*ret_ms = pf_now_ms() - start;
 	return 0;
 }

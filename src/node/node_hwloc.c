@@ -27,6 +27,7 @@
 #include <hwloc.h>
 
 #include "preflight/node.h"
+#include "clock.h"
 
 PF_DEFINE_AUTO(topology_destroy, hwloc_topology_t, hwloc_topology_destroy)
 #define pf_autotopo PF_CLEANUP(pf_topology_destroyp)
@@ -459,7 +460,8 @@ static int fail(char **ret_err, char *err, int r)
  */
 static int probe_import(const char *buf, size_t len, const char *path, char **ret_err)
 {
-	struct timespec t0, now, nap = { 0, 1000000 };
+	struct timespec nap = { 0, 1000000 };
+	double t0;
 	int status = 0;
 	pid_t pid, w;
 
@@ -483,11 +485,9 @@ static int probe_import(const char *buf, size_t len, const char *path, char **re
 			hwloc_topology_load(t);
 		_exit(0);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = pf_now_ms();
 	while ((w = waitpid(pid, &status, WNOHANG)) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >
-		    PROBE_TIMEOUT_MS) {
+		if (pf_now_ms() - t0 > PROBE_TIMEOUT_MS) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return fail(ret_err, pf_xasprintf("%s: hwloc did not finish reading it in %d s",

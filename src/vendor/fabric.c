@@ -23,6 +23,7 @@
 
 #include "preflight/fabric.h"
 #include "preflight/macro.h"
+#include "clock.h"
 
 #define FAB_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define FAB_SLOT_BUDGET (32u << 20)
@@ -128,12 +129,9 @@ static int errno_or(int fallback)
 
 static uint64_t now_ns(struct fab *f)
 {
-	struct timespec ts;
-
 	if (f->o->api->now_ns && f->s[0].ctx)
 		return f->o->api->now_ns(f->s[0].ctx);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return pf_now_ns();
 }
 
 static size_t round_up(size_t v, size_t to)

@@ -25,6 +25,7 @@
 
 #include "preflight/loopback.h"
 #include "preflight/macro.h"
+#include "clock.h"
 
 #define LB_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		   IBV_ACCESS_RELAXED_ORDERING)
@@ -121,12 +122,9 @@ static void note(struct lb *l, const char *fmt, ...)
 
 static uint64_t now_ns(struct lb *l)
 {
-	struct timespec ts;
-
 	if (l->o->api->now_ns)
 		return l->o->api->now_ns(l->ctx);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return pf_now_ns();
 }
 
 /* QP -> CQ -> MR -> PD -> context, then the memory behind the MRs. */
