@@ -496,27 +496,13 @@ static enum pf_lb_reg reg_mode(const char *s)
 static int map_gpus(const struct pf_ctx *ctx, const char *nics, struct plan *p,
 		    const struct pf_cuda_table **ret_cu, char **ret_err)
 {
-	const struct pf_gpu_provider *gp = ctx->prov->gpu;
 	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
 	pf_autofree char (*bdfs)[16] = NULL;
-	pf_CUresult cr = 0;
-	char buf[160];
 	size_t n_pairs;
-	int r, n;
+	int n = pf_gpu_cuda_list(ctx, ret_cu, &bdfs, ret_err);
 
-	if (!gp || !gp->cuda) {
-		*ret_err = pf_xstrdup("no CUDA provider");
-		return -ENOSYS;
-	}
-	r = gp->cuda(ret_cu, ret_err);
-	if (r < 0)
-		return r;
-	n = pf_cuda_devices(*ret_cu, &bdfs, &cr);
-	if (n < 0) {
-		*ret_err = pf_xasprintf("CUDA cannot list GPUs: %s",
-					pf_cuda_strerror(*ret_cu, cr, buf, sizeof(buf)));
+	if (n < 0)
 		return n;
-	}
 	n_pairs = pf_gpu_nic_pairs(ctx->node, nics[0] ? nics : NULL, NULL, &pairs);
 	for (size_t i = 0; i < n_pairs; i++) {
 		for (size_t k = 0; k < p->n_rails; k++) {

@@ -774,24 +774,10 @@ static int map_cuda(const struct pf_ctx *ctx, struct plan *p, const struct pf_cu
 		    char **ret_err)
 {
 	pf_autofree char (*bdfs)[16] = NULL;
-	const struct pf_gpu_provider *gp = ctx->prov->gpu;
-	pf_CUresult cr = 0;
-	char buf[160];
-	int r, n;
+	int n = pf_gpu_cuda_list(ctx, ret_cu, &bdfs, ret_err);
 
-	if (!gp || !gp->cuda) {
-		*ret_err = pf_xstrdup("no CUDA provider");
-		return -ENOSYS;
-	}
-	r = gp->cuda(ret_cu, ret_err);
-	if (r < 0)
-		return r;
-	n = pf_cuda_devices(*ret_cu, &bdfs, &cr);
-	if (n < 0) {
-		*ret_err = pf_xasprintf("CUDA cannot list GPUs: %s",
-					pf_cuda_strerror(*ret_cu, cr, buf, sizeof(buf)));
+	if (n < 0)
 		return n;
-	}
 	for (size_t i = 0; i < p->n_pairs; i++)
 		for (int j = 0; j < n; j++)
 			if (strcmp(bdfs[j], p->pairs[i].gpu) == 0)

@@ -177,6 +177,14 @@ int pf_cuda_device_bdf(const struct pf_cuda_table *cu, pf_CUdevice dev, char bdf
  * Returns the count, or -EIO with the CUresult in *ret_cu_err.
  */
 int pf_cuda_devices(const struct pf_cuda_table *cu, char (**ret_bdfs)[16], pf_CUresult *ret_cu_err);
+/*
+ * The CUDA table of ctx's GPU provider, cuInit, and the devices' BDFs in
+ * ordinal order (*ret_bdfs, caller frees): the count, or -errno with
+ * *ret_err ("no CUDA provider", the loader's sentence, "CUDA cannot list
+ * GPUs: ...").  What the traffic checks use to map GPUs to CUDA ordinals.
+ */
+int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,
+		     char (**ret_bdfs)[16], char **ret_err);
 
 /* NVML's message for @r ("GPU is lost"), or "NVML error <n>". */
 const char *pf_nvml_strerror(const struct pf_nvml_table *nv, pf_nvmlReturn_t r, char *buf,
