@@ -451,190 +451,271 @@ static enum down_kind down_kind(const struct pf_ctx *ctx, const struct pf_rdma_d
 	return DOWN_UNKNOWN;
 }
 
-static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
-		       const struct groups *groups, const struct pf_rdma_dev *d,
-		       const struct pf_rdma_port *p, struct pf_result *res)
+/* What judge_port learns about one port before it writes the finding. */
+struct port_eval {
+	const struct pf_netdev *nd;
+	struct verdict v;
+	char subject[96], model[96], rt[64];
+	struct group_best best;
+	double want_rate;
+	int want_width;
+	bool up, card_own_role, bond_unrecorded;
+	size_t card_ports, n_slaves;
+	enum down_kind dk;
+	uint64_t downed;
+	const char *speed_src;
+	int64_t nd_speed;
+	char slaves[MAX_LAG_SLAVES][IF_NAMESIZE + 1];
+	cJSON *lag;
+};
+
+/*
+ * Plan: the port's model and the rate and width it is held to (the model's
+ * best, unless its card runs all its ports slower: a role of its own), and
+ * for a down port whether it ever had a link.
+ */
+static void port_plan(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+		      const struct groups *groups, const struct pf_rdma_dev *d,
+		      const struct pf_rdma_port *p, struct port_eval *e)
 {
 	const struct pf_node *node = ctx->node;
-	const struct pf_netdev *nd = p->netdev >= 0 ? &node->netdevs[p->netdev] : NULL;
-	struct verdict v = { .n = 0 };
 	const struct group_best *gb;
-	struct group_best best;
-	struct pf_finding *f;
-	enum pf_status st = PF_STATUS_PASS;
-	char subject[96], model[96], rt[64] = "";
-	pf_autostrbuf struct pf_strbuf msg = PF_STRBUF_INIT, remedy = PF_STRBUF_INIT;
-	double want_rate = cfg->min_rate_gbps;
-	int want_width = (int)cfg->min_width;
-	bool up = port_up(p);
-	const char *speed_src = "sysfs";
-	int64_t nd_speed = -1;
-	size_t n_slaves = 0, card_ports = 0;
-	bool card_own_role = false, bond_unrecorded = false;
-	char nd_dev[64 + IF_NAMESIZE];
-	enum down_kind dk = DOWN_UNKNOWN;
-	uint64_t downed = 0;
-	char slaves[MAX_LAG_SLAVES][IF_NAMESIZE + 1];
-	cJSON *lag = NULL;
 
-	snprintf(subject, sizeof(subject), "%s/%u", d->name, p->num);
-	model_of(cfg, node, d, p, model, sizeof(model));
-	gb = group_of(groups, model);
-	best = gb ? *gb : (struct group_best){ 0 };
-	if (cfg->infer && best.n_ports > 1 && up && p->rate_gbps > 0 &&
-	    p->rate_gbps < best.rate_gbps && d->pci >= 0 &&
-	    (card_ports = card_role(node, d, p->rate_gbps, best.rate_gbps))) {
+	e->nd = p->netdev >= 0 ? &node->netdevs[p->netdev] : NULL;
+	e->want_rate = cfg->min_rate_gbps;
+	e->want_width = (int)cfg->min_width;
+	e->up = port_up(p);
+	e->speed_src = "sysfs";
+	e->nd_speed = -1;
+	e->dk = DOWN_UNKNOWN;
+	snprintf(e->subject, sizeof(e->subject), "%s/%u", d->name, p->num);
+	model_of(cfg, node, d, p, e->model, sizeof(e->model));
+	gb = group_of(groups, e->model);
+	e->best = gb ? *gb : (struct group_best){ 0 };
+	if (cfg->infer && e->best.n_ports > 1 && e->up && p->rate_gbps > 0 &&
+	    p->rate_gbps < e->best.rate_gbps && d->pci >= 0 &&
+	    (e->card_ports = card_role(node, d, p->rate_gbps, e->best.rate_gbps))) {
 		/* its card runs all its ports at this rate: another role, its own group */
-		best.rate_gbps = p->rate_gbps;
-		best.width = p->width;
-		card_own_role = true;
+		e->best.rate_gbps = p->rate_gbps;
+		e->best.width = p->width;
+		e->card_own_role = true;
 	}
-	if (cfg->infer && best.n_ports > 1) {
-		want_rate = fmax(want_rate, best.rate_gbps);
-		want_width = want_width > best.width ? want_width : best.width;
+	if (cfg->infer && e->best.n_ports > 1) {
+		e->want_rate = fmax(e->want_rate, e->best.rate_gbps);
+		e->want_width = e->want_width > e->best.width ? e->want_width : e->best.width;
 	}
+	if (!e->up)
+		e->dk = down_kind(ctx, d, p, &e->downed);
+}
 
-	if (!up)
-		dk = down_kind(ctx, d, p, &downed);
-	if (!up && dk == DOWN_NEVER_CABLED && cfg->nics[0] && !pf_list_has(cfg->nics, d->name)) {
-		f = pf_add(res, PF_STATUS_SKIP, subject, "%s (%s) since boot, never had a link "
+/* A down port: a problem, or false after a skip finding (never cabled, outside nics). */
+static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_dev *d,
+		       const struct pf_rdma_port *p, struct port_eval *e, struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (e->dk == DOWN_NEVER_CABLED && cfg->nics[0] && !pf_list_has(cfg->nics, d->name)) {
+		f = pf_add(res, PF_STATUS_SKIP, e->subject, "%s (%s) since boot, never had a link "
 			   "(link_downed 0): not cabled, and not in nic_link_speed.nics: not judged",
 			   p->state_name ? p->state_name : "state unknown",
 			   p->phys_state_name ? p->phys_state_name : "phys_state unknown");
 		pf_obs_str(f, "down", "never_cabled");
 		pf_obs_num(f, "link_downed", 0);
-		return;
-	} else if (!up && dk == DOWN_NEVER_CABLED) {
+		return false;
+	} else if (e->dk == DOWN_NEVER_CABLED) {
 		/* a rail that never came up, or (without nics) a port that may be unused */
 		char fix[512];
 
 		snprintf(fix, sizeof(fix), "%s%s", down_remedy(p), cfg->nics[0] ? "" :
 			 "; if it is unused on purpose, list the workload's devices in "
 			 "nic_link_speed.nics");
-		problem(&v, PF_STATUS_FAIL, fix,
+		problem(&e->v, PF_STATUS_FAIL, fix,
 			"%s (%s), never had a link since boot (link_downed 0): %s",
 			p->state_name ? p->state_name : "state unknown",
 			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
 			cfg->nics[0] ? "a rail of nic_link_speed.nics never came up" :
 				       "not cabled or disabled, not a rail that went down");
-	} else if (!up) {
-		problem(&v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)%s",
+	} else {
+		problem(&e->v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)%s",
 			p->state_name ? p->state_name : "state unknown",
 			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
-			dk == DOWN_WENT_DOWN ? ": the link went down (link_downed > 0 since boot)" :
+			e->dk == DOWN_WENT_DOWN ?
+			": the link went down (link_downed > 0 since boot)" :
 			"; whether it ever had a link is unknown (no link_downed counter)");
-	} else if (p->rate_gbps <= 0) {
-		if (!strcmp(node->source, "hwloc")) {
-			f = pf_add(res, PF_STATUS_SKIP, subject,
-				   "ACTIVE; the topology export carries no port rate");
-			pf_obs_str(f, "state", p->state_name ? p->state_name : "");
-			return;
-		}
-		pf_autofree char *line = NULL;
-		char uidbuf[32];
-		int r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
-						       "/sys/class/infiniband/%s/ports/%u/rate",
-						       d->name, p->num);
-
-		/* the inventory keeps no errno: ask again why the file gave nothing */
-		if (r == -EACCES || r == -EPERM)
-			problem(&v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
-				"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
-				d->name, p->num, strerror(-r), pf_euid_note(ctx, uidbuf));
-		else
-			problem(&v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
-				"ACTIVE but the rate is unreadable ('%s')",
-				p->rate ? p->rate : r < 0 ? strerror(-r) : "absent");
-	} else {
-		rate_text(p, rt, sizeof(rt));
-		if (want_width > 0 && p->width > 0 && p->width < want_width)
-			problem(&v, PF_STATUS_FAIL,
-				"a lane is down: reseat or replace the cable or transceiver; "
-				"mlxlink -d <dev> shows the lane status",
-				"active at %s: %d lanes where %s %dX", rt, p->width,
-				cfg->infer && best.width == want_width ?
-				"its siblings of the same model run" : "the profile expects",
-				want_width);
-		else if (want_rate > 0 && p->rate_gbps < want_rate - 1e-9)
-			problem(&v, PF_STATUS_FAIL,
-				"reseat or replace the cable or transceiver; check the switch port "
-				"speed (mlxlink -d <dev> shows the negotiated speed)",
-				"active at %s, expected at least %g Gb/s%s", rt, want_rate,
-				cfg->infer && best.rate_gbps == want_rate &&
-				want_rate > cfg->min_rate_gbps ?
-				" like its siblings of the same model" : "");
 	}
-	if (p->active_mtu > 0 && up && p->active_mtu < (int)cfg->active_mtu)
-		problem(&v, PF_STATUS_WARN,
+	return true;
+}
+
+/*
+ * An ACTIVE port without a rate: an error naming why the file gave nothing,
+ * or false after a skip finding (a topology export carries no rates).
+ */
+static bool judge_no_rate(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
+			  const struct pf_rdma_port *p, struct port_eval *e, struct pf_result *res)
+{
+	pf_autofree char *line = NULL;
+	char uidbuf[32];
+	int r;
+
+	if (!strcmp(ctx->node->source, "hwloc")) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, e->subject,
+					      "ACTIVE; the topology export carries no port rate");
+
+		pf_obs_str(f, "state", p->state_name ? p->state_name : "");
+		return false;
+	}
+	r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
+					   "/sys/class/infiniband/%s/ports/%u/rate",
+					   d->name, p->num);
+	/* the inventory keeps no errno: ask again why the file gave nothing */
+	if (r == -EACCES || r == -EPERM)
+		problem(&e->v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
+			"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
+			d->name, p->num, strerror(-r), pf_euid_note(ctx, uidbuf));
+	else
+		problem(&e->v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
+			"ACTIVE but the rate is unreadable ('%s')",
+			p->rate ? p->rate : r < 0 ? strerror(-r) : "absent");
+	return true;
+}
+
+/* An ACTIVE port with a rate: fewer lanes or a lower rate than it is held to fails. */
+static void judge_rate(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_port *p,
+		       struct port_eval *e)
+{
+	rate_text(p, e->rt, sizeof(e->rt));
+	if (e->want_width > 0 && p->width > 0 && p->width < e->want_width)
+		problem(&e->v, PF_STATUS_FAIL,
+			"a lane is down: reseat or replace the cable or transceiver; "
+			"mlxlink -d <dev> shows the lane status",
+			"active at %s: %d lanes where %s %dX", e->rt, p->width,
+			cfg->infer && e->best.width == e->want_width ?
+			"its siblings of the same model run" : "the profile expects",
+			e->want_width);
+	else if (e->want_rate > 0 && p->rate_gbps < e->want_rate - 1e-9)
+		problem(&e->v, PF_STATUS_FAIL,
+			"reseat or replace the cable or transceiver; check the switch port "
+			"speed (mlxlink -d <dev> shows the negotiated speed)",
+			"active at %s, expected at least %g Gb/s%s", e->rt, e->want_rate,
+			cfg->infer && e->best.rate_gbps == e->want_rate &&
+			e->want_rate > cfg->min_rate_gbps ?
+			" like its siblings of the same model" : "");
+}
+
+/*
+ * RoCE: the netdev's speed and MTU, or each LAG member's speed; a virtual
+ * netdev at a whole multiple of the port rate whose members are not
+ * recorded (a snapshot older than bonding/slaves) is a bond, not judged.
+ */
+static void judge_roce(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+		       const struct pf_rdma_port *p, struct port_eval *e)
+{
+	const struct pf_netdev *nd = e->nd;
+	char nd_dev[64 + IF_NAMESIZE];
+
+	if (!nd) {
+		problem(&e->v, PF_STATUS_WARN,
+			"find the port's netdev with `rdma link show`; without it speed and "
+			"MTU cannot be verified",
+			"no netdev found for this RoCE port");
+		return;
+	}
+	/* a bond's speed is its slaves' sum: judge the slaves, the bond's MTU */
+	if (e->n_slaves && e->up)
+		e->lag = judge_lag(ctx, p, nd, e->slaves, e->n_slaves, &e->v);
+	snprintf(nd_dev, sizeof(nd_dev), "/sys/class/net/%s/device", nd->name);
+	if (!e->n_slaves && e->up && p->rate_gbps > 0 && e->nd_speed > 0 &&
+	    pf_fs_exists(ctx->fs, nd_dev) == 0 &&
+	    fmod((double)e->nd_speed, p->rate_gbps * 1000) < 0.5 &&
+	    (double)e->nd_speed >= 2 * p->rate_gbps * 1000) {
+		e->bond_unrecorded = true;
+		problem(&e->v, PF_STATUS_WARN, "capture /sys/class/net/<netdev>/bonding/slaves "
+			"(preflight snapshot records it) or run on the node",
+			"%s at %lld Mb/s, %g x the port rate: a bond (RoCE LAG) whose members "
+			"are not recorded; its speed is their sum, not judged", nd->name,
+			(long long)e->nd_speed, (double)e->nd_speed / (p->rate_gbps * 1000));
+	}
+	judge_netdev(cfg, p, nd, e->nd_speed, e->speed_src, &e->v,
+		     e->up && !e->n_slaves && !e->bond_unrecorded);
+}
+
+/* Judge: every problem of the port, in order; false when a skip finding was added. */
+static bool port_judge(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+		       const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+		       struct port_eval *e, struct pf_result *res)
+{
+	if (!e->up) {
+		if (!judge_down(cfg, d, p, e, res))
+			return false;
+	} else if (p->rate_gbps <= 0) {
+		if (!judge_no_rate(ctx, d, p, e, res))
+			return false;
+	} else {
+		judge_rate(cfg, p, e);
+	}
+	if (p->active_mtu > 0 && e->up && p->active_mtu < (int)cfg->active_mtu)
+		problem(&e->v, PF_STATUS_WARN,
 			p->link_layer == PF_LINK_ETH ? "raise the netdev MTU" :
 			"set the partition MTU to 4096 in the subnet manager (opensm partitions.conf "
 			"mtu=5)", "active MTU %d, expected %llu", p->active_mtu,
 			(unsigned long long)cfg->active_mtu);
-	if (nd) /* one provider call per netdev: live, it is a netlink request */
-		nd_speed = p->link_layer == PF_LINK_ETH ? netdev_speed(ctx, nd, &speed_src) :
-			   nd->speed_mbps;
-	if (p->link_layer == PF_LINK_ETH && nd)
-		n_slaves = lag_slaves(ctx, nd->name, slaves, MAX_LAG_SLAVES);
-	if (p->link_layer == PF_LINK_ETH) {
-		/* a bond's speed is its slaves' sum: judge the slaves, the bond's MTU */
-		if (nd && n_slaves && up)
-			lag = judge_lag(ctx, p, nd, slaves, n_slaves, &v);
-		/*
-		 * A virtual netdev at a whole multiple of the port rate, its members
-		 * not recorded (a snapshot older than bonding/slaves): a bond.
-		 */
-		if (nd)
-			snprintf(nd_dev, sizeof(nd_dev), "/sys/class/net/%s/device", nd->name);
-		if (nd && !n_slaves && up && p->rate_gbps > 0 && nd_speed > 0 &&
-		    pf_fs_exists(ctx->fs, nd_dev) == 0 &&
-		    fmod((double)nd_speed, p->rate_gbps * 1000) < 0.5 &&
-		    (double)nd_speed >= 2 * p->rate_gbps * 1000) {
-			bond_unrecorded = true;
-			problem(&v, PF_STATUS_WARN, "capture /sys/class/net/<netdev>/bonding/slaves "
-				"(preflight snapshot records it) or run on the node",
-				"%s at %lld Mb/s, %g x the port rate: a bond (RoCE LAG) whose members "
-				"are not recorded; its speed is their sum, not judged", nd->name,
-				(long long)nd_speed, (double)nd_speed / (p->rate_gbps * 1000));
-		}
-		if (nd)
-			judge_netdev(cfg, p, nd, nd_speed, speed_src, &v,
-				     up && !n_slaves && !bond_unrecorded);
-		else
-			problem(&v, PF_STATUS_WARN,
-				"find the port's netdev with `rdma link show`; without it speed and "
-				"MTU cannot be verified",
-				"no netdev found for this RoCE port");
-	}
+	if (e->nd) /* one provider call per netdev: live, it is a netlink request */
+		e->nd_speed = p->link_layer == PF_LINK_ETH ?
+			      netdev_speed(ctx, e->nd, &e->speed_src) : e->nd->speed_mbps;
+	if (p->link_layer == PF_LINK_ETH && e->nd)
+		e->n_slaves = lag_slaves(ctx, e->nd->name, e->slaves, MAX_LAG_SLAVES);
+	if (p->link_layer == PF_LINK_ETH)
+		judge_roce(ctx, cfg, p, e);
+	return true;
+}
 
-	for (size_t i = 0; i < v.n; i++)
-		st = pf_status_worst(st, v.p[i].status);
-	if (v.n == 0) {
-		if (nd && p->link_layer == PF_LINK_ETH && n_slaves)
+/* Report: the port's finding - its worst problem, every problem's text, their remedies. */
+static struct pf_finding *port_finding(const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+				       const struct port_eval *e, struct pf_result *res)
+{
+	const struct pf_netdev *nd = e->nd;
+	pf_autostrbuf struct pf_strbuf msg = PF_STRBUF_INIT, remedy = PF_STRBUF_INIT;
+	enum pf_status st = PF_STATUS_PASS;
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < e->v.n; i++)
+		st = pf_status_worst(st, e->v.p[i].status);
+	if (e->v.n == 0) {
+		if (nd && p->link_layer == PF_LINK_ETH && e->n_slaves)
 			pf_strbuf_addf(&msg, "ACTIVE at %s, LAG %s of %zu members at the port "
-				 "rate, MTU %lld", rt, nd->name, n_slaves, (long long)nd->mtu);
+				 "rate, MTU %lld", e->rt, nd->name, e->n_slaves, (long long)nd->mtu);
 		else if (nd && p->link_layer == PF_LINK_ETH)
-			pf_strbuf_addf(&msg, "ACTIVE at %s, %s MTU %lld", rt, nd->name,
+			pf_strbuf_addf(&msg, "ACTIVE at %s, %s MTU %lld", e->rt, nd->name,
 				 (long long)nd->mtu);
-		else if (card_own_role)
+		else if (e->card_own_role)
 			pf_strbuf_addf(&msg, "ACTIVE at %s, like every active port of its "
 				 "%zu-port card: a role of its own, not held to the model's faster "
-				 "ports", rt, card_ports);
+				 "ports", e->rt, e->card_ports);
 		else
-			pf_strbuf_addf(&msg, "ACTIVE at %s", rt);
+			pf_strbuf_addf(&msg, "ACTIVE at %s", e->rt);
 	}
-	for (size_t i = 0; i < v.n; i++) {
-		pf_strbuf_adds(pf_strbuf_sep(&msg, "; "), v.p[i].text);
-		if (v.p[i].status != PF_STATUS_PASS && !strstr(remedy.buf, v.p[i].remedy))
-			add_remedy(pf_strbuf_sep(&remedy, "; "), v.p[i].remedy, d->name,
+	for (size_t i = 0; i < e->v.n; i++) {
+		pf_strbuf_adds(pf_strbuf_sep(&msg, "; "), e->v.p[i].text);
+		if (e->v.p[i].status != PF_STATUS_PASS && !strstr(remedy.buf, e->v.p[i].remedy))
+			add_remedy(pf_strbuf_sep(&remedy, "; "), e->v.p[i].remedy, d->name,
 				   nd ? nd->name : "<netdev>");
 	}
-	f = pf_add(res, st, subject, "%s", msg.buf);
+	f = pf_add(res, st, e->subject, "%s", msg.buf);
 	if (st != PF_STATUS_PASS && remedy.len)
 		pf_remedy(f, "%s", remedy.buf);
+	return f;
+}
+
+/* Report: what the port was seen as (state, rate, model, down kind, role, netdev). */
+static void port_observed(struct pf_finding *f, const struct pf_node *node,
+			  const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+			  struct port_eval *e)
+{
+	const struct pf_netdev *nd = e->nd;
 
 	pf_obs_str(f, "state", p->state_name ? p->state_name : "unknown");
 	pf_obs_str(f, "phys_state", p->phys_state_name ? p->phys_state_name : "unknown");
-	if (up && p->rate_gbps > 0) {
+	if (e->up && p->rate_gbps > 0) {
 		char w[16];
 
 		snprintf(w, sizeof(w), "%dX", p->width);
@@ -647,15 +728,15 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	}
 	pf_obs_str(f, "link_layer", p->link_layer == PF_LINK_ETH ? "Ethernet" :
 		   p->link_layer == PF_LINK_IB ? "InfiniBand" : "unknown");
-	pf_obs_str(f, "model", model);
-	if (!up)
-		pf_obs_str(f, "down", dk == DOWN_NEVER_CABLED ? "never_cabled" :
-			   dk == DOWN_WENT_DOWN ? "went_down" : "unknown");
-	if (!up && dk != DOWN_UNKNOWN)
-		pf_obs_num(f, "link_downed", (double)downed);
-	if (card_own_role) {
+	pf_obs_str(f, "model", e->model);
+	if (!e->up)
+		pf_obs_str(f, "down", e->dk == DOWN_NEVER_CABLED ? "never_cabled" :
+			   e->dk == DOWN_WENT_DOWN ? "went_down" : "unknown");
+	if (!e->up && e->dk != DOWN_UNKNOWN)
+		pf_obs_num(f, "link_downed", (double)e->downed);
+	if (e->card_own_role) {
 		pf_obs_str(f, "role", "card");
-		pf_obs_num(f, "card_ports", (double)card_ports);
+		pf_obs_num(f, "card_ports", (double)e->card_ports);
 	}
 	if (d->pci >= 0)
 		pf_obs_str(f, "pci", node->pci[d->pci].bdf);
@@ -663,24 +744,31 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		pf_obs_num(f, "active_mtu", p->active_mtu);
 	if (nd) {
 		pf_obs_str(f, "netdev", nd->name);
-		if (nd_speed >= 0)
-			pf_obs_num(f, "netdev_speed_mbps", (double)nd_speed);
+		if (e->nd_speed >= 0)
+			pf_obs_num(f, "netdev_speed_mbps", (double)e->nd_speed);
 		if (nd->mtu >= 0)
 			pf_obs_num(f, "netdev_mtu", (double)nd->mtu);
 		if (nd->operstate)
 			pf_obs_str(f, "operstate", nd->operstate);
 	}
-	if (lag)
-		pf_obs_json(f, "lag_members", lag);
+	if (e->lag) {
+		pf_obs_json(f, "lag_members", e->lag);
+		e->lag = NULL;
+	}
+}
 
+/* Report: what the port was held to. */
+static void port_expected(struct pf_finding *f, const struct nic_link_speed_cfg *cfg,
+			  const struct pf_rdma_port *p, const struct port_eval *e)
+{
 	pf_exp_str(f, "state", "ACTIVE");
 	pf_exp_str(f, "phys_state", "LinkUp");
-	if (want_rate > 0)
-		pf_exp_num(f, "min_rate_gbps", want_rate);
-	if (want_width > 0) {
+	if (e->want_rate > 0)
+		pf_exp_num(f, "min_rate_gbps", e->want_rate);
+	if (e->want_width > 0) {
 		char w[16];
 
-		snprintf(w, sizeof(w), "%dX", want_width);
+		snprintf(w, sizeof(w), "%dX", e->want_width);
 		pf_exp_str(f, "width", w);
 	}
 	if (p->link_layer == PF_LINK_ETH) {
@@ -690,85 +778,102 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	}
 }
 
-static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
-			      struct pf_result *res)
+/* One port: plan what it is held to, judge it, report one finding. */
+static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+		       const struct groups *groups, const struct pf_rdma_dev *d,
+		       const struct pf_rdma_port *p, struct pf_result *res)
 {
-	const struct nic_link_speed_cfg *cfg = config;
-	const struct pf_node *node = ctx->node;
-	struct groups groups PF_CLEANUP(groups_free) = { 0 };
-	size_t judged = 0, bad = 0, bad_ports, skipped = 0;
-	double rate = -1;
-	bool uniform = true;
+	struct port_eval e = { .v.n = 0 };
+	struct pf_finding *f;
 
-	if (!node)
-		return pf_error(res, -ENODATA, "no node inventory");
-	build_groups(node, cfg, &groups);
-	for (size_t i = 0; i < node->n_rdma; i++) {
-		const struct pf_rdma_dev *d = &node->rdma[i];
+	port_plan(ctx, cfg, groups, d, p, &e);
+	if (!port_judge(ctx, cfg, d, p, &e, res))
+		return;
+	f = port_finding(d, p, &e, res);
+	port_observed(f, ctx->node, d, p, &e);
+	port_expected(f, cfg, p, &e);
+}
 
-		if (d->pci < 0) {
-			pf_add(res, PF_STATUS_SKIP, d->name,
-			       "no PCI function behind this RDMA device (virtual or software "
-			       "device): not judged");
-			skipped++;
+/* What the run counted over the ports. */
+struct run_tally {
+	size_t judged, bad, skipped;
+	double rate;
+	bool uniform;
+};
+
+/* One device: a skip or error when it has nothing to judge, else each of its ports. */
+static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+			 const struct groups *groups, const struct pf_rdma_dev *d,
+			 struct run_tally *t, struct pf_result *res)
+{
+	if (d->pci < 0) {
+		pf_add(res, PF_STATUS_SKIP, d->name,
+		       "no PCI function behind this RDMA device (virtual or software "
+		       "device): not judged");
+		t->skipped++;
+		return;
+	}
+	if (d->n_ports == 0 && !strcmp(ctx->node->source, "hwloc")) {
+		pf_add(res, PF_STATUS_SKIP, d->name, "the topology export records no ports "
+		       "for %s: not judged", d->name);
+		t->skipped++;
+		return;
+	}
+	if (d->n_ports == 0) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, d->name,
+					      "RDMA device without readable ports");
+
+		pf_remedy(f, "check the driver (dmesg | grep %s)", d->name);
+		return;
+	}
+	for (size_t k = 0; k < d->n_ports; k++) {
+		const struct pf_rdma_port *p = &d->ports[k];
+		const struct pf_finding *f;
+
+		if (ignored(cfg, d, p)) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "%s/%u", d->name, p->num);
+			pf_add(res, PF_STATUS_SKIP, key, "ignored by the profile");
+			t->skipped++;
 			continue;
 		}
-		if (d->n_ports == 0 && !strcmp(node->source, "hwloc")) {
-			pf_add(res, PF_STATUS_SKIP, d->name, "the topology export records no ports "
-			       "for %s: not judged", d->name);
-			skipped++;
-			continue;
-		}
-		if (d->n_ports == 0) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, d->name,
-						      "RDMA device without readable ports");
-
-			pf_remedy(f, "check the driver (dmesg | grep %s)", d->name);
-			continue;
-		}
-		for (size_t k = 0; k < d->n_ports; k++) {
-			const struct pf_rdma_port *p = &d->ports[k];
-			const struct pf_finding *f;
-
-			if (ignored(cfg, d, p)) {
-				char key[96];
-
-				snprintf(key, sizeof(key), "%s/%u", d->name, p->num);
-				pf_add(res, PF_STATUS_SKIP, key, "ignored by the profile");
-				skipped++;
-				continue;
-			}
-			judge_port(ctx, cfg, &groups, d, p, res);
-			f = &res->findings[res->n_findings - 1];
-			judged++;
-			if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)
-				bad++;
-			if (rate < 0)
-				rate = p->rate_gbps;
-			else if (rate != p->rate_gbps)
-				uniform = false;
-		}
+		judge_port(ctx, cfg, groups, d, p, res);
+		f = &res->findings[res->n_findings - 1];
+		t->judged++;
+		if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)
+			t->bad++;
+		if (t->rate < 0)
+			t->rate = p->rate_gbps;
+		else if (t->rate != p->rate_gbps)
+			t->uniform = false;
 	}
+}
 
-	bad_ports = bad;
-	if (cfg->expected_ports && judged != cfg->expected_ports) {
-		struct pf_finding *f = pf_add(res, judged < cfg->expected_ports ? PF_STATUS_FAIL :
-					      PF_STATUS_WARN, "ports",
-					      "%zu RDMA ports, expected %llu", judged,
-					      (unsigned long long)cfg->expected_ports);
+/* expected_ports: fewer judged ports fail, more warn; true when the count is off. */
+static bool judge_port_count(const struct nic_link_speed_cfg *cfg, const struct run_tally *t,
+			     struct pf_result *res)
+{
+	struct pf_finding *f;
 
-		pf_obs_num(f, "ports", (double)judged);
-		pf_exp_num(f, "ports", (double)cfg->expected_ports);
-		pf_remedy(f, "check that every HCA is seated and its driver loaded "
-			  "(lspci -d 15b3:, ibstat, dmesg | grep mlx5)");
-		bad += judged < cfg->expected_ports;
-	}
-	if (judged == 0 && !cfg->expected_ports) {
-		if (skipped == 0)
-			return pf_skip(res, "no RDMA devices under /sys/class/infiniband");
-		pf_summary(res, "no RDMA port judged (%zu skipped)", skipped);
-		return 0;
-	}
+	if (!cfg->expected_ports || t->judged == cfg->expected_ports)
+		return false;
+	f = pf_add(res, t->judged < cfg->expected_ports ? PF_STATUS_FAIL : PF_STATUS_WARN,
+		   "ports", "%zu RDMA ports, expected %llu", t->judged,
+		   (unsigned long long)cfg->expected_ports);
+	pf_obs_num(f, "ports", (double)t->judged);
+	pf_exp_num(f, "ports", (double)cfg->expected_ports);
+	pf_remedy(f, "check that every HCA is seated and its driver loaded "
+		  "(lspci -d 15b3:, ibstat, dmesg | grep mlx5)");
+	return t->judged < cfg->expected_ports;
+}
+
+/* The summary: the first bad port, a short port count, or the one rate all ports run at. */
+static void run_summary(const struct nic_link_speed_cfg *cfg, const struct pf_node *node,
+			const struct run_tally *t, size_t bad, struct pf_result *res)
+{
+	size_t judged = t->judged, bad_ports = t->bad;
+
 	if (bad_ports) {
 		const struct pf_finding *first = NULL;
 
@@ -785,12 +890,36 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 		pf_summary(res, "%zu RDMA port%s, expected %llu", judged, judged == 1 ? "" : "s",
 			   (unsigned long long)cfg->expected_ports);
 	}
-	else if (rate == 0 && uniform && !strcmp(node->source, "hwloc"))
+	else if (t->rate == 0 && t->uniform && !strcmp(node->source, "hwloc"))
 		pf_summary(res, "%zu port%s ACTIVE; the topology export carries no rates", judged,
 			   judged == 1 ? "" : "s");
-	else if (uniform && rate > 0)
+	else if (t->uniform && t->rate > 0)
 		pf_summary(res, "%zu port%s ACTIVE at %g Gb/s", judged, judged == 1 ? "" : "s",
-			   rate);
+			   t->rate);
+}
+
+static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
+			      struct pf_result *res)
+{
+	const struct nic_link_speed_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	struct groups groups PF_CLEANUP(groups_free) = { 0 };
+	struct run_tally t = { .rate = -1, .uniform = true };
+	size_t bad;
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	build_groups(node, cfg, &groups);
+	for (size_t i = 0; i < node->n_rdma; i++)
+		judge_device(ctx, cfg, &groups, &node->rdma[i], &t, res);
+	bad = t.bad + judge_port_count(cfg, &t, res);
+	if (t.judged == 0 && !cfg->expected_ports) {
+		if (t.skipped == 0)
+			return pf_skip(res, "no RDMA devices under /sys/class/infiniband");
+		pf_summary(res, "no RDMA port judged (%zu skipped)", t.skipped);
+		return 0;
+	}
+	run_summary(cfg, node, &t, bad, res);
 	return 0;
 }
 
