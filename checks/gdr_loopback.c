@@ -800,20 +800,17 @@ static void plan_free(struct plan *p)
 	free(p->pairs);
 }
 
-static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+/*
+ * Whether traffic can be sent at all: an inventory with RDMA devices, a live
+ * node, libibverbs and a device it lists.  Returns 1 with *ret_api set, else
+ * what the run returns (a skip or error recorded in @res).
+ */
+static int open_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret_api,
+		      struct pf_result *res)
 {
-	const struct gdr_loopback_cfg *cfg = config;
-	const struct pf_verbs_api *api = NULL;
-	const struct pf_cuda_table *cu = NULL;
-	pf_autofree char *err = NULL, *cuda_err = NULL;
-	pf_autofree struct job *jobs = NULL;
+	pf_autofree char *err = NULL;
 	struct ibv_device **list;
-	struct plan p = { 0 };
-	size_t n_jobs = 0, n_fail = 0;
-	int r, n_dev = 0, cuda_rc = 0;
-	double host_lo = 0, host_hi = 0, gpu_lo = 0, gpu_hi = 0;
-	const char *reg_used = NULL;
-	uint64_t page_size = 0;
+	int r, n_dev = 0;
 
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -822,7 +819,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	if (!ctx->prov->verbs)
 		return pf_skip(res, "a recorded root cannot send traffic: run gdr_loopback on the "
 			       "node itself");
-	r = ctx->prov->verbs(&api, &err);
+	r = ctx->prov->verbs(ret_api, &err);
 	if (r < 0) {
 		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s", err);
 
@@ -832,45 +829,44 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	}
 	/* libibverbs' own view: ENOSYS without ib_uverbs, or an empty list */
 	errno = 0;
-	list = api->get_device_list(&n_dev);
+	list = (*ret_api)->get_device_list(&n_dev);
 	if (!list || n_dev == 0) {
 		int e = errno;
 
 		if (list)
-			api->free_device_list(list);
+			(*ret_api)->free_device_list(list);
 		return pf_skip(res, "libibverbs lists no RDMA devices%s%s%s",
 			       !list ? " (" : "", !list ? strerror(e ? e : ENODEV) : "",
 			       !list ? e == ENOSYS ? ": ib_uverbs not loaded?)" : ")" : "");
 	}
-	api->free_device_list(list);
+	(*ret_api)->free_device_list(list);
+	return 1;
+}
 
-	r = cfg->pairs[0] ? plan_explicit(ctx, cfg, &p, res) : plan_default(ctx, cfg, &p);
-	if (r < 0) {
-		plan_free(&p);
-		return r;
-	}
-	if (!p.n_nics) {
-		plan_free(&p);
-		return pf_skip(res, "no RDMA port to test");
-	}
-	if (p.n_pairs) {
-		cuda_rc = map_cuda(ctx, &p, &cu, &cuda_err);
-		if (cuda_rc < 0) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "GPU-memory runs "
-						      "impossible: %s", cuda_err);
+/* Plan the GPU pairs' CUDA devices; without CUDA no pair runs (an error finding). */
+static void plan_cuda(const struct pf_ctx *ctx, struct plan *p, const struct pf_cuda_table **cu,
+		      struct pf_result *res)
+{
+	pf_autofree char *cuda_err = NULL;
+	struct pf_finding *f;
 
-			pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
-				  "gdr_loopback.use_gpu=false to test host memory only");
-			p.n_pairs = 0;
-		}
-	}
+	if (!p->n_pairs || map_cuda(ctx, p, cu, &cuda_err) >= 0)
+		return;
+	f = pf_add(res, PF_STATUS_ERROR, NULL, "GPU-memory runs impossible: %s", cuda_err);
+	pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
+		  "gdr_loopback.use_gpu=false to test host memory only");
+	p->n_pairs = 0;
+}
 
-	/* DMA-BUF ranges are whole pages of the node's page size (0: the engine asks) */
-	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
-		page_size = 0;
-	jobs = pf_xcalloc(p.n_nics + p.n_pairs + 1, sizeof(*jobs));
-	for (size_t i = 0; i < p.n_nics; i++) {
-		struct nic *n = &p.nics[i];
+/* Run host memory on every port that can carry a loopback (a port not ACTIVE fails). */
+static void run_host(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+		     const struct pf_verbs_api *api, struct plan *p, uint64_t page_size,
+		     struct job *jobs, struct pf_result *res)
+{
+	size_t n_jobs = 0;
+
+	for (size_t i = 0; i < p->n_nics; i++) {
+		struct nic *n = &p->nics[i];
 
 		base_opts(cfg, api, n, page_size, &n->opts);
 		n->opts.mem = PF_LB_HOST;
@@ -889,11 +885,19 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 					       .rc = &n->rc };
 		n->ran = true;
 	}
-	run_rounds(ctx, "host", jobs, n_jobs, p.n_nics, cfg->parallel);
-	n_jobs = 0;
-	for (size_t i = 0; i < p.n_pairs; i++) {
-		struct pair *q = &p.pairs[i];
-		struct nic *n = &p.nics[q->nic];
+	run_rounds(ctx, "host", jobs, n_jobs, p->n_nics, cfg->parallel);
+}
+
+/* Run GPU memory for every pair whose port is usable and whose GPU CUDA sees. */
+static void run_pairs(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+		      const struct pf_verbs_api *api, const struct pf_cuda_table *cu,
+		      struct plan *p, uint64_t page_size, struct job *jobs, struct pf_result *res)
+{
+	size_t n_jobs = 0;
+
+	for (size_t i = 0; i < p->n_pairs; i++) {
+		struct pair *q = &p->pairs[i];
+		struct nic *n = &p->nics[q->nic];
 		int level = gdr_level(cfg->gdr_level);
 
 		q->level_name = strcmp(cfg->gdr_level, "auto") == 0 ? "PXB" : cfg->gdr_level;
@@ -918,10 +922,22 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 					       .rc = &q->rc };
 		q->ran = true;
 	}
-	run_rounds(ctx, "pair", jobs, n_jobs, p.n_nics, cfg->parallel);
+	run_rounds(ctx, "pair", jobs, n_jobs, p->n_nics, cfg->parallel);
+}
 
-	for (size_t i = 0; i < p.n_nics; i++) {
-		struct nic *n = &p.nics[i];
+/* The range of rates the runs reached, and how many failed. */
+struct tally {
+	size_t n_fail;
+	double host_lo, host_hi, gpu_lo, gpu_hi;
+	const char *reg_used;
+};
+
+/* Judge every run (host rate and counters, then GPU pairs) and tally the rates. */
+static void judge_runs(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
+		       struct plan *p, struct tally *t, struct pf_result *res)
+{
+	for (size_t i = 0; i < p->n_nics; i++) {
+		struct nic *n = &p->nics[i];
 
 		if (!n->ran)
 			continue;
@@ -929,37 +945,77 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 		judge_host(res, cfg, n);
 		judge_counters(res, n);
 		if (n->rc) {
-			n_fail++;
+			t->n_fail++;
 		} else {
-			host_lo = host_lo && host_lo < n->res.gbps ? host_lo : n->res.gbps;
-			host_hi = host_hi > n->res.gbps ? host_hi : n->res.gbps;
+			t->host_lo = t->host_lo && t->host_lo < n->res.gbps ? t->host_lo : n->res.gbps;
+			t->host_hi = t->host_hi > n->res.gbps ? t->host_hi : n->res.gbps;
 		}
 	}
-	for (size_t i = 0; i < p.n_pairs; i++) {
-		struct pair *q = &p.pairs[i];
+	for (size_t i = 0; i < p->n_pairs; i++) {
+		struct pair *q = &p->pairs[i];
 
 		if (!q->ran)
 			continue;
-		judge_gpu(res, cfg, &p, q);
+		judge_gpu(res, cfg, p, q);
 		if (q->rc && (q->judged || q->rc != -EFAULT)) {
-			n_fail++;
+			t->n_fail++;
 		} else {
-			gpu_lo = gpu_lo && gpu_lo < q->res.gbps ? gpu_lo : q->res.gbps;
-			gpu_hi = gpu_hi > q->res.gbps ? gpu_hi : q->res.gbps;
-			reg_used = q->res.reg;
+			t->gpu_lo = t->gpu_lo && t->gpu_lo < q->res.gbps ? t->gpu_lo : q->res.gbps;
+			t->gpu_hi = t->gpu_hi > q->res.gbps ? t->gpu_hi : q->res.gbps;
+			t->reg_used = q->res.reg;
 		}
 	}
-	if (host_hi > 0 || gpu_hi > 0) {
-		char gpu[96] = "";
+}
 
-		if (gpu_hi > 0)
-			snprintf(gpu, sizeof(gpu), ", GPU %.1f-%.1f Gb/s via %s", gpu_lo, gpu_hi,
-				 reg_used);
-		pf_summary(res, "%zu port%s, %zu GPU pair%s%s: host %.1f-%.1f Gb/s%s%s",
-			   p.n_nics, p.n_nics == 1 ? "" : "s", p.n_pairs, p.n_pairs == 1 ? "" : "s",
-			   cfg->parallel ? " in parallel" : "", host_lo, host_hi, gpu,
-			   n_fail ? "; some runs failed" : "");
+/* The summary: host and GPU rate ranges, when any run moved data. */
+static void run_summary(const struct gdr_loopback_cfg *cfg, const struct plan *p,
+			const struct tally *t, struct pf_result *res)
+{
+	char gpu[96] = "";
+
+	if (!(t->host_hi > 0 || t->gpu_hi > 0))
+		return;
+	if (t->gpu_hi > 0)
+		snprintf(gpu, sizeof(gpu), ", GPU %.1f-%.1f Gb/s via %s", t->gpu_lo, t->gpu_hi,
+			 t->reg_used);
+	pf_summary(res, "%zu port%s, %zu GPU pair%s%s: host %.1f-%.1f Gb/s%s%s",
+		   p->n_nics, p->n_nics == 1 ? "" : "s", p->n_pairs, p->n_pairs == 1 ? "" : "s",
+		   cfg->parallel ? " in parallel" : "", t->host_lo, t->host_hi, gpu,
+		   t->n_fail ? "; some runs failed" : "");
+}
+
+static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct gdr_loopback_cfg *cfg = config;
+	const struct pf_verbs_api *api = NULL;
+	const struct pf_cuda_table *cu = NULL;
+	pf_autofree struct job *jobs = NULL;
+	struct plan p = { 0 };
+	struct tally t = { 0 };
+	uint64_t page_size = 0;
+	int r;
+
+	r = open_verbs(ctx, &api, res);
+	if (r <= 0)
+		return r;
+	r = cfg->pairs[0] ? plan_explicit(ctx, cfg, &p, res) : plan_default(ctx, cfg, &p);
+	if (r < 0) {
+		plan_free(&p);
+		return r;
 	}
+	if (!p.n_nics) {
+		plan_free(&p);
+		return pf_skip(res, "no RDMA port to test");
+	}
+	plan_cuda(ctx, &p, &cu, res);
+	/* DMA-BUF ranges are whole pages of the node's page size (0: the engine asks) */
+	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
+		page_size = 0;
+	jobs = pf_xcalloc(p.n_nics + p.n_pairs + 1, sizeof(*jobs));
+	run_host(ctx, cfg, api, &p, page_size, jobs, res);
+	run_pairs(ctx, cfg, api, cu, &p, page_size, jobs, res);
+	judge_runs(ctx, cfg, &p, &t, res);
+	run_summary(cfg, &p, &t, res);
 	plan_free(&p);
 	return 0;
 }
