@@ -788,55 +788,50 @@ static unsigned int terminal_width(int fd)
 	return 80;
 }
 
-static int run_checks(struct pf_opts *o)
+/*
+ * The inventory is read once, here, and inherited by the forked checks, when
+ * a selected check needs it (or --topology/--capture asks for it).  A
+ * --topology file that cannot be used is a usage error (64, returned); node
+ * data under the root that cannot be read sets *ret_err: the checks that need
+ * it become error results (exit 2), and the report is still written.
+ */
+static int load_node(const struct pf_opts *o, struct pf_fs *fs, const struct pf_check *const *all,
+		     size_t n_all, struct pf_node **ret_node, char **ret_err)
 {
-	size_t n_all, n = 0;
-	const struct pf_check *const *all = pf_registry(&n_all);
-	pf_autofs struct pf_fs *fs = NULL;
-	pf_autonode struct pf_node *node = NULL;
-	struct pf_report report = { .version = PF_VERSION };
-	struct pf_ctx ctx = { 0 };
-	enum pf_format fmt;
-	pf_autofree struct pf_run *runs = NULL;
-	pf_autofree struct pf_unselected *unselected = NULL;
-	pf_autofree char *err = NULL, *node_err = NULL;
-	double t0 = pf_now_ms();
-	int r, rc;
+	pf_autofree char *err = NULL;
+	int r;
 
-	r = load_config(o, &fmt, &fs);
-	if (r)
-		return r;
-	pf_runner_catch_signals();
-
-	/*
-	 * The inventory is read once, here, and inherited by the forked checks.
-	 * A --topology file that cannot be used is a usage error (64); node data
-	 * under the root that cannot be read makes the checks that need it error
-	 * results (exit 2), and the report is still written.
-	 */
-	for (size_t i = 0; i < n_all && !ctx.node; i++) {
+	for (size_t i = 0; i < n_all && !*ret_node; i++) {
 		if (!selected(o, all[i]) ||
 		    !(o->topology || o->capture || (all[i]->flags & PF_CHECK_NEEDS_NODE)))
 			continue;
-		r = pf_node_load(fs, o->topology, &node, &err);
+		r = pf_node_load(fs, o->topology, ret_node, &err);
 		if (r < 0) {
 			if (o->topology)
 				return usage_error("--topology: %s", err ? err : strerror(-r));
-			node_err = pf_xasprintf("cannot read the node inventory under %s: %s",
+			*ret_err = pf_xasprintf("cannot read the node inventory under %s: %s",
 						o->root, err ? err : strerror(-r));
-			fprintf(stderr, "preflight: %s\n", node_err);
+			fprintf(stderr, "preflight: %s\n", *ret_err);
 			break;
 		}
-		ctx.node = node;
 	}
+	return 0;
+}
 
-	runs = pf_xcalloc(n_all, sizeof(*runs));
-	unselected = pf_xcalloc(n_all, sizeof(*unselected));
+/* Plan: a run (with its built config) per selected check, the others with why not. */
+static size_t plan_runs(struct pf_opts *o, const struct pf_check *const *all, size_t n_all,
+			struct pf_run *runs, struct pf_unselected *unselected,
+			struct pf_report *report)
+{
+	size_t n = 0;
+
 	for (size_t i = 0; i < n_all; i++) {
+		pf_autofree char *err = NULL;
 		const char *why;
+		int r;
 
 		if (!selected_why(o, all[i], &why)) {
-			unselected[report.n_unselected++] = (struct pf_unselected){ all[i]->name, why };
+			unselected[report->n_unselected++] = (struct pf_unselected){ all[i]->name, why };
 			continue;
 		}
 		runs[n].check = all[i];
@@ -845,39 +840,134 @@ static int run_checks(struct pf_opts *o)
 		pf_result_init(&runs[n].res);
 		n++;
 	}
+	return n;
+}
 
-	ctx.fs = fs;
-	ctx.prov = pf_providers_for(fs);
-	/*
-	 * --topology with no root (or an empty one): the export is all there is.
-	 * Only the checks that judge an inventory run; the others would judge
-	 * files and libraries the export does not hold (or this machine's).
-	 */
-	report.topology_only = ctx.node && o->topology && !o->capture &&
-			       (o->no_root || root_is_empty(fs));
-	report.src_inventory = ctx.node ? ctx.node->source : NULL;
-	report.src_topology = ctx.node ? o->topology : NULL;
-	report.src_files = o->no_root ? "none" : pf_fs_is_live(fs) ? "live" : "root";
-	report.src_providers = ctx.prov->name;
-	/* a live status line while checks run, only for a person at a terminal */
-	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;
-	report.started_at = time(NULL);
+/*
+ * Where the facts come from, for the report.  --topology with no root (or an
+ * empty one): the export is all there is.  Only the checks that judge an
+ * inventory run; the others would judge files and libraries the export does
+ * not hold (or this machine's).
+ */
+static void report_sources(const struct pf_opts *o, const struct pf_ctx *ctx, struct pf_fs *fs,
+			   struct pf_report *report)
+{
+	report->topology_only = ctx->node && o->topology && !o->capture &&
+				(o->no_root || root_is_empty(fs));
+	report->src_inventory = ctx->node ? ctx->node->source : NULL;
+	report->src_topology = ctx->node ? o->topology : NULL;
+	report->src_files = o->no_root ? "none" : pf_fs_is_live(fs) ? "live" : "root";
+	report->src_providers = ctx->prov->name;
+}
+
+/* Run: each planned check, or its error (no inventory) or skip (--topology alone). */
+static void run_all(struct pf_opts *o, const struct pf_ctx *ctx, const char *node_err,
+		    const struct pf_report *report, struct pf_run *runs, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		/* without an inventory, the checks that need one are undecided, not skipped */
-		if (!ctx.node && node_err && (runs[i].check->flags & PF_CHECK_NEEDS_NODE)) {
+		if (!ctx->node && node_err && (runs[i].check->flags & PF_CHECK_NEEDS_NODE)) {
 			pf_add(&runs[i].res, PF_STATUS_ERROR, NULL, "%s", node_err);
 			pf_result_finish(&runs[i].res);
 			continue;
 		}
-		if (report.topology_only && !(runs[i].check->flags & PF_CHECK_JUDGES_TOPOLOGY)) {
+		if (report->topology_only && !(runs[i].check->flags & PF_CHECK_JUDGES_TOPOLOGY)) {
 			pf_add(&runs[i].res, PF_STATUS_SKIP, NULL, "not run under --topology alone: the "
 			       "export holds the PCI, GPU and NIC inventory, not what %s judges; run it "
 			       "on the node, or with --root on a snapshot of it", runs[i].check->name);
 			pf_result_finish(&runs[i].res);
 			continue;
 		}
-		pf_runner_run(&ctx, &runs[i], 1, &o->runner);
+		pf_runner_run(ctx, &runs[i], 1, &o->runner);
 	}
+}
+
+/* Write the report to --output or stdout; 0, or the exit code when it cannot be written. */
+static int write_report(const struct pf_opts *o, struct pf_report *report, enum pf_format fmt)
+{
+	bool color;
+	int r, rc;
+
+	if (o->output) {
+		rc = make_output_dir(o->output);
+		if (rc == 0)
+			rc = write_report_file(report, fmt, o->output);
+		return rc;
+	}
+	color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	report->width = fmt == PF_FORMAT_TEXT ? terminal_width(STDOUT_FILENO) : 0;
+
+	r = o->stdout_closed ? -EBADF : render_to(report, fmt, stdout, color);
+	rc = r < 0 ? PF_EXIT_IOERR : 0;
+	if (r < 0)
+		fprintf(stderr, "preflight: cannot write the report: %s\n",
+			o->stdout_closed ? "stdout is closed (use --output FILE)" : strerror(-r));
+	return rc;
+}
+
+/*
+ * The exit code after the report was written (@rc its writing's): a signal's
+ * (not evidence against the node: no drain, no resume; the report, when it
+ * could be written, holds what finished), else the verdict's, and under
+ * Slurm the gate's.
+ */
+static int judge_exit(struct pf_opts *o, struct pf_report *report, int rc)
+{
+	if (pf_runner_interrupted()) {
+		char sig[32];
+
+		fprintf(stderr, "preflight: interrupted by %s: %s; unfinished checks are errors "
+			"'interrupted by %s'\n", pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)),
+			rc == 0 ? "report written" : "report not written",
+			pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)));
+		if (rc == 0)
+			rc = 128 + pf_runner_interrupted();
+		return rc;
+	}
+	if (rc == 0)
+		rc = exit_code(pf_report_verdict(report));
+	if (o->slurm || pf_slurm_detected()) {
+		pf_slurm_gate(report, &o->slurm_opts, stderr);
+		rc = slurm_exit_code(rc, pf_report_verdict(report), &o->slurm_opts);
+	}
+	return rc;
+}
+
+static int run_checks(struct pf_opts *o)
+{
+	size_t n_all, n;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	pf_autofs struct pf_fs *fs = NULL;
+	pf_autonode struct pf_node *node = NULL;
+	struct pf_report report = { .version = PF_VERSION };
+	struct pf_ctx ctx = { 0 };
+	enum pf_format fmt;
+	pf_autofree struct pf_run *runs = NULL;
+	pf_autofree struct pf_unselected *unselected = NULL;
+	pf_autofree char *node_err = NULL;
+	double t0 = pf_now_ms();
+	int r, rc;
+
+	r = load_config(o, &fmt, &fs);
+	if (r)
+		return r;
+	pf_runner_catch_signals();
+	r = load_node(o, fs, all, n_all, &node, &node_err);
+	if (r)
+		return r;
+	ctx.node = node;
+
+	runs = pf_xcalloc(n_all, sizeof(*runs));
+	unselected = pf_xcalloc(n_all, sizeof(*unselected));
+	n = plan_runs(o, all, n_all, runs, unselected, &report);
+
+	ctx.fs = fs;
+	ctx.prov = pf_providers_for(fs);
+	report_sources(o, &ctx, fs, &report);
+	/* a live status line while checks run, only for a person at a terminal */
+	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;
+	report.started_at = time(NULL);
+	run_all(o, &ctx, node_err, &report, runs, n);
 
 	report.root = o->no_root ? "none" : pf_fs_root(fs);
 	report.profile = o->prof.name ? o->prof.name : "generic";
@@ -889,46 +979,10 @@ static int run_checks(struct pf_opts *o)
 	pf_report_describe_node(&report, fs);
 	report.duration_ms = pf_now_ms() - t0;
 
-	if (o->capture) {
+	if (o->capture)
 		rc = pf_capture_write(&report, node, &o->prof, stdout, stderr);
-		goto out;
-	} else if (o->output) {
-		rc = make_output_dir(o->output);
-		if (rc == 0)
-			rc = write_report_file(&report, fmt, o->output);
-	} else {
-		bool color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-
-		report.width = fmt == PF_FORMAT_TEXT ? terminal_width(STDOUT_FILENO) : 0;
-
-		r = o->stdout_closed ? -EBADF : render_to(&report, fmt, stdout, color);
-		rc = r < 0 ? PF_EXIT_IOERR : 0;
-		if (r < 0)
-			fprintf(stderr, "preflight: cannot write the report: %s\n",
-				o->stdout_closed ? "stdout is closed (use --output FILE)" : strerror(-r));
-	}
-	if (pf_runner_interrupted()) {
-		/*
-		 * Not evidence against the node: no drain, no resume; the report
-		 * (when it could be written) holds what finished.
-		 */
-		char sig[32];
-
-		fprintf(stderr, "preflight: interrupted by %s: %s; unfinished checks are errors "
-			"'interrupted by %s'\n", pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)),
-			rc == 0 ? "report written" : "report not written",
-			pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)));
-		if (rc == 0)
-			rc = 128 + pf_runner_interrupted();
-		goto out;
-	}
-	if (rc == 0)
-		rc = exit_code(pf_report_verdict(&report));
-	if (o->slurm || pf_slurm_detected()) {
-		pf_slurm_gate(&report, &o->slurm_opts, stderr);
-		rc = slurm_exit_code(rc, pf_report_verdict(&report), &o->slurm_opts);
-	}
-out:
+	else
+		rc = judge_exit(o, &report, write_report(o, &report, fmt));
 	for (size_t i = 0; i < n; i++) {
 		pf_config_free(runs[i].check, runs[i].cfg);
 		pf_result_release(&runs[i].res);
