@@ -258,18 +258,19 @@ static int verify(struct bench *b, uint64_t bytes, float *host, struct pf_result
 	return bad;
 }
 
-static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+/*
+ * Plan: at least 2 NVIDIA GPUs on the bus (when the inventory says) and 2 CUDA
+ * devices (at most MAX_GPUS are used), and NCCL loaded.  Returns 1 with @b's
+ * tables and GPU count and @ver set, else what the run returns.
+ */
+static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, size_t ver_len,
+			  struct pf_result *res)
 {
-	const struct nccl_allreduce_cfg *cfg = config;
-	struct bench b PF_CLEANUP(bench_release) = { 0 };
 	pf_autofree char (*bdfs)[16] = NULL;
 	pf_autofree char *err = NULL, *nerr = NULL;
-	pf_autofree float *host = NULL;
 	const struct pf_gpu_provider *gpu;
 	const struct pf_cuda_table *cu;
 	const struct pf_nccl_table *nc;
-	char ver[32] = "unknown", hb[32], subject[48];
-	double last_busbw = 0;
 	struct pf_finding *f;
 	pf_CUresult cr;
 	int n, r, code = 0;
@@ -297,7 +298,7 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 		pf_remedy(f, "install the NVIDIA driver");
 		return r;
 	}
-	b.cu = cu;
+	b->cu = cu;
 	n = pf_cuda_devices(cu, &bdfs, &cr);
 	if (n < 0) {
 		char msg[200];
@@ -318,71 +319,106 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 		pf_remedy(f, "install NCCL (the libnccl2 package) or set PF_NCCL_PATH");
 		return r;
 	}
-	b.nc = nc;
+	b->nc = nc;
 	if (nc->ncclGetVersion(&code) == PF_NCCL_SUCCESS)
-		pf_nccl_version_string(code, ver, sizeof(ver));
-	b.n = n;
+		pf_nccl_version_string(code, ver, ver_len);
+	b->n = n;
+	return 1;
+}
+
+/* One size's measurement: its time and what verify() found. */
+struct size_run {
+	uint64_t bytes;
+	bool last;
+	double t;
+	int bad, bad_gpu;
+	float got;
+};
+
+/*
+ * Judge one size: a wrong sum fails, the last size below min_busbw_gbps
+ * fails, else its bandwidth passes.  Returns its busbw.
+ */
+static double judge_size(const struct nccl_allreduce_cfg *cfg, const struct size_run *sr, int n,
+			 const char *ver, const char *subject, struct pf_result *res)
+{
+	double algbw = sr->t > 0 ? (double)sr->bytes / sr->t / 1e9 : 0;
+	double busbw = algbw * 2.0 * (n - 1) / n;
+	enum pf_status st = PF_STATUS_PASS;
+	struct pf_finding *f;
+
+	if (sr->bad) {
+		f = pf_add(res, PF_STATUS_FAIL, subject,
+			   "wrong result: GPU %d holds %g, expected %g (%d of the checked "
+			   "floats differ)", sr->bad_gpu, (double)sr->got,
+			   (double)n * (n + 1) / 2, sr->bad);
+		pf_remedy(f, "data corruption in the all-reduce: run dcgmi diag -r 3 and "
+			  "check NVLink/PCIe errors (nvidia-smi nvlink -e)");
+	} else if (sr->last && cfg->min_busbw_gbps > 0 && busbw < cfg->min_busbw_gbps) {
+		st = PF_STATUS_FAIL;
+		f = pf_add(res, st, subject,
+			   "busbw %.2f GB/s (algbw %.2f GB/s) over %d GPUs, expected at least "
+			   "%.2f GB/s (NCCL %s)", busbw, algbw, n, cfg->min_busbw_gbps, ver);
+		pf_remedy(f, "check nvidia-smi topo -m and nvidia-smi nvlink -s for down "
+			  "links, the fabric manager on NVSwitch systems, PCIe ACS/IOMMU "
+			  "settings; rerun with NCCL_DEBUG=INFO to see the transport");
+	} else {
+		f = pf_add(res, st, subject, "busbw %.2f GB/s (algbw %.2f GB/s) over %d GPUs%s, "
+			   "NCCL %s", busbw, algbw, n,
+			   sr->last && cfg->min_busbw_gbps <= 0 ? " (no min_busbw_gbps set)" : "",
+			   ver);
+	}
+	pf_obs_num(f, "bytes", (double)sr->bytes);
+	pf_obs_num(f, "gpus", n);
+	pf_obs_num(f, "time_us", sr->t * 1e6);
+	pf_obs_num(f, "algbw_gbps", algbw);
+	pf_obs_num(f, "busbw_gbps", busbw);
+	pf_obs_str(f, "nccl_version", ver);
+	if (sr->last && cfg->min_busbw_gbps > 0)
+		pf_exp_num(f, "min_busbw_gbps", cfg->min_busbw_gbps);
+	return busbw;
+}
+
+static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct nccl_allreduce_cfg *cfg = config;
+	struct bench b PF_CLEANUP(bench_release) = { 0 };
+	pf_autofree float *host = NULL;
+	char ver[32] = "unknown", hb[32], subject[48];
+	double last_busbw = 0;
+	int r;
+
+	r = open_libraries(ctx, &b, ver, sizeof(ver), res);
+	if (r <= 0)
+		return r;
 	r = bench_setup(&b, cfg->max_bytes - cfg->max_bytes % 4, res);
 	if (r < 0)
 		return r;
 	host = pf_xmalloc(VERIFY_BYTES);
 
+	/* run each size from min_bytes, doubling, to max_bytes */
 	for (uint64_t bytes = cfg->min_bytes;; bytes *= 2) {
-		bool last = bytes >= cfg->max_bytes;
-		double t, algbw, busbw;
-		enum pf_status st = PF_STATUS_PASS;
-		int bad, bad_gpu = 0;
-		float got = 0;
+		struct size_run sr = { .last = bytes >= cfg->max_bytes };
 
-		if (last)
+		if (sr.last)
 			bytes = cfg->max_bytes;
 		bytes -= bytes % 4;
+		sr.bytes = bytes;
 		pf_progress(ctx, "size %llu of %llu bytes", (unsigned long long)bytes,
 			    (unsigned long long)cfg->max_bytes);
-		r = time_size(&b, bytes, cfg, &t, res);
+		r = time_size(&b, bytes, cfg, &sr.t, res);
 		if (r < 0)
 			return r;
-		bad = verify(&b, bytes, host, res, &bad_gpu, &got);
-		if (bad < 0)
-			return bad;
-		algbw = t > 0 ? (double)bytes / t / 1e9 : 0;
-		busbw = algbw * 2.0 * (n - 1) / n;
+		sr.bad = verify(&b, bytes, host, res, &sr.bad_gpu, &sr.got);
+		if (sr.bad < 0)
+			return sr.bad;
 		human_bytes(bytes, hb, sizeof(hb));
 		snprintf(subject, sizeof(subject), "allreduce %s", hb);
-		if (bad) {
-			f = pf_add(res, PF_STATUS_FAIL, subject,
-				   "wrong result: GPU %d holds %g, expected %g (%d of the checked "
-				   "floats differ)", bad_gpu, (double)got,
-				   (double)n * (n + 1) / 2, bad);
-			pf_remedy(f, "data corruption in the all-reduce: run dcgmi diag -r 3 and "
-				  "check NVLink/PCIe errors (nvidia-smi nvlink -e)");
-		} else if (last && cfg->min_busbw_gbps > 0 && busbw < cfg->min_busbw_gbps) {
-			st = PF_STATUS_FAIL;
-			f = pf_add(res, st, subject,
-				   "busbw %.2f GB/s (algbw %.2f GB/s) over %d GPUs, expected at least "
-				   "%.2f GB/s (NCCL %s)", busbw, algbw, n, cfg->min_busbw_gbps, ver);
-			pf_remedy(f, "check nvidia-smi topo -m and nvidia-smi nvlink -s for down "
-				  "links, the fabric manager on NVSwitch systems, PCIe ACS/IOMMU "
-				  "settings; rerun with NCCL_DEBUG=INFO to see the transport");
-		} else {
-			f = pf_add(res, st, subject, "busbw %.2f GB/s (algbw %.2f GB/s) over %d GPUs%s, "
-				   "NCCL %s", busbw, algbw, n,
-				   last && cfg->min_busbw_gbps <= 0 ? " (no min_busbw_gbps set)" : "",
-				   ver);
-		}
-		pf_obs_num(f, "bytes", (double)bytes);
-		pf_obs_num(f, "gpus", n);
-		pf_obs_num(f, "time_us", t * 1e6);
-		pf_obs_num(f, "algbw_gbps", algbw);
-		pf_obs_num(f, "busbw_gbps", busbw);
-		pf_obs_str(f, "nccl_version", ver);
-		if (last && cfg->min_busbw_gbps > 0)
-			pf_exp_num(f, "min_busbw_gbps", cfg->min_busbw_gbps);
-		last_busbw = busbw;
-		if (last)
+		last_busbw = judge_size(cfg, &sr, b.n, ver, subject, res);
+		if (sr.last)
 			break;
 	}
-	pf_summary(res, "busbw %.2f GB/s at %s over %d GPUs (NCCL %s)", last_busbw, hb, n, ver);
+	pf_summary(res, "busbw %.2f GB/s at %s over %d GPUs (NCCL %s)", last_busbw, hb, b.n, ver);
 	return 0;
 }
 
