@@ -239,42 +239,137 @@ static void probe_gdr(const struct pf_ctx *ctx, struct dmabuf *d)
 	}
 }
 
-static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+/* Which paths `require` accepts: peermem, DMA-BUF, and whether both must be there. */
+struct want {
+	bool peer, dmabuf, both;
+};
+
+static struct want want_of(const struct nvidia_peermem_cfg *cfg)
 {
-	const struct nvidia_peermem_cfg *cfg = config;
-	bool want_peer, want_dmabuf, both, ok;
-	struct peermem p = { 0 };
-	struct dmabuf d = { 0 };
-	struct pf_finding *f;
-	size_t n_gpus = 0;
-	char mode[16];
+	struct want w;
 
 	if (!strcmp(cfg->require, "any") || !strcmp(cfg->require, "both")) {
-		want_peer = want_dmabuf = true;
+		w.peer = w.dmabuf = true;
 	} else if (!strcmp(cfg->require, "peermem")) {
-		want_peer = true;
-		want_dmabuf = false;
+		w.peer = true;
+		w.dmabuf = false;
 	} else { /* dmabuf: the profile accepts nothing else (an enum) */
-		want_peer = false;
-		want_dmabuf = true;
+		w.peer = false;
+		w.dmabuf = true;
 	}
-	both = !strcmp(cfg->require, "both");
+	w.both = !strcmp(cfg->require, "both");
+	return w;
+}
+
+/*
+ * Whether the node can be judged: a GPU provider, and (from the inventory)
+ * an NVIDIA GPU and an RDMA device.  Returns 1, else what the run returns.
+ */
+static int applies(const struct pf_ctx *ctx, struct pf_result *res)
+{
+	size_t n_gpus = 0;
+
 	if (!ctx->prov || !ctx->prov->gpu) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}
-	if (ctx->node) {
-		for (size_t i = 0; i < ctx->node->n_gpus; i++)
-			if (ctx->node->pci[ctx->node->gpus[i].pci].vendor == PF_PCI_VENDOR_NVIDIA)
-				n_gpus++;
-		if (n_gpus == 0)
-			return pf_skip(res, "no NVIDIA GPU on the PCI bus: GPUDirect RDMA does not "
-				       "apply");
-		if (ctx->node->n_rdma == 0)
-			return pf_skip(res, "no RDMA device on the node: GPUDirect RDMA does not "
-				       "apply");
-	}
+	if (!ctx->node)
+		return 1;
+	for (size_t i = 0; i < ctx->node->n_gpus; i++)
+		if (ctx->node->pci[ctx->node->gpus[i].pci].vendor == PF_PCI_VENDOR_NVIDIA)
+			n_gpus++;
+	if (n_gpus == 0)
+		return pf_skip(res, "no NVIDIA GPU on the PCI bus: GPUDirect RDMA does not "
+			       "apply");
+	if (ctx->node->n_rdma == 0)
+		return pf_skip(res, "no RDMA device on the node: GPUDirect RDMA does not "
+			       "apply");
+	return 1;
+}
 
+/* Available: pass naming the path (@mode) GPUDirect RDMA takes. */
+static struct pf_finding *judge_available(const struct peermem *p, const struct dmabuf *d,
+					  const char *mode, struct pf_result *res)
+{
+	if (!strcmp(mode, "both"))
+		return pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+			      "available through peermem (%s) and DMA-BUF", p->source);
+	if (!strcmp(mode, "peermem"))
+		return pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+			      "available through peermem (%s%s%s)", p->source,
+			      p->version[0] ? ", version " : "", p->version);
+	return pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
+		      "available through DMA-BUF (CUDA reports DMA_BUF_SUPPORTED on "
+		      "every GPU and the RDMA devices accept ibv_reg_dmabuf_mr; kernel "
+		      "%s)", d->kernel_release[0] ? d->kernel_release : "unknown");
+}
+
+/*
+ * Not available: fail, or error when nothing required is known to be
+ * missing (undecided); the remedy names each wanted path.
+ */
+static struct pf_finding *judge_missing(const struct want *w, const struct peermem *p,
+					const struct dmabuf *d, struct pf_result *res)
+{
+	bool undecided = (w->peer && p->loaded == UNKNOWN) ||
+			 (w->dmabuf && d->all == UNKNOWN);
+	enum pf_status st = undecided && !(w->both && (p->loaded == NO || d->all == NO))
+			    ? PF_STATUS_ERROR : PF_STATUS_FAIL;
+	struct pf_finding *f;
+
+	f = pf_add(res, st, "gpudirect_rdma", "%s: peermem %s, DMA-BUF %s%s%s%s",
+		   st == PF_STATUS_ERROR ? "cannot tell whether GPUDirect RDMA is available"
+					 : "GPUDirect RDMA unavailable",
+		   p->loaded == YES ? "loaded" : p->loaded == NO ? "not loaded" : "unknown",
+		   tri_name(d->all), d->why[0] ? " (" : "", d->why, d->why[0] ? ")" : "");
+	pf_remedy(f, "%s%s",
+		  w->peer ? "load the peer-memory module: modprobe nvidia_peermem, and "
+			    "persist it with a line \"nvidia_peermem\" in "
+			    "/etc/modules-load.d/nvidia-peermem.conf (needs MOFED or a "
+			    "kernel with PeerDirect); " : "",
+		  w->dmabuf ? "for DMA-BUF use NVIDIA's open kernel modules (nvidia-open "
+			      "/ -open driver packages), a Turing or newer GPU, rdma-core "
+			      "v34+ and a kernel with DMA-BUF MRs (5.12+ or a vendor "
+			      "backport)" : "");
+	return f;
+}
+
+/* Report: what each probe saw. */
+static void report_probes(struct pf_finding *f, const struct peermem *p, const struct dmabuf *d,
+			  const char *mode)
+{
+	pf_obs_str(f, "mode", mode);
+	pf_obs_str(f, "peermem", tri_name(p->loaded));
+	if (p->source[0])
+		pf_obs_str(f, "peermem_source", p->source);
+	if (p->version[0])
+		pf_obs_str(f, "peermem_version", p->version);
+	pf_obs_str(f, "dmabuf", tri_name(d->all));
+	pf_obs_str(f, "dmabuf_kernel", tri_name(d->kernel));
+	if (d->kernel_release[0])
+		pf_obs_str(f, "kernel_release", d->kernel_release);
+	pf_obs_str(f, "dmabuf_open_module", tri_name(d->open_module));
+	pf_obs_str(f, "dmabuf_cuda", tri_name(d->cuda));
+	pf_obs_str(f, "dmabuf_ibverbs", tri_name(d->verbs));
+	pf_obs_str(f, "gdr_supported", tri_name(d->gdr));
+	if (d->why[0])
+		pf_obs_str(f, "dmabuf_missing", d->why);
+}
+
+static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct nvidia_peermem_cfg *cfg = config;
+	struct want w = want_of(cfg);
+	struct peermem p = { 0 };
+	struct dmabuf d = { 0 };
+	struct pf_finding *f;
+	char mode[16];
+	bool ok;
+	int r;
+
+	r = applies(ctx, res);
+	if (r <= 0)
+		return r;
 	probe_peermem(ctx, &p);
 	probe_dmabuf(ctx, &d);
 	probe_gdr(ctx, &d);
@@ -282,10 +377,10 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	snprintf(mode, sizeof(mode), "%s", p.loaded == YES && d.all == YES ? "both"
 					   : p.loaded == YES ? "peermem"
 					   : d.all == YES ? "dmabuf" : "none");
-	if (both)
+	if (w.both)
 		ok = p.loaded == YES && d.all == YES;
 	else
-		ok = (want_peer && p.loaded == YES) || (want_dmabuf && d.all == YES);
+		ok = (w.peer && p.loaded == YES) || (w.dmabuf && d.all == YES);
 
 	if (d.gdr == NO) {
 		/* NCCL turns GPUDirect RDMA off for these GPUs whatever the path */
@@ -296,56 +391,11 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 			  "vGPU profiles, an old driver): NCCL stages through host memory on it; "
 			  "use a data-centre GPU and a current driver");
 	} else if (ok) {
-		if (!strcmp(mode, "both"))
-			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
-				   "available through peermem (%s) and DMA-BUF", p.source);
-		else if (!strcmp(mode, "peermem"))
-			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
-				   "available through peermem (%s%s%s)", p.source,
-				   p.version[0] ? ", version " : "", p.version);
-		else
-			f = pf_add(res, PF_STATUS_PASS, "gpudirect_rdma",
-				   "available through DMA-BUF (CUDA reports DMA_BUF_SUPPORTED on "
-				   "every GPU and the RDMA devices accept ibv_reg_dmabuf_mr; kernel "
-				   "%s)", d.kernel_release[0] ? d.kernel_release : "unknown");
+		f = judge_available(&p, &d, mode, res);
 	} else {
-		/* undecided only when nothing required is known to be missing */
-		bool undecided = (want_peer && p.loaded == UNKNOWN) ||
-				 (want_dmabuf && d.all == UNKNOWN);
-		enum pf_status st = undecided && !(both && (p.loaded == NO || d.all == NO))
-				    ? PF_STATUS_ERROR : PF_STATUS_FAIL;
-
-		f = pf_add(res, st, "gpudirect_rdma", "%s: peermem %s, DMA-BUF %s%s%s%s",
-			   st == PF_STATUS_ERROR ? "cannot tell whether GPUDirect RDMA is available"
-						 : "GPUDirect RDMA unavailable",
-			   p.loaded == YES ? "loaded" : p.loaded == NO ? "not loaded" : "unknown",
-			   tri_name(d.all), d.why[0] ? " (" : "", d.why, d.why[0] ? ")" : "");
-		pf_remedy(f, "%s%s",
-			  want_peer ? "load the peer-memory module: modprobe nvidia_peermem, and "
-				      "persist it with a line \"nvidia_peermem\" in "
-				      "/etc/modules-load.d/nvidia-peermem.conf (needs MOFED or a "
-				      "kernel with PeerDirect); " : "",
-			  want_dmabuf ? "for DMA-BUF use NVIDIA's open kernel modules (nvidia-open "
-					"/ -open driver packages), a Turing or newer GPU, rdma-core "
-					"v34+ and a kernel with DMA-BUF MRs (5.12+ or a vendor "
-					"backport)" : "");
+		f = judge_missing(&w, &p, &d, res);
 	}
-	pf_obs_str(f, "mode", mode);
-	pf_obs_str(f, "peermem", tri_name(p.loaded));
-	if (p.source[0])
-		pf_obs_str(f, "peermem_source", p.source);
-	if (p.version[0])
-		pf_obs_str(f, "peermem_version", p.version);
-	pf_obs_str(f, "dmabuf", tri_name(d.all));
-	pf_obs_str(f, "dmabuf_kernel", tri_name(d.kernel));
-	if (d.kernel_release[0])
-		pf_obs_str(f, "kernel_release", d.kernel_release);
-	pf_obs_str(f, "dmabuf_open_module", tri_name(d.open_module));
-	pf_obs_str(f, "dmabuf_cuda", tri_name(d.cuda));
-	pf_obs_str(f, "dmabuf_ibverbs", tri_name(d.verbs));
-	pf_obs_str(f, "gdr_supported", tri_name(d.gdr));
-	if (d.why[0])
-		pf_obs_str(f, "dmabuf_missing", d.why);
+	report_probes(f, &p, &d, mode);
 	pf_exp_str(f, "require", cfg->require);
 	if (f->status == PF_STATUS_ERROR)
 		pf_summary(res, "GPUDirect RDMA: undecided (peermem %s, DMA-BUF %s)",
