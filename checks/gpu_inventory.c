@@ -475,97 +475,109 @@ static void add_part(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv,
-		      const struct gpu *g, struct pf_result *res)
-{
-	enum pf_status st = PF_STATUS_PASS;
-	char msg[512] = "", fix[512] = "";
-	struct pf_finding *f;
-	const char *name = g->cuda_name[0] ? g->cuda_name : g->model[0] ? g->model : "NVIDIA GPU";
-	bool unknown_binding = false;
+/* One GPU's findings so far: the worst status, the message parts, the remedies. */
+struct gpu_verdict {
+	enum pf_status st;
+	char msg[512], fix[512];
+};
 
-	add_part(msg, sizeof(msg), "%s", name);
-	if (!g->pci) {
-		st = pf_status_worst(st, PF_STATUS_WARN);
-		add_part(msg, sizeof(msg), "listed by the NVIDIA driver but not identified as an "
-			 "NVIDIA GPU in the PCI inventory");
-		add_part(fix, sizeof(fix), "check lspci -s %s; a capture may lack the sysfs "
-			 "vendor/class files", g->bdf);
-	}
+/*
+ * The GPU's kernel driver: nvidia passes, none or another driver fails,
+ * vfio-pci warns.  Returns true when the binding is not recorded at all.
+ */
+static bool judge_binding(const struct inv *inv, const struct gpu *g, struct gpu_verdict *v)
+{
 	if (!g->driver[0] && g->osdev[0]) {
-		add_part(msg, sizeof(msg), "driver loaded (the topology export has %s on it)",
+		add_part(v->msg, sizeof(v->msg), "driver loaded (the topology export has %s on it)",
 			 g->osdev);
 	} else if (!g->driver[0] && !inv->live && !inv->bindings_recorded) {
 		/* nothing recorded either way: judged by what else is known, else a skip */
-		unknown_binding = true;
-		add_part(msg, sizeof(msg), "driver binding not recorded (no "
+		add_part(v->msg, sizeof(v->msg), "driver binding not recorded (no "
 			 "/sys/bus/pci/devices/%s/driver under the root)", g->bdf);
+		return true;
 	} else if (!g->driver[0]) {
-		st = pf_status_worst(st, PF_STATUS_FAIL);
-		add_part(msg, sizeof(msg), "no kernel driver bound");
-		add_part(fix, sizeof(fix), "load the NVIDIA driver (modprobe nvidia) and check dmesg "
-			 "for RmInitAdapter errors on this GPU");
+		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		add_part(v->msg, sizeof(v->msg), "no kernel driver bound");
+		add_part(v->fix, sizeof(v->fix), "load the NVIDIA driver (modprobe nvidia) and check "
+			 "dmesg for RmInitAdapter errors on this GPU");
 	} else if (!strcmp(g->driver, "vfio-pci")) {
-		st = pf_status_worst(st, PF_STATUS_WARN);
-		add_part(msg, sizeof(msg), "bound to vfio-pci (reserved for a VM)");
-		add_part(fix, sizeof(fix), "unbind it from vfio-pci if this node runs jobs itself");
+		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		add_part(v->msg, sizeof(v->msg), "bound to vfio-pci (reserved for a VM)");
+		add_part(v->fix, sizeof(v->fix), "unbind it from vfio-pci if this node runs jobs "
+			 "itself");
 	} else if (strcmp(g->driver, "nvidia")) {
-		st = pf_status_worst(st, PF_STATUS_FAIL);
-		add_part(msg, sizeof(msg), "bound to %s instead of nvidia", g->driver);
-		add_part(fix, sizeof(fix), "blacklist %s and load the NVIDIA driver", g->driver);
+		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		add_part(v->msg, sizeof(v->msg), "bound to %s instead of nvidia", g->driver);
+		add_part(v->fix, sizeof(v->fix), "blacklist %s and load the NVIDIA driver", g->driver);
 	} else {
-		add_part(msg, sizeof(msg), "bound to nvidia");
+		add_part(v->msg, sizeof(v->msg), "bound to nvidia");
 	}
+	return false;
+}
+
+/* CUDA must see the GPU (a warning when CUDA_VISIBLE_DEVICES hides it); persistence. */
+static void judge_cuda_persistence(const struct gpu_inventory_cfg *cfg, const struct inv *inv,
+				   const struct gpu *g, struct gpu_verdict *v)
+{
 	if (inv->cuda_ok) {
 		if (g->cuda >= 0) {
-			add_part(msg, sizeof(msg), "CUDA device %d", g->cuda);
+			add_part(v->msg, sizeof(v->msg), "CUDA device %d", g->cuda);
 		} else {
-			st = pf_status_worst(st, inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL);
-			add_part(msg, sizeof(msg), "not visible to CUDA%s",
+			v->st = pf_status_worst(v->st, inv->cuda_hidden ? PF_STATUS_WARN :
+						PF_STATUS_FAIL);
+			add_part(v->msg, sizeof(v->msg), "not visible to CUDA%s",
 				 inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
-			add_part(fix, sizeof(fix), "reset the GPU (nvidia-smi -r -i %s) or reboot; RMA "
-				 "it if it stays missing", g->bdf);
+			add_part(v->fix, sizeof(v->fix), "reset the GPU (nvidia-smi -r -i %s) or "
+				 "reboot; RMA it if it stays missing", g->bdf);
 		}
 	}
 	if (g->persistence == 1) {
-		add_part(msg, sizeof(msg), "persistence on");
+		add_part(v->msg, sizeof(v->msg), "persistence on");
 	} else if (g->persistence == 0) {
 		if (cfg->require_persistence) {
-			st = pf_status_worst(st, PF_STATUS_WARN);
-			add_part(fix, sizeof(fix), "enable persistence: systemctl enable --now "
+			v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+			add_part(v->fix, sizeof(v->fix), "enable persistence: systemctl enable --now "
 				 "nvidia-persistenced");
 		}
-		add_part(msg, sizeof(msg), "persistence off");
+		add_part(v->msg, sizeof(v->msg), "persistence off");
 	}
+}
+
+/* Memory health: retired pages above the limit and failed row remapping fail. */
+static void judge_memory(const struct gpu_inventory_cfg *cfg, const struct gpu *g,
+			 struct gpu_verdict *v)
+{
 	if (g->retired >= 0) {
-		add_part(msg, sizeof(msg), "%ld retired page%s", g->retired, g->retired == 1 ? "" : "s");
+		add_part(v->msg, sizeof(v->msg), "%ld retired page%s", g->retired,
+			 g->retired == 1 ? "" : "s");
 		if ((uint64_t)g->retired > cfg->max_retired_pages) {
-			st = pf_status_worst(st, PF_STATUS_FAIL);
-			add_part(msg, sizeof(msg), "above %llu", (unsigned long long)cfg->max_retired_pages);
-			add_part(fix, sizeof(fix), "too many retired pages: replace (RMA) the GPU");
+			v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+			add_part(v->msg, sizeof(v->msg), "above %llu",
+				 (unsigned long long)cfg->max_retired_pages);
+			add_part(v->fix, sizeof(v->fix), "too many retired pages: replace (RMA) the GPU");
 		}
 	}
 	if (g->retired_pending == 1) {
-		st = pf_status_worst(st, PF_STATUS_WARN);
-		add_part(msg, sizeof(msg), "page retirement pending");
-		add_part(fix, sizeof(fix), "reset the GPU or reboot to retire the pending pages");
+		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		add_part(v->msg, sizeof(v->msg), "page retirement pending");
+		add_part(v->fix, sizeof(v->fix), "reset the GPU or reboot to retire the pending pages");
 	}
 	if (g->remap_failure == 1) {
-		st = pf_status_worst(st, PF_STATUS_FAIL);
-		add_part(msg, sizeof(msg), "row remapping failed");
-		add_part(fix, sizeof(fix), "row remapping failure: replace (RMA) the GPU");
+		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		add_part(v->msg, sizeof(v->msg), "row remapping failed");
+		add_part(v->fix, sizeof(v->fix), "row remapping failure: replace (RMA) the GPU");
 	} else if (g->remap_pending == 1) {
-		st = pf_status_worst(st, PF_STATUS_WARN);
-		add_part(msg, sizeof(msg), "row remap pending");
-		add_part(fix, sizeof(fix), "reset the GPU (nvidia-smi -r) to apply the pending row remap");
+		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		add_part(v->msg, sizeof(v->msg), "row remap pending");
+		add_part(v->fix, sizeof(v->fix), "reset the GPU (nvidia-smi -r) to apply the pending "
+			 "row remap");
 	}
-	/* nothing but the bus address known: say what is missing, never pass */
-	if (unknown_binding && st == PF_STATUS_PASS && !inv->cuda_ok && g->persistence < 0 &&
-	    g->retired < 0 && g->remap_pending < 0)
-		st = PF_STATUS_SKIP;
-	f = pf_add(res, st, g->bdf, "%s", msg);
-	if (fix[0])
-		pf_remedy(f, "%s", fix);
+}
+
+/* Report: what was seen of the GPU, and what it is held to. */
+static void gpu_observed(struct pf_finding *f, const struct gpu_inventory_cfg *cfg,
+			 const struct inv *inv, const struct gpu *g, bool unknown_binding)
+{
 	pf_obs_str(f, "driver", g->driver[0] ? g->driver : unknown_binding ? "unknown" : "none");
 	if (g->osdev[0])
 		pf_obs_str(f, "driver_osdev", g->osdev);
@@ -589,6 +601,36 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 	if (cfg->require_persistence)
 		pf_exp_bool(f, "persistence", true);
 	pf_exp_num(f, "max_retired_pages", (double)cfg->max_retired_pages);
+}
+
+/* One GPU: its PCI identity, binding, CUDA visibility, persistence and memory health. */
+static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv,
+		      const struct gpu *g, struct pf_result *res)
+{
+	struct gpu_verdict v = { .st = PF_STATUS_PASS };
+	struct pf_finding *f;
+	const char *name = g->cuda_name[0] ? g->cuda_name : g->model[0] ? g->model : "NVIDIA GPU";
+	bool unknown_binding;
+
+	add_part(v.msg, sizeof(v.msg), "%s", name);
+	if (!g->pci) {
+		v.st = pf_status_worst(v.st, PF_STATUS_WARN);
+		add_part(v.msg, sizeof(v.msg), "listed by the NVIDIA driver but not identified as an "
+			 "NVIDIA GPU in the PCI inventory");
+		add_part(v.fix, sizeof(v.fix), "check lspci -s %s; a capture may lack the sysfs "
+			 "vendor/class files", g->bdf);
+	}
+	unknown_binding = judge_binding(inv, g, &v);
+	judge_cuda_persistence(cfg, inv, g, &v);
+	judge_memory(cfg, g, &v);
+	/* nothing but the bus address known: say what is missing, never pass */
+	if (unknown_binding && v.st == PF_STATUS_PASS && !inv->cuda_ok && g->persistence < 0 &&
+	    g->retired < 0 && g->remap_pending < 0)
+		v.st = PF_STATUS_SKIP;
+	f = pf_add(res, v.st, g->bdf, "%s", v.msg);
+	if (v.fix[0])
+		pf_remedy(f, "%s", v.fix);
+	gpu_observed(f, cfg, inv, g, unknown_binding);
 }
 
 /* Xid events of one PCI address. */
