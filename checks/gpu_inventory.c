@@ -841,19 +841,120 @@ static void driver_proof(struct inv *inv, int n_drv)
 		}
 }
 
+/*
+ * Gather the GPUs: NVIDIA functions of the PCI inventory, then those the
+ * kernel driver initialised that the PCI inventory does not show as NVIDIA.
+ * Returns how many are on the bus.
+ */
+static size_t gather_gpus(const struct pf_ctx *ctx, char **drv_gpus, int n_drv, struct inv *inv)
+{
+	size_t n_bus;
+
+	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+		int idx = ctx->node->gpus[i].pci;
+		const struct pf_pci_dev *pci;
+
+		if (idx < 0 || (size_t)idx >= ctx->node->n_pci)
+			continue;
+		pci = &ctx->node->pci[idx];
+		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+			continue;
+		init_gpu(&inv->gpus[inv->n], pci->bdf, pci);
+		inv->gpus[inv->n++].osdev = ctx->node->gpus[i].driver_osdev;
+	}
+	n_bus = inv->n;
+	for (int i = 0; i < n_drv; i++) {
+		char bdf[16];
+
+		if (pf_bdf_normalize(drv_gpus[i], bdf) < 0 || find_gpu(inv, bdf))
+			continue;
+		init_gpu(&inv->gpus[inv->n++], bdf, NULL);
+	}
+	return n_bus;
+}
+
+/* No GPU at all: a fail when the profile expects some, else a skip. */
+static int judge_no_gpu(const struct gpu_inventory_cfg *cfg, struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (!cfg->expected_gpus)
+		return pf_skip(res, "no NVIDIA GPU on the PCI bus (vendor 0x10de, class 0x0300 "
+			       "or 0x0302)");
+	f = pf_add(res, PF_STATUS_FAIL, "pci",
+		   "no NVIDIA GPU on the PCI bus, expected %llu",
+		   (unsigned long long)cfg->expected_gpus);
+	pf_remedy(f, "check lspci -d 10de: and the BMC event log; reseat the GPUs or "
+		  "the baseboard; the GPUs may have fallen off the bus (reboot)");
+	pf_obs_num(f, "gpus", 0);
+	pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
+	return 0;
+}
+
+/*
+ * The GPU count: other than expected_gpus fails, fewer on the bus than the
+ * driver lists warns.
+ */
+static void judge_count(const struct gpu_inventory_cfg *cfg, const struct inv *inv, size_t n_bus,
+			struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (cfg->expected_gpus && n_bus != cfg->expected_gpus) {
+		f = pf_add(res, PF_STATUS_FAIL, "pci", "%zu NVIDIA GPU%s on the PCI bus, expected %llu",
+			   n_bus, n_bus == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
+		pf_remedy(f, "%s", n_bus < cfg->expected_gpus
+			  ? "a GPU is missing from the bus: check lspci -d 10de:, the BMC event "
+			    "log and dmesg (Xid 79, AER); reseat or RMA it"
+			  : "more GPUs than the profile expects: fix gpu_inventory.expected_gpus");
+	} else if (n_bus < inv->n) {
+		f = pf_add(res, PF_STATUS_WARN, "pci", "%zu NVIDIA GPU%s on the PCI bus, but the "
+			   "NVIDIA driver lists %zu", n_bus, n_bus == 1 ? "" : "s", inv->n);
+		pf_remedy(f, "compare lspci -d 10de: with /proc/driver/nvidia/gpus; a capture may "
+			  "lack the sysfs vendor/class files");
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, "pci", "%zu NVIDIA GPU%s on the PCI bus", n_bus,
+			   n_bus == 1 ? "" : "s");
+	}
+	pf_obs_num(f, "gpus", (double)n_bus);
+	if (n_bus < inv->n)
+		pf_obs_num(f, "driver_gpus_not_on_bus", (double)(inv->n - n_bus));
+	if (cfg->expected_gpus)
+		pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
+}
+
+/* Judge the driver, CUDA, NVML, each GPU and the Xid log, in that order. */
+static void judge_gpus(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *cfg,
+		       struct inv *inv, int n_drv, struct pf_result *res)
+{
+	pf_autofree char *cuda_why = NULL;
+	int cuda_ver = -1;
+	char kver[64];
+	size_t drv;
+
+	for (size_t i = 0; i < inv->n; i++)
+		read_binding(ctx, &inv->gpus[i]);
+	inv->live = pf_fs_is_live(ctx->fs);
+	inv->bindings_recorded = inv->live || bindings_recorded(ctx);
+	driver_proof(inv, n_drv);
+	/* pf_add may move findings: the scans refer to the driver finding by index */
+	drv = (size_t)(judge_driver(ctx, cfg, inv, res, kver, sizeof(kver)) - res->findings);
+	cuda_scan(ctx, inv, drv, res, &cuda_ver, &cuda_why);
+	judge_min_cuda(cfg, cuda_ver, cuda_why, res);
+	nvml_scan(ctx, inv, drv, kver, res);
+	for (size_t i = 0; i < inv->n; i++)
+		judge_gpu(cfg, inv, &inv->gpus[i], res);
+	xid_scan(ctx, cfg, inv, res);
+}
+
 static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct gpu_inventory_cfg *cfg = config;
 	pf_autofree struct gpu *gpus = NULL;
 	pf_autostrv char **drv_gpus = NULL;
-	pf_autofree char *cuda_why = NULL;
-	int cuda_ver = -1;
 	struct inv inv = { 0 };
 	size_t n_bus;
 	int n_drv;
-	struct pf_finding *f;
-	char kver[64];
-	size_t drv;
 
 	if (!ctx->node) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "the node inventory was not loaded");
@@ -869,79 +970,12 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 		n_drv = 0;
 	gpus = pf_xcalloc(ctx->node->n_gpus + (size_t)n_drv + 1, sizeof(*gpus));
 	inv.gpus = gpus;
-	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
-		int idx = ctx->node->gpus[i].pci;
-		const struct pf_pci_dev *pci;
-
-		if (idx < 0 || (size_t)idx >= ctx->node->n_pci)
-			continue;
-		pci = &ctx->node->pci[idx];
-		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
-			continue;
-		init_gpu(&gpus[inv.n], pci->bdf, pci);
-		gpus[inv.n++].osdev = ctx->node->gpus[i].driver_osdev;
-	}
-	n_bus = inv.n;
-	/* GPUs the kernel driver initialised that the PCI inventory does not show as NVIDIA */
-	for (int i = 0; i < n_drv; i++) {
-		char bdf[16];
-
-		if (pf_bdf_normalize(drv_gpus[i], bdf) < 0 || find_gpu(&inv, bdf))
-			continue;
-		init_gpu(&gpus[inv.n++], bdf, NULL);
-	}
+	n_bus = gather_gpus(ctx, drv_gpus, n_drv, &inv);
 	inv.cuda_hidden = pf_env_isset(ctx, "CUDA_VISIBLE_DEVICES");
-
-	if (inv.n == 0) {
-		if (cfg->expected_gpus) {
-			f = pf_add(res, PF_STATUS_FAIL, "pci",
-				   "no NVIDIA GPU on the PCI bus, expected %llu",
-				   (unsigned long long)cfg->expected_gpus);
-			pf_remedy(f, "check lspci -d 10de: and the BMC event log; reseat the GPUs or "
-				  "the baseboard; the GPUs may have fallen off the bus (reboot)");
-			pf_obs_num(f, "gpus", 0);
-			pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
-			return 0;
-		}
-		return pf_skip(res, "no NVIDIA GPU on the PCI bus (vendor 0x10de, class 0x0300 "
-			       "or 0x0302)");
-	}
-
-	if (cfg->expected_gpus && n_bus != cfg->expected_gpus) {
-		f = pf_add(res, PF_STATUS_FAIL, "pci", "%zu NVIDIA GPU%s on the PCI bus, expected %llu",
-			   n_bus, n_bus == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
-		pf_remedy(f, "%s", n_bus < cfg->expected_gpus
-			  ? "a GPU is missing from the bus: check lspci -d 10de:, the BMC event "
-			    "log and dmesg (Xid 79, AER); reseat or RMA it"
-			  : "more GPUs than the profile expects: fix gpu_inventory.expected_gpus");
-	} else if (n_bus < inv.n) {
-		f = pf_add(res, PF_STATUS_WARN, "pci", "%zu NVIDIA GPU%s on the PCI bus, but the "
-			   "NVIDIA driver lists %zu", n_bus, n_bus == 1 ? "" : "s", inv.n);
-		pf_remedy(f, "compare lspci -d 10de: with /proc/driver/nvidia/gpus; a capture may "
-			  "lack the sysfs vendor/class files");
-	} else {
-		f = pf_add(res, PF_STATUS_PASS, "pci", "%zu NVIDIA GPU%s on the PCI bus", n_bus,
-			   n_bus == 1 ? "" : "s");
-	}
-	pf_obs_num(f, "gpus", (double)n_bus);
-	if (n_bus < inv.n)
-		pf_obs_num(f, "driver_gpus_not_on_bus", (double)(inv.n - n_bus));
-	if (cfg->expected_gpus)
-		pf_exp_num(f, "gpus", (double)cfg->expected_gpus);
-
-	for (size_t i = 0; i < inv.n; i++)
-		read_binding(ctx, &gpus[i]);
-	inv.live = pf_fs_is_live(ctx->fs);
-	inv.bindings_recorded = inv.live || bindings_recorded(ctx);
-	driver_proof(&inv, n_drv);
-	/* pf_add may move findings: the scans refer to the driver finding by index */
-	drv = (size_t)(judge_driver(ctx, cfg, &inv, res, kver, sizeof(kver)) - res->findings);
-	cuda_scan(ctx, &inv, drv, res, &cuda_ver, &cuda_why);
-	judge_min_cuda(cfg, cuda_ver, cuda_why, res);
-	nvml_scan(ctx, &inv, drv, kver, res);
-	for (size_t i = 0; i < inv.n; i++)
-		judge_gpu(cfg, &inv, &gpus[i], res);
-	xid_scan(ctx, cfg, &inv, res);
+	if (inv.n == 0)
+		return judge_no_gpu(cfg, res);
+	judge_count(cfg, &inv, n_bus, res);
+	judge_gpus(ctx, cfg, &inv, n_drv, res);
 	/* a count is the summary of a healthy node; otherwise the first problem is */
 	for (size_t i = 0; i < res->n_findings; i++)
 		if (res->findings[i].status != PF_STATUS_PASS &&
