@@ -216,6 +216,99 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 	return f;
 }
 
+/* cuInit failed: the toolkit's stub is an error, anything else fails with its remedy. */
+static void judge_cuinit(const struct pf_cuda_table *cu, pf_CUresult cr, const struct inv *inv,
+			 struct pf_result *res)
+{
+	struct pf_finding *f;
+	char msg[200];
+
+	pf_cuda_strerror(cu, cr, msg, sizeof(msg));
+	if (cr == PF_CUDA_ERROR_STUB_LIBRARY) {
+		f = pf_add(res, PF_STATUS_ERROR, "cuda",
+			   "cuInit: %s: the loaded libcuda.so.1 is the toolkit's stub", msg);
+		pf_remedy(f, "install the NVIDIA driver; remove the toolkit's stubs directory "
+			  "from LD_LIBRARY_PATH");
+		return;
+	}
+	f = pf_add(res, PF_STATUS_FAIL, "cuda", "cuInit: %s, with %zu NVIDIA GPU%s on the PCI bus",
+		   msg, inv->n, inv->n == 1 ? "" : "s");
+	if (cr == PF_CUDA_ERROR_SYSTEM_NOT_READY)
+		pf_remedy(f, "start the fabric manager (systemctl enable --now "
+			  "nvidia-fabricmanager) on NVSwitch systems");
+	else if (cr == PF_CUDA_ERROR_NO_DEVICE)
+		pf_remedy(f, "check CUDA_VISIBLE_DEVICES and cgroup device limits; run "
+			  "nvidia-smi and look for Xid 79 or RmInitAdapter errors in dmesg");
+	else
+		pf_remedy(f, "run nvidia-smi; reload the driver or reboot; check dmesg for NVRM "
+			  "errors");
+	pf_obs_num(f, "cuda_error", cr);
+}
+
+/*
+ * Give each GPU its CUDA ordinal and name; CUDA devices not on the bus go
+ * to @extra.  Returns how many GPUs CUDA sees.
+ */
+static int match_cuda(const struct pf_cuda_table *cu, char (*bdfs)[16], int n, struct inv *inv,
+		      char *extra, size_t extra_len)
+{
+	pf_CUdevice dev;
+	int seen = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct gpu *g = find_gpu(inv, bdfs[i]);
+
+		if (!g) {
+			size_t l = strlen(extra);
+
+			snprintf(extra + l, extra_len - l, "%s%s", l ? ", " : "", bdfs[i]);
+			continue;
+		}
+		g->cuda = i;
+		seen++;
+		if (cu->cuDeviceGet(&dev, i) != PF_CUDA_SUCCESS ||
+		    cu->cuDeviceGetName(g->cuda_name, (int)sizeof(g->cuda_name) - 1, dev) !=
+			    PF_CUDA_SUCCESS)
+			g->cuda_name[0] = '\0';
+	}
+	return seen;
+}
+
+/* Every GPU on the bus must be a CUDA device (a warning when CUDA_VISIBLE_DEVICES is set). */
+static void judge_cuda_sees(const struct inv *inv, int seen, int n, const char *extra,
+			    struct pf_result *res)
+{
+	char missing[256] = "";
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < inv->n; i++) {
+		size_t l = strlen(missing);
+
+		if (inv->gpus[i].cuda < 0)
+			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", inv->gpus[i].bdf);
+	}
+	if ((size_t)seen == inv->n) {
+		f = pf_add(res, PF_STATUS_PASS, "cuda", "CUDA sees all %d NVIDIA GPUs on the PCI bus",
+			   seen);
+	} else {
+		enum pf_status st = inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL;
+
+		f = pf_add(res, st, "cuda", "CUDA sees %d of %zu NVIDIA GPUs on the PCI bus; missing: %s%s",
+			   seen, inv->n, missing,
+			   inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+		pf_remedy(f, "a GPU on the bus that CUDA does not report has fallen off the bus or "
+			  "failed to initialise: check dmesg for Xid 79 and RmInitAdapter, reset it "
+			  "(nvidia-smi -r) or reboot, and RMA it if it recurs");
+	}
+	pf_obs_num(f, "cuda_devices", n);
+	pf_obs_num(f, "pci_gpus", (double)inv->n);
+	if (missing[0])
+		pf_obs_str(f, "missing", missing);
+	if (extra[0])
+		pf_obs_str(f, "not_on_bus", extra);
+	pf_exp_num(f, "cuda_devices", (double)inv->n);
+}
+
 /*
  * CUDA against the bus.  *ret_ver: cuDriverGetVersion's answer (12040), or
  * -1 unknown with *ret_why (malloc'ed) saying why.
@@ -228,9 +321,8 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	pf_autofree char (*bdfs)[16] = NULL;
 	struct pf_finding *f;
 	pf_CUresult cr;
-	pf_CUdevice dev;
-	char msg[200], extra[256] = "", missing[256] = "";
-	int n, r, ver = 0, seen = 0;
+	char extra[256] = "";
+	int n, r, ver = 0, seen;
 
 	*ret_ver = -1;
 	r = ctx->prov->gpu->cuda(&cu, &err);
@@ -253,77 +345,18 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 		*ret_why = pf_xasprintf("cuDriverGetVersion failed");
 	n = pf_cuda_devices(cu, &bdfs, &cr);
 	if (n < 0) {
-		pf_cuda_strerror(cu, cr, msg, sizeof(msg));
-		if (cr == PF_CUDA_ERROR_STUB_LIBRARY) {
-			f = pf_add(res, PF_STATUS_ERROR, "cuda",
-				   "cuInit: %s: the loaded libcuda.so.1 is the toolkit's stub", msg);
-			pf_remedy(f, "install the NVIDIA driver; remove the toolkit's stubs directory "
-				  "from LD_LIBRARY_PATH");
-			return;
-		}
-		f = pf_add(res, PF_STATUS_FAIL, "cuda", "cuInit: %s, with %zu NVIDIA GPU%s on the PCI bus",
-			   msg, inv->n, inv->n == 1 ? "" : "s");
-		if (cr == PF_CUDA_ERROR_SYSTEM_NOT_READY)
-			pf_remedy(f, "start the fabric manager (systemctl enable --now "
-				  "nvidia-fabricmanager) on NVSwitch systems");
-		else if (cr == PF_CUDA_ERROR_NO_DEVICE)
-			pf_remedy(f, "check CUDA_VISIBLE_DEVICES and cgroup device limits; run "
-				  "nvidia-smi and look for Xid 79 or RmInitAdapter errors in dmesg");
-		else
-			pf_remedy(f, "run nvidia-smi; reload the driver or reboot; check dmesg for NVRM "
-				  "errors");
-		pf_obs_num(f, "cuda_error", cr);
+		judge_cuinit(cu, cr, inv, res);
 		return;
 	}
 	inv->cuda_ok = true;
-	for (int i = 0; i < n; i++) {
-		struct gpu *g = find_gpu(inv, bdfs[i]);
-
-		if (!g) {
-			size_t l = strlen(extra);
-
-			snprintf(extra + l, sizeof(extra) - l, "%s%s", l ? ", " : "", bdfs[i]);
-			continue;
-		}
-		g->cuda = i;
-		seen++;
-		if (cu->cuDeviceGet(&dev, i) != PF_CUDA_SUCCESS ||
-		    cu->cuDeviceGetName(g->cuda_name, (int)sizeof(g->cuda_name) - 1, dev) !=
-			    PF_CUDA_SUCCESS)
-			g->cuda_name[0] = '\0';
-	}
-	for (size_t i = 0; i < inv->n; i++) {
-		size_t l = strlen(missing);
-
-		if (inv->gpus[i].cuda < 0)
-			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? ", " : "", inv->gpus[i].bdf);
-	}
+	seen = match_cuda(cu, bdfs, n, inv, extra, sizeof(extra));
 	if (*ret_ver > 0) {
 		char v[16];
 
 		snprintf(v, sizeof(v), "%d.%d", ver / 1000, ver % 1000 / 10);
 		pf_obs_str(&res->findings[drv], "cuda_version", v);
 	}
-	if ((size_t)seen == inv->n) {
-		f = pf_add(res, PF_STATUS_PASS, "cuda", "CUDA sees all %d NVIDIA GPUs on the PCI bus",
-			   seen);
-	} else {
-		enum pf_status st = inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL;
-
-		f = pf_add(res, st, "cuda", "CUDA sees %d of %zu NVIDIA GPUs on the PCI bus; missing: %s%s",
-			   seen, inv->n, missing,
-			   inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
-		pf_remedy(f, "a GPU on the bus that CUDA does not report has fallen off the bus or "
-			  "failed to initialise: check dmesg for Xid 79 and RmInitAdapter, reset it "
-			  "(nvidia-smi -r) or reboot, and RMA it if it recurs");
-	}
-	pf_obs_num(f, "cuda_devices", n);
-	pf_obs_num(f, "pci_gpus", (double)inv->n);
-	if (missing[0])
-		pf_obs_str(f, "missing", missing);
-	if (extra[0])
-		pf_obs_str(f, "not_on_bus", extra);
-	pf_exp_num(f, "cuda_devices", (double)inv->n);
+	judge_cuda_sees(inv, seen, n, extra, res);
 }
 
 /* min_cuda: the driver's CUDA version against the toolkit jobs are built with. */
