@@ -934,6 +934,9 @@ static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct 
 
 	if (!st.node)
 		return pf_error(res, -ENODATA, "no node inventory");
+	/* a CPU or storage node in the same Slurm cluster: no NCCL job runs here */
+	if (!st.node->n_gpus)
+		return pf_skip(res, "no NVIDIA GPU on the PCI bus: NCCL does not run on this node");
 	load_conf(&st);
 	find_rails(&st);
 	report_config(&st);

@@ -87,12 +87,12 @@ gen "$T/excl" $ETH --nccl-env 'NCCL_IB_HCA=^mlx5_8' --uverbs-missing mlx5_8
 run "$T/excl"
 expect_check pass "excluded NIC without uverbs"
 # exact vs prefix: '=mlx5_1' is mlx5_1 alone, 'mlx5_1' also mlx5_10 and mlx5_11
-gen "$T/twelve" --link-layer ib --gpus 0 --nics 12 --nccl-env NCCL_IB_HCA==mlx5_1
+gen "$T/twelve" --link-layer ib --gpus 1 --nics 12 --nccl-env NCCL_IB_HCA==mlx5_1
 run "$T/twelve" --set nccl_config.nics=mlx5_1
 expect NCCL_IB_HCA pass "=mlx5_1 with nics=mlx5_1"
 run "$T/twelve" --set nccl_config.nics=mlx5_1,mlx5_10
 expect_msg NCCL_IB_HCA "1 of 2 rails: mlx5_10 excluded" "=mlx5_1 does not select mlx5_10"
-gen "$T/twelve-p" --link-layer ib --gpus 0 --nics 12 --nccl-env NCCL_IB_HCA=mlx5_1
+gen "$T/twelve-p" --link-layer ib --gpus 1 --nics 12 --nccl-env NCCL_IB_HCA=mlx5_1
 run "$T/twelve-p" --set nccl_config.nics=mlx5_1,mlx5_10,mlx5_11
 expect NCCL_IB_HCA pass "mlx5_1 is a prefix of mlx5_10 and mlx5_11"
 # names that match nothing
@@ -228,6 +228,11 @@ run "$T/uvmiss"
 expect_rc 1 "uverbs3 missing"
 expect /dev/infiniband/uverbs3 fail "uverbs of mlx5_3 missing"
 expect_msg /dev/infiniband/uverbs3 "mlx5_3" "names the RDMA device"
+# a node without GPUs (a CPU or storage node of the cluster) is not judged: no NCCL job runs there
+gen "$T/nogpu" $ETH --gpus 0 --uverbs-missing mlx5_3 --nccl-env NCCL_IB_HCA=mlx5_99
+run "$T/nogpu"
+expect_rc 0 "no GPU"
+expect_check skip "no GPU: nothing of NCCL's is judged"
 gen "$T/unreg" $ETH --uverbs-unregistered mlx5_4
 run "$T/unreg"
 expect mlx5_4 fail "no uverbs device registered for mlx5_4"
