@@ -90,7 +90,35 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 	return r < 0 ? r : pf_output_write(path, buf, len);
 }
 
-int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
+/* The command's options. */
+struct fleet_opts {
+	enum pf_fleet_format fmt;
+	double fraction;
+	const char *output;
+	bool recursive, compact;
+};
+
+/* --outlier-fraction: a number in (0, 1]; false (after the message) otherwise. */
+static bool parse_fraction(const char *arg, double *ret, FILE *err)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*ret > 0 && *ret <= 1)) {
+		fprintf(err, "preflight fleet: --outlier-fraction: '%s' is not a "
+			     "number in (0, 1]\n", arg);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Parse the options into @o; false when the command ends here (--help, a
+ * usage error, no report argument) with *ret_exit its exit code.
+ */
+static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out, FILE *err,
+			  int *ret_exit)
 {
 	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT,
 	       OPT_RECURSIVE = 'r' };
@@ -103,70 +131,93 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	PF_CLEANUP(pf_fleet_freep) struct pf_fleet *f = NULL;
-	enum pf_fleet_format fmt = PF_FLEET_TEXT;
-	double fraction = PF_FLEET_OUTLIER_FRACTION;
-	const char *output = NULL;
-	bool recursive = false, compact = false;
-	int c, r;
+	int c;
 
+	*ret_exit = PF_EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":r", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (pf_fleet_format_from_name(optarg, &fmt) < 0) {
+			if (pf_fleet_format_from_name(optarg, &o->fmt) < 0) {
 				fprintf(err, "preflight fleet: --format: unknown format '%s' "
 					     "(text, json or csv)\n", optarg);
-				return PF_EXIT_USAGE;
+				return false;
 			}
 			break;
-		case OPT_FRACTION: {
-			char *end;
-
-			errno = 0;
-			fraction = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(fraction > 0 && fraction <= 1)) {
-				fprintf(err, "preflight fleet: --outlier-fraction: '%s' is not a "
-					     "number in (0, 1]\n", optarg);
-				return PF_EXIT_USAGE;
-			}
+		case OPT_FRACTION:
+			if (!parse_fraction(optarg, &o->fraction, err))
+				return false;
 			break;
-		}
 		case OPT_OUTPUT:
 			if (!*optarg) {
 				fputs("preflight fleet: --output: empty file name\n", err);
-				return PF_EXIT_USAGE;
+				return false;
 			}
-			output = optarg;
+			o->output = optarg;
 			break;
 		case OPT_RECURSIVE:
-			recursive = true;
+			o->recursive = true;
 			break;
 		case OPT_COMPACT:
-			compact = true;
+			o->compact = true;
 			break;
 		case OPT_HELP:
 			fleet_usage(out);
-			return 0;
+			*ret_exit = 0;
+			return false;
 		case ':':
 			fprintf(err, "preflight fleet: option '%s' needs a value\n", argv[optind - 1]);
-			return PF_EXIT_USAGE;
+			return false;
 		default:
 			fprintf(err, "preflight fleet: unknown option '%s' (see preflight fleet "
 				     "--help)\n", argv[optind - 1]);
-			return PF_EXIT_USAGE;
+			return false;
 		}
 	}
 	if (optind >= argc) {
 		fleet_usage(err);
-		return PF_EXIT_USAGE;
+		return false;
 	}
+	return true;
+}
 
-	f = pf_fleet_new(fraction);
-	pf_fleet_set_compact(f, compact);
+/* Write the view to --output or @out; the exit code (1 when a node fails). */
+static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE *out, FILE *err)
+{
+	int r;
+
+	if (o->output) {
+		r = render_to_file(f, o->fmt, o->output);
+		if (r < 0) {
+			fprintf(err, "preflight fleet: cannot write '%s': %s\n", o->output,
+				strerror(-r));
+			return PF_EXIT_IOERR;
+		}
+		return pf_fleet_n_failing(f) ? 1 : 0;
+	}
+	r = pf_fleet_render(f, o->fmt, out);
+	if (r == 0 && fflush(out) == EOF)
+		r = -errno;
+	if (r < 0) {
+		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
+		return PF_EXIT_IOERR;
+	}
+	return pf_fleet_n_failing(f) ? 1 : 0;
+}
+
+int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	PF_CLEANUP(pf_fleet_freep) struct pf_fleet *f = NULL;
+	struct fleet_opts o = { .fmt = PF_FLEET_TEXT, .fraction = PF_FLEET_OUTLIER_FRACTION };
+	int rc;
+
+	if (!parse_options(argc, argv, &o, out, err, &rc))
+		return rc;
+	f = pf_fleet_new(o.fraction);
+	pf_fleet_set_compact(f, o.compact);
 	for (int i = optind; i < argc; i++)
-		if (add_arg(f, argv[i], recursive, err) < 0)
+		if (add_arg(f, argv[i], o.recursive, err) < 0)
 			return PF_EXIT_USAGE;
 	if (!pf_fleet_n_reports(f)) {
 		fprintf(err, "preflight fleet: no preflight.report/v1 reports found "
@@ -178,21 +229,5 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "preflight fleet: %zu file%s rejected\n", pf_fleet_n_rejected(f),
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
 	pf_fleet_finish(f);
-	if (output) {
-		r = render_to_file(f, fmt, output);
-		if (r < 0) {
-			fprintf(err, "preflight fleet: cannot write '%s': %s\n", output,
-				strerror(-r));
-			return PF_EXIT_IOERR;
-		}
-		return pf_fleet_n_failing(f) ? 1 : 0;
-	}
-	r = pf_fleet_render(f, fmt, out);
-	if (r == 0 && fflush(out) == EOF)
-		r = -errno;
-	if (r < 0) {
-		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
-		return PF_EXIT_IOERR;
-	}
-	return pf_fleet_n_failing(f) ? 1 : 0;
+	return write_view(f, &o, out, err);
 }

@@ -21,22 +21,9 @@ static double ratio(double v, double median)
 	return median > 0 ? round(v / median * 1000.0) / 1000.0 : 0;
 }
 
-cJSON *pf_fleet_to_json(const struct pf_fleet *f)
+/* "failing": each failing node with its fail/error checks' first bad finding. */
+static void json_failing(const struct pf_fleet *f, cJSON *arr)
 {
-	cJSON *j = cJSON_CreateObject(), *o, *arr;
-
-	cJSON_AddStringToObject(j, "schema", PF_FLEET_SCHEMA);
-	o = cJSON_AddObjectToObject(j, "inputs");
-	cJSON_AddNumberToObject(o, "reports", (double)f->n_nodes);
-	cJSON_AddNumberToObject(o, "superseded", (double)f->n_superseded);
-	cJSON_AddNumberToObject(o, "rejected", (double)f->n_rejects);
-	cJSON_AddNumberToObject(j, "nodes", (double)f->n_live);
-	o = cJSON_AddObjectToObject(j, "verdicts");
-	for (int s = 0; s < PF_STATUS_COUNT; s++)
-		cJSON_AddNumberToObject(o, pf_status_name((enum pf_status)s), (double)f->verdicts[s]);
-	cJSON_AddNumberToObject(j, "outlier_fraction", f->fraction);
-
-	arr = cJSON_AddArrayToObject(j, "failing");
 	for (size_t i = 0; i < f->n_failing; i++) {
 		const struct fl_node *n = &f->nodes[f->failing[i]];
 		cJSON *e = cJSON_CreateObject(), *ca;
@@ -60,8 +47,11 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 		}
 		cJSON_AddItemToArray(arr, e);
 	}
+}
 
-	arr = cJSON_AddArrayToObject(j, "checks");
+/* "checks": each check's count of nodes per status. */
+static void json_checks(const struct pf_fleet *f, cJSON *arr)
+{
 	for (size_t c = 0; c < f->n_checks; c++) {
 		cJSON *e = cJSON_CreateObject();
 
@@ -71,8 +61,11 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 						(double)f->counts[c][s]);
 		cJSON_AddItemToArray(arr, e);
 	}
+}
 
-	arr = cJSON_AddArrayToObject(j, "series");
+/* "series": each (check, key) series that has nodes, with its spread. */
+static void json_series(const struct pf_fleet *f, cJSON *arr)
+{
 	for (size_t s = 0; s < f->n_series; s++) {
 		const struct fl_series *se = &f->series[s];
 		cJSON *e;
@@ -90,8 +83,11 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 		cJSON_AddNumberToObject(e, "outliers", (double)se->n_outliers);
 		cJSON_AddItemToArray(arr, e);
 	}
+}
 
-	arr = cJSON_AddArrayToObject(j, "outliers");
+/* "outliers": each node below its series' median, with the subject holding the value. */
+static void json_outliers(const struct pf_fleet *f, cJSON *arr)
+{
 	for (size_t i = 0; i < f->n_outliers; i++) {
 		const struct fl_outlier *ol = &f->outliers[i];
 		const struct fl_series *se = &f->series[ol->series];
@@ -111,7 +107,26 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 		cJSON_AddNumberToObject(e, "ratio", ratio(ol->value, se->median));
 		cJSON_AddItemToArray(arr, e);
 	}
+}
 
+cJSON *pf_fleet_to_json(const struct pf_fleet *f)
+{
+	cJSON *j = cJSON_CreateObject(), *o, *arr;
+
+	cJSON_AddStringToObject(j, "schema", PF_FLEET_SCHEMA);
+	o = cJSON_AddObjectToObject(j, "inputs");
+	cJSON_AddNumberToObject(o, "reports", (double)f->n_nodes);
+	cJSON_AddNumberToObject(o, "superseded", (double)f->n_superseded);
+	cJSON_AddNumberToObject(o, "rejected", (double)f->n_rejects);
+	cJSON_AddNumberToObject(j, "nodes", (double)f->n_live);
+	o = cJSON_AddObjectToObject(j, "verdicts");
+	for (int s = 0; s < PF_STATUS_COUNT; s++)
+		cJSON_AddNumberToObject(o, pf_status_name((enum pf_status)s), (double)f->verdicts[s]);
+	cJSON_AddNumberToObject(j, "outlier_fraction", f->fraction);
+	json_failing(f, cJSON_AddArrayToObject(j, "failing"));
+	json_checks(f, cJSON_AddArrayToObject(j, "checks"));
+	json_series(f, cJSON_AddArrayToObject(j, "series"));
+	json_outliers(f, cJSON_AddArrayToObject(j, "outliers"));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
