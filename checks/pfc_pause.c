@@ -385,15 +385,115 @@ static bool prio_counts(const struct roce_if *nd, int p, bool windowed, struct p
 	return c.have_frames || c.have_dur;
 }
 
+/* A priority's pausing over the window or since boot: shares of time and frame rates. */
+struct pause_rates {
+	bool windowed;
+	double secs, rx_pct, tx_pct, pct, rx_rate, rate;
+};
+
+static struct pause_rates rates_of(const struct prio_counts *c, bool windowed, double window_ms,
+				   double uptime_s)
+{
+	struct pause_rates r = { .windowed = windowed };
+
+	r.secs = windowed ? window_ms / 1e3 : uptime_s;
+	if (r.secs > 0 && c->have_dur) {
+		r.rx_pct = 100.0 * (double)c->rx_us / (r.secs * 1e6);
+		r.tx_pct = 100.0 * (double)c->tx_us / (r.secs * 1e6);
+	}
+	r.pct = r.rx_pct > r.tx_pct ? r.rx_pct : r.tx_pct;
+	r.rx_rate = r.secs > 0 ? (double)c->rx / r.secs : 0;
+	r.rate = r.secs > 0 ? (double)(c->rx + c->tx) / r.secs : 0;
+	return r;
+}
+
+/*
+ * Over a window on an idle node: paused more than fail_pause_pct fails,
+ * more than warn_pause_pct or pause frames arriving faster than
+ * idle_rx_pause_per_s warn.
+ */
+static struct pf_finding *judge_window(struct pf_result *res, const struct roce_if *nd, int p,
+				       const struct pfc_pause_cfg *cfg, const struct prio_counts *c,
+				       const struct pause_rates *r, const char *subject)
+{
+	if (c->have_dur && r->pct > cfg->fail_pause_pct)
+		return pf_add(res, PF_STATUS_FAIL, subject,
+			      "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%) on an idle node",
+			      nd->port, p, r->pct, r->secs, r->rx_pct, r->tx_pct);
+	if (c->have_dur && r->pct > cfg->warn_pause_pct)
+		return pf_add(res, PF_STATUS_WARN, subject,
+			      "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%)", nd->port,
+			      p, r->pct, r->secs, r->rx_pct, r->tx_pct);
+	if (c->have_frames && c->rx && r->rx_rate > cfg->idle_rx_pause_per_s)
+		return pf_add(res, PF_STATUS_WARN, subject,
+			      "%s: %llu pause frames arrived on priority %d in %.1f s (%.0f/s) at an idle node",
+			      nd->port, (unsigned long long)c->rx, p, r->secs, r->rx_rate);
+	return pf_add(res, PF_STATUS_PASS, subject,
+		      "%s: priority %d: %llu rx and %llu tx pause frames, paused %.1f %% of %.1f s",
+		      nd->port, p, (unsigned long long)c->rx, (unsigned long long)c->tx, r->pct, r->secs);
+}
+
+/*
+ * Since boot: not judged without an uptime; paused more than boot_pause_pct
+ * or more frames than boot_pause_per_s warn.
+ */
+static struct pf_finding *judge_since_boot(struct pf_result *res, const struct roce_if *nd, int p,
+					   const struct pfc_pause_cfg *cfg,
+					   const struct prio_counts *c, const struct pause_rates *r,
+					   const char *subject)
+{
+	if (r->secs <= 0)
+		return pf_add(res, PF_STATUS_PASS, subject,
+			      "%s: priority %d: %llu rx and %llu tx pause frames since boot (uptime "
+			      "unknown: not judged)",
+			      nd->port, p, (unsigned long long)c->rx, (unsigned long long)c->tx);
+	return pf_add(res, (c->have_dur && r->pct > cfg->boot_pause_pct) ||
+			   (c->have_frames && r->rate > cfg->boot_pause_per_s) ?
+			   PF_STATUS_WARN : PF_STATUS_PASS, subject,
+		      "%s: priority %d: %llu rx and %llu tx pause frames since boot (%.1f/s), "
+		      "paused %.1f %% of %.0f s",
+		      nd->port, p, (unsigned long long)c->rx, (unsigned long long)c->tx, r->rate,
+		      r->pct, r->secs);
+}
+
+/* Report: the counters, the rates, what they were measured over and held to. */
+static void prio_observed(struct pf_finding *f, const struct pfc_pause_cfg *cfg,
+			  const struct prio_counts *c, const struct pause_rates *r,
+			  double window_ms, double uptime_s)
+{
+	bool windowed = r->windowed;
+
+	pf_obs_num(f, "rx_pause_frames", (double)c->rx);
+	pf_obs_num(f, "tx_pause_frames", (double)c->tx);
+	if (c->have_dur) {
+		pf_obs_num(f, "rx_pause_us", (double)c->rx_us);
+		pf_obs_num(f, "tx_pause_us", (double)c->tx_us);
+		pf_obs_num(f, "paused_pct", r->pct);
+	}
+	if (r->secs > 0)
+		pf_obs_num(f, "rx_pause_per_s", r->rx_rate);
+	pf_obs_str(f, "over", windowed ? "window" : "since boot");
+	pf_obs_num(f, windowed ? "window_ms" : "uptime_s", windowed ? window_ms : uptime_s);
+	pf_obs_str(f, "source", c->source);
+	if (windowed) {
+		pf_exp_num(f, "max_paused_pct_warn", cfg->warn_pause_pct);
+		pf_exp_num(f, "max_paused_pct_fail", cfg->fail_pause_pct);
+		pf_exp_num(f, "max_rx_pause_per_s", cfg->idle_rx_pause_per_s);
+	} else {
+		pf_exp_num(f, "max_boot_paused_pct", cfg->boot_pause_pct);
+		pf_exp_num(f, "max_boot_pause_per_s", cfg->boot_pause_per_s);
+	}
+}
+
 static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 		       const struct pfc_pause_cfg *cfg, double window_ms, double uptime_s)
 {
 	bool roce = (uint64_t)p == cfg->roce_prio;
 	bool windowed = nd->r_after == 0;
 	struct prio_counts c;
+	struct pause_rates r;
 	char subject[96];
 	struct pf_finding *f;
-	double secs, rx_pct = 0, tx_pct = 0, pct, rx_rate, rate;
 
 	snprintf(subject, sizeof(subject), "%s/prio%d", nd->name, p);
 	if (!prio_counts(nd, p, windowed, &c) && windowed) {
@@ -415,50 +515,9 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	if (!roce && !(c.rx || c.tx || c.rx_us || c.tx_us))
 		return; /* an idle priority RoCE does not use */
 
-	secs = windowed ? window_ms / 1e3 : uptime_s;
-	if (secs > 0 && c.have_dur) {
-		rx_pct = 100.0 * (double)c.rx_us / (secs * 1e6);
-		tx_pct = 100.0 * (double)c.tx_us / (secs * 1e6);
-	}
-	pct = rx_pct > tx_pct ? rx_pct : tx_pct;
-	rx_rate = secs > 0 ? (double)c.rx / secs : 0;
-	rate = secs > 0 ? (double)(c.rx + c.tx) / secs : 0;
-
-	if (windowed && c.have_dur && pct > cfg->fail_pause_pct) {
-		f = pf_add(res, PF_STATUS_FAIL, subject,
-			   "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%) on an idle node",
-			   nd->port, p, pct, secs, rx_pct, tx_pct);
-	} else if (windowed && c.have_dur && pct > cfg->warn_pause_pct) {
-		f = pf_add(res, PF_STATUS_WARN, subject,
-			   "%s: priority %d paused %.1f %% of %.1f s (rx %.1f %%, tx %.1f %%)", nd->port,
-			   p, pct, secs, rx_pct, tx_pct);
-	} else if (windowed && c.have_frames && c.rx && rx_rate > cfg->idle_rx_pause_per_s) {
-		f = pf_add(res, PF_STATUS_WARN, subject,
-			   "%s: %llu pause frames arrived on priority %d in %.1f s (%.0f/s) at an idle node",
-			   nd->port, (unsigned long long)c.rx, p, secs, rx_rate);
-	} else if (windowed) {
-		f = pf_add(res, PF_STATUS_PASS, subject,
-			   "%s: priority %d: %llu rx and %llu tx pause frames, paused %.1f %% of %.1f s",
-			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, pct, secs);
-	} else if (secs <= 0) {
-		f = pf_add(res, PF_STATUS_PASS, subject,
-			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (uptime "
-			   "unknown: not judged)",
-			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx);
-	} else if ((c.have_dur && pct > cfg->boot_pause_pct) ||
-		   (c.have_frames && rate > cfg->boot_pause_per_s)) {
-		f = pf_add(res, PF_STATUS_WARN, subject,
-			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (%.1f/s), "
-			   "paused %.1f %% of %.0f s",
-			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, rate, pct,
-			   secs);
-	} else {
-		f = pf_add(res, PF_STATUS_PASS, subject,
-			   "%s: priority %d: %llu rx and %llu tx pause frames since boot (%.1f/s), "
-			   "paused %.1f %% of %.0f s",
-			   nd->port, p, (unsigned long long)c.rx, (unsigned long long)c.tx, rate, pct,
-			   secs);
-	}
+	r = rates_of(&c, windowed, window_ms, uptime_s);
+	f = windowed ? judge_window(res, nd, p, cfg, &c, &r, subject) :
+		       judge_since_boot(res, nd, p, cfg, &c, &r, subject);
 	if (f->status == PF_STATUS_FAIL || (f->status == PF_STATUS_WARN && windowed))
 		pf_remedy(f, "the fabric is pausing this idle node: look for congestion or a pause "
 			  "storm upstream (switch PFC counters and watchdog, a stuck peer), check that "
@@ -466,27 +525,7 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	else if (f->status == PF_STATUS_WARN)
 		pf_remedy(f, "heavy pausing since boot: compare with a live run (window_ms) to see "
 			  "whether it continues; check the switch's PFC counters for this port");
-
-	pf_obs_num(f, "rx_pause_frames", (double)c.rx);
-	pf_obs_num(f, "tx_pause_frames", (double)c.tx);
-	if (c.have_dur) {
-		pf_obs_num(f, "rx_pause_us", (double)c.rx_us);
-		pf_obs_num(f, "tx_pause_us", (double)c.tx_us);
-		pf_obs_num(f, "paused_pct", pct);
-	}
-	if (secs > 0)
-		pf_obs_num(f, "rx_pause_per_s", rx_rate);
-	pf_obs_str(f, "over", windowed ? "window" : "since boot");
-	pf_obs_num(f, windowed ? "window_ms" : "uptime_s", windowed ? window_ms : uptime_s);
-	pf_obs_str(f, "source", c.source);
-	if (windowed) {
-		pf_exp_num(f, "max_paused_pct_warn", cfg->warn_pause_pct);
-		pf_exp_num(f, "max_paused_pct_fail", cfg->fail_pause_pct);
-		pf_exp_num(f, "max_rx_pause_per_s", cfg->idle_rx_pause_per_s);
-	} else {
-		pf_exp_num(f, "max_boot_paused_pct", cfg->boot_pause_pct);
-		pf_exp_num(f, "max_boot_pause_per_s", cfg->boot_pause_per_s);
-	}
+	prio_observed(f, cfg, &c, &r, window_ms, uptime_s);
 }
 
 /* The RoCE netdevs of the node, once each; error findings for RoCE ports without one. */
