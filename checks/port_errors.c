@@ -412,28 +412,17 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	pf_exp_num(f, "transport_per_hour", cfg->transport_per_hour);
 }
 
-static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+/* Plan: one port record per RDMA port of the inventory; how many in *ret_n. */
+static struct port *plan_ports(const struct pf_node *node, size_t *ret_n)
 {
-	const struct port_errors_cfg *cfg = config;
-	const struct pf_node *node = ctx->node;
-	pf_autofree struct port *ports = NULL;
-	size_t n = 0, n_ports = 0, n_bad = 0, n_skip = 0;
-	bool window, window_on_snapshot = false;
-	double elapsed = 0;
-	int r;
-
-	if (!node)
-		return pf_error(res, -ENODATA, "no node inventory");
-	/* an enum: the profile accepts only auto, window and absolute */
-	if (!strcmp(cfg->mode, "auto"))
-		window = pf_fs_is_live(ctx->fs);
-	else
-		window = !strcmp(cfg->mode, "window");
+	struct port *ports;
+	size_t n = 0, n_ports = 0;
 
 	for (size_t i = 0; i < node->n_rdma; i++)
 		n_ports += node->rdma[i].n_ports;
+	*ret_n = n_ports;
 	if (!n_ports)
-		return pf_skip(res, "no RDMA ports on this node");
+		return NULL;
 	ports = pf_xcalloc(n_ports, sizeof(*ports));
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *rd = &node->rdma[i];
@@ -446,6 +435,75 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 			snprintf(p->subject, sizeof(p->subject), "%s/%u", rd->name, p->num);
 		}
 	}
+	return ports;
+}
+
+/* Run: wait window_ms through the wait provider and take the second sample. */
+static int sample_window(const struct pf_ctx *ctx, const struct port_errors_cfg *cfg,
+			 struct port *ports, size_t n, double *elapsed, struct pf_result *res)
+{
+	int r;
+
+	if (!ctx->prov || !ctx->prov->wait)
+		return pf_error(res, -ENOSYS, "no wait provider (%s providers)",
+				ctx->prov ? ctx->prov->name : "no");
+	pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",
+		    (double)cfg->window_ms / 1000.0);
+	r = ctx->prov->wait(ctx, (unsigned int)cfg->window_ms, elapsed);
+	if (r < 0)
+		return pf_error(res, r, "cannot wait %llu ms between samples: %s",
+				(unsigned long long)cfg->window_ms, strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		read_sample(ctx->fs, &ports[i], &ports[i].b);
+	return 0;
+}
+
+/* Judge each port (ignored, unusable, over the window or since boot); count the bad. */
+static void judge_ports(const struct pf_ctx *ctx, const struct port_errors_cfg *cfg,
+			struct port *ports, size_t n, bool window, double elapsed,
+			size_t *n_bad, size_t *n_skip, struct pf_result *res)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct port *p = &ports[i];
+
+		enum pf_status st;
+
+		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev))
+			pf_add(res, PF_STATUS_SKIP, p->subject, "%s ignored by the profile", p->subject);
+		else if (judge_unusable(res, p, pf_fs_is_live(ctx->fs)))
+			; /* its skip or error is recorded */
+		else if (window)
+			judge_window(res, cfg, p, elapsed);
+		else
+			judge_absolute(res, cfg, p, pf_read_uptime(ctx->fs));
+		st = res->findings[res->n_findings - 1].status;
+		if (st == PF_STATUS_SKIP)
+			(*n_skip)++;
+		else if (st != PF_STATUS_PASS)
+			(*n_bad)++;
+	}
+}
+
+static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct port_errors_cfg *cfg = config;
+	const struct pf_node *node = ctx->node;
+	pf_autofree struct port *ports = NULL;
+	size_t n = 0, n_bad = 0, n_skip = 0;
+	bool window, window_on_snapshot = false;
+	double elapsed = 0;
+	int r;
+
+	if (!node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	/* an enum: the profile accepts only auto, window and absolute */
+	if (!strcmp(cfg->mode, "auto"))
+		window = pf_fs_is_live(ctx->fs);
+	else
+		window = !strcmp(cfg->mode, "window");
+	ports = plan_ports(node, &n);
+	if (!n)
+		return pf_skip(res, "no RDMA ports on this node");
 
 	/* decide from the inventory and the first sample before any wait */
 	for (size_t i = 0; i < n; i++)
@@ -468,37 +526,11 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		window_on_snapshot = true;
 	}
 	if (window) {
-		if (!ctx->prov || !ctx->prov->wait)
-			return pf_error(res, -ENOSYS, "no wait provider (%s providers)",
-					ctx->prov ? ctx->prov->name : "no");
-		pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",
-			    (double)cfg->window_ms / 1000.0);
-		r = ctx->prov->wait(ctx, (unsigned int)cfg->window_ms, &elapsed);
+		r = sample_window(ctx, cfg, ports, n, &elapsed, res);
 		if (r < 0)
-			return pf_error(res, r, "cannot wait %llu ms between samples: %s",
-					(unsigned long long)cfg->window_ms, strerror(-r));
-		for (size_t i = 0; i < n; i++)
-			read_sample(ctx->fs, &ports[i], &ports[i].b);
+			return r;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct port *p = &ports[i];
-
-		enum pf_status st;
-
-		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev))
-			pf_add(res, PF_STATUS_SKIP, p->subject, "%s ignored by the profile", p->subject);
-		else if (judge_unusable(res, p, pf_fs_is_live(ctx->fs)))
-			; /* its skip or error is recorded */
-		else if (window)
-			judge_window(res, cfg, p, elapsed);
-		else
-			judge_absolute(res, cfg, p, pf_read_uptime(ctx->fs));
-		st = res->findings[res->n_findings - 1].status;
-		if (st == PF_STATUS_SKIP)
-			n_skip++;
-		else if (st != PF_STATUS_PASS)
-			n_bad++;
-	}
+	judge_ports(ctx, cfg, ports, n, window, elapsed, &n_bad, &n_skip, res);
 	if (!n_bad && n_skip == n)
 		pf_summary(res, "no port counters to judge (%zu ports skipped)", n);
 	else if (!n_bad)
