@@ -553,85 +553,89 @@ static int read_iommu(const struct pf_ctx *ctx, struct target *t, bool *ret_no_t
 	return 1;
 }
 
-static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct target *targets,
-			size_t n)
-{
-	pf_autostrbuf struct pf_strbuf translated = PF_STRBUF_INIT, other = PF_STRBUF_INIT;
-	char first_type[16] = "", item[80];
-	size_t n_group = 0, n_ident = 0, n_trans = 0, n_other = 0, n_notype = 0, n_listed = 0,
-	       n_olisted = 0;
-	cJSON *types = cJSON_CreateObject();
-	bool no_type = false;
-	struct pf_finding *f;
-	int groups_dir;
+/* The IOMMU groups of the GPUs and NICs, by type. */
+struct iommu_tally {
+	struct pf_strbuf translated, other; /* up to 4 listed of each */
+	char first_type[16];
+	size_t n_group, n_ident, n_trans, n_other, n_notype, n_listed, n_olisted;
+	cJSON *types;                       /* subject: type */
+};
 
-	if (from_hwloc(ctx->node)) {
-		cJSON_Delete(types);
-		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the topology export "
-		       "holds no IOMMU groups");
-		return;
+/* Count one target's group by type: identity, translating, or another. */
+static void tally_group(struct iommu_tally *t, const struct target *tg, const char *subj)
+{
+	char item[80];
+
+	cJSON_AddStringToObject(t->types, subj, tg->iommu_type);
+	snprintf(item, sizeof(item), "%s (group %s)", subj, tg->iommu_group);
+	if (!strcmp(tg->iommu_type, "identity")) {
+		t->n_ident++;
+	} else if (iommu_translates(tg)) {
+		if (!t->n_trans++)
+			snprintf(t->first_type, sizeof(t->first_type), "%s", tg->iommu_type);
+		pf_strbuf_item(&t->translated, &t->n_listed, 4, "%s", item);
+	} else {
+		snprintf(item, sizeof(item), "%s (group %s: %s)", subj, tg->iommu_group,
+			 tg->iommu_type);
+		t->n_other++;
+		pf_strbuf_item(&t->other, &t->n_olisted, 4, "%s", item);
 	}
+}
+
+/* Gather every target's IOMMU group; false after an error finding (unreadable group). */
+static bool gather_groups(struct pf_result *res, const struct pf_ctx *ctx, struct target *targets,
+			  size_t n, struct iommu_tally *t)
+{
 	for (size_t i = 0; i < n; i++) {
-		struct target *t = &targets[i];
-		const char *subj = subject_of(ctx->node, t);
+		struct target *tg = &targets[i];
+		const char *subj = subject_of(ctx->node, tg);
+		bool no_type = false;
 		int r;
 
-		no_type = false;
-		r = read_iommu(ctx, t, &no_type);
+		r = read_iommu(ctx, tg, &no_type);
 		if (r < 0) {
-			f = pf_add(res, PF_STATUS_ERROR, "iommu", "%s: cannot read its IOMMU group: %s",
-				   subj, strerror(-r));
-			cJSON_Delete(types);
-			return;
+			pf_add(res, PF_STATUS_ERROR, "iommu", "%s: cannot read its IOMMU group: %s",
+			       subj, strerror(-r));
+			return false;
 		}
 		if (r == 0)
 			continue;
-		n_group++;
+		t->n_group++;
 		if (no_type) {
-			n_notype++;
+			t->n_notype++;
 			continue;
 		}
-		cJSON_AddStringToObject(types, subj, t->iommu_type);
-		snprintf(item, sizeof(item), "%s (group %s)", subj, t->iommu_group);
-		if (!strcmp(t->iommu_type, "identity")) {
-			n_ident++;
-		} else if (iommu_translates(t)) {
-			if (!n_trans++)
-				snprintf(first_type, sizeof(first_type), "%s", t->iommu_type);
-			pf_strbuf_item(&translated, &n_listed, 4, "%s", item);
-		} else {
-			snprintf(item, sizeof(item), "%s (group %s: %s)", subj, t->iommu_group,
-				 t->iommu_type);
-			n_other++;
-			pf_strbuf_item(&other, &n_olisted, 4, "%s", item);
-		}
+		tally_group(t, tg, subj);
 	}
-	if (n_group == 0) {
-		cJSON_Delete(types);
-		groups_dir = pf_fs_exists(ctx->fs, "/sys/kernel/iommu_groups");
-		if (pf_fs_is_live(ctx->fs) || groups_dir == 1) {
-			f = pf_add(res, PF_STATUS_PASS, "iommu", "no GPU or NIC is in an IOMMU group: "
-				   "their DMA is not translated");
-			pf_obs_num(f, "iommu_groups", 0);
-		} else {
-			pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the snapshot has "
-			       "neither /sys/kernel/iommu_groups nor an iommu_group link for the GPUs "
-			       "and NICs");
-		}
-		return;
+	return true;
+}
+
+/* No target in a group: untranslated DMA (live, or the snapshot has the groups), else a skip. */
+static void judge_no_groups(struct pf_result *res, const struct pf_ctx *ctx)
+{
+	int groups_dir = pf_fs_exists(ctx->fs, "/sys/kernel/iommu_groups");
+	struct pf_finding *f;
+
+	if (pf_fs_is_live(ctx->fs) || groups_dir == 1) {
+		f = pf_add(res, PF_STATUS_PASS, "iommu", "no GPU or NIC is in an IOMMU group: "
+			   "their DMA is not translated");
+		pf_obs_num(f, "iommu_groups", 0);
+	} else {
+		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the snapshot has "
+		       "neither /sys/kernel/iommu_groups nor an iommu_group link for the GPUs "
+		       "and NICs");
 	}
-	if (n_notype == n_group) {
-		cJSON_Delete(types);
-		f = pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: %zu GPUs and NICs "
-			   "are in IOMMU groups but /sys/kernel/iommu_groups/<N>/type is absent (a "
-			   "kernel before 5.11, e.g. RHEL 8's 4.18 or Ubuntu 20.04's 5.4)", n_group);
-		pf_remedy(f, "check /proc/cmdline for iommu=pt (or intel_iommu/amd_iommu settings) "
-			  "by hand");
-		return;
-	}
-	if (n_trans) {
+}
+
+/* Translated DMA warns, another group type (blocked, unmanaged) warns, identity passes. */
+static struct pf_finding *judge_group_types(struct pf_result *res, const struct iommu_tally *t,
+					    size_t n)
+{
+	struct pf_finding *f;
+
+	if (t->n_trans) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "the IOMMU translates DMA (%s) for %zu of %zu "
-			   "GPUs and NICs: %s", first_type, n_trans, n, translated.buf);
+			   "GPUs and NICs: %s", t->first_type, t->n_trans, n, t->translated.buf);
 		pf_remedy(f, "GPUDirect RDMA at full speed wants the IOMMU in passthrough: boot with "
 			  "iommu=pt (plus intel_iommu=on or amd_iommu=on where the platform needs "
 			  "them), or set a group to identity (echo identity > "
@@ -640,20 +644,52 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 			  "map/unmap per registration, and IOTLB invalidations (batched in DMA-FQ, "
 			  "one per unmap in strict DMA); peer traffic under ACS goes up to the root "
 			  "complex for translation");
-	} else if (n_other) {
+	} else if (t->n_other) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "IOMMU group type neither identity nor "
-			   "DMA for %zu GPUs and NICs: %s", n_other, other.buf);
+			   "DMA for %zu GPUs and NICs: %s", t->n_other, t->other.buf);
 		pf_remedy(f, "a 'blocked' group allows no DMA and 'unmanaged' means a user-space "
 			  "driver (VFIO) owns the device: check that it belongs to this node's jobs");
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, "iommu", "IOMMU in passthrough (identity) for %zu "
-			   "GPUs and NICs%s", n_ident, n_group < n ? "; the others have no IOMMU group"
-							   : "");
+			   "GPUs and NICs%s", t->n_ident, t->n_group < n ?
+			   "; the others have no IOMMU group" : "");
 	}
-	if (n_notype)
-		pf_obs_num(f, "groups_without_type", (double)n_notype);
-	pf_obs_json(f, "iommu_types", types);
-	pf_exp_str(f, "iommu_type", "identity (or no IOMMU translation)");
+	return f;
+}
+
+static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct target *targets,
+			size_t n)
+{
+	struct iommu_tally t = { .translated = PF_STRBUF_INIT, .other = PF_STRBUF_INIT };
+	struct pf_finding *f;
+
+	if (from_hwloc(ctx->node)) {
+		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the topology export "
+		       "holds no IOMMU groups");
+		return;
+	}
+	t.types = cJSON_CreateObject();
+	if (!gather_groups(res, ctx, targets, n, &t)) {
+		cJSON_Delete(t.types);
+	} else if (t.n_group == 0) {
+		cJSON_Delete(t.types);
+		judge_no_groups(res, ctx);
+	} else if (t.n_notype == t.n_group) {
+		cJSON_Delete(t.types);
+		f = pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: %zu GPUs and NICs "
+			   "are in IOMMU groups but /sys/kernel/iommu_groups/<N>/type is absent (a "
+			   "kernel before 5.11, e.g. RHEL 8's 4.18 or Ubuntu 20.04's 5.4)", t.n_group);
+		pf_remedy(f, "check /proc/cmdline for iommu=pt (or intel_iommu/amd_iommu settings) "
+			  "by hand");
+	} else {
+		f = judge_group_types(res, &t, n);
+		if (t.n_notype)
+			pf_obs_num(f, "groups_without_type", (double)t.n_notype);
+		pf_obs_json(f, "iommu_types", t.types);
+		pf_exp_str(f, "iommu_type", "identity (or no IOMMU translation)");
+	}
+	pf_strbuf_release(&t.translated);
+	pf_strbuf_release(&t.other);
 }
 
 static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
