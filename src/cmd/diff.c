@@ -562,7 +562,18 @@ static int render(const cJSON *d, bool json, bool compact, FILE *out)
 	return pf_diff_render_text(d, out);
 }
 
-int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
+/* The command's options. */
+struct diff_opts {
+	const char *output;
+	bool json, compact;
+};
+
+/*
+ * Parse the options into @o; false when the command ends here (--help, a
+ * usage error, not two reports) with *ret_exit its exit code.
+ */
+static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out, FILE *err,
+			  int *ret_exit)
 {
 	enum { OPT_FORMAT = 256, OPT_OUTPUT, OPT_COMPACT, OPT_HELP };
 	static const struct option longopts[] = {
@@ -572,12 +583,9 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	PF_CLEANUP(pf_cjson_deletep) cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
-	pf_autofree char *why = NULL;
-	const char *output = NULL;
-	bool json = false, compact = false;
-	int c, r;
+	int c;
 
+	*ret_exit = PF_EXIT_USAGE;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -586,38 +594,100 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 				fprintf(err, "preflight diff: --format: unknown format '%s' "
 					     "(text or json)\n", optarg);
-				return PF_EXIT_USAGE;
+				return false;
 			}
-			json = !strcmp(optarg, "json");
+			o->json = !strcmp(optarg, "json");
 			break;
 		case OPT_OUTPUT:
 			if (!*optarg) {
 				fputs("preflight diff: --output: empty file name\n", err);
-				return PF_EXIT_USAGE;
+				return false;
 			}
-			output = optarg;
+			o->output = optarg;
 			break;
 		case OPT_COMPACT:
-			compact = true;
+			o->compact = true;
 			break;
 		case OPT_HELP:
 			diff_usage(out);
-			return 0;
+			*ret_exit = 0;
+			return false;
 		case ':':
 			fprintf(err, "preflight diff: option '%s' needs a value\n", argv[optind - 1]);
-			return PF_EXIT_USAGE;
+			return false;
 		default:
 			fprintf(err, "preflight diff: unknown option '%s' (see preflight diff "
 				     "--help)\n", argv[optind - 1]);
-			return PF_EXIT_USAGE;
+			return false;
 		}
 	}
 	if (argc - optind != 2) {
 		fprintf(err, "preflight diff: expected two reports, OLD.json NEW.json (got %d)\n",
 			argc - optind);
 		diff_usage(err);
-		return PF_EXIT_USAGE;
+		return false;
 	}
+	return true;
+}
+
+/* A note on @err when the two reports are of different hosts. */
+static void note_other_node(const cJSON *d, FILE *err)
+{
+	const char *ho = jstr(cJSON_GetObjectItemCaseSensitive(d, "old"), "hostname");
+	const char *hn = jstr(cJSON_GetObjectItemCaseSensitive(d, "new"), "hostname");
+	pf_autofree char *a = NULL, *b = NULL;
+
+	if (!strcmp(ho, hn))
+		return;
+	a = clean(ho);
+	b = clean(hn);
+	fprintf(err, "preflight diff: note: the reports are of different nodes "
+		     "('%s', '%s')\n", a, b);
+}
+
+/* Write the diff to --output (whole, or not at all) or @out; 0 or the I/O exit code. */
+static int write_diff(const cJSON *d, const struct diff_opts *o, FILE *out, FILE *err)
+{
+	pf_autofree char *buf = NULL, *dir_err = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int r;
+
+	if (!o->output) {
+		r = render(d, o->json, o->compact, out);
+		if (r == 0 && fflush(out) == EOF)
+			r = -errno;
+		if (r < 0) {
+			fprintf(err, "preflight diff: cannot write the diff: %s\n", strerror(-r));
+			return PF_EXIT_IOERR;
+		}
+		return 0;
+	}
+	mem = open_memstream(&buf, &len);
+	r = mem ? render(d, o->json, o->compact, mem) : -errno;
+	if (mem && fclose(mem) == EOF && r == 0)
+		r = -errno;
+	if (r == 0)
+		r = pf_output_mkparents(o->output, &dir_err); /* like the main command */
+	if (r == 0)
+		r = pf_output_write(o->output, buf, len);
+	if (r < 0) {
+		fprintf(err, "preflight diff: cannot write '%s': %s\n", o->output,
+			strerror(-r));
+		return PF_EXIT_IOERR;
+	}
+	return 0;
+}
+
+int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
+{
+	PF_CLEANUP(pf_cjson_deletep) cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
+	pf_autofree char *why = NULL;
+	struct diff_opts o = { 0 };
+	int rc;
+
+	if (!parse_options(argc, argv, &o, out, err, &rc))
+		return rc;
 	if (load(argv[optind], &old_r, err) < 0 || load(argv[optind + 1], &new_r, err) < 0)
 		return PF_EXIT_USAGE;
 	if (pf_diff(old_r, new_r, argv[optind], argv[optind + 1], &d, &why) < 0) {
@@ -626,42 +696,9 @@ int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	/* strings from the nodes: valid UTF-8 in the JSON (controls escaped by the printer) */
 	pf_json_clean(d, false);
-	{
-		const char *ho = jstr(cJSON_GetObjectItemCaseSensitive(d, "old"), "hostname");
-		const char *hn = jstr(cJSON_GetObjectItemCaseSensitive(d, "new"), "hostname");
-
-		if (strcmp(ho, hn)) {
-			pf_autofree char *a = clean(ho), *b = clean(hn);
-
-			fprintf(err, "preflight diff: note: the reports are of different nodes "
-				     "('%s', '%s')\n", a, b);
-		}
-	}
-	if (output) {
-		pf_autofree char *buf = NULL, *dir_err = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
-
-		r = mem ? render(d, json, compact, mem) : -errno;
-		if (mem && fclose(mem) == EOF && r == 0)
-			r = -errno;
-		if (r == 0)
-			r = pf_output_mkparents(output, &dir_err); /* like the main command */
-		if (r == 0)
-			r = pf_output_write(output, buf, len);
-		if (r < 0) {
-			fprintf(err, "preflight diff: cannot write '%s': %s\n", output,
-				strerror(-r));
-			return PF_EXIT_IOERR;
-		}
-	} else {
-		r = render(d, json, compact, out);
-		if (r == 0 && fflush(out) == EOF)
-			r = -errno;
-		if (r < 0) {
-			fprintf(err, "preflight diff: cannot write the diff: %s\n", strerror(-r));
-			return PF_EXIT_IOERR;
-		}
-	}
+	note_other_node(d, err);
+	rc = write_diff(d, &o, out, err);
+	if (rc)
+		return rc;
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "worse")) ? 1 : 0;
 }
