@@ -581,6 +581,129 @@ static int stats_text(struct snap *s, const struct pf_ctx *ctx, const char *ifna
 	return r < 0 ? r : got;
 }
 
+/* `ethtool IF` (settings) from the linkmodes provider, as ethtool prints it. */
+static int linkmodes_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *f = text_open(&buf, &len);
+	struct pf_linkmodes lm;
+	int r;
+
+	r = ctx->prov->linkmodes(ctx, ifname, &lm);
+	if (r >= 0) {
+		fprintf(f, "Settings for %s:\n", ifname);
+		if (lm.speed_mbps == PF_SPEED_UNKNOWN)
+			fputs("\tSpeed: Unknown!\n", f);
+		else
+			fprintf(f, "\tSpeed: %uMb/s\n", lm.speed_mbps);
+		if (lm.lanes)
+			fprintf(f, "\tLanes: %u\n", lm.lanes);
+		fprintf(f, "\tDuplex: %s\n",
+			lm.duplex == 1 ? "Full" : lm.duplex == 0 ? "Half" : "Unknown! (255)");
+		if (lm.autoneg >= 0)
+			fprintf(f, "\tAuto-negotiation: %s\n", lm.autoneg ? "on" : "off");
+	}
+	return fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "settings",
+			 "netlink error: Operation not supported", f, &buf, &len);
+}
+
+/* `ethtool -a IF` (pause) with its statistics, from the pause provider. */
+static int pause_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *f = text_open(&buf, &len);
+	struct pf_pause pa;
+	int r;
+
+	r = ctx->prov->pause(ctx, ifname, &pa);
+	if (r >= 0) {
+		fprintf(f, "Pause parameters for %s:\n", ifname);
+		fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
+			pa.autoneg ? "on" : "off", pa.rx ? "on" : "off", pa.tx ? "on" : "off");
+		if (pa.has_stats)
+			fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
+				   "  rx_pause_frames: %llu\n",
+				(unsigned long long)pa.tx_frames,
+				(unsigned long long)pa.rx_frames);
+	}
+	return fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "pause",
+			 "netlink error: Operation not supported", f, &buf, &len);
+}
+
+/* `ip addr show IF` from the ipv4_addrs provider. */
+static int addr_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+{
+	pf_autofree char *buf = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *f = text_open(&buf, &len);
+	struct pf_ipv4_addrs addrs;
+	uint64_t ifindex = 0;
+	int r;
+
+	r = ctx->prov->ipv4_addrs(ctx, ifname, &addrs);
+	if (r >= 0) {
+		(void)pf_fs_readf_u64(ctx->fs, &ifindex, "/sys/class/net/%s/ifindex", ifname);
+		text = pf_format_ip_addr(ifname, (unsigned int)ifindex, &addrs);
+		fputs(text, f);
+	}
+	return fact_done(s, r < 0 ? r : 0, "ip", ifname, "addr", "", f, &buf, &len);
+}
+
+/* `dcb app show dev IF` (the DSCP to priority map) from a pfc answer that has it. */
+static int app_fact(struct snap *s, const struct pf_pfc *pfc, const char *ifname)
+{
+	pf_autofree char *abuf = NULL;
+	size_t alen = 0;
+	FILE *af = text_open(&abuf, &alen);
+
+	fputs("dscp-prio", af);
+	for (int d = 0; d < 64; d++)
+		if (pfc->dscp_mapped & (1ull << d))
+			fprintf(af, " %d:%u", d, pfc->dscp_prio[d]);
+	fputc('\n', af);
+	return fact_done(s, 0, "dcb", ifname, "app", "", af, &abuf, &alen);
+}
+
+/* `dcb pfc show dev IF` with its counters from the pfc provider, then its app table. */
+static int pfc_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *f = text_open(&buf, &len);
+	struct pf_pfc pfc;
+	bool app;
+	int r;
+
+	r = ctx->prov->pfc(ctx, ifname, &pfc);
+	if (r >= 0) {
+		fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc.pfc_cap,
+			pfc.mbc ? "on" : "off", pfc.delay);
+		for (int i = 0; i < PF_PRIOS; i++)
+			fprintf(f, " %d:%s", i, pfc.pfc_en & (1u << i) ? "on" : "off");
+		fputc('\n', f);
+		if (pfc.has_counters) {
+			fputs("requests", f);
+			for (int i = 0; i < PF_PRIOS; i++)
+				fprintf(f, " %d:%llu", i,
+					(unsigned long long)pfc.requests[i]);
+			fputs("\nindications", f);
+			for (int i = 0; i < PF_PRIOS; i++)
+				fprintf(f, " %d:%llu", i,
+					(unsigned long long)pfc.indications[i]);
+			fputc('\n', f);
+		}
+	}
+	app = r >= 0 && pfc.has_app;
+	r = fact_done(s, r < 0 ? r : 0, "dcb", ifname, "pfc",
+		      "Attribute read: Operation not supported", f, &buf, &len);
+	if (r < 0 || !app)
+		return r;
+	return app_fact(s, &pfc, ifname);
+}
+
+/* A netdev's provider facts as the tools print them; *ret_stats: ethtool -S recorded. */
 static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *ifname,
 			bool *ret_stats)
 {
@@ -589,49 +712,12 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 
 	*ret_stats = false;
 	if (p->linkmodes) {
-		pf_autofree char *buf = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		struct pf_linkmodes lm;
-
-		r = p->linkmodes(ctx, ifname, &lm);
-		if (r >= 0) {
-			fprintf(f, "Settings for %s:\n", ifname);
-			if (lm.speed_mbps == PF_SPEED_UNKNOWN)
-				fputs("\tSpeed: Unknown!\n", f);
-			else
-				fprintf(f, "\tSpeed: %uMb/s\n", lm.speed_mbps);
-			if (lm.lanes)
-				fprintf(f, "\tLanes: %u\n", lm.lanes);
-			fprintf(f, "\tDuplex: %s\n",
-				lm.duplex == 1 ? "Full" : lm.duplex == 0 ? "Half" : "Unknown! (255)");
-			if (lm.autoneg >= 0)
-				fprintf(f, "\tAuto-negotiation: %s\n", lm.autoneg ? "on" : "off");
-		}
-		r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "settings",
-			      "netlink error: Operation not supported", f, &buf, &len);
+		r = linkmodes_fact(s, ctx, ifname);
 		if (r < 0)
 			return r;
 	}
 	if (p->pause) {
-		pf_autofree char *buf = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		struct pf_pause pa;
-
-		r = p->pause(ctx, ifname, &pa);
-		if (r >= 0) {
-			fprintf(f, "Pause parameters for %s:\n", ifname);
-			fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
-				pa.autoneg ? "on" : "off", pa.rx ? "on" : "off", pa.tx ? "on" : "off");
-			if (pa.has_stats)
-				fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
-					   "  rx_pause_frames: %llu\n",
-					(unsigned long long)pa.tx_frames,
-					(unsigned long long)pa.rx_frames);
-		}
-		r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "pause",
-			      "netlink error: Operation not supported", f, &buf, &len);
+		r = pause_fact(s, ctx, ifname);
 		if (r < 0)
 			return r;
 	}
@@ -642,67 +728,14 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 		*ret_stats = r > 0;
 	}
 	if (p->ipv4_addrs) {
-		pf_autofree char *buf = NULL, *text = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		struct pf_ipv4_addrs addrs;
-		uint64_t ifindex = 0;
-
-		r = p->ipv4_addrs(ctx, ifname, &addrs);
-		if (r >= 0) {
-			(void)pf_fs_readf_u64(ctx->fs, &ifindex, "/sys/class/net/%s/ifindex", ifname);
-			text = pf_format_ip_addr(ifname, (unsigned int)ifindex, &addrs);
-			fputs(text, f);
-		}
-		r = fact_done(s, r < 0 ? r : 0, "ip", ifname, "addr", "", f, &buf, &len);
+		r = addr_fact(s, ctx, ifname);
 		if (r < 0)
 			return r;
 	}
 	if (p->pfc) {
-		pf_autofree char *buf = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		struct pf_pfc pfc;
-		bool app;
-
-		r = p->pfc(ctx, ifname, &pfc);
-		if (r >= 0) {
-			fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc.pfc_cap,
-				pfc.mbc ? "on" : "off", pfc.delay);
-			for (int i = 0; i < PF_PRIOS; i++)
-				fprintf(f, " %d:%s", i, pfc.pfc_en & (1u << i) ? "on" : "off");
-			fputc('\n', f);
-			if (pfc.has_counters) {
-				fputs("requests", f);
-				for (int i = 0; i < PF_PRIOS; i++)
-					fprintf(f, " %d:%llu", i,
-						(unsigned long long)pfc.requests[i]);
-				fputs("\nindications", f);
-				for (int i = 0; i < PF_PRIOS; i++)
-					fprintf(f, " %d:%llu", i,
-						(unsigned long long)pfc.indications[i]);
-				fputc('\n', f);
-			}
-		}
-		app = r >= 0 && pfc.has_app;
-		r = fact_done(s, r < 0 ? r : 0, "dcb", ifname, "pfc",
-			      "Attribute read: Operation not supported", f, &buf, &len);
+		r = pfc_fact(s, ctx, ifname);
 		if (r < 0)
 			return r;
-		if (app) {
-			pf_autofree char *abuf = NULL;
-			size_t alen = 0;
-			FILE *af = text_open(&abuf, &alen);
-
-			fputs("dscp-prio", af);
-			for (int d = 0; d < 64; d++)
-				if (pfc.dscp_mapped & (1ull << d))
-					fprintf(af, " %d:%u", d, pfc.dscp_prio[d]);
-			fputc('\n', af);
-			r = fact_done(s, 0, "dcb", ifname, "app", "", af, &abuf, &alen);
-			if (r < 0)
-				return r;
-		}
 	}
 	return 0;
 }
