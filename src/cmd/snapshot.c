@@ -581,126 +581,154 @@ static int stats_text(struct snap *s, const struct pf_ctx *ctx, const char *ifna
 	return r < 0 ? r : got;
 }
 
-/* `ethtool IF` (settings) from the linkmodes provider, as ethtool prints it. */
-static int linkmodes_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+/* Writes one provider answer (@fact) as its tool prints it for @ifname. */
+typedef void fact_printer(FILE *f, const void *fact, const char *ifname);
+
+/* Record a provider's answer (@r its call's result) as text; see fact_done(). */
+static int fact_text(struct snap *s, int r, const char *dir, const char *ifname,
+		     const char *file, const char *unsupported, fact_printer *print,
+		     const void *fact)
 {
 	pf_autofree char *buf = NULL;
 	size_t len = 0;
 	FILE *f = text_open(&buf, &len);
-	struct pf_linkmodes lm;
-	int r;
 
-	r = ctx->prov->linkmodes(ctx, ifname, &lm);
-	if (r >= 0) {
-		fprintf(f, "Settings for %s:\n", ifname);
-		if (lm.speed_mbps == PF_SPEED_UNKNOWN)
-			fputs("\tSpeed: Unknown!\n", f);
-		else
-			fprintf(f, "\tSpeed: %uMb/s\n", lm.speed_mbps);
-		if (lm.lanes)
-			fprintf(f, "\tLanes: %u\n", lm.lanes);
-		fprintf(f, "\tDuplex: %s\n",
-			lm.duplex == 1 ? "Full" : lm.duplex == 0 ? "Half" : "Unknown! (255)");
-		if (lm.autoneg >= 0)
-			fprintf(f, "\tAuto-negotiation: %s\n", lm.autoneg ? "on" : "off");
-	}
-	return fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "settings",
-			 "netlink error: Operation not supported", f, &buf, &len);
+	if (r >= 0)
+		print(f, fact, ifname);
+	return fact_done(s, r < 0 ? r : 0, dir, ifname, file, unsupported, f, &buf, &len);
 }
 
-/* `ethtool -a IF` (pause) with its statistics, from the pause provider. */
-static int pause_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+/* `ethtool IF` (settings). */
+static void print_linkmodes(FILE *f, const void *fact, const char *ifname)
 {
-	pf_autofree char *buf = NULL;
-	size_t len = 0;
-	FILE *f = text_open(&buf, &len);
+	const struct pf_linkmodes *lm = fact;
+
+	fprintf(f, "Settings for %s:\n", ifname);
+	if (lm->speed_mbps == PF_SPEED_UNKNOWN)
+		fputs("\tSpeed: Unknown!\n", f);
+	else
+		fprintf(f, "\tSpeed: %uMb/s\n", lm->speed_mbps);
+	if (lm->lanes)
+		fprintf(f, "\tLanes: %u\n", lm->lanes);
+	fprintf(f, "\tDuplex: %s\n",
+		lm->duplex == 1 ? "Full" : lm->duplex == 0 ? "Half" : "Unknown! (255)");
+	if (lm->autoneg >= 0)
+		fprintf(f, "\tAuto-negotiation: %s\n", lm->autoneg ? "on" : "off");
+}
+
+/* `ethtool -a IF` (pause) with its statistics. */
+static void print_pause(FILE *f, const void *fact, const char *ifname)
+{
+	const struct pf_pause *pa = fact;
+
+	fprintf(f, "Pause parameters for %s:\n", ifname);
+	fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
+		pa->autoneg ? "on" : "off", pa->rx ? "on" : "off", pa->tx ? "on" : "off");
+	if (pa->has_stats)
+		fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
+			   "  rx_pause_frames: %llu\n",
+			(unsigned long long)pa->tx_frames,
+			(unsigned long long)pa->rx_frames);
+}
+
+/* A netdev's IPv4 addresses and its ifindex, as `ip addr show` needs them. */
+struct addr_fact {
+	struct pf_ipv4_addrs addrs;
+	uint64_t ifindex;
+};
+
+/* `ip addr show IF`. */
+static void print_addrs(FILE *f, const void *fact, const char *ifname)
+{
+	const struct addr_fact *a = fact;
+	pf_autofree char *text = pf_format_ip_addr(ifname, (unsigned int)a->ifindex, &a->addrs);
+
+	fputs(text, f);
+}
+
+/* `dcb pfc show dev IF` with its counters. */
+static void print_pfc(FILE *f, const void *fact, const char *ifname)
+{
+	const struct pf_pfc *pfc = fact;
+
+	(void)ifname;
+	fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc->pfc_cap,
+		pfc->mbc ? "on" : "off", pfc->delay);
+	for (int i = 0; i < PF_PRIOS; i++)
+		fprintf(f, " %d:%s", i, pfc->pfc_en & (1u << i) ? "on" : "off");
+	fputc('\n', f);
+	if (pfc->has_counters) {
+		fputs("requests", f);
+		for (int i = 0; i < PF_PRIOS; i++)
+			fprintf(f, " %d:%llu", i, (unsigned long long)pfc->requests[i]);
+		fputs("\nindications", f);
+		for (int i = 0; i < PF_PRIOS; i++)
+			fprintf(f, " %d:%llu", i, (unsigned long long)pfc->indications[i]);
+		fputc('\n', f);
+	}
+}
+
+/* `dcb app show dev IF`: the DSCP to priority map. */
+static void print_app(FILE *f, const void *fact, const char *ifname)
+{
+	const struct pf_pfc *pfc = fact;
+
+	(void)ifname;
+	fputs("dscp-prio", f);
+	for (int d = 0; d < 64; d++)
+		if (pfc->dscp_mapped & (1ull << d))
+			fprintf(f, " %d:%u", d, pfc->dscp_prio[d]);
+	fputc('\n', f);
+}
+
+/* The settings, pause and address facts of @ifname, from the providers that exist. */
+static int link_facts(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
+{
+	const struct pf_providers *p = ctx->prov;
+	struct pf_linkmodes lm;
 	struct pf_pause pa;
 	int r;
 
-	r = ctx->prov->pause(ctx, ifname, &pa);
-	if (r >= 0) {
-		fprintf(f, "Pause parameters for %s:\n", ifname);
-		fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
-			pa.autoneg ? "on" : "off", pa.rx ? "on" : "off", pa.tx ? "on" : "off");
-		if (pa.has_stats)
-			fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
-				   "  rx_pause_frames: %llu\n",
-				(unsigned long long)pa.tx_frames,
-				(unsigned long long)pa.rx_frames);
+	if (p->linkmodes) {
+		r = fact_text(s, p->linkmodes(ctx, ifname, &lm), "ethtool", ifname, "settings",
+			      "netlink error: Operation not supported", print_linkmodes, &lm);
+		if (r < 0)
+			return r;
 	}
-	return fact_done(s, r < 0 ? r : 0, "ethtool", ifname, "pause",
-			 "netlink error: Operation not supported", f, &buf, &len);
+	if (p->pause) {
+		r = fact_text(s, p->pause(ctx, ifname, &pa), "ethtool", ifname, "pause",
+			      "netlink error: Operation not supported", print_pause, &pa);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
-/* `ip addr show IF` from the ipv4_addrs provider. */
+/* The address fact of @ifname (its ifindex read only when the provider answered). */
 static int addr_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
 {
-	pf_autofree char *buf = NULL, *text = NULL;
-	size_t len = 0;
-	FILE *f = text_open(&buf, &len);
-	struct pf_ipv4_addrs addrs;
-	uint64_t ifindex = 0;
-	int r;
+	struct addr_fact a = { .ifindex = 0 };
+	int r = ctx->prov->ipv4_addrs(ctx, ifname, &a.addrs);
 
-	r = ctx->prov->ipv4_addrs(ctx, ifname, &addrs);
-	if (r >= 0) {
-		(void)pf_fs_readf_u64(ctx->fs, &ifindex, "/sys/class/net/%s/ifindex", ifname);
-		text = pf_format_ip_addr(ifname, (unsigned int)ifindex, &addrs);
-		fputs(text, f);
-	}
-	return fact_done(s, r < 0 ? r : 0, "ip", ifname, "addr", "", f, &buf, &len);
+	if (r >= 0)
+		(void)pf_fs_readf_u64(ctx->fs, &a.ifindex, "/sys/class/net/%s/ifindex", ifname);
+	return fact_text(s, r, "ip", ifname, "addr", "", print_addrs, &a);
 }
 
-/* `dcb app show dev IF` (the DSCP to priority map) from a pfc answer that has it. */
-static int app_fact(struct snap *s, const struct pf_pfc *pfc, const char *ifname)
-{
-	pf_autofree char *abuf = NULL;
-	size_t alen = 0;
-	FILE *af = text_open(&abuf, &alen);
-
-	fputs("dscp-prio", af);
-	for (int d = 0; d < 64; d++)
-		if (pfc->dscp_mapped & (1ull << d))
-			fprintf(af, " %d:%u", d, pfc->dscp_prio[d]);
-	fputc('\n', af);
-	return fact_done(s, 0, "dcb", ifname, "app", "", af, &abuf, &alen);
-}
-
-/* `dcb pfc show dev IF` with its counters from the pfc provider, then its app table. */
+/* The PFC fact of @ifname, then its app table when the answer has one. */
 static int pfc_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
 {
-	pf_autofree char *buf = NULL;
-	size_t len = 0;
-	FILE *f = text_open(&buf, &len);
 	struct pf_pfc pfc;
 	bool app;
 	int r;
 
 	r = ctx->prov->pfc(ctx, ifname, &pfc);
-	if (r >= 0) {
-		fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc.pfc_cap,
-			pfc.mbc ? "on" : "off", pfc.delay);
-		for (int i = 0; i < PF_PRIOS; i++)
-			fprintf(f, " %d:%s", i, pfc.pfc_en & (1u << i) ? "on" : "off");
-		fputc('\n', f);
-		if (pfc.has_counters) {
-			fputs("requests", f);
-			for (int i = 0; i < PF_PRIOS; i++)
-				fprintf(f, " %d:%llu", i,
-					(unsigned long long)pfc.requests[i]);
-			fputs("\nindications", f);
-			for (int i = 0; i < PF_PRIOS; i++)
-				fprintf(f, " %d:%llu", i,
-					(unsigned long long)pfc.indications[i]);
-			fputc('\n', f);
-		}
-	}
 	app = r >= 0 && pfc.has_app;
-	r = fact_done(s, r < 0 ? r : 0, "dcb", ifname, "pfc",
-		      "Attribute read: Operation not supported", f, &buf, &len);
+	r = fact_text(s, r, "dcb", ifname, "pfc", "Attribute read: Operation not supported",
+		      print_pfc, &pfc);
 	if (r < 0 || !app)
 		return r;
-	return app_fact(s, &pfc, ifname);
+	return fact_text(s, 0, "dcb", ifname, "app", "", print_app, &pfc);
 }
 
 /* A netdev's provider facts as the tools print them; *ret_stats: ethtool -S recorded. */
@@ -711,16 +739,9 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 	int r;
 
 	*ret_stats = false;
-	if (p->linkmodes) {
-		r = linkmodes_fact(s, ctx, ifname);
-		if (r < 0)
-			return r;
-	}
-	if (p->pause) {
-		r = pause_fact(s, ctx, ifname);
-		if (r < 0)
-			return r;
-	}
+	r = link_facts(s, ctx, ifname);
+	if (r < 0)
+		return r;
 	if (p->ethtool_stats) {
 		r = stats_text(s, ctx, ifname, 0);
 		if (r < 0)
