@@ -911,196 +911,228 @@ static void judge_counters(struct pf_result *res, const struct plan *p, size_t *
 
 /* ---- run --------------------------------------------------------------- */
 
-static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+/* What the run needs besides the plan: the libraries and how flows connect. */
+struct run {
+	const struct pf_ctx *ctx;
+	const struct fabric_loopback_cfg *cfg;
+	struct pf_result *res;
+	const struct pf_verbs_api *api;
+	const struct pf_rdmacm_api *cm;
+	const struct pf_cuda_table *cu;
+	enum pf_link_layer ll;
+	char *note; /* for the summary: how InfiniBand flows connect without librdmacm */
+};
+
+/*
+ * Whether there is anything to send between: two ACTIVE rails, a fabric
+ * whose rails reach each other, a live node.  0 to go on, else the check's
+ * result is made (a skip) and 1.
+ */
+static int plan_or_skip(struct run *x, struct plan *p)
 {
-	const struct fabric_loopback_cfg *cfg = config;
-	const struct pf_verbs_api *api = NULL;
-	const struct pf_rdmacm_api *cm = NULL;
-	const struct pf_cuda_table *cu = NULL;
-	pf_autofree char *err = NULL, *missing = NULL, *cm_err = NULL, *note = NULL;
-	enum pf_link_layer ll = PF_LINK_IB;
+	const struct fabric_loopback_cfg *cfg = x->cfg;
+
+	if (!x->ctx->node->n_rdma)
+		return pf_skip(x->res, "no RDMA devices in /sys/class/infiniband"), 1;
+	plan_rails(x->ctx, cfg, p, x->res, &x->ll);
+	if (p->n_rails < 2)
+		return pf_skip(x->res, "%zu ACTIVE %s rail%s%s: traffic between NICs needs two",
+			       p->n_rails, ll_name(x->ll), p->n_rails == 1 ? "" : "s",
+			       cfg->nics[0] ? " among fabric_loopback.nics" : ""), 1;
+	if (cfg->rail_only)
+		return pf_skip(x->res, "rail-only fabric (fabric_loopback.rail_only): the rails do "
+			       "not reach each other by design"), 1;
+	if (!x->ctx->prov->verbs)
+		return pf_skip(x->res, "a recorded root cannot send traffic: run fabric_loopback on "
+			       "the node itself"), 1;
+	return 0;
+}
+
+/* libibverbs and a device it lists: 0, else an error or a skip is made and 1. */
+static int open_verbs(struct run *x)
+{
+	pf_autofree char *err = NULL;
 	struct ibv_device **list;
-	struct plan p = { 0 };
-	uint64_t page_size = 0;
-	size_t n_read = 0, n_up = 0, n_slow = 0, n_failed = 0, n_blamed;
-	double lo = 0, hi = 0;
-	char range[96];
-	int r, n_dev = 0;
+	int n_dev = 0;
 
-	if (!ctx->node)
-		return pf_error(res, -ENODATA, "no node inventory");
-	if (!ctx->node->n_rdma)
-		return pf_skip(res, "no RDMA devices in /sys/class/infiniband");
-	plan_rails(ctx, cfg, &p, res, &ll);
-	if (p.n_rails < 2) {
-		size_t n = p.n_rails;
-
-		plan_free(&p);
-		return pf_skip(res, "%zu ACTIVE %s rail%s%s: traffic between NICs needs two",
-			       n, ll_name(ll), n == 1 ? "" : "s",
-			       cfg->nics[0] ? " among fabric_loopback.nics" : "");
-	}
-	if (cfg->rail_only) {
-		plan_free(&p);
-		return pf_skip(res, "rail-only fabric (fabric_loopback.rail_only): the rails do "
-			       "not reach each other by design");
-	}
-	if (!ctx->prov->verbs) {
-		plan_free(&p);
-		return pf_skip(res, "a recorded root cannot send traffic: run fabric_loopback on "
-			       "the node itself");
-	}
-	r = ctx->prov->verbs(&api, &err);
-	if (r < 0) {
-		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s", err);
+	if (x->ctx->prov->verbs(&x->api, &err) < 0) {
+		struct pf_finding *f = pf_add(x->res, PF_STATUS_ERROR, NULL, "%s", err);
 
 		pf_remedy(f, "apt-get install ibverbs-providers (Debian/Ubuntu) or dnf install "
 			  "rdma-core (RHEL)");
-		plan_free(&p);
-		return 0;
+		return 1;
 	}
 	errno = 0;
-	list = api->get_device_list(&n_dev);
+	list = x->api->get_device_list(&n_dev);
 	if (list)
-		api->free_device_list(list);
-	if (!list || !n_dev) {
-		plan_free(&p);
-		return pf_skip(res, "libibverbs lists no RDMA devices%s",
-			       !list && errno == ENOSYS ? " (ib_uverbs not loaded?)" : "");
-	}
+		x->api->free_device_list(list);
+	if (!list || !n_dev)
+		return pf_skip(x->res, "libibverbs lists no RDMA devices%s",
+			       !list && errno == ENOSYS ? " (ib_uverbs not loaded?)" : ""), 1;
+	return 0;
+}
 
-	/* connection: RoCE always RDMA-CM; InfiniBand by addresses or the setting */
-	r = rail_addresses(ctx, &p, &missing);
-	if (r < 0) {
-		plan_free(&p);
-		return pf_error(res, r, "cannot read the rails' IPv4 addresses: %s", strerror(-r));
-	}
-	p.cm = !strcmp(cfg->connect, "rdma_cm") ||
-	       (!strcmp(cfg->connect, "auto") && (ll == PF_LINK_ETH || r == 0));
-	if (p.cm && ctx->prov->rdmacm)
-		r = ctx->prov->rdmacm(&cm, &cm_err);
+/*
+ * How flows connect: RoCE always through RDMA-CM, InfiniBand through it
+ * when every rail has an address (or the setting says so), else LID/QPN.
+ * A rail RDMA-CM cannot address fails and leaves the plan.  0 to go on,
+ * else the result is made and 1 (or pf_error()'s -errno).
+ */
+static int choose_connection(struct run *x, struct plan *p)
+{
+	const struct fabric_loopback_cfg *cfg = x->cfg;
+	pf_autofree char *missing = NULL, *cm_err = NULL;
+	size_t k = 0;
+	int r;
+
+	r = rail_addresses(x->ctx, p, &missing);
+	if (r < 0)
+		return pf_error(x->res, r, "cannot read the rails' IPv4 addresses: %s",
+				strerror(-r));
+	p->cm = !strcmp(cfg->connect, "rdma_cm") ||
+		(!strcmp(cfg->connect, "auto") && (x->ll == PF_LINK_ETH || r == 0));
+	if (p->cm && x->ctx->prov->rdmacm)
+		r = x->ctx->prov->rdmacm(&x->cm, &cm_err);
 	else
-		r = p.cm ? -ENOSYS : 0;
-	if (r < 0 && ll == PF_LINK_IB && !strcmp(cfg->connect, "auto")) {
-		note = pf_xasprintf("LID/QPN in-process: %s", cm_err ? cm_err : "no librdmacm");
-		p.cm = false;
+		r = p->cm ? -ENOSYS : 0;
+	if (r < 0 && x->ll == PF_LINK_IB && !strcmp(cfg->connect, "auto")) {
+		x->note = pf_xasprintf("LID/QPN in-process: %s", cm_err ? cm_err : "no librdmacm");
+		p->cm = false;
 	} else if (r < 0) {
-		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s",
+		struct pf_finding *f = pf_add(x->res, PF_STATUS_ERROR, NULL, "%s",
 					      cm_err ? cm_err : "no librdmacm provider");
 
 		pf_remedy(f, "apt-get install librdmacm1 (Debian/Ubuntu) or dnf install "
 			  "librdmacm (RHEL)");
-		plan_free(&p);
+		return 1;
+	}
+	if (!p->cm || !missing || !*missing)
 		return 0;
-	}
-	if (p.cm && missing && *missing) {
-		/* a rail RDMA-CM cannot address is a rail no job can reach either */
-		size_t k = 0;
+	/* a rail RDMA-CM cannot address is a rail no job can reach either */
+	for (size_t i = 0; i < p->n_rails; i++) {
+		struct pf_finding *f;
 
-		for (size_t i = 0; i < p.n_rails; i++) {
-			struct pf_finding *f;
-
-			if (p.rails[i].ip[0]) {
-				p.rails[k++] = p.rails[i];
-				continue;
-			}
-			f = pf_add(res, PF_STATUS_FAIL, p.rails[i].subject, "%s (%s) has no IPv4 "
-				   "address: RDMA-CM cannot connect to it", p.rails[i].subject,
-				   p.rails[i].ifname ? p.rails[i].ifname : "no netdev");
-			pf_remedy(f, "give the rail's netdev its address (netplan / NetworkManager), "
-				  "as NCCL and the job's RoCE connections need it");
+		if (p->rails[i].ip[0]) {
+			p->rails[k++] = p->rails[i];
+			continue;
 		}
-		p.n_rails = k;
-		if (p.n_rails < 2) {
-			plan_free(&p);
-			return 0;
-		}
+		f = pf_add(x->res, PF_STATUS_FAIL, p->rails[i].subject, "%s (%s) has no IPv4 "
+			   "address: RDMA-CM cannot connect to it", p->rails[i].subject,
+			   p->rails[i].ifname ? p->rails[i].ifname : "no netdev");
+		pf_remedy(f, "give the rail's netdev its address (netplan / NetworkManager), "
+			  "as NCCL and the job's RoCE connections need it");
 	}
+	p->n_rails = k;
+	return p->n_rails < 2;
+}
+
+/*
+ * The flows: the explicit pairs, else the two rings; with use_gpu, each
+ * rail's GPU (a rail without one warns and sends from host memory).  0 to
+ * go on, else the result is made and 1.
+ */
+static int plan_flows(struct run *x, struct plan *p)
+{
+	const struct fabric_loopback_cfg *cfg = x->cfg;
+	pf_autofree char *gerr = NULL;
 
 	if (cfg->pairs[0]) {
-		struct explicit_ctx x = { .p = &p, .res = res };
+		struct explicit_ctx ex = { .p = p, .res = x->res };
 		pf_autofree char *bad = NULL;
 
-		each_pair(cfg->pairs, explicit_pair, &x, &bad);
+		each_pair(cfg->pairs, explicit_pair, &ex, &bad);
 	} else {
-		plan_rings(&p);
+		plan_rings(p);
 	}
-	if (!p.n_flows) {
-		plan_free(&p);
-		return pf_skip(res, "no pair of fabric_loopback.pairs is testable");
+	if (!p->n_flows)
+		return pf_skip(x->res, "no pair of fabric_loopback.pairs is testable"), 1;
+	if (!cfg->use_gpu)
+		return 0;
+	if (map_gpus(x->ctx, cfg->nics, p, &x->cu, &gerr) < 0) {
+		struct pf_finding *f = pf_add(x->res, PF_STATUS_ERROR, NULL, "GPU-memory flows "
+					      "impossible: %s", gerr);
+
+		pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
+			  "fabric_loopback.use_gpu=false");
+		return 1;
 	}
-	if (cfg->use_gpu) {
-		pf_autofree char *gerr = NULL;
+	for (size_t i = 0; i < p->n_rails; i++) {
+		struct pf_finding *f;
 
-		if (map_gpus(ctx, cfg->nics, &p, &cu, &gerr) < 0) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "GPU-memory flows "
-						      "impossible: %s", gerr);
-
-			pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
-				  "fabric_loopback.use_gpu=false");
-			plan_free(&p);
-			return 0;
-		}
-		for (size_t i = 0; i < p.n_rails; i++) {
-			struct pf_finding *f;
-
-			if (!p.rails[i].used || p.rails[i].gpu >= 0)
-				continue;
-			f = pf_add(res, PF_STATUS_WARN, p.rails[i].subject, "%s: %s; its flows use "
-				   "host memory", p.rails[i].subject, p.rails[i].gpu_bdf[0]
-				   ? "CUDA does not see its GPU" : "no GPU is paired with it");
-			pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
-		}
+		if (!p->rails[i].used || p->rails[i].gpu >= 0)
+			continue;
+		f = pf_add(x->res, PF_STATUS_WARN, p->rails[i].subject, "%s: %s; its flows use "
+			   "host memory", p->rails[i].subject, p->rails[i].gpu_bdf[0]
+			   ? "CUDA does not see its GPU" : "no GPU is paired with it");
+		pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
 	}
+	return 0;
+}
+
+/* Round by round: the rails' counters, all the round's flows at once, the counters again. */
+static void run_rounds(struct run *x, struct plan *p)
+{
+	const struct pf_ctx *ctx = x->ctx;
+	uint64_t page_size = 0;
+
 	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
 		page_size = 0;
-	p.before = pf_xcalloc((size_t)p.n_rounds * p.n_rails, sizeof(*p.before));
-	p.after = pf_xcalloc((size_t)p.n_rounds * p.n_rails, sizeof(*p.after));
-
-	for (int round = 1; round <= p.n_rounds; round++) {
+	p->before = pf_xcalloc((size_t)p->n_rounds * p->n_rails, sizeof(*p->before));
+	p->after = pf_xcalloc((size_t)p->n_rounds * p->n_rails, sizeof(*p->after));
+	for (int round = 1; round <= p->n_rounds; round++) {
 		pf_autofree struct pf_fab_flow *batch = NULL;
 		size_t k = 0;
 
-		for (size_t i = 0; i < p.n_rails; i++)
-			if (in_round(&p, i, round))
-				read_counters(ctx->fs, &p.rails[i],
-					      &p.before[(size_t)(round - 1) * p.n_rails + i]);
-		batch = pf_xcalloc(p.n_flows + 1, sizeof(*batch));
-		for (size_t i = 0; i < p.n_flows; i++) {
-			if (p.flows[i].round != round)
+		for (size_t i = 0; i < p->n_rails; i++)
+			if (in_round(p, i, round))
+				read_counters(ctx->fs, &p->rails[i],
+					      &p->before[(size_t)(round - 1) * p->n_rails + i]);
+		batch = pf_xcalloc(p->n_flows + 1, sizeof(*batch));
+		for (size_t i = 0; i < p->n_flows; i++) {
+			if (p->flows[i].round != round)
 				continue;
-			flow_opts(cfg, &p, api, cm, cu, page_size, &p.flows[i]);
-			batch[k++].opts = p.flows[i].f.opts;
+			flow_opts(x->cfg, p, x->api, x->cm, x->cu, page_size, &p->flows[i]);
+			batch[k++].opts = p->flows[i].f.opts;
 		}
-		pf_progress(ctx, "round %d/%d: %zu flows", round, p.n_rounds, k);
+		pf_progress(ctx, "round %d/%d: %zu flows", round, p->n_rounds, k);
 		pf_fabric_round(batch, k);
 		k = 0;
-		for (size_t i = 0; i < p.n_flows; i++)
-			if (p.flows[i].round == round)
-				p.flows[i].f = batch[k++];
-		for (size_t i = 0; i < p.n_rails; i++)
-			if (in_round(&p, i, round))
-				read_counters(ctx->fs, &p.rails[i],
-					      &p.after[(size_t)(round - 1) * p.n_rails + i]);
+		for (size_t i = 0; i < p->n_flows; i++)
+			if (p->flows[i].round == round)
+				p->flows[i].f = batch[k++];
+		for (size_t i = 0; i < p->n_rails; i++)
+			if (in_round(p, i, round))
+				read_counters(ctx->fs, &p->rails[i],
+					      &p->after[(size_t)(round - 1) * p->n_rails + i]);
 	}
+}
 
-	judge_flows(res, cfg, &p);
-	n_blamed = triangulate(res, cfg, &p);
-	report_flows(res, cfg, &p);
-	for (int round = 1; round <= p.n_rounds; round++)
-		judge_counters(res, &p, &n_read, &n_up, round);
-	if (n_read && !n_up) {
-		size_t n_used = 0;
-		struct pf_finding *f;
+/* The counters of every round: a pass finding when none rose. */
+static void judge_all_counters(struct pf_result *res, struct plan *p)
+{
+	size_t n_read = 0, n_up = 0, n_used = 0;
+	struct pf_finding *f;
 
-		for (size_t i = 0; i < p.n_rails; i++)
-			n_used += p.rails[i].used;
-		f = pf_add(res, PF_STATUS_PASS, "counters", "no physical error counter rose on the "
-			   "%zu ports during the rounds", n_used);
-		pf_obs_num(f, "counters_read", (double)n_read);
-	}
-	for (size_t i = 0; i < p.n_flows; i++) {
-		const struct flow *fl = &p.flows[i];
+	for (int round = 1; round <= p->n_rounds; round++)
+		judge_counters(res, p, &n_read, &n_up, round);
+	if (!n_read || n_up)
+		return;
+	for (size_t i = 0; i < p->n_rails; i++)
+		n_used += p->rails[i].used;
+	f = pf_add(res, PF_STATUS_PASS, "counters", "no physical error counter rose on the "
+		   "%zu ports during the rounds", n_used);
+	pf_obs_num(f, "counters_read", (double)n_read);
+}
+
+/* The check's one line: rails, flows, how they connected, the range of rates, what went wrong. */
+static void summarize(struct run *x, const struct plan *p, size_t n_blamed)
+{
+	size_t n_slow = 0, n_failed = 0;
+	double lo = 0, hi = 0;
+	char range[96];
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
 
 		if (fl->f.rc) {
 			n_failed++;
@@ -1115,14 +1147,42 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 	else
 		snprintf(range, sizeof(range), "no flow completed (rails that do not reach "
 			 "each other by design: rail_only)");
-	pf_summary(res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
-		   p.n_rails, ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p.n_flows, p.n_rounds,
-		   p.n_rounds == 1 ? "" : "s",
-		   p.cm ? "RDMA-CM" : ll == PF_LINK_ETH ? "GID/QPN" : "LID/QPN", range,
+	pf_summary(x->res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
+		   p->n_rails, x->ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p->n_flows,
+		   p->n_rounds, p->n_rounds == 1 ? "" : "s",
+		   p->cm ? "RDMA-CM" : x->ll == PF_LINK_ETH ? "GID/QPN" : "LID/QPN", range,
 		   n_blamed ? "; a NIC is the slow end" : n_slow ? "; slow pairs" : "",
-		   n_failed ? "; some flows failed" : "", note ? "; " : "", note ? note : "");
+		   n_failed ? "; some flows failed" : "", x->note ? "; " : "", x->note ? x->note : "");
+}
+
+static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	struct run x = { .ctx = ctx, .cfg = config, .res = res, .ll = PF_LINK_IB };
+	struct plan p = { 0 };
+	int r;
+
+	if (!ctx->node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	r = plan_or_skip(&x, &p);
+	if (!r)
+		r = open_verbs(&x);
+	if (!r)
+		r = choose_connection(&x, &p);
+	if (!r)
+		r = plan_flows(&x, &p);
+	if (!r) {
+		size_t n_blamed;
+
+		run_rounds(&x, &p);
+		judge_flows(res, x.cfg, &p);
+		n_blamed = triangulate(res, x.cfg, &p);
+		report_flows(res, x.cfg, &p);
+		judge_all_counters(res, &p);
+		summarize(&x, &p, n_blamed);
+	}
 	plan_free(&p);
-	return 0;
+	free(x.note);
+	return r < 0 ? r : 0;
 }
 
 const struct pf_check pf_check_fabric_loopback = {
