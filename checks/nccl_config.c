@@ -46,7 +46,8 @@ static const struct pf_param nccl_config_params[] = {
 			"select; empty: the active ports of NICs that share a PCIe switch with a GPU "
 			"(all active ports when none does)"),
 	PF_PARAM_ENUM(struct nccl_config_cfg, partial_rails, "warn",
-		      "when NCCL_IB_HCA selects only some active compute rails: warn or fail",
+		      "when NCCL_IB_HCA selects only some active compute rails: warn or fail "
+		      "(fail only against the rails listed in nics)",
 		      "warn", "fail"),
 	PF_PARAM_ENUM(struct nccl_config_cfg, rdma_cm, "warn",
 		      "/dev/infiniband/rdma_cm missing or not openable (NCCL itself does not open "
@@ -278,6 +279,20 @@ static void judge_hca_names(struct state *st)
 	}
 }
 
+/* Does NCCL_IB_HCA select an ACTIVE port of any RDMA device, compute rail or not? */
+static bool selects_any_port(const struct state *st)
+{
+	const struct pf_node *node = st->node;
+
+	for (size_t i = 0; i < node->n_rdma; i++)
+		for (size_t j = 0; j < node->rdma[i].n_ports; j++)
+			if (port_usable(&node->rdma[i].ports[j]) &&
+			    pf_nccl_iflist_selects(&st->hca, node->rdma[i].name,
+						   (int)node->rdma[i].ports[j].num))
+				return true;
+	return false;
+}
+
 static void judge_hca(struct state *st)
 {
 	const struct pf_node *node = st->node;
@@ -313,13 +328,17 @@ static void judge_hca(struct state *st)
 		var_finding(st, PF_STATUS_PASS, "NCCL_IB_HCA", "no active compute rail to select");
 	} else if (!n_used) {
 		compact(excluded, n_excl, list, sizeof(list));
-		f = var_finding(st, PF_STATUS_FAIL, "NCCL_IB_HCA",
+		/* inferred rails may be the wrong NICs: no rail at all is the evidence */
+		f = var_finding(st, st->cfg->nics[0] || !selects_any_port(st) ? PF_STATUS_FAIL
+									       : PF_STATUS_WARN,
+				"NCCL_IB_HCA",
 				"NCCL will use none of the %zu active rails (%s): it falls back to "
 				"TCP sockets, a fraction of the fabric's bandwidth", st->n_active, list);
 		pf_remedy(f, "fix or unset NCCL_IB_HCA where it is set (%s)", origin(st, "NCCL_IB_HCA"));
 	} else if (n_excl) {
-		enum pf_status s = !strcmp(st->cfg->partial_rails, "fail") ? PF_STATUS_FAIL
-									     : PF_STATUS_WARN;
+		/* fail only against rails the profile names, never inferred ones */
+		enum pf_status s = !strcmp(st->cfg->partial_rails, "fail") && st->cfg->nics[0]
+					   ? PF_STATUS_FAIL : PF_STATUS_WARN;
 
 		compact(excluded, n_excl, list, sizeof(list));
 		f = var_finding(st, s, "NCCL_IB_HCA", "NCCL will use %zu of %zu rails: %s excluded: "

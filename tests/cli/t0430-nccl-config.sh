@@ -71,9 +71,14 @@ run "$T/half"
 expect_rc 0 "4 of 8 rails warns"
 expect NCCL_IB_HCA warn "4 of 8 rails"
 expect_msg NCCL_IB_HCA "NCCL will use 4 of 8 rails: mlx5_4..mlx5_7 excluded" "names the excluded rails"
+# partial_rails=fail holds NCCL to the rails the profile names, never to inferred ones
 run "$T/half" --set nccl_config.partial_rails=fail
-expect_rc 1 "partial_rails=fail"
-expect NCCL_IB_HCA fail "partial_rails=fail"
+expect_rc 0 "partial_rails=fail without nics"
+expect NCCL_IB_HCA warn "partial_rails=fail, rails inferred (GPU switches): still a warn"
+run "$T/half" --set nccl_config.partial_rails=fail \
+	--set nccl_config.nics=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7
+expect_rc 1 "partial_rails=fail with nics"
+expect NCCL_IB_HCA fail "partial_rails=fail against the profile's rails"
 # healthy: excluding the storage NIC, a prefix selecting all, exact names of all rails
 for hca in '^mlx5_8' mlx5 '=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7' \
 	'mlx5_0:1,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7'; do
