@@ -80,6 +80,8 @@ int pf_test_tmpdir_teardown(void **state);
  * whose main() returns pf_test_run_group(): ctest runs such a binary twice,
  * as test_x (the other tests) and test_x_shared (the shared_* tests, 77 and
  * so "Skipped" when every one of them was skipped); see docs/testing.md.
+ * The skip longjmps out of the test: nothing the test allocated before the
+ * call is freed by a cleanup attribute (ASan reports it), so call it first.
  */
 char *pf_test_shared_or_skip(const char *rel);
 /*
