@@ -120,8 +120,9 @@ int pf_pci_path_split(const char *path, struct pf_pci_chain *ret);
  * "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0" gives
  * {"0000:16:02.0", "0000:17:00.0"}.  Fills at most @max entries of @out and
  * returns how many the path has (which may exceed @max; 0 for a path with
- * no PCI root); *ret_root, when not NULL, receives the host bridge
- * component ("pci0000:16") or "".
+ * no PCI root, or with a BDF the inventory does not spell: a domain of
+ * other than 4 digits, behind Intel VMD); *ret_root, when not NULL,
+ * receives the host bridge component ("pci0000:16") or "".
  */
 int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_root[16]);
 

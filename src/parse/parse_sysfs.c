@@ -367,13 +367,17 @@ int pf_pci_path_bdfs(const char *path, char (*out)[16], size_t max, char ret_roo
 		ret_root[0] = '\0';
 	if (pf_pci_path_split(path, &c) < 0)
 		return 0;
+	/*
+	 * The inventory keeps sysfs's own spelling, 4-digit domains: a chain
+	 * with another (behind Intel VMD, or upper-case) is no chain of it.
+	 */
+	for (size_t i = 0; i < c.n; i++)
+		if (!pf_is_bdf(c.comp[i]))
+			return 0;
 	if (ret_root && strlen(c.root) < 16)
 		memcpy(ret_root, c.root, strlen(c.root) + 1);
 	for (size_t i = 0; i < c.n && i < max; i++)
-		if (strlen(c.comp[i]) < 16)
-			memcpy(out[i], c.comp[i], strlen(c.comp[i]) + 1);
-		else
-			out[i][0] = '\0'; /* a domain of more than 4 digits does not fit */
+		memcpy(out[i], c.comp[i], strlen(c.comp[i]) + 1);
 	return (int)c.n;
 }
 
