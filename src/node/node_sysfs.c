@@ -47,25 +47,23 @@ static int netdev_index(const struct pf_node *node, const char *name)
 
 #define ATTR_MAX 4096
 
-static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, va_list ap)
+/*
+ * One read(2) of an attribute on @fd, which it closes: the first line with
+ * trailing blanks dropped, into @buf; its length, -EFBIG when it fills
+ * @buf, -EINVAL for a NUL inside it, or -errno.
+ */
+static int read_value(int fd, char *buf, size_t len)
 {
-	char path[PATH_MAX];
 	ssize_t n;
-	int fd, k;
+	int r;
 
-	k = vsnprintf(path, sizeof(path), fmt, ap);
-	if (k < 0 || (size_t)k >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = pf_fs_open_file(fs, path, 0);
-	if (fd < 0)
-		return fd;
 	do
 		n = read(fd, buf, len - 1);
 	while (n < 0 && errno == EINTR);
-	k = n < 0 ? -errno : 0;
+	r = n < 0 ? -errno : 0;
 	close(fd);
-	if (k < 0)
-		return k;
+	if (r < 0)
+		return r;
 	if ((size_t)n == len - 1)
 		return -EFBIG;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
@@ -75,6 +73,20 @@ static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt,
 	if (strlen(buf) != (size_t)n)
 		return -EINVAL;
 	return (int)n;
+}
+
+static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char path[PATH_MAX];
+	int fd, k;
+
+	k = vsnprintf(path, sizeof(path), fmt, ap);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = pf_fs_open_file(fs, path, 0);
+	if (fd < 0)
+		return fd;
+	return read_value(fd, buf, len);
 }
 
 /* Read an attribute (first line, trailing blanks dropped) into @buf; its length or -errno. */
@@ -137,8 +149,7 @@ static int dir_open(const struct pf_fs *fs, const char *path)
 static int at_all(int dfd, const char *name, char *buf, size_t len)
 {
 	struct stat st;
-	ssize_t n;
-	int fd, r;
+	int fd;
 
 	/* a FIFO in a snapshot must not block the parent: regular files only */
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -150,22 +161,7 @@ static int at_all(int dfd, const char *name, char *buf, size_t len)
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	r = n < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		return r;
-	if ((size_t)n == len - 1)
-		return -EFBIG;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		n--;
-	buf[n] = '\0';
-	/* a NUL would cut the value short ("4\0" "96" read as 4) */
-	if (strlen(buf) != (size_t)n)
-		return -EINVAL;
-	return (int)n;
+	return read_value(fd, buf, len);
 }
 
 /* The first line of a file; its length or -errno. */
