@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,27 @@ int pf_fs_exists(const struct pf_fs *fs, const char *path);
 int pf_fs_readf_line(const struct pf_fs *fs, char **ret_line, const char *fmt, ...) PF_PRINTF(3, 4);
 int pf_fs_readf_u64(const struct pf_fs *fs, uint64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
 int pf_fs_readf_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...) PF_PRINTF(3, 4);
+
+/*
+ * Open @rel beneath @dirfd without following any symlink on the way or at
+ * the end (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or one O_NOFOLLOW
+ * component at a time); @flags as openat's (O_CREAT creates 0644).  An fd or
+ * -errno (-ELOOP for a link, -EXDEV for "..").  How `snapshot` writes.
+ */
+int pf_openat_beneath(int dirfd, const char *rel, int flags);
+
+/*
+ * A file a user names to preflight (profile, site config, drop-in,
+ * --topology, fleet and diff inputs): opened O_NONBLOCK, fstat'ed, and read
+ * only when it is a regular file (a FIFO is an error, never a hang).  With
+ * @trusted, as root it must also be root's and not group/world-writable
+ * (pf_input_judge(), like sshd and sudo).  At most @max bytes.  0, or -errno
+ * with *ret_err naming the file and why (caller frees).
+ */
+int pf_read_input(const char *path, size_t max, bool trusted, char **ret_buf, size_t *ret_len,
+		  char **ret_err);
+/* The ownership rule of pf_read_input() for @st (also for directories). */
+int pf_input_judge(const struct stat *st, const char *path, bool trusted, char **ret_err);
 
 void pf_strv_free(char **v);
 PF_DEFINE_AUTO(strv_free, char **, pf_strv_free)

@@ -668,12 +668,10 @@ static int write_diff(const cJSON *d, const struct diff_opts *o, FILE *out, FILE
 	if (mem && fclose(mem) == EOF && r == 0)
 		r = -errno;
 	if (r == 0)
-		r = pf_output_mkparents(o->output, &dir_err); /* like the main command */
-	if (r == 0)
-		r = pf_output_write(o->output, buf, len);
+		r = pf_output_write(o->output, buf, len, &dir_err); /* like the main command */
 	if (r < 0) {
 		fprintf(err, "preflight diff: cannot write '%s': %s\n", o->output,
-			strerror(-r));
+			dir_err ? dir_err : strerror(-r));
 		return PF_EXIT_IOERR;
 	}
 	return 0;

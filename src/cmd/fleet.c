@@ -72,9 +72,10 @@ static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *er
 }
 
 /* Render the view into memory and write it to @path through pf_output_write(). */
-static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path)
+static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path,
+			  char **ret_err)
 {
-	pf_autofree char *buf = NULL, *err = NULL; /* the errno says enough */
+	pf_autofree char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	int r;
@@ -86,8 +87,7 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 		r = -errno;
 	if (r < 0)
 		return r;
-	r = pf_output_mkparents(path, &err);
-	return r < 0 ? r : pf_output_write(path, buf, len);
+	return pf_output_write(path, buf, len, ret_err);
 }
 
 /* The command's options. */
@@ -185,13 +185,14 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 /* Write the view to --output or @out; the exit code (1 when a node fails). */
 static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE *out, FILE *err)
 {
+	pf_autofree char *why = NULL;
 	int r;
 
 	if (o->output) {
-		r = render_to_file(f, o->fmt, o->output);
+		r = render_to_file(f, o->fmt, o->output, &why);
 		if (r < 0) {
 			fprintf(err, "preflight fleet: cannot write '%s': %s\n", o->output,
-				strerror(-r));
+				why ? why : strerror(-r));
 			return PF_EXIT_IOERR;
 		}
 		return pf_fleet_n_failing(f) ? 1 : 0;

@@ -418,9 +418,9 @@ static int render_to(const struct pf_report *r, enum pf_format fmt, FILE *f, boo
 
 /*
  * Write the report to --output @path the way every command writes its
- * output (preflight/output.h): atomically through a temporary file and a
- * rename, a symlink's target replaced (only a link the kernel's
- * protected_symlinks rule would follow), a device or FIFO in place.
+ * output (src/core/output.h): the directory walked component by component,
+ * nothing another user could swap followed, atomically through a temporary
+ * file and a rename, a device or FIFO of ours in place.
  */
 static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
 {
@@ -429,10 +429,6 @@ static int write_report_file(const struct pf_report *r, enum pf_format fmt, cons
 	FILE *f;
 	int rr;
 
-	if (pf_output_check_link(path, &why) < 0) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, why);
-		return PF_EXIT_IOERR;
-	}
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
@@ -442,9 +438,10 @@ static int write_report_file(const struct pf_report *r, enum pf_format fmt, cons
 	if (fclose(f) == EOF && rr == 0)
 		rr = -errno;
 	if (rr == 0)
-		rr = pf_output_write(path, buf, len);
+		rr = pf_output_write(path, buf, len, &why);
 	if (rr < 0) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(-rr));
+		fprintf(stderr, "preflight: cannot write '%s': %s\n", path,
+			why ? why : strerror(-rr));
 		return PF_EXIT_IOERR;
 	}
 	return 0;
@@ -740,20 +737,6 @@ static int check_config(struct pf_opts *o)
 	return 0;
 }
 
-/* --output's missing directories, created 0755 before the report is written. */
-static int make_output_dir(const char *path)
-{
-	pf_autofree char *err = NULL;
-	int r = pf_output_mkparents(path, &err);
-
-	if (r < 0) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path,
-			err ? err : strerror(-r));
-		return PF_EXIT_IOERR;
-	}
-	return 0;
-}
-
 /*
  * Under Slurm a Prolog drains on any non-zero exit: exit non-zero only for
  * a verdict that reaches drain_on (a warn that does then exits 1).  The gate
@@ -889,10 +872,7 @@ static int write_report(const struct pf_opts *o, struct pf_report *report, enum 
 	int r, rc;
 
 	if (o->output) {
-		rc = make_output_dir(o->output);
-		if (rc == 0)
-			rc = write_report_file(report, fmt, o->output);
-		return rc;
+		return write_report_file(report, fmt, o->output);
 	}
 	color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	report->width = fmt == PF_FORMAT_TEXT ? terminal_width(STDOUT_FILENO) : 0;

@@ -166,9 +166,36 @@ static bool is_proc(const char *rel)
 	return !strncmp(rel, "proc/", 5);
 }
 
+/*
+ * The directory holding @rel in the snapshot, opened beneath s->dfd with no
+ * symlink followed (every write lands beneath DIR, whatever links the
+ * mirrored tree holds); *ret_name is @rel's last component.
+ */
+static int snap_parent(struct snap *s, const char *rel, const char **ret_name)
+{
+	const char *slash = strrchr(rel, '/');
+	pf_autofree char *dir = NULL;
+	int fd;
+
+	*ret_name = slash ? slash + 1 : rel;
+	if (!slash) {
+		fd = fcntl(s->dfd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	dir = pf_xstrdup(rel);
+	dir[slash - rel] = '\0';
+	return pf_openat_beneath(s->dfd, dir, O_RDONLY | O_DIRECTORY);
+}
+
 static int make_dir(struct snap *s, const char *rel)
 {
-	if (mkdirat(s->dfd, rel, 0755) < 0 && errno != EEXIST)
+	pf_autoclose int pfd = -1;
+	const char *name;
+
+	pfd = snap_parent(s, rel, &name);
+	if (pfd < 0)
+		return pfd;
+	if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	pf_strmap_put(&s->seen, rel, SEEN_DIR);
 	s->st.dirs++;
@@ -194,7 +221,13 @@ static int make_dirs(struct snap *s, const char *rel)
 
 static int make_link(struct snap *s, const char *rel, const char *target, uint32_t *ret_id)
 {
-	if (symlinkat(target, s->dfd, rel) < 0 && errno != EEXIST)
+	pf_autoclose int pfd = -1;
+	const char *name;
+
+	pfd = snap_parent(s, rel, &name);
+	if (pfd < 0)
+		return pfd;
+	if (symlinkat(target, pfd, name) < 0 && errno != EEXIST)
 		return -errno;
 	PF_GROW(s->targets, s->n_targets, s->cap_targets);
 	*ret_id = (uint32_t)s->n_targets;
@@ -252,9 +285,9 @@ static int put_file(struct snap *s, const char *rel, const char *buf, size_t len
 {
 	pf_autoclose int fd = -1;
 
-	fd = openat(s->dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = pf_openat_beneath(s->dfd, rel, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 
@@ -1073,22 +1106,31 @@ static int copy_nccl_facts(struct snap *s, const struct pf_ctx *ctx)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * DIR: opened by the output walk (src/core/output.h: no component another
+ * user could swap, links followed only when root's or the caller's,
+ * missing directories created 0755), then it must be the caller's own, not
+ * writable by others, and empty: nobody else can then move what root
+ * creates beneath it.
+ */
 static int open_dest(const char *dir, int *ret_fd, char **ret_err)
 {
 	pf_autoclosedir DIR *d = NULL;
+	pf_autofree char *who = NULL;
 	struct dirent *de;
+	struct stat st;
 	int fd;
 
-	if (pf_output_check_link(dir, ret_err) < 0)
-		return -EPERM; /* another user's link in /tmp never decides where root writes */
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		*ret_err = pf_xasprintf("cannot create '%s': %s", dir, strerror(errno));
-		return -errno;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		*ret_err = pf_xasprintf("cannot open '%s': %s", dir, strerror(errno));
-		return -errno;
+	fd = pf_output_opendir(dir, true, NULL, ret_err);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		who = pf_output_owner(st.st_uid);
+		*ret_err = pf_xasprintf("'%s' (owner %s, mode %04o) is not the caller's own "
+					"directory closed to other users: not written", dir, who,
+					(unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
 	}
 	d = fdopendir(dup(fd));
 	while (d && (de = readdir(d)))

@@ -570,3 +570,89 @@ int pf_fs_readf_i64(const struct pf_fs *fs, int64_t *ret, const char *fmt, ...)
 	PF_FS_VFORMAT(fmt, path);
 	return pf_fs_read_i64(fs, path, ret);
 }
+
+int pf_openat_beneath(int dirfd, const char *rel, int flags)
+{
+	pf_autofree char *copy = NULL;
+	char *save = NULL, *c, *next;
+	int fd;
+
+	flags |= O_CLOEXEC | O_NOFOLLOW;
+#ifdef SYS_openat2
+	{
+		struct open_how how = { .flags = (uint64_t)flags,
+					.mode = (flags & O_CREAT) ? 0644 : 0,
+					.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+
+		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+			return fd >= 0 ? fd : -errno;
+	}
+#endif
+	/* no openat2 (or a seccomp filter refuses it): one component at a time */
+	copy = pf_xstrdup(rel);
+	fd = dup(dirfd);
+	for (c = strtok_r(copy, "/", &save); fd >= 0 && c; c = next) {
+		int nfd;
+
+		next = strtok_r(NULL, "/", &save);
+		if (!strcmp(c, "..")) {
+			close(fd);
+			return -EXDEV;
+		}
+		nfd = openat(fd, c, next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : flags,
+			     0644);
+		close(fd);
+		fd = nfd;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+int pf_input_judge(const struct stat *st, const char *path, bool trusted, char **ret_err)
+{
+	if (trusted && geteuid() == 0 && st->st_uid != 0) {
+		*ret_err = pf_xasprintf("'%s' is owned by uid %u, not root: refused as root "
+					"(another user could change what root runs)", path,
+					(unsigned int)st->st_uid);
+		return -EPERM;
+	}
+	if (trusted && geteuid() == 0 && (st->st_mode & (S_IWGRP | S_IWOTH))) {
+		*ret_err = pf_xasprintf("'%s' is writable by %s (mode %04o): refused as root "
+					"(another user could change what root runs); chmod go-w it",
+					path, st->st_mode & S_IWOTH ? "everyone" : "its group",
+					(unsigned int)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int pf_read_input(const char *path, size_t max, bool trusted, char **ret_buf, size_t *ret_len,
+		  char **ret_err)
+{
+	pf_autoclose int fd = -1;
+	struct stat st;
+	int r;
+
+	*ret_err = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		*ret_err = pf_xasprintf("cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		*ret_err = pf_xasprintf("'%s' is not a regular file (%s): not read", path,
+					S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ?
+					"a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		return r;
+	}
+	r = pf_input_judge(&st, path, trusted, ret_err);
+	if (r < 0)
+		return r;
+	r = pf_fs_read_fd(fd, max, ret_buf, ret_len);
+	if (r < 0)
+		*ret_err = pf_xasprintf("cannot read '%s': %s", path,
+					r == -EFBIG ? "too large" : strerror(-r));
+	return r;
+}

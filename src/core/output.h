@@ -2,19 +2,52 @@
 /*
  * output.h - writing a finished document to an --output path.
  *
- * The rules every command follows (the main report, `fleet`, `diff`): a
- * regular file is replaced atomically (temporary file in the same directory,
- * fsync, rename), so no reader ever sees half of one; a symlink to a regular
- * file keeps the link and has its target replaced; a device, FIFO or socket
- * (/dev/stdout, /dev/full) is written in place.
+ * One way to write as root, for every command (the main report, `fleet`,
+ * `diff`, and `snapshot DIR`'s directory): the directory is opened
+ * component by component from / (or the working directory), each with
+ * O_NOFOLLOW|O_DIRECTORY, and every directory on the way must be owned by
+ * root or the caller and not writable by other users unless sticky; so below
+ * /tmp the next component must be root's or the caller's.  A symlink on the
+ * way (or as the final name) is followed only when root or the caller owns
+ * it, by walking its target the same way.  Missing directories are created
+ * 0755.  A regular file is replaced atomically: a temporary ".NAME.XXXXXX"
+ * created O_EXCL|O_NOFOLLOW in that directory fd, fsync, renameat relative
+ * to it, with the catchable signals held meanwhile.  A device, FIFO or
+ * socket is written in place only when root or the caller owns it, opened
+ * O_NONBLOCK|O_NOFOLLOW with a deadline (PF_OUTPUT_DEADLINE_S); /dev/stdout,
+ * /dev/stderr, /dev/fd/N and /proc/self/fd/N write to our own descriptor.
  */
 #ifndef PREFLIGHT_OUTPUT_H
 #define PREFLIGHT_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
-/* Write @len bytes of @buf to @path as above; 0 or -errno. */
-int pf_output_write(const char *path, const void *buf, size_t len);
+/* How long a FIFO or device may take to accept the document. */
+#define PF_OUTPUT_DEADLINE_S 10
+
+/*
+ * Write @len bytes of @buf to @path as above; 0 or -errno, with *ret_err
+ * (caller frees) saying which component was refused and its owner when the
+ * walk refuses one (-EPERM), NULL otherwise (strerror says enough).
+ */
+int pf_output_write(const char *path, const void *buf, size_t len, char **ret_err);
+
+/*
+ * Open the directory @dir by the walk above (creating what is missing when
+ * @create): its fd, and *ret_shown (the path walked, caller frees; may be
+ * NULL); or -errno with *ret_err (caller frees).
+ */
+int pf_output_opendir(const char *dir, bool create, char **ret_shown, char **ret_err);
+
+/* The walk's rule for one directory @st shown as @shown: 0 or -EPERM with *ret_err. */
+int pf_output_judge_dir(const struct stat *st, const char *shown, char **ret_err);
+/* Root or the caller (effective uid). */
+bool pf_output_trusted_owner(uid_t uid);
+/* "uid 1000 (alice)" (caller frees). */
+char *pf_output_owner(uid_t uid);
 
 /*
  * Expand the placeholders of an --output template: %n the short hostname
@@ -24,27 +57,5 @@ int pf_output_write(const char *path, const void *buf, size_t len);
  */
 int pf_output_expand(const char *tmpl, const char *host, const char *jobid, char **ret,
 		     char **ret_err);
-
-/*
- * Create the missing directories above @path (mode 0755 whatever the umask;
- * the last component is the file and is left alone), walking from / or the
- * working directory one component at a time.  A symlink on the way is
- * followed only where the kernel's protected_symlinks rule would follow it
- * (not in a sticky world-writable directory, or owned by the caller or by
- * that directory's owner), so another user's link in /tmp never decides
- * where root creates directories.  0, or -errno with *ret_err saying which
- * component (caller frees).
- */
-int pf_output_mkparents(const char *path, char **ret_err);
-
-/*
- * When @path itself is a symlink, whether the kernel's protected_symlinks
- * rule would let the caller follow it (the rule above): 0 when it is no
- * link, does not exist or may be followed; -EPERM with *ret_err naming the
- * link's owner otherwise (caller frees).  preflight resolves the final link
- * itself (to keep it and replace its target), so the kernel never applies
- * the rule there: another user's /tmp/r.json -> /etc/shadow is refused here.
- */
-int pf_output_check_link(const char *path, char **ret_err);
 
 #endif

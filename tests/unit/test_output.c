@@ -57,13 +57,14 @@ static void test_write_atomic(void **state)
 	DIR *d;
 	struct dirent *e;
 	FILE *f;
+	char *err = NULL;
 	int n = 0;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/r.json", dir);
-	assert_int_equal(pf_output_write(path, "old\n", 4), 0);
-	assert_int_equal(pf_output_write(path, "new\n", 4), 0);
+	assert_int_equal(pf_output_write(path, "old\n", 4, &err), 0);
+	assert_int_equal(pf_output_write(path, "new\n", 4, &err), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(buf, sizeof(buf), f));
@@ -74,8 +75,42 @@ static void test_write_atomic(void **state)
 		n += e->d_name[0] != '.' || strncmp(e->d_name, ".r.json.", 8) == 0 ? 1 : 0;
 	closedir(d);
 	assert_int_equal(n, 1); /* r.json, no .r.json.XXXXXX left */
+	/* missing directories are created 0755; below a file is ENOTDIR */
 	snprintf(path, sizeof(path), "%s/missing/r.json", dir);
-	assert_int_equal(pf_output_write(path, "x", 1), -ENOENT);
+	assert_int_equal(pf_output_write(path, "x", 1, &err), 0);
+	snprintf(path, sizeof(path), "%s/r.json/x.json", dir);
+	assert_int_equal(pf_output_write(path, "x", 1, &err), -ENOTDIR);
+	free(err);
+	err = NULL;
+	pf_test_rmtree(dir);
+}
+
+/* A directory other users may write (not sticky) is refused by name, whoever runs. */
+static void test_write_refuses_open_dir(void **state)
+{
+	char dir[] = "/tmp/pf-test-output.XXXXXX", path[256];
+	char *err = NULL;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/open", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	snprintf(path, sizeof(path), "%s/open/r.json", dir);
+	assert_int_equal(pf_output_write(path, "x", 1, &err), -EPERM);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "/open' (owner uid"));
+	assert_non_null(strstr(err, "mode 0777"));
+	free(err);
+	err = NULL;
+	assert_int_equal(stat(path, &st), -1);
+	/* sticky: allowed, as /tmp is */
+	snprintf(path, sizeof(path), "%s/open", dir);
+	assert_int_equal(chmod(path, 01777), 0);
+	snprintf(path, sizeof(path), "%s/open/r.json", dir);
+	assert_int_equal(pf_output_write(path, "x", 1, &err), 0);
+	assert_null(err);
 	pf_test_rmtree(dir);
 }
 
@@ -85,6 +120,7 @@ int main(void)
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_write_refuses_open_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
