@@ -98,14 +98,14 @@ static int write_in_place(int dfd, const char *name, const struct stat *lst, con
 	return write_until(fd, buf, len, deadline);
 }
 
-/* "/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N": fd N, or -1. */
+/* "-" and "/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N": fd N, or -1. */
 static int fd_path(const char *path)
 {
 	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
 	char *end;
 	long n;
 
-	if (!strcmp(path, "/dev/stdout"))
+	if (!strcmp(path, "/dev/stdout") || !strcmp(path, "-"))
 		return 1;
 	if (!strcmp(path, "/dev/stderr"))
 		return 2;

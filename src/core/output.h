@@ -14,8 +14,8 @@
  * created O_EXCL|O_NOFOLLOW in that directory fd, fsync, renameat relative
  * to it, with the catchable signals held meanwhile.  A device, FIFO or
  * socket is written in place only when root or the caller owns it, opened
- * O_NONBLOCK|O_NOFOLLOW with a deadline (PF_OUTPUT_DEADLINE_S); /dev/stdout,
- * /dev/stderr, /dev/fd/N and /proc/self/fd/N write to our own descriptor.
+ * O_NONBLOCK|O_NOFOLLOW with a deadline (PF_OUTPUT_DEADLINE_S); "-",
+ * /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N write to our own descriptor.
  */
 #ifndef PREFLIGHT_OUTPUT_H
 #define PREFLIGHT_OUTPUT_H
