@@ -36,6 +36,12 @@ void pf_profile_release(struct pf_profile *p);
  */
 int pf_profile_load(struct pf_profile *p, const char *path, char **ret_err);
 /* Load a profile from a string (tests, shipped profiles). */
+/*
+ * A key given twice in one object anywhere in @root (a check section, a
+ * key of one): -EINVAL with *ret_err "@origin: 'checks.sysctl' is given
+ * twice ..." (caller frees), else 0.  Profiles and the site config use it.
+ */
+int pf_json_check_dups(const cJSON *root, const char *origin, char **ret_err);
 int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin, char **ret_err);
 
 /* Add a --set override ("check.key=value"); kept as a borrowed pointer. */

@@ -511,16 +511,14 @@ int pf_diff_render_text(const cJSON *d, FILE *out)
 
 static int load(const char *path, cJSON **ret, FILE *err)
 {
-	pf_autofs struct pf_fs *fs = NULL;
-	pf_autofree char *buf = NULL;
+	pf_autofree char *buf = NULL, *why = NULL;
 	size_t len;
 	int r;
 
-	r = pf_fs_open("/", &fs);
-	if (r >= 0)
-		r = pf_fs_read_full(fs, path, DIFF_MAX_REPORT, &buf, &len);
+	/* a regular file, opened O_NONBLOCK: a FIFO is an error, never a hang */
+	r = pf_read_input(path, DIFF_MAX_REPORT, false, &buf, &len, &why);
 	if (r < 0) {
-		fprintf(err, "preflight diff: cannot read '%s': %s\n", path, strerror(-r));
+		fprintf(err, "preflight diff: %s\n", why);
 		return r;
 	}
 	*ret = cJSON_ParseWithLength(buf, len);

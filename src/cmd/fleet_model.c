@@ -307,15 +307,15 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 
 int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err)
 {
-	pf_autofree char *buf = NULL;
+	pf_autofree char *buf = NULL, *why = NULL;
 	size_t len;
 	int r;
 
-	r = f->fs ? 0 : pf_fs_open("/", &f->fs);
-	if (r >= 0)
-		r = pf_fs_read_full(f->fs, path, PF_FLEET_MAX_REPORT, &buf, &len);
+	/* a regular file, opened O_NONBLOCK: a FIFO named *.json is rejected, never a hang */
+	r = pf_read_input(path, PF_FLEET_MAX_REPORT, false, &buf, &len, &why);
 	if (r < 0) {
-		pf_autofree char *reason = pf_xasprintf("cannot read: %s", strerror(-r));
+		pf_autofree char *reason = r == -EINVAL || r == -EISDIR ?
+			pf_xstrdup("not a regular file") : pf_xasprintf("cannot read: %s", strerror(-r));
 
 		reject(f, path, reason, ret_err);
 		return r;

@@ -643,6 +643,20 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 	pf_profile_release(&none);
 }
 
+/* "owner uid 0 (root), mode 0644" of @path (what the rules for root judge), or why not. */
+static void print_owner(const char *path, FILE *out)
+{
+	pf_autofree char *who = NULL;
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		fprintf(out, "%s: %s", path, strerror(errno));
+		return;
+	}
+	who = pf_output_owner(st.st_uid);
+	fprintf(out, "%s: owner %s, mode %04o", path, who, (unsigned int)(st.st_mode & 07777));
+}
+
 /* --check-config: the site configuration files and the options each set. */
 static void print_site(const struct pf_opts *o, FILE *out)
 {
@@ -657,6 +671,11 @@ static void print_site(const struct pf_opts *o, FILE *out)
 		fprintf(out, "%s%s", i ? ", " : "", sc->files[i]);
 	if (sc && sc->n_files)
 		fputc('\n', out);
+	for (size_t i = 0; sc && i < sc->n_files; i++) {
+		fputs(i ? "; " : "site owner: ", out);
+		print_owner(sc->files[i], out);
+		fputs(i + 1 == sc->n_files ? "\n" : "", out);
+	}
 	for (size_t i = 0; sc && i < sc->n_entries; i++) {
 		const struct pf_siteconf_entry *e = &sc->entries[i];
 
@@ -678,9 +697,12 @@ static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
 	fprintf(out, "preflight %s: the arguments and the profile are valid; nothing was run\n",
 		PF_VERSION);
 	print_site(o, out);
-	if (o->profile)
-		fprintf(out, "profile:   %s (%s)\n", o->prof.name, o->prof.path);
-	else
+	if (o->profile) {
+		fprintf(out, "profile:   %s (%s)\nprofile owner: ", o->prof.name, o->prof.path);
+		print_owner(o->prof.path, out);
+		fputc('\n', out);
+	}
+	if (!o->profile)
 		fputs("profile:   generic (the built-in defaults)\n", out);
 	fprintf(out, "root:      %s\n", o->root);
 	fprintf(out, "topology:  %s\n", o->topology ? o->topology : "from the root");

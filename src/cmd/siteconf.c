@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "preflight/fs.h"
 #include "preflight/macro.h"
+#include "preflight/profile.h"
 #include "siteconf.h"
 
 /* A site file is a few hundred bytes; anything huge is a mistake. */
@@ -158,6 +160,10 @@ static int parse_file(struct pf_siteconf *sc, const char *text, const char *orig
 		cJSON_Delete(root);
 		return fail(ret_err, -EINVAL, "%s: the top level must be an object", origin);
 	}
+	if (pf_json_check_dups(root, origin, ret_err) < 0) {
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
 	cJSON_ArrayForEach(it, root) {
 		pf_autofree char *key = pf_xstrdup(it->string);
 		const struct option *o;
@@ -209,18 +215,23 @@ static int parse_file(struct pf_siteconf *sc, const char *text, const char *orig
 	return r;
 }
 
-static int read_one(struct pf_siteconf *sc, const struct pf_fs *fs, const char *path,
-		    const struct option *opts, const char *const *deny, char **ret_err)
+/*
+ * One file: a regular file (O_NONBLOCK, fstat: a FIFO is an error, never a
+ * hang), and as root root's own and not group/world-writable, like sshd's
+ * and sudo's (pf_read_input()).
+ */
+static int read_one(struct pf_siteconf *sc, const char *path, const struct option *opts,
+		    const char *const *deny, char **ret_err)
 {
-	pf_autofree char *text = NULL;
+	pf_autofree char *text = NULL, *why = NULL;
 	size_t len;
 	int r;
 
-	r = pf_fs_read_full(fs, path, SITECONF_MAX, &text, &len);
+	r = pf_read_input(path, SITECONF_MAX, true, &text, &len, &why);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return fail(ret_err, r, "%s: cannot read: %s", path, strerror(-r));
+		return fail(ret_err, r, "%s", why);
 	if (strlen(text) != len)
 		return fail(ret_err, -EINVAL, "%s: contains NUL bytes", path);
 	sc->files = pf_xrealloc(sc->files, (sc->n_files + 2) * sizeof(*sc->files));
@@ -235,14 +246,21 @@ int pf_siteconf_load(struct pf_siteconf *sc, const char *path, const struct opti
 	pf_autofs struct pf_fs *fs = NULL;
 	pf_autostrv char **names = NULL;
 	pf_autofree char *dir = pf_xasprintf("%s.d", path);
+	struct stat st;
 	int k, r;
 
 	r = pf_fs_open("/", &fs);
 	if (r < 0)
 		return fail(ret_err, r, "cannot open /: %s", strerror(-r));
-	r = read_one(sc, fs, path, opts, deny, ret_err);
+	r = read_one(sc, path, opts, deny, ret_err);
 	if (r < 0)
 		return r;
+	/* the drop-in directory: as root, root's and closed to others */
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r = pf_input_judge(&st, dir, true, ret_err);
+		if (r < 0)
+			return r;
+	}
 	k = pf_fs_list(fs, dir, &names);
 	if (k == -ENOENT || k == -ENOTDIR)
 		return 0;
@@ -255,7 +273,7 @@ int pf_siteconf_load(struct pf_siteconf *sc, const char *path, const struct opti
 		if (names[i][0] == '.' || l < 6 || strcmp(names[i] + l - 5, ".conf"))
 			continue;
 		p = pf_xasprintf("%s/%s", dir, names[i]);
-		r = read_one(sc, fs, p, opts, deny, ret_err);
+		r = read_one(sc, p, opts, deny, ret_err);
 		if (r < 0)
 			return r;
 	}

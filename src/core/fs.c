@@ -640,12 +640,20 @@ int pf_read_input(const char *path, size_t max, bool trusted, char **ret_buf, si
 		*ret_err = pf_xasprintf("cannot read '%s': %s", path, strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		*ret_err = pf_xasprintf("'%s' is not a regular file (%s): not read", path,
-					S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ?
-					"a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		*ret_err = pf_xasprintf("cannot read '%s': %s", path, strerror(-r));
 		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*ret_err = pf_xasprintf("cannot read '%s': %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*ret_err = pf_xasprintf("'%s' is not a regular file (%s): not read", path,
+					S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ?
+					"a socket" : "a device");
+		return -EINVAL;
 	}
 	r = pf_input_judge(&st, path, trusted, ret_err);
 	if (r < 0)

@@ -6,10 +6,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "preflight/fs.h"
 #include "preflight/parse.h"
 #include "preflight/profile.h"
+#include "preflight/strbuf.h"
+#include "strmap.h"
 
 void pf_profile_init(struct pf_profile *p)
 {
@@ -306,6 +309,39 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 		    prm->type == PF_PARAM_STRING ? " or a list of strings" : "");
 }
 
+/* The first key that appears twice in one object of @v, as "a.b.key" in *@path; true if any. */
+static bool find_dup(const cJSON *v, struct pf_strbuf *path)
+{
+	struct pf_strmap seen = { 0 };
+	const cJSON *it;
+	size_t mark = path->len;
+	uint32_t unused;
+	bool dup = false;
+
+	cJSON_ArrayForEach(it, v) {
+		if (cJSON_IsObject(v) && it->string) {
+			dup = pf_strmap_get(&seen, it->string, &unused);
+			pf_strmap_put(&seen, it->string, 0);
+			pf_strbuf_adds(pf_strbuf_sep(path, "."), it->string);
+		}
+		if (dup || ((cJSON_IsObject(it) || cJSON_IsArray(it)) && find_dup(it, path)))
+			break;
+		pf_strbuf_setlen(path, mark);
+	}
+	pf_strmap_release(&seen);
+	return it != NULL;
+}
+
+int pf_json_check_dups(const cJSON *root, const char *origin, char **ret_err)
+{
+	pf_autostrbuf struct pf_strbuf path = PF_STRBUF_INIT;
+
+	if (!find_dup(root, &path))
+		return 0;
+	return fail(ret_err, "%s: '%s' is given twice (a duplicate key is an error, not a "
+		    "silent override)", origin, path.buf);
+}
+
 int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin, char **ret_err)
 {
 	pf_autofree char *copy = pf_xstrdup(text);
@@ -318,6 +354,14 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return fail(ret_err, "profile '%s': top level must be an object", origin);
+	}
+	{
+		pf_autofree char *what = pf_xasprintf("profile '%s'", origin);
+
+		if (pf_json_check_dups(root, what, ret_err) < 0) {
+			cJSON_Delete(root);
+			return -EINVAL;
+		}
 	}
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
@@ -367,21 +411,44 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 	return 0;
 }
 
+/* As root, the profile's directory must be root's and closed to others (sticky aside). */
+static int judge_profile_dir(const char *path, char **ret_err)
+{
+	pf_autofree char *dir = pf_xstrdup(path), *why = NULL;
+	char *slash = strrchr(dir, '/');
+	struct stat st;
+
+	if (!slash)
+		strcpy(dir, ".");
+	else
+		slash[slash == dir] = '\0';
+	if (stat(dir, &st) < 0)
+		return 0; /* reading the profile says what is wrong */
+	if ((st.st_mode & S_ISVTX) && !(st.st_mode & S_IWGRP) && st.st_uid == 0)
+		st.st_mode &= ~(mode_t)S_IWOTH; /* /tmp: others cannot replace root's file */
+	if (pf_input_judge(&st, dir, true, &why) < 0)
+		return fail(ret_err, "profile directory %s", why);
+	return 0;
+}
+
 int pf_profile_load(struct pf_profile *p, const char *path, char **ret_err)
 {
-	pf_autofs struct pf_fs *fs = NULL;
-	pf_autofree char *text = NULL;
+	pf_autofree char *text = NULL, *why = NULL;
 	size_t len = 0;
 	int r;
 
-	/* The live root opens relative paths from the working directory. */
-	r = pf_fs_open("/", &fs);
-	if (r >= 0)
-		r = pf_fs_read_full(fs, path, 4 * 1024 * 1024, &text, &len);
+	/* a regular file, O_NONBLOCK; as root root's own and closed to others (docs/hardening.md) */
+	r = pf_read_input(path, 4 * 1024 * 1024, true, &text, &len, &why);
 	if (r < 0) {
-		fail(ret_err, "cannot read profile '%s': %s", path, strerror(-r));
-		return r;
+		if (r == -EPERM || r == -EINVAL)
+			fail(ret_err, "profile %s", why);
+		else
+			fail(ret_err, "cannot read profile '%s': %s", path, strerror(-r));
+		return r == -EPERM ? -EINVAL : r;
 	}
+	r = judge_profile_dir(path, ret_err);
+	if (r < 0)
+		return r;
 	if (strlen(text) != len)
 		return fail(ret_err, "profile '%s': contains NUL bytes", path);
 	return pf_profile_parse(p, text, path, ret_err);

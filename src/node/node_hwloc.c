@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -524,9 +525,18 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 	if (root_len && !strncmp(xml_path, pf_fs_root(fs), root_len) && xml_path[root_len] == '/') {
 		fd = pf_fs_open_file(fs, xml_path + root_len, 0);
 	} else {
-		fd = open(xml_path, O_RDONLY | O_CLOEXEC);
+		/* a regular file, opened O_NONBLOCK: a FIFO is an error, never a hang */
+		struct stat st = { 0 };
+
+		fd = open(xml_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			fd = -errno;
+		else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			fd = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+			return fail(ret_err, pf_xasprintf("%s: cannot read the topology: not a "
+							  "regular file", xml_path), fd);
+		}
 	}
 	r = fd < 0 ? fd : read_all(fd, &xml, &len);
 	if (r < 0)
