@@ -915,22 +915,27 @@ static int write_report(const struct pf_opts *o, struct pf_report *report, enum 
  */
 static int judge_exit(struct pf_opts *o, struct pf_report *report, int rc)
 {
+	int wrote = rc;
+
+	if (!pf_runner_interrupted()) {
+		if (rc == 0)
+			rc = exit_code(pf_report_verdict(report));
+		/* a signal during the gate stops scontrol (src/cmd/slurm.c) and is said below */
+		if (o->slurm || pf_slurm_detected()) {
+			pf_slurm_gate(report, &o->slurm_opts, stderr);
+			rc = slurm_exit_code(rc, pf_report_verdict(report), &o->slurm_opts);
+		}
+	}
 	if (pf_runner_interrupted()) {
 		char sig[32];
 
+		rc = wrote;
 		fprintf(stderr, "preflight: interrupted by %s: %s; unfinished checks are errors "
 			"'interrupted by %s'\n", pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)),
 			rc == 0 ? "report written" : "report not written",
 			pf_signal_name(pf_runner_interrupted(), sig, sizeof(sig)));
 		if (rc == 0)
 			rc = 128 + pf_runner_interrupted();
-		return rc;
-	}
-	if (rc == 0)
-		rc = exit_code(pf_report_verdict(report));
-	if (o->slurm || pf_slurm_detected()) {
-		pf_slurm_gate(report, &o->slurm_opts, stderr);
-		rc = slurm_exit_code(rc, pf_report_verdict(report), &o->slurm_opts);
 	}
 	return rc;
 }

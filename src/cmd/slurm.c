@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "runner.h"
 #include "slurm.h"
 
 bool pf_slurm_detected(void)
@@ -216,12 +217,27 @@ int pf_slurm_parse_node(const char *text, char **ret_state, char **ret_reason)
 	return 0;
 }
 
+bool pf_slurm_valid_node_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n > 255 || name[0] == '-' || name[0] == '.')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return false; /* "n[1-100]", "a,b", spaces: a hostlist, not one node */
+	return true;
+}
+
 int pf_slurm_node_name(char **ret_name)
 {
 	const char *env = getenv("SLURMD_NODENAME");
 	struct utsname u;
 
 	if (env && *env) {
+		if (!pf_slurm_valid_node_name(env))
+			return -EINVAL;
 		*ret_name = pf_xstrdup(env);
 		return 0;
 	}
@@ -245,6 +261,8 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 	double deadline = pf_now_ms() / 1e3 + (timeout_s ? timeout_s : PF_SLURM_SCONTROL_TIMEOUT_S);
 	pid_t pid;
 
+	if (pf_runner_interrupted())
+		return -EINTR; /* a SIGTERM before scontrol ran: nothing goes out */
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	rfd = pipefd[0];
@@ -277,6 +295,10 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 
 		if (left <= 0) {
 			r = -ETIMEDOUT;
+			break;
+		}
+		if (pf_runner_interrupted()) {
+			r = -EINTR; /* SIGTERM while scontrol runs: stop it, send nothing more */
 			break;
 		}
 		pr = poll(&p, 1, (int)(left * 1000) + 1);
@@ -330,7 +352,8 @@ static int scontrol(const struct pf_slurm_opts *o, const char *const *args, char
 	r = pf_slurm_exec(argv, o->timeout_s, ret_output, &status);
 	if (r < 0) {
 		fprintf(log, "preflight: %s %s: %s\n", argv[0], argv[1],
-			r == -ETIMEDOUT ? "timed out" : strerror(-r));
+			r == -ETIMEDOUT ? "timed out" : r == -EINTR ?
+			"not run: preflight was interrupted by a signal" : strerror(-r));
 		return r;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -416,11 +439,19 @@ static int node_name(const struct pf_slurm_opts *o, char **ret_node, FILE *log)
 	int ret;
 
 	if (o->node) {
+		if (!pf_slurm_valid_node_name(o->node)) {
+			fprintf(log, "preflight: node name '%s' is not one plain host name: not "
+				"drained nor resumed\n", o->node);
+			return -EINVAL;
+		}
 		*ret_node = pf_xstrdup(o->node);
 		return 0;
 	}
 	ret = pf_slurm_node_name(ret_node);
-	if (ret < 0)
+	if (ret == -EINVAL)
+		fprintf(log, "preflight: SLURMD_NODENAME is not one plain host name (a hostlist "
+			"such as n[1-100] would name many nodes): not drained nor resumed\n");
+	else if (ret < 0)
 		fprintf(log, "preflight: cannot tell this node's Slurm name: %s\n", strerror(-ret));
 	return ret;
 }

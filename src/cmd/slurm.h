@@ -81,6 +81,8 @@ bool pf_slurm_state_drained(const char *state);
 
 /* The node name: $SLURMD_NODENAME, else the hostname up to its first dot. */
 int pf_slurm_node_name(char **ret_name);
+/* One plain host name (letters, digits, '-', '_', '.'): no hostlist "n[1-100]", no ','. */
+bool pf_slurm_valid_node_name(const char *name);
 
 /*
  * Run @argv (argv[0] looked up in PATH) with stdin from /dev/null, stdout

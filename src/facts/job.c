@@ -56,6 +56,8 @@ int pf_parse_job_user(const char *text, struct pf_job_user *ret)
 			return -EINVAL;
 		*v++ = '\0';
 		if (!strcmp(line, "uid")) {
+			if (has_uid)
+				return -EINVAL; /* a second uid= is an injection, not an update */
 			r = parse_u32(v, &u.uid);
 			has_uid = r == 0;
 		} else if (!strcmp(line, "gids")) {
@@ -92,7 +94,8 @@ char *pf_format_job_user(const struct pf_job_user *u)
 	if (!f)
 		abort();
 	fprintf(f, "uid=%u\n", u->uid);
-	if (u->user[0])
+	/* one line per value: a value with a line break is not recorded (never a second uid=) */
+	if (u->user[0] && !strpbrk(u->user, "\r\n"))
 		fprintf(f, "user=%s\n", u->user);
 	if (u->n_gids) {
 		fputs("gids=", f);
@@ -100,9 +103,9 @@ char *pf_format_job_user(const struct pf_job_user *u)
 			fprintf(f, "%s%u", i ? "," : "", u->gids[i]);
 		fputc('\n', f);
 	}
-	if (u->home[0])
+	if (u->home[0] && !strpbrk(u->home, "\r\n"))
 		fprintf(f, "home=%s\n", u->home);
-	if (u->source[0])
+	if (u->source[0] && !strpbrk(u->source, "\r\n"))
 		fprintf(f, "source=%s\n", u->source);
 	fclose(f);
 	return buf;

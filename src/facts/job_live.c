@@ -8,6 +8,7 @@
  * passwd and group databases (NSS), or this process's own groups when it
  * runs as that user.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -43,6 +44,21 @@ static int from_passwd(struct pf_job_user *u, gid_t *ret_gid)
 	return 0;
 }
 
+/*
+ * SLURM_JOB_USER as a name: letters, digits and "._-@$" only (no newline
+ * that would add a "uid=0" line to the recorded job_user, no '/' or ':').
+ * Anything else is ignored and the passwd entry of the uid names the user.
+ */
+static bool valid_user_name(const char *s)
+{
+	if (!*s || *s == '-' || strlen(s) >= sizeof(((struct pf_job_user *)0)->user))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-@$", *s))
+			return false;
+	return true;
+}
+
 int pf_live_job_user(const struct pf_ctx *ctx, struct pf_job_user *ret)
 {
 	struct pf_job_user u = { 0 };
@@ -55,7 +71,7 @@ int pf_live_job_user(const struct pf_ctx *ctx, struct pf_job_user *ret)
 	if (juid && pf_parse_u64(juid, &v) == 0 && v <= UINT32_MAX) {
 		u.uid = (uint32_t)v;
 		snprintf(u.source, sizeof(u.source), "SLURM_JOB_UID");
-		if (juser)
+		if (juser && valid_user_name(juser))
 			snprintf(u.user, sizeof(u.user), "%s", juser);
 	} else {
 		u.uid = (uint32_t)getuid();

@@ -21,6 +21,8 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -461,10 +463,12 @@ static int fail(char **ret_err, char *err, int r)
  */
 static int probe_import(const char *buf, size_t len, const char *path, char **ret_err)
 {
+	static const int dfl_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
+					   SIGABRT, SIGFPE, SIGILL };
 	struct timespec nap = { 0, 1000000 };
+	pid_t pid, w, parent = getpid();
 	double t0;
 	int status = 0;
-	pid_t pid, w;
 
 	fflush(NULL);
 	pid = fork();
@@ -472,10 +476,17 @@ static int probe_import(const char *buf, size_t len, const char *path, char **re
 		return 0; /* cannot isolate it: import it here as before */
 	if (pid == 0) {
 		hwloc_topology_t t;
+		sigset_t none;
 
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
+		/* the check children's lifecycle (src/engine/runner.c): own group, default
+		 * handlers, and never outliving preflight, even one killed with SIGKILL */
+		setpgid(0, 0);
+		for (size_t i = 0; i < PF_ARRAY_SIZE(dfl_signals); i++)
+			signal(dfl_signals[i], SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(0); /* the parent died before the request took effect */
 		if (hwloc_topology_init(&t) < 0)
 			_exit(0); /* the real import will say so */
 		for (size_t i = 0; i < PF_ARRAY_SIZE(blacklist); i++)
