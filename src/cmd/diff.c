@@ -19,13 +19,18 @@
 #include "exit.h"
 #include "output.h"
 #include "report.h"
+#include "strmap.h"
 #include "preflight/result.h"
+#include "preflight/strbuf.h"
 #include "table.h"
 
 PF_DEFINE_AUTO(cjson_delete, cJSON *, cJSON_Delete)
 
 /* Largest report read (a report is tens of KiB). */
 #define DIFF_MAX_REPORT (64u << 20)
+/* A report has one entry per registered check and a few findings per device. */
+#define DIFF_MAX_CHECKS 1024u
+#define DIFF_MAX_FINDINGS 1000000u
 
 enum change { SAME, WORSE, BETTER, ADDED, REMOVED, APPEARED, GONE };
 
@@ -78,6 +83,7 @@ static int check_report(const cJSON *r, const char *name, char **ret_err)
 {
 	const char *schema = cJSON_IsObject(r) ? jstr(r, "schema") : NULL;
 	const cJSON *checks, *c;
+	size_t n_checks = 0, n_findings = 0;
 
 	if (!schema || strcmp(schema, "preflight.report/v1")) {
 		*ret_err = pf_xasprintf("'%s' is not a preflight.report/v1 report", name);
@@ -96,6 +102,16 @@ static int check_report(const cJSON *r, const char *name, char **ret_err)
 						name);
 			return -EINVAL;
 		}
+		n_checks++;
+		n_findings += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c,
+											"findings"));
+	}
+	/* bounded like fleet's input: no report of preflight's comes near these */
+	if (n_checks > DIFF_MAX_CHECKS || n_findings > DIFF_MAX_FINDINGS) {
+		*ret_err = pf_xasprintf("'%s': %zu checks and %zu findings: more than a report "
+					"holds (at most %u and %u)", name, n_checks, n_findings,
+					DIFF_MAX_CHECKS, DIFF_MAX_FINDINGS);
+		return -E2BIG;
 	}
 	return 0;
 }
@@ -117,29 +133,54 @@ static const char *subject_of(const cJSON *f)
 	return s ? s : "";
 }
 
-/* The @nth (0-based) finding of @check whose subject is @subject. */
-static const cJSON *find_finding(const cJSON *check, const char *subject, int nth)
+/*
+ * The findings of one check by (subject, occurrence): the n-th finding with
+ * a subject is found in O(1), so matching two checks is linear in their
+ * findings (it was quadratic: 40k findings took minutes).
+ */
+struct findex {
+	struct pf_strmap by_key;   /* "N\x1fSUBJECT" -> index in items */
+	struct pf_strmap seen;     /* SUBJECT -> findings with it so far */
+	const cJSON **items;
+	size_t n, cap;
+};
+
+/* The key of the next finding with @subject met while walking a check. */
+static char *next_key(struct findex *ix, const char *subject)
+{
+	uint32_t k = 0;
+
+	pf_strmap_get(&ix->seen, subject, &k);
+	pf_strmap_put(&ix->seen, subject, k + 1);
+	return pf_xasprintf("%u\x1f%s", k, subject);
+}
+
+static void findex_build(struct findex *ix, const cJSON *check)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(check, "findings"))
-		if (!strcmp(subject_of(f), subject) && nth-- == 0)
-			return f;
-	return NULL;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(check, "findings")) {
+		pf_autofree char *key = next_key(ix, subject_of(f));
+
+		PF_GROW(ix->items, ix->n, ix->cap);
+		pf_strmap_put(&ix->by_key, key, (uint32_t)ix->n);
+		ix->items[ix->n++] = f;
+	}
+	pf_strmap_release(&ix->seen); /* walked again by the matching side */
 }
 
-/* How many findings before @f in its array share its subject. */
-static int occurrence(const cJSON *check, const cJSON *f)
+static const cJSON *findex_get(const struct findex *ix, const char *key)
 {
-	const cJSON *g;
-	int n = 0;
+	uint32_t i;
 
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(check, "findings")) {
-		if (g == f)
-			break;
-		n += !strcmp(subject_of(g), subject_of(f));
-	}
-	return n;
+	return pf_strmap_get(&ix->by_key, key, &i) ? ix->items[i] : NULL;
+}
+
+static void findex_release(struct findex *ix)
+{
+	pf_strmap_release(&ix->by_key);
+	pf_strmap_release(&ix->seen);
+	free(ix->items);
 }
 
 static void add_status(cJSON *e, const char *key, const cJSON *from)
@@ -219,12 +260,16 @@ static cJSON *finding_entry(const char *subject, const cJSON *fo, const cJSON *f
 static size_t diff_findings(const cJSON *co, const cJSON *cn, cJSON *findings, cJSON *values,
 			    size_t *better)
 {
+	struct findex io = { 0 }, in = { 0 };
 	const cJSON *f;
 	size_t worse = 0;
 
+	findex_build(&io, co);
+	findex_build(&in, cn);
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(cn, "findings")) {
 		const char *subject = subject_of(f);
-		const cJSON *fo = find_finding(co, subject, occurrence(cn, f));
+		pf_autofree char *key = next_key(&in, subject);
+		const cJSON *fo = findex_get(&io, key);
 		enum pf_status sn, so;
 		enum change ch;
 
@@ -250,10 +295,11 @@ static size_t diff_findings(const cJSON *co, const cJSON *cn, cJSON *findings, c
 	}
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(co, "findings")) {
 		const char *subject = subject_of(f);
+		pf_autofree char *key = next_key(&io, subject);
 		enum pf_status so;
 		enum change ch;
 
-		if (find_finding(cn, subject, occurrence(co, f)) || jstatus(f, "status", &so) < 0)
+		if (findex_get(&in, key) || jstatus(f, "status", &so) < 0)
 			continue;
 		if (so == PF_STATUS_SKIP || so == PF_STATUS_ERROR || so == PF_STATUS_FAIL)
 			ch = BETTER; /* a problem that went away */
@@ -265,6 +311,8 @@ static size_t diff_findings(const cJSON *co, const cJSON *cn, cJSON *findings, c
 		worse += ch == GONE;
 		*better += ch == BETTER;
 	}
+	findex_release(&io);
+	findex_release(&in);
 	return worse;
 }
 
