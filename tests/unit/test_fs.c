@@ -496,10 +496,46 @@ static void test_name_too_long(void **state)
 	cmocka_unit_test_setup_teardown(test_open_root, setup, teardown),     \
 	cmocka_unit_test_setup_teardown(test_name_too_long, setup, teardown)
 
+/* pf_read_input(): regular files only (a FIFO is an error at once), bounded, named. */
+static void test_read_input(void **state)
+{
+	char dir[] = "/tmp/pf-test-input.XXXXXX", path[256];
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_bytes(dir, "a.json", "{}\n", 3);
+	snprintf(path, sizeof(path), "%s/a.json", dir);
+	assert_int_equal(pf_read_input(path, 0, true, &buf, &len, &err), 0);
+	assert_int_equal(len, 3);
+	free(buf);
+	assert_int_equal(pf_read_input(path, 2, false, &buf, &len, &err), -EFBIG);
+	free(err);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(pf_read_input(path, 0, false, &buf, &len, &err), -EINVAL);
+	assert_non_null(strstr(err, "is not a regular file (a FIFO)"));
+	free(err);
+	assert_int_equal(pf_read_input(dir, 0, false, &buf, &len, &err), -EISDIR);
+	free(err);
+	snprintf(path, sizeof(path), "%s/a.json", dir);
+	assert_int_equal(chmod(path, 0666), 0);
+	if (geteuid() == 0) { /* the ownership rule applies as root only */
+		assert_int_equal(pf_read_input(path, 0, true, &buf, &len, &err), -EPERM);
+		assert_non_null(strstr(err, "writable by everyone (mode 0666)"));
+		free(err);
+	}
+	assert_int_equal(pf_read_input(path, 0, false, &buf, &len, &err), 0);
+	free(buf);
+	pf_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = { FS_TESTS };
-	const struct CMUnitTest pure[] = { cmocka_unit_test(test_parse_numbers) };
+	const struct CMUnitTest pure[] = { cmocka_unit_test(test_parse_numbers),
+					   cmocka_unit_test(test_read_input) };
 	int failed = 0;
 
 	failed += cmocka_run_group_tests_name("fs_openat2", tests, group_openat2, NULL);

@@ -206,6 +206,12 @@ static void expect_profile_error(const char *text, const char *const *sets, cons
 
 static void test_profile_errors(void **state)
 {
+	/* a duplicate key anywhere is an error, never first- or last-wins */
+	expect_profile_error("{\"checks\": {\"alpha\": {}, \"alpha\": {\"count\": 1}}}", NULL,
+			     "profile 'bad.json': 'checks.alpha' is given twice");
+	expect_profile_error("{\"checks\": {\"alpha\": {\"count\": 1, \"count\": 2}}}", NULL,
+			     "'checks.alpha.count' is given twice");
+	expect_profile_error("{\"name\": \"a\", \"name\": \"b\"}", NULL, "'name' is given twice");
 	expect_profile_error("{ \"checks\": ", NULL, "profile 'bad.json': not valid JSON");
 	expect_profile_error("", NULL, "profile 'bad.json': not valid JSON");
 	expect_profile_error("[1, 2]", NULL, "profile 'bad.json': top level must be an object");
