@@ -250,6 +250,49 @@ int pf_slurm_node_name(char **ret_name)
 	return 0;
 }
 
+/*
+ * scontrol's output from @rfd into @mem until EOF: 0, -ETIMEDOUT past
+ * @deadline, -EINTR once a SIGTERM arrived (scontrol is then killed: a
+ * drain stops going out), or -errno.
+ */
+static int collect(int rfd, FILE *mem, double deadline)
+{
+	int r = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = rfd, .events = POLLIN };
+		char chunk[4096];
+		double left = deadline - pf_now_ms() / 1e3;
+		ssize_t n;
+		int pr;
+
+		if (left <= 0) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		if (pf_runner_interrupted()) {
+			r = -EINTR; /* SIGTERM while scontrol runs: stop it, send nothing more */
+			break;
+		}
+		pr = poll(&p, 1, (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0) {
+			r = -errno;
+			break;
+		}
+		if (pr == 0)
+			continue;
+		n = read(rfd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		fwrite(chunk, 1, (size_t)n, mem);
+	}
+	return r;
+}
+
 int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_output,
 		  int *ret_status)
 {
@@ -286,37 +329,7 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 	close(pipefd[1]);
 	mem = open_memstream(&buf, &len);
 	PF_BUG_ON(!mem);
-	for (;;) {
-		struct pollfd p = { .fd = rfd, .events = POLLIN };
-		char chunk[4096];
-		double left = deadline - pf_now_ms() / 1e3;
-		ssize_t n;
-		int pr;
-
-		if (left <= 0) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		if (pf_runner_interrupted()) {
-			r = -EINTR; /* SIGTERM while scontrol runs: stop it, send nothing more */
-			break;
-		}
-		pr = poll(&p, 1, (int)(left * 1000) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0) {
-			r = -errno;
-			break;
-		}
-		if (pr == 0)
-			continue;
-		n = read(rfd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		fwrite(chunk, 1, (size_t)n, mem);
-	}
+	r = collect(rfd, mem, deadline);
 	if (r < 0) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);

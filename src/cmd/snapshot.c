@@ -1132,7 +1132,7 @@ static int open_dest(const char *dir, int *ret_fd, char **ret_err)
 		close(fd);
 		return -EPERM;
 	}
-	d = fdopendir(dup(fd));
+	d = fdopendir(openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)); /* fd is O_PATH */
 	while (d && (de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			close(fd);

@@ -37,7 +37,7 @@ int pf_output_write(const char *path, const void *buf, size_t len, char **ret_er
 
 /*
  * Open the directory @dir by the walk above (creating what is missing when
- * @create): its fd, and *ret_shown (the path walked, caller frees; may be
+ * @create): its fd (O_PATH: for the *at() calls and fstat, not for reading), and *ret_shown (the path walked, caller frees; may be
  * NULL); or -errno with *ret_err (caller frees).
  */
 int pf_output_opendir(const char *dir, bool create, char **ret_shown, char **ret_err);

@@ -101,7 +101,9 @@ static void walked_add(struct pf_strbuf *walked, const char *c)
 static int open_component(int dfd, const char *c, bool create, const char *shown,
 			  char **ret_err)
 {
-	int nfd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	/* O_PATH: a directory we may search but not list is still walked */
+	int nfd = openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (nfd >= 0 || errno != ENOENT || !create)
 		return nfd >= 0 ? nfd : fail_at(ret_err, -errno, shown, "cannot open the directory");
@@ -110,7 +112,8 @@ static int open_component(int dfd, const char *c, bool create, const char *shown
 	nfd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (nfd < 0)
 		return fail_at(ret_err, -errno, shown, "cannot open the directory");
-	if (fchmod(nfd, 0755) < 0) { /* whatever the umask */
+	/* 0755 whatever the umask; one someone else made meanwhile is left to the rule */
+	if (fstat(nfd, &st) == 0 && st.st_uid == geteuid() && fchmod(nfd, 0755) < 0) {
 		int r = -errno;
 
 		close(nfd);
@@ -156,7 +159,7 @@ static int restart_at_root(int *dfd, struct pf_strbuf *walked, char **ret_err)
 {
 	pf_strbuf_setlen(walked, 0);
 	pf_strbuf_adds(walked, "/");
-	return step_into(dfd, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), "/", ret_err);
+	return step_into(dfd, open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), "/", ret_err);
 }
 
 static int walk(int *dfd, char **rest, bool create, struct pf_strbuf *walked, char **ret_err)
@@ -188,7 +191,7 @@ static int walk(int *dfd, char **rest, bool create, struct pf_strbuf *walked, ch
 				pf_strbuf_setlen(walked, 1);
 			else
 				walked_add(walked, "..");
-			r = step_into(dfd, openat(*dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			r = step_into(dfd, openat(*dfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC),
 				      walked->buf, ret_err);
 			if (r < 0)
 				return r;
@@ -233,7 +236,7 @@ int pf_output_opendir(const char *dir, bool create, char **ret_shown, char **ret
 		r = restart_at_root(&dfd, &walked, ret_err);
 	} else {
 		pf_strbuf_adds(&walked, ".");
-		r = step_into(&dfd, open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ".", ret_err);
+		r = step_into(&dfd, open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), ".", ret_err);
 	}
 	if (r >= 0)
 		r = walk(&dfd, &rest, create, &walked, ret_err);
