@@ -6,7 +6,8 @@
  * `diff`, and `snapshot DIR`'s directory): the directory is opened
  * component by component from / (or the working directory), each with
  * O_NOFOLLOW|O_DIRECTORY, and every directory on the way must be owned by
- * root or the caller and not writable by other users unless sticky; so below
+ * root or the caller and not writable by other users unless sticky (an
+ * ordinary caller's own group may write; root's may not); so below
  * /tmp the next component must be root's or the caller's.  A symlink on the
  * way (or as the final name) is followed only when root or the caller owns
  * it, by walking its target the same way.  Missing directories are created

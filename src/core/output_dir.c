@@ -41,6 +41,10 @@ bool pf_output_trusted_owner(uid_t uid)
 int pf_output_judge_dir(const struct stat *st, const char *shown, char **ret_err)
 {
 	pf_autofree char *who = pf_output_owner(st->st_uid);
+	/* an ordinary user's own group may write her directories (umask 002, user private
+	 * groups): she chose to share them; root shares with no group */
+	bool own_group = geteuid() != 0 && st->st_gid == getegid();
+	mode_t foreign = S_IWOTH | (own_group ? 0 : S_IWGRP);
 
 	if (!pf_output_trusted_owner(st->st_uid)) {
 		*ret_err = pf_xasprintf("'%s' is owned by %s, neither root nor the caller: that "
@@ -48,7 +52,7 @@ int pf_output_judge_dir(const struct stat *st, const char *shown, char **ret_err
 					shown, who);
 		return -EPERM;
 	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
+	if ((st->st_mode & foreign) && !(st->st_mode & S_ISVTX)) {
 		*ret_err = pf_xasprintf("'%s' (owner %s, mode %04o) is writable by other users "
 					"and not sticky: they could swap what lies beneath it; "
 					"not written there", shown, who,

@@ -46,6 +46,10 @@ chmod 0777 "$T/open"
 run --output "$T/open/r.json"
 expect_rc 74 "--output into a world-writable, non-sticky directory"
 expect_err "mode 0777) is writable by other users and not sticky"
+chmod 0775 "$T/open"
+run --output "$T/open/r.json"
+expect_rc 74 "root: --output into a group-writable directory"
+expect_err "mode 0775) is writable by other users and not sticky"
 
 # 3. her FIFO at the report's name: refused at once, no hang, not replaced
 nobody mkfifo "$T/tmp/r.json"
@@ -119,6 +123,11 @@ nobody "$PREFLIGHT" --root "$root" --only memlock,sysctl --output "$T/tmp/mine/d
 rc=$?
 expect_rc 0 "a user writing into her own directory"
 json_ok "$T/tmp/mine/d/r.json" || not_ok "no report in her own directory"
+nobody mkdir -m 0775 "$T/tmp/mine/grp"
+nobody "$PREFLIGHT" --root "$root" --only memlock,sysctl --output "$T/tmp/mine/grp/r.json" \
+	>"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 0 "a user writing into her own directory that her own group may write"
 mkdir -p "$T/var/lib"
 run --output "$T/var/lib/preflight/prolog.json"
 expect_rc 0 "a root-owned /var/lib/preflight, created"
