@@ -241,6 +241,7 @@ static int write_path(const char *path, const void *buf, size_t len, int depth,
 	char *slash = strrchr(dir, '/');
 	const char *name = slash ? slash + 1 : path;
 	struct stat lst;
+	int r;
 
 	if (fd_path(path) >= 0)
 		return write_fd(fd_path(path), buf, len);
@@ -274,7 +275,12 @@ static int write_path(const char *path, const void *buf, size_t len, int depth,
 					S_ISSOCK(lst.st_mode) ? "socket" : "device node", who);
 		return -EPERM;
 	}
-	return write_in_place(dfd, name, &lst, buf, len);
+	r = write_in_place(dfd, name, &lst, buf, len);
+	if (r == -ETIMEDOUT)
+		*ret_err = pf_xasprintf("nothing read the %s within %d s: not written",
+					S_ISFIFO(lst.st_mode) ? "FIFO" : "device",
+					PF_OUTPUT_DEADLINE_S);
+	return r;
 }
 
 int pf_output_write(const char *path, const void *buf, size_t len, char **ret_err)

@@ -103,6 +103,14 @@ victim_ok && ok "$i runs against the swapping helper: the victim is untouched" |
 	not_ok "the race won after $i runs: the victim was replaced"
 [ -z "$(ls -A "$T/tmp/race" | grep '^\.r')" ] || not_ok "temporary files left in the race"
 
+# root's own FIFO that nobody reads: a clear error after the deadline, never a hang
+mkfifo "$T/unread"
+timeout 30 "$PREFLIGHT" --root "$root" --only memlock,sysctl --output "$T/unread" \
+	>"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 74 "--output onto a FIFO nobody reads"
+expect_err "nothing read the FIFO within 10 s"
+
 # ordinary use: a report in /tmp itself, its own link, stdout, a user on her own files
 run --output "$T/tmp/report.json"
 expect_rc 0 "--output into a sticky world-writable directory"
