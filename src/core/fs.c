@@ -27,12 +27,25 @@ struct pf_fs {
 	bool have_openat2;
 };
 
+/*
+ * openat2(2).  With RESOLVE_IN_ROOT or RESOLVE_BENEATH the kernel answers
+ * EAGAIN when any rename on the system raced a ".." in the lookup: a user
+ * renaming files in a loop (in her own /tmp directory) made every file of a
+ * recorded root reached through "../" links unreadable.  Retried a few
+ * times; still EAGAIN, the caller resolves in user space.
+ */
 static int sys_openat2(int dirfd, const char *path, int flags, uint64_t resolve)
 {
 #ifdef SYS_openat2
 	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
+	int fd = -1;
 
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	for (int i = 0; i < 16; i++) {
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd;
 #else
 	errno = ENOSYS;
 	return -1;
@@ -236,7 +249,9 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
 			path++;
 		fd = sys_openat2(fs->root_fd, *path ? path : ".", flags,
 				 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-		return only_regular(fd, flags);
+		if (fd >= 0 || errno != EAGAIN)
+			return only_regular(fd, flags);
+		/* renames elsewhere kept racing the kernel's ".." check: resolve here */
 	}
 	r = resolve(fs, path, true, &rel);
 	if (r < 0)
@@ -585,7 +600,7 @@ int pf_openat_beneath(int dirfd, const char *rel, int flags)
 					.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
 
 		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != EAGAIN))
 			return fd >= 0 ? fd : -errno;
 	}
 #endif

@@ -103,6 +103,37 @@ victim_ok && ok "$i runs against the swapping helper: the victim is untouched" |
 	not_ok "the race won after $i runs: the victim was replaced"
 [ -z "$(ls -A "$T/tmp/race" | grep '^\.r')" ] || not_ok "temporary files left in the race"
 
+# 6. her renames elsewhere (in her own directory) do not change what root reads under
+# --root: openat2(RESOLVE_IN_ROOT) answers EAGAIN to a ".." raced by any rename on the
+# system, which made every file reached through a recorded root's "../" links an error
+gen_root "$T/gen" --gpus 2 --nics 2
+chmod -R go+rX "$T/gen"
+"$PREFLIGHT" --root "$T/gen" --format json >"$T/quiet.json" 2>/dev/null
+nobody "$PY" - "$T/tmp/race/r.json" "$T/tmp/race/r.lnk" "$T/tmp/stop2" <<'PY' &
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b, stop = (s.encode() for s in sys.argv[1:4])
+for n in range(50_000_000):
+    libc.renameat2(-100, a, -100, b, 2)  # AT_FDCWD, RENAME_EXCHANGE
+    if n % 1000 == 0 and os.path.exists(stop):
+        break
+PY
+swapper=$!
+same=0
+for i in 1 2 3 4 5; do
+	"$PREFLIGHT" --root "$T/gen" --format json >"$T/busy.json" 2>/dev/null
+	"$PY" - "$T/quiet.json" "$T/busy.json" <<'PY' && same=$((same + 1))
+import json, sys
+q, b = (json.load(open(p)) for p in sys.argv[1:3])
+st = lambda r: {c["name"]: c["status"] for c in r["checks"]}
+sys.exit(0 if st(q) == st(b) else print("differs:", {k: (v, st(b).get(k)) for k, v in st(q).items() if st(b).get(k) != v}) or 1)
+PY
+done
+nobody touch "$T/tmp/stop2"
+wait "$swapper"
+[ "$same" -eq 5 ] && ok "renames elsewhere leave --root verdicts as they are" ||
+	not_ok "renames elsewhere changed --root verdicts in $((5 - same)) of 5 runs"
+
 # root's own FIFO that nobody reads: a clear error after the deadline, never a hang
 mkfifo "$T/unread"
 timeout 30 "$PREFLIGHT" --root "$root" --only memlock,sysctl --output "$T/unread" \
