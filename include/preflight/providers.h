@@ -27,6 +27,7 @@ struct pf_pause;
 struct pf_stats;
 struct pf_pfc;
 struct pf_ipv4_addrs;
+struct pf_ip_rules;
 struct pf_job_user;
 struct pf_devnodes;
 
@@ -49,6 +50,11 @@ struct pf_providers {
 	/* IPv4 addresses of a netdev (RTM_GETADDR; recorded: preflight/ip/<if>/addr). */
 	int (*ipv4_addrs)(const struct pf_ctx *ctx, const char *ifname,
 			  struct pf_ipv4_addrs *ret);
+	/*
+	 * The IPv4 policy routing rules (RTM_GETRULE; recorded: preflight/ip/rule,
+	 * `ip -4 rule show`).  May be NULL.
+	 */
+	int (*ip_rules)(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
 	/*
 	 * The kernel's page size in bytes (live: sysconf(_SC_PAGESIZE);
 	 * recorded: preflight/page_size, as `getconf PAGESIZE` prints it).
