@@ -843,6 +843,32 @@ static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
 	return 0;
 }
 
+/* preflight/ip/rule (`ip -4 rule show`) from the provider (RTM_GETRULE live). */
+static int copy_ip_rules(struct snap *s, const struct pf_ctx *ctx)
+{
+	pf_autofree struct pf_ip_rules *rules = pf_xcalloc(1, sizeof(*rules));
+	pf_autofree char *text = NULL;
+	int r;
+
+	if (!ctx->prov->ip_rules)
+		return 0;
+	r = ctx->prov->ip_rules(ctx, rules);
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, "preflight/ip/rule", r);
+		return 0;
+	}
+	r = make_dirs(s, "preflight/ip");
+	if (r < 0)
+		return r;
+	text = pf_format_ip_rule(rules);
+	r = put_file(s, "preflight/ip/rule", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
 /*
  * The environment variables a check judges: NCCL's own, CUDA's device mask,
  * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
@@ -1138,6 +1164,8 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
 
 		r = copy_page_size(&s, &ctx);
+		if (r >= 0)
+			r = copy_ip_rules(&s, &ctx);
 		if (r >= 0)
 			r = copy_process_facts(&s, &ctx);
 		if (r >= 0)
