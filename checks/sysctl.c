@@ -4,10 +4,13 @@
  *
  * A table of expectations over /proc/sys: socket buffer sizes (NCCL's
  * bootstrap and socket transport, IPoIB, storage), multi-rail RoCE ARP and
- * reverse-path settings (judged per RoCE netdev as max(all, <if>), only when
- * two or more RoCE netdevs share the node), NUMA balancing and zone reclaim.
- * Every threshold is a parameter; `ignore` drops rules, `warn_only` demotes
- * failures.  A sysctl that cannot be read is an error for that key only.
+ * reverse-path settings (judged per RoCE netdev as max(all, <if>), only on
+ * rails that share an IPv4 subnet; the RoCE netdevs are those the RDMA
+ * ports' GID tables name; strict rp_filter passes with per-rail source
+ * policy rules), NUMA balancing and zone reclaim.  Every threshold is a
+ * parameter; `ignore` drops rules, `warn_only` demotes failures.  Live, a
+ * sysctl that cannot be read is an error for that key only; under --root an
+ * absent one is a skip naming the file.
  */
 #include <string.h>
 
@@ -631,9 +634,11 @@ const struct pf_check pf_check_sysctl = {
 	.reads = "/proc/sys/net/core/{r,w}mem_{max,default}, netdev_max_backlog, "
 		 "/proc/sys/net/ipv4/tcp_{r,w}mem, /proc/sys/net/ipv4/conf/{all,<roce-if>}/"
 		 "{arp_ignore,arp_announce,rp_filter}, /proc/sys/kernel/numa_balancing, "
-		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/net/*/{type,device/infiniband}, "
+		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/infiniband/*/ports/*/{link_layer,"
+		 "gid_attrs/ndevs/*}, /sys/class/net/*/{type,device/infiniband}, "
 		 "the IPv4 addresses of RoCE netdevs (RTM_GETADDR; recorded: "
-		 "preflight/ip/<if>/addr)",
+		 "preflight/ip/<if>/addr), the policy routing rules (RTM_GETRULE; recorded: "
+		 "preflight/ip/rule)",
 	.params = sysctl_params,
 	.cfg_size = sizeof(struct sysctl_cfg),
 	.timeout_s = 5,
