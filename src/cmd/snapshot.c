@@ -870,6 +870,50 @@ static int copy_ip_rules(struct snap *s, const struct pf_ctx *ctx)
 }
 
 /*
+ * preflight/mstconfig/<bdf>/ROCE_CC_PRIO_MASK_P<n>: the firmware's DCQCN
+ * enable of each NVIDIA/Mellanox RoCE port, as `mstconfig -e q` prints it.
+ */
+static int copy_nv_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r = 0;
+
+	if (!ctx->prov->nv_query || pf_node_load(s->src, NULL, &node, &err) < 0)
+		return 0;
+	for (size_t i = 0; i < node->n_rdma && r >= 0; i++) {
+		const struct pf_rdma_dev *dev = &node->rdma[i];
+
+		for (size_t j = 0; j < dev->n_ports && r >= 0; j++) {
+			const struct pf_pci_dev *pci = dev->pci >= 0 ? &node->pci[dev->pci] : NULL;
+			pf_autofree char *text = NULL, *d = NULL, *f = NULL;
+			char param[48];
+
+			if (dev->ports[j].link_layer != PF_LINK_ETH || !pci || pci->vendor != 0x15b3)
+				continue;
+			pf_roce_cc_param(pci->bdf, dev->n_ports, dev->ports[j].num, param,
+					 sizeof(param));
+			d = pf_xasprintf("preflight/mstconfig/%s", pci->bdf);
+			f = pf_xasprintf("%s/%s", d, param);
+			r = ctx->prov->nv_query(ctx, pci->bdf, param, &text);
+			if (r < 0) {
+				if (r != -ENOENT || pf_fs_is_live(s->src))
+					log_skip(s, f, r);
+				r = 0;
+				continue;
+			}
+			r = make_dirs(s, d);
+			if (r >= 0)
+				r = put_file(s, f, text, strlen(text));
+			if (r >= 0)
+				s->st.facts++;
+		}
+	}
+	pf_node_free(node);
+	return r;
+}
+
+/*
  * The environment variables a check judges: NCCL's own, CUDA's device mask,
  * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
  * in a prolog or epilog, whose environment is not the job's).
@@ -1166,6 +1210,8 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		r = copy_page_size(&s, &ctx);
 		if (r >= 0)
 			r = copy_ip_rules(&s, &ctx);
+		if (r >= 0)
+			r = copy_nv_facts(&s, &ctx);
 		if (r >= 0)
 			r = copy_process_facts(&s, &ctx);
 		if (r >= 0)
