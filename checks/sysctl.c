@@ -493,6 +493,7 @@ struct rails {
 	struct pf_ipv4_addrs *addrs;
 	struct pf_ip_rules *rules;
 	int rules_r; /* 0, or why the rules are unknown */
+	bool live;
 };
 
 /*
@@ -506,6 +507,12 @@ static void judge_rp_strict(struct pf_result *res, const struct rails *rl, int k
 	const struct pf_ip_rule *r;
 	struct pf_finding *f;
 
+	if (rl->rules_r < 0 && rl->live && rl->rules_r != -ENOSYS) {
+		pf_add(res, PF_STATUS_ERROR, subject, "%llu (strict) with another rail in the subnet, "
+		       "and the policy routing rules cannot be read (RTM_GETRULE): %s",
+		       (unsigned long long)v, strerror(-rl->rules_r));
+		return;
+	}
 	if (rl->rules_r < 0) {
 		f = pf_add(res, PF_STATUS_SKIP, subject,
 			   "%llu (strict) with another rail in the subnet, and the policy routing "
@@ -602,7 +609,7 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 		return;
 	iprules = pf_xcalloc(1, sizeof(*iprules));
 	rl = (struct rails){ .names = names, .n = n, .shared = shared, .addrs = addrs,
-			     .rules = iprules, .rules_r = -ENOSYS };
+			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_fs_is_live(ctx->fs) };
 	if (ctx->prov && ctx->prov->ip_rules) {
 		int r = ctx->prov->ip_rules(ctx, iprules);
 

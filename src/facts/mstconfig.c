@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,13 +57,21 @@ int pf_nv_tool_path(char *buf, size_t len)
 	return -ENOENT;
 }
 
-static void child(const char *path, char *const argv[], int out)
+/*
+ * The tool runs in a process group of its own, so the deadline kills all it
+ * started; PR_SET_PDEATHSIG kills it when the check's process dies first (the
+ * runner kills the check's group at the check's deadline, which this group
+ * escapes).
+ */
+static void child(const char *path, char *const argv[], int out, pid_t parent)
 {
 	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 				      (char *)"LC_ALL=C", NULL };
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(126);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);
 	execve(path, argv, envp);
@@ -104,7 +113,7 @@ int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, ch
 {
 	pf_autostrbuf struct pf_strbuf sb = PF_STRBUF_INIT;
 	int fds[2], status = 0, r;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
@@ -116,7 +125,7 @@ int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, ch
 		return r;
 	}
 	if (pid == 0)
-		child(path, argv, fds[1]);
+		child(path, argv, fds[1], self);
 	setpgid(pid, pid); /* as the child does: whichever runs first, the kill reaches the group */
 	close(fds[1]);
 	r = slurp(fds[0], pf_now_ms() + deadline_ms, &sb);
