@@ -470,13 +470,15 @@ static const struct pf_ip_rule *source_rule(const struct pf_ip_rules *ipr,
 			continue;
 		if ((r->iif[0] && strcmp(r->iif, "lo")) || (r->oif[0] && strcmp(r->oif, ifname)))
 			continue;
+		/* the sender is any neighbour in the rail's subnet: `to` must hold all of it */
 		for (size_t a = 0; a < addrs[k].n && !match; a++)
 			match = covers(&r->src, addrs[k].v[a].addr) &&
-				(!r->dst.prefix || pf_ipv4_same_subnet(&r->dst, &addrs[k].v[a]));
+				(!r->dst.prefix || (r->dst.prefix <= addrs[k].v[a].prefix &&
+						    covers(&r->dst, addrs[k].v[a].addr)));
 		if (!match)
 			continue;
-		if (r->action == PF_RULE_LOOKUP && r->table == 255 && !r->src.prefix)
-			continue; /* the sender's address is not local */
+		if (r->action == PF_RULE_LOOKUP && r->table == 255)
+			continue; /* the sender's address is not local: the lookup falls through */
 		if (r->action != PF_RULE_LOOKUP || !r->src.prefix || r->table == 255 ||
 		    r->table == 254 || r->table == 253)
 			return NULL;

@@ -617,6 +617,22 @@ static void test_rp_filter_policy_routing(void **state)
 	pf_test_need(&res, "net.ipv4.conf.veth1.rp_filter", PF_STATUS_PASS);
 	pf_result_release(&res);
 
+	/*
+	 * the soft-RoCE rig's rules (issue 19): local moved below per-address
+	 * local rules and per-rail "iif lo" source rules; "to .1" is one host,
+	 * not the subnet a sender comes from
+	 */
+	run_policy("50:\tfrom 192.0.2.1 to 192.0.2.1 lookup local\n"
+		   "51:\tfrom 192.0.2.2 to 192.0.2.2 lookup local\n"
+		   "100:\tfrom 192.0.2.1 iif lo lookup 101\n"
+		   "101:\tfrom 192.0.2.2 iif lo lookup 102\n"
+		   "102:\tfrom all to 192.0.2.2 iif lo lookup 101\n"
+		   "1000:\tfrom all lookup local\n"
+		   "32766:\tfrom all lookup main\n", PF_STATUS_PASS, &res);
+	f = pf_test_need(&res, "net.ipv4.conf.veth1.rp_filter", PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "rule 101");
+	pf_result_release(&res);
+
 	/* only one rail has its rule: the other still fails */
 	run_policy("0:\tfrom all lookup local\n32764:\tfrom 192.0.2.1 lookup 101\n"
 		   "32766:\tfrom all lookup main\n", PF_STATUS_PASS, &res);
