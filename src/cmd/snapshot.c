@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "preflight/gpu.h"
 #include "preflight/job.h"
@@ -762,6 +763,57 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 }
 
 /*
+ * The address fact of a RoCE netdev without a PCI function (soft-RoCE's
+ * veth, a RoCE LAG bond, a VLAN), named by an RDMA port's GID table: the
+ * sysctl check needs its addresses as much as a PF's.  Netdevs already
+ * recorded are left alone.
+ */
+static int gid_addr_facts(struct snap *s, const struct pf_ctx *ctx, const char *dir)
+{
+	pf_autofree char *ndevs = pf_xasprintf("%s/gid_attrs/ndevs", dir), *ll = NULL;
+	pf_autostrv char **gids = NULL;
+	int m, r = 0;
+
+	if (pf_fs_readf_line(s->src, &ll, "%s/link_layer", dir) < 0 || strcmp(ll, "Ethernet"))
+		return 0;
+	m = pf_fs_list(s->src, ndevs, &gids);
+	for (int j = 0; j < m && r >= 0; j++) {
+		pf_autofree char *name = NULL, *rel = NULL, *dev = NULL;
+
+		if (pf_fs_readf_line(s->src, &name, "%s/%s", ndevs, gids[j]) < 0 || !*name ||
+		    strchr(name, '/') || name[0] == '.')
+			continue;
+		dev = pf_xasprintf("/sys/class/net/%s/device", name);
+		rel = pf_xasprintf("preflight/ip/%s/addr", name);
+		if (pf_fs_exists(s->src, dev) == 1 ||
+		    faccessat(s->dfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		r = addr_fact(s, ctx, name);
+	}
+	return r;
+}
+
+static int copy_gid_addr_facts(struct snap *s, const struct pf_snapshot_opts *opts)
+{
+	struct pf_ctx ctx = { .fs = s->src, .prov = opts->prov };
+	pf_autostrv char **devs = NULL;
+	int n = pf_fs_list(s->src, "/sys/class/infiniband", &devs), r = 0;
+
+	for (int i = 0; i < n && r >= 0 && opts->prov->ipv4_addrs; i++) {
+		pf_autofree char *pdir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
+		pf_autostrv char **ports = NULL;
+		int m = pf_fs_list(s->src, pdir, &ports);
+
+		for (int j = 0; j < m && r >= 0; j++) {
+			pf_autofree char *dir = pf_xasprintf("%s/%s", pdir, ports[j]);
+
+			r = gid_addr_facts(s, &ctx, dir);
+		}
+	}
+	return r;
+}
+
+/*
  * Netdevs with a device (physical functions, not bridges or veths).  The
  * second statistics sample is taken only for netdevs of an RDMA device,
  * after one shared wait.
@@ -1204,6 +1256,8 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		r = make_dirs(&s, "preflight");
 	if (r >= 0)
 		r = copy_facts(&s, &o);
+	if (r >= 0)
+		r = copy_gid_addr_facts(&s, &o);
 	if (r >= 0) {
 		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
 

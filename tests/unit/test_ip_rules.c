@@ -323,6 +323,45 @@ static void test_sysctl_with_live_rules(void **state)
 	free(dir);
 }
 
+/*
+ * A snapshot of soft-RoCE rails (veths without a PCI function, found by the
+ * GID table) records their addresses, so sysctl judges the snapshot as it
+ * judges the source (issue 19: snapshot = live).
+ */
+static void test_snapshot_virtual_rails(void **state)
+{
+	struct pf_snapshot_opts opts = { .prov = &pf_providers_recorded };
+	struct pf_snapshot_stats st;
+	struct pf_result res;
+	struct pf_fs *src = NULL;
+	char *dir = rxe_root(), dst[512], *err = NULL;
+	const char *const rails[] = { "r0", "r1" };
+
+	pf_test_write(dir, "preflight/ip/r0/addr", "5: r0    inet 192.0.2.1/24 scope global r0\n");
+	pf_test_write(dir, "preflight/ip/r1/addr", "6: r1    inet 192.0.2.2/24 scope global r1\n");
+	pf_test_write(dir, "preflight/ip/rule", "0:\tfrom all lookup local\n"
+		      "32766:\tfrom all lookup main\n");
+	pf_test_write(dir, "sys/class/net/r0/ifindex", "5");
+	pf_test_write(dir, "sys/class/net/r1/ifindex", "6");
+	snprintf(dst, sizeof(dst), "%s.snap", dir);
+	assert_int_equal(pf_fs_open(dir, &src), 0);
+	assert_int_equal(pf_snapshot_write(src, dst, &opts, &st, &err), 0);
+	pf_fs_free(src);
+	for (int pass = 0; pass < 2; pass++) {
+		pf_test_run_check("sysctl", pass ? dst : dir, NULL, NULL, &res);
+		for (size_t i = 0; i < PF_ARRAY_SIZE(rails); i++) {
+			char subject[64];
+
+			snprintf(subject, sizeof(subject), "net.ipv4.conf.%s.rp_filter", rails[i]);
+			pf_test_need(&res, subject, PF_STATUS_FAIL); /* strict, no source rules */
+		}
+		pf_result_release(&res);
+	}
+	pf_test_rmtree(dst);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_iproute2_text),
 		cmocka_unit_test(test_snapshot_records_rules),
 		cmocka_unit_test(test_sysctl_with_live_rules),
+		cmocka_unit_test(test_snapshot_virtual_rails),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
