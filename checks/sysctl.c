@@ -4,14 +4,18 @@
  *
  * A table of expectations over /proc/sys: socket buffer sizes (NCCL's
  * bootstrap and socket transport, IPoIB, storage), multi-rail RoCE ARP and
- * reverse-path settings (judged per RoCE netdev as max(all, <if>), only when
- * two or more RoCE netdevs share the node), NUMA balancing and zone reclaim.
- * Every threshold is a parameter; `ignore` drops rules, `warn_only` demotes
- * failures.  A sysctl that cannot be read is an error for that key only.
+ * reverse-path settings (judged per RoCE netdev as max(all, <if>), only on
+ * rails that share an IPv4 subnet; the RoCE netdevs are those the RDMA
+ * ports' GID tables name; strict rp_filter passes with per-rail source
+ * policy rules), NUMA balancing and zone reclaim.  Every threshold is a
+ * parameter; `ignore` drops rules, `warn_only` demotes failures.  Live, a
+ * sysctl that cannot be read is an error for that key only; under --root an
+ * absent one is a skip naming the file.
  */
 #include <string.h>
 
 #include "preflight/check.h"
+#include "preflight/fs.h"
 #include "preflight/net.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
@@ -237,6 +241,12 @@ static void absent(const struct pf_fs *fs, struct pf_result *res, const struct r
 		       "not captured: %s is absent under the root", dir);
 }
 
+/* Under a recorded root a file the capture left out is a skip naming it. */
+static void not_captured(struct pf_result *res, const char *subject, const char *path)
+{
+	pf_add(res, PF_STATUS_SKIP, subject, "not captured: %s is absent under the root", path);
+}
+
 static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			 const struct rule *rule, struct pf_result *res)
 {
@@ -248,34 +258,108 @@ static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 	r = read_value(ctx->fs, path, rule->field, &v);
 	if (r == -ENOENT && rule->kconfig)
 		absent(ctx->fs, res, rule, path);
+	else if (r == -ENOENT && !pf_fs_is_live(ctx->fs))
+		not_captured(res, rule->name, path);
 	else if (r < 0)
 		read_error(res, rule->name, path, r);
 	else
 		judge(res, cfg, rule, rule->name, rule->name, v);
 }
 
-/* Netdevs that carry RoCE: an RDMA device below them and an Ethernet link type. */
+static void add_name(char **out, int *k, const char *name)
+{
+	for (int i = 0; i < *k; i++)
+		if (!strcmp(out[i], name))
+			return;
+	out[(*k)++] = pf_xstrdup(name);
+}
+
+/*
+ * The netdevs of one RDMA port as the kernel's GID table names them
+ * (drivers/infiniband/core/sysfs.c: ports/<p>/gid_attrs/ndevs/<i>, one per
+ * GID in use; unused entries cannot be read): the PF's netdev, a RoCE LAG
+ * bond, VLANs, a VF's netdev, soft-RoCE's veth or Ethernet netdev.
+ */
+static void port_ndevs(const struct pf_fs *fs, const char *dir, char ***out, int *k, int *alloc)
+{
+	pf_autostrv char **gids = NULL;
+	pf_autofree char *ll = NULL, *ndevs = pf_xasprintf("%s/gid_attrs/ndevs", dir);
+	pf_autofree char *llp = pf_xasprintf("%s/link_layer", dir);
+	int n;
+
+	if (pf_fs_read_line(fs, llp, &ll) < 0 || strcmp(ll, "Ethernet"))
+		return;
+	n = pf_fs_list(fs, ndevs, &gids);
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *path = pf_xasprintf("%s/%s", ndevs, gids[i]), *name = NULL;
+
+		if (pf_fs_read_line(fs, path, &name) < 0 || !*name || strchr(name, '/'))
+			continue;
+		if (*k + 1 >= *alloc) {
+			*alloc *= 2;
+			*out = pf_xrealloc(*out, (size_t)*alloc * sizeof(**out));
+		}
+		add_name(*out, k, name);
+	}
+}
+
+static void gid_netdevs(const struct pf_fs *fs, char ***out, int *k, int *alloc)
+{
+	pf_autostrv char **devs = NULL;
+	int n = pf_fs_list(fs, "/sys/class/infiniband", &devs);
+
+	for (int i = 0; i < n; i++) {
+		pf_autostrv char **ports = NULL;
+		pf_autofree char *pdir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
+		int m = pf_fs_list(fs, pdir, &ports);
+
+		for (int j = 0; j < m; j++) {
+			pf_autofree char *dir = pf_xasprintf("%s/%s", pdir, ports[j]);
+
+			port_ndevs(fs, dir, out, k, alloc);
+		}
+	}
+}
+
+/*
+ * Netdevs that carry RoCE, Ethernet link type (1): those the RDMA ports'
+ * GID tables name, and (for captures without gid_attrs) those with an RDMA
+ * device below their PCI function.
+ */
 static int roce_netdevs(const struct pf_fs *fs, char ***ret)
 {
 	pf_autostrv char **names = NULL;
-	char **out;
-	int n, k = 0;
+	char **cand, **out;
+	int n, k = 0, nc = 0, alloc;
 
 	n = pf_fs_list(fs, "/sys/class/net", &names);
 	if (n < 0)
 		return n;
-	out = pf_xcalloc((size_t)n + 1, sizeof(*out));
+	alloc = n + 8;
+	cand = pf_xcalloc((size_t)alloc, sizeof(*cand));
+	gid_netdevs(fs, &cand, &nc, &alloc);
 	for (int i = 0; i < n; i++) {
-		char path[320];
+		pf_autofree char *path = pf_xasprintf("/sys/class/net/%s/device/infiniband",
+						      names[i]);
+
+		if (pf_fs_exists(fs, path) == 1) {
+			if (nc + 1 >= alloc) {
+				alloc *= 2;
+				cand = pf_xrealloc(cand, (size_t)alloc * sizeof(*cand));
+			}
+			add_name(cand, &nc, names[i]);
+		}
+	}
+	out = pf_xcalloc((size_t)nc + 1, sizeof(*out));
+	for (int i = 0; i < nc; i++) {
 		uint64_t type;
 
-		snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband", names[i]);
-		if (pf_fs_exists(fs, path) != 1)
-			continue;
-		if (pf_fs_readf_u64(fs, &type, "/sys/class/net/%s/type", names[i]) < 0 || type != 1)
-			continue;
-		out[k++] = pf_xstrdup(names[i]);
+		if (pf_fs_readf_u64(fs, &type, "/sys/class/net/%s/type", cand[i]) == 0 && type == 1)
+			out[k++] = cand[i];
+		else
+			free(cand[i]);
 	}
+	free(cand);
 	*ret = out;
 	return k;
 }
@@ -288,9 +372,8 @@ static int roce_netdevs(const struct pf_fs *fs, char ***ret)
  * (a skip or error finding says why); returns how many rails share.
  */
 static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *shared,
-			 struct pf_result *res)
+			 struct pf_ipv4_addrs *addrs, struct pf_result *res)
 {
-	pf_autofree struct pf_ipv4_addrs *addrs = pf_xcalloc((size_t)n, sizeof(*addrs));
 	pf_autofree bool *known = pf_xcalloc((size_t)n, sizeof(*known));
 	pf_autofree char *missing = pf_xstrdup(""), *subnets = pf_xstrdup("");
 	int n_shared = 0, n_missing = 0;
@@ -347,12 +430,167 @@ static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *sh
 	return n_shared;
 }
 
+/* True when the rule's selector @sel (prefix 0: all) holds @a's address. */
+static bool covers(const struct pf_ipv4_addr *sel, uint32_t a)
+{
+	uint32_t mask = sel->prefix ? ~(uint32_t)0 << (32 - sel->prefix) : 0;
+
+	return (sel->addr & mask) == (a & mask);
+}
+
+/* True when @sel also holds an address of another sharing rail than @k. */
+static bool covers_other(const struct pf_ipv4_addr *sel, const struct pf_ipv4_addrs *addrs,
+			 const bool *shared, int n, int k)
+{
+	for (int j = 0; j < n; j++)
+		for (size_t b = 0; j != k && shared[j] && b < addrs[j].n; b++)
+			if (covers(sel, addrs[j].v[b].addr))
+				return true;
+	return false;
+}
+
+/*
+ * The policy rule that answers rp_filter's reverse lookup for rail @k
+ * (net/ipv4/fib_frontend.c, __fib_validate_source: saddr = the rail's own
+ * address the packet was sent to, daddr = its sender in the rail's subnet,
+ * iif = lo, oif unset): the first rule in priority order that matches such
+ * a lookup, if it is a per-rail source rule ("from <rail-ip> lookup N",
+ * N not local/main/default, covering no other rail's address); NULL when
+ * a catch-all (main) or anything not modelled answers first.
+ */
+static const struct pf_ip_rule *source_rule(const struct pf_ip_rules *ipr,
+					    const struct pf_ipv4_addrs *addrs, const bool *shared,
+					    int n, int k, const char *ifname)
+{
+	for (size_t i = 0; i < ipr->n; i++) {
+		const struct pf_ip_rule *r = &ipr->v[i];
+		bool match = false;
+
+		if (r->action == PF_RULE_NOP || r->invert || r->other)
+			continue;
+		if ((r->iif[0] && strcmp(r->iif, "lo")) || (r->oif[0] && strcmp(r->oif, ifname)))
+			continue;
+		/* the sender is any neighbour in the rail's subnet: `to` must hold all of it */
+		for (size_t a = 0; a < addrs[k].n && !match; a++)
+			match = covers(&r->src, addrs[k].v[a].addr) &&
+				(!r->dst.prefix || (r->dst.prefix <= addrs[k].v[a].prefix &&
+						    covers(&r->dst, addrs[k].v[a].addr)));
+		if (!match)
+			continue;
+		if (r->action == PF_RULE_LOOKUP && r->table == 255)
+			continue; /* the sender's address is not local: the lookup falls through */
+		if (r->action != PF_RULE_LOOKUP || !r->src.prefix || r->table == 255 ||
+		    r->table == 254 || r->table == 253)
+			return NULL;
+		return covers_other(&r->src, addrs, shared, n, k) ? NULL : r;
+	}
+	return NULL;
+}
+
+/* The rails that share a subnet, their addresses and the policy rules. */
+struct rails {
+	char **names;
+	int n;
+	bool *shared;
+	struct pf_ipv4_addrs *addrs;
+	struct pf_ip_rules *rules;
+	int rules_r; /* 0, or why the rules are unknown */
+	bool live;
+};
+
+/*
+ * rp_filter 1 on a sharing rail: strict filtering drops ARP from the other
+ * rail's neighbours only when the reverse route leaves by another rail.
+ * With a per-rail source rule it leaves by this one: pass, naming the rule.
+ */
+static void judge_rp_strict(struct pf_result *res, const struct rails *rl, int k,
+			    const char *subject, uint64_t v)
+{
+	const struct pf_ip_rule *r;
+	struct pf_finding *f;
+
+	if (rl->rules_r < 0 && rl->live && rl->rules_r != -ENOSYS) {
+		pf_add(res, PF_STATUS_ERROR, subject, "%llu (strict) with another rail in the subnet, "
+		       "and the policy routing rules cannot be read (RTM_GETRULE): %s",
+		       (unsigned long long)v, strerror(-rl->rules_r));
+		return;
+	}
+	if (rl->rules_r < 0) {
+		f = pf_add(res, PF_STATUS_SKIP, subject,
+			   "%llu (strict) with another rail in the subnet, and the policy routing "
+			   "rules are not %s (%s): per-rail source routing would make it correct",
+			   (unsigned long long)v,
+			   rl->rules_r == -ENOENT ? "captured" : "readable", strerror(-rl->rules_r));
+		pf_remedy(f, "take the snapshot with this version of preflight (it records "
+			  "preflight/ip/rule), or run on the node");
+		return;
+	}
+	r = source_rule(rl->rules, rl->addrs, rl->shared, rl->n, k, rl->names[k]);
+	if (!r)
+		return;
+	f = pf_add(res, PF_STATUS_PASS, subject, "%llu (strict) with per-rail source routing: rule "
+		   "%u sends the reverse-path lookup for %s's address to table %u, so replies "
+		   "and ARP leave by this rail", (unsigned long long)v, r->pref, rl->names[k],
+		   r->table);
+	pf_obs_num(f, "value", (double)v);
+	pf_obs_num(f, "rule_pref", r->pref);
+	pf_obs_num(f, "rule_table", r->table);
+}
+
+static void judge_rails_rule(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
+			     const struct rule *rule, const struct rails *rl,
+			     struct pf_result *res)
+{
+	char path[256], subject[160];
+	uint64_t all, dev, v;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", rule->name);
+	r = read_value(ctx->fs, path, 0, &all);
+	snprintf(subject, sizeof(subject), "net.ipv4.conf.all.%s", rule->name);
+	if (r == -ENOENT && !pf_fs_is_live(ctx->fs)) {
+		not_captured(res, subject, path);
+		return;
+	}
+	if (r < 0) {
+		read_error(res, subject, path, r);
+		return;
+	}
+	for (int k = 0; k < rl->n; k++) {
+		size_t before = res->n_findings;
+
+		if (!rl->shared[k])
+			continue;
+		snprintf(subject, sizeof(subject), "net.ipv4.conf.%s.%s", rl->names[k], rule->name);
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", rl->names[k],
+			 rule->name);
+		r = read_value(ctx->fs, path, 0, &dev);
+		if (r == -ENOENT && !pf_fs_is_live(ctx->fs)) {
+			not_captured(res, subject, path);
+			continue;
+		}
+		if (r < 0) {
+			read_error(res, subject, path, r);
+			continue;
+		}
+		/* the kernel applies the larger of "all" and the interface's value */
+		v = all > dev ? all : dev;
+		if (!strcmp(rule->name, "rp_filter") && v == 1 && !one_of(cfg->rp_filter, v))
+			judge_rp_strict(res, rl, k, subject, v);
+		if (res->n_findings == before)
+			judge(res, cfg, rule, subject, subject, v);
+	}
+}
+
 static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			struct pf_result *res)
 {
-	pf_autostrv char **rails = NULL;
+	pf_autostrv char **names = NULL;
 	pf_autofree bool *shared = NULL;
-	int n = roce_netdevs(ctx->fs, &rails);
+	pf_autofree struct pf_ipv4_addrs *addrs = NULL;
+	pf_autofree struct pf_ip_rules *iprules = NULL;
+	struct rails rl;
+	int n = roce_netdevs(ctx->fs, &names);
 
 	if (n == -ENOENT)
 		n = 0; /* no /sys/class/net under the root: no RoCE netdevs, say so below */
@@ -368,44 +606,29 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 		return;
 	}
 	shared = pf_xcalloc((size_t)n, sizeof(*shared));
-	if (sharing_rails(ctx, rails, n, shared, res) == 0)
+	addrs = pf_xcalloc((size_t)n, sizeof(*addrs));
+	if (sharing_rails(ctx, names, n, shared, addrs, res) == 0)
 		return;
-	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++) {
-		const struct rule *rule = &rules[i];
-		char path[256], subject[160];
-		uint64_t all, dev;
-		int r;
+	iprules = pf_xcalloc(1, sizeof(*iprules));
+	rl = (struct rails){ .names = names, .n = n, .shared = shared, .addrs = addrs,
+			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_fs_is_live(ctx->fs) };
+	if (ctx->prov && ctx->prov->ip_rules) {
+		int r = ctx->prov->ip_rules(ctx, iprules);
 
-		if (!rule->per_rail || pf_list_has(cfg->ignore, rule->name))
-			continue;
-		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", rule->name);
-		r = read_value(ctx->fs, path, 0, &all);
-		if (r < 0) {
-			snprintf(subject, sizeof(subject), "net.ipv4.conf.all.%s", rule->name);
-			read_error(res, subject, path, r);
-			continue;
-		}
-		for (int k = 0; k < n; k++) {
-			if (!shared[k])
-				continue;
-			snprintf(subject, sizeof(subject), "net.ipv4.conf.%s.%s", rails[k], rule->name);
-			snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", rails[k],
-				 rule->name);
-			r = read_value(ctx->fs, path, 0, &dev);
-			if (r < 0) {
-				read_error(res, subject, path, r);
-				continue;
-			}
-			/* the kernel applies the larger of "all" and the interface's value */
-			judge(res, cfg, rule, subject, subject, all > dev ? all : dev);
-		}
+		rl.rules_r = r < 0 ? r : 0;
 	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++)
+		if (rules[i].per_rail && !pf_list_has(cfg->ignore, rules[i].name))
+			judge_rails_rule(ctx, cfg, &rules[i], &rl, res);
 }
 
 static int sysctl_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct sysctl_cfg *cfg = config;
 
+	if (!pf_fs_is_live(ctx->fs) && pf_fs_exists(ctx->fs, "/proc/sys") != 1)
+		return pf_skip(res, "not captured: /proc/sys is absent under the root (a partial "
+			       "capture), so no sysctl can be judged");
 	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++)
 		if (!rules[i].per_rail && !pf_list_has(cfg->ignore, rules[i].name))
 			check_global(ctx, cfg, &rules[i], res);
@@ -420,9 +643,11 @@ const struct pf_check pf_check_sysctl = {
 	.reads = "/proc/sys/net/core/{r,w}mem_{max,default}, netdev_max_backlog, "
 		 "/proc/sys/net/ipv4/tcp_{r,w}mem, /proc/sys/net/ipv4/conf/{all,<roce-if>}/"
 		 "{arp_ignore,arp_announce,rp_filter}, /proc/sys/kernel/numa_balancing, "
-		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/net/*/{type,device/infiniband}, "
+		 "/proc/sys/vm/zone_reclaim_mode, /sys/class/infiniband/*/ports/*/{link_layer,"
+		 "gid_attrs/ndevs/*}, /sys/class/net/*/{type,device/infiniband}, "
 		 "the IPv4 addresses of RoCE netdevs (RTM_GETADDR; recorded: "
-		 "preflight/ip/<if>/addr)",
+		 "preflight/ip/<if>/addr), the policy routing rules (RTM_GETRULE; recorded: "
+		 "preflight/ip/rule)",
 	.params = sysctl_params,
 	.cfg_size = sizeof(struct sysctl_cfg),
 	.timeout_s = 5,

@@ -134,6 +134,8 @@ char *pf_format_ip_addr(const char *ifname, unsigned int ifindex,
 			const struct pf_ipv4_addrs *addrs);
 /* "10.0.0.1/24" into @buf (at least 19 bytes). */
 void pf_format_ipv4(const struct pf_ipv4_addr *a, char *buf, size_t len);
+/* "10.0.0.1/24" or "10.0.0.1" (a /32): 0 or -EINVAL. */
+int pf_parse_ipv4_cidr(const char *word, struct pf_ipv4_addr *ret);
 /* True when the two prefixes overlap (one subnet holds the other's address). */
 bool pf_ipv4_same_subnet(const struct pf_ipv4_addr *a, const struct pf_ipv4_addr *b);
 /*
@@ -144,6 +146,44 @@ bool pf_ipv4_same_subnet(const struct pf_ipv4_addr *a, const struct pf_ipv4_addr
  */
 int pf_rtaddr_parse(const void *buf, size_t len, unsigned int ifindex,
 		    struct pf_ipv4_addrs *ret);
+
+/*
+ * The IPv4 policy routing rules (RTM_GETRULE, or `ip -4 rule show`), in
+ * priority order.  Only what decides a reverse-path lookup is kept: the
+ * source and destination selectors, iif/oif, the table and the action;
+ * any other selector (fwmark, tos, ipproto, ports, uidrange, l3mdev)
+ * marks the rule `other` (it may not match an rp_filter lookup).
+ */
+#define PF_IP_RULES_MAX 256
+enum pf_ip_rule_action { PF_RULE_LOOKUP, PF_RULE_GOTO, PF_RULE_NOP, PF_RULE_BLOCK };
+struct pf_ip_rule {
+	uint32_t pref;
+	struct pf_ipv4_addr src, dst; /* prefix 0: all */
+	char iif[16], oif[16];        /* "" when not given */
+	uint32_t table;               /* 255 local, 254 main, 253 default */
+	enum pf_ip_rule_action action;
+	bool invert;                  /* "not" */
+	bool other;                   /* a selector not modelled above */
+};
+struct pf_ip_rules {
+	struct pf_ip_rule v[PF_IP_RULES_MAX];
+	size_t n; /* rules past PF_IP_RULES_MAX are dropped */
+};
+/*
+ * `ip -4 rule show` lines ("32765:\tfrom 10.0.0.1 lookup 101"); a table
+ * name other than local/main/default is PF_RULE_TABLE_NAMED (the snapshot
+ * records numbers); a line without a "N:" priority or with a malformed
+ * address is -EINVAL; a token not understood marks the rule `other`.
+ */
+#define PF_RULE_TABLE_NAMED UINT32_MAX
+int pf_parse_ip_rule(const char *text, struct pf_ip_rules *ret);
+/* The same text, as the snapshot records it; malloc'd. */
+char *pf_format_ip_rule(const struct pf_ip_rules *rules);
+/* Add the FRA_* rules of one recv(2) of an RTM_GETRULE dump; 1 at NLMSG_DONE. */
+int pf_rtrule_parse(const void *buf, size_t len, struct pf_ip_rules *ret);
+int pf_live_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
+/* preflight/ip/rule; -ENOENT without one. */
+int pf_recorded_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
 
 /*
  * Netlink reply parsers.  @buf holds one or more netlink messages as

@@ -230,4 +230,19 @@ int pf_parse_nvidia_version(const char *text, char *version, size_t len, bool *r
 /* Compare dotted numeric versions ("550.54.15" < "550.127"): <0, 0, >0. */
 int pf_version_cmp(const char *a, const char *b);
 
+/*
+ * One firmware NV configuration parameter as `mstconfig -d <pci> -e q NAME`
+ * (Debian's mstflint; NVIDIA's `mlxconfig` prints the same table) shows it:
+ * a "Configurations:" header naming the columns (Default, Current, Next
+ * Boot; without -e only Next Boot), then one row per parameter, "*" marking
+ * a next-boot value that differs, "RO" a read-only one.  Values print as
+ * "255", "True(1)", "0x8(8)" or "N/A" (unknown: has_* false).
+ */
+struct pf_nv_value {
+	bool has_default, has_current, has_next;
+	uint64_t def, cur, next;
+};
+/* 0, -ENOENT when @name has no row, -EINVAL without a header or for a malformed row. */
+int pf_parse_mlxconfig_query(const char *text, const char *name, struct pf_nv_value *ret);
+
 #endif

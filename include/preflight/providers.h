@@ -27,6 +27,7 @@ struct pf_pause;
 struct pf_stats;
 struct pf_pfc;
 struct pf_ipv4_addrs;
+struct pf_ip_rules;
 struct pf_job_user;
 struct pf_devnodes;
 
@@ -49,6 +50,22 @@ struct pf_providers {
 	/* IPv4 addresses of a netdev (RTM_GETADDR; recorded: preflight/ip/<if>/addr). */
 	int (*ipv4_addrs)(const struct pf_ctx *ctx, const char *ifname,
 			  struct pf_ipv4_addrs *ret);
+	/*
+	 * The IPv4 policy routing rules (RTM_GETRULE; recorded: preflight/ip/rule,
+	 * `ip -4 rule show`).  May be NULL.
+	 */
+	int (*ip_rules)(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
+	/*
+	 * One firmware NV configuration parameter of the NIC at PCI function
+	 * @bdf, as `mstconfig -d <bdf> -e q <name>` prints it (live: the tool,
+	 * or NVIDIA's mlxconfig, run with a deadline; recorded:
+	 * preflight/mstconfig/<bdf>/<name>).  0 and the text in *ret_text;
+	 * -ENOENT when no tool is installed or nothing was recorded;
+	 * -ETIMEDOUT; -EIO with the tool's output in *ret_text when it failed.
+	 * May be NULL.
+	 */
+	int (*nv_query)(const struct pf_ctx *ctx, const char *bdf, const char *name,
+			char **ret_text);
 	/*
 	 * The kernel's page size in bytes (live: sysconf(_SC_PAGESIZE);
 	 * recorded: preflight/page_size, as `getconf PAGESIZE` prints it).
@@ -88,6 +105,25 @@ struct pf_providers {
 	 */
 	int (*devnodes)(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret);
 };
+
+int pf_live_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
+		     char **ret_text);
+int pf_recorded_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
+			 char **ret_text);
+/*
+ * The NV parameter that enables DCQCN per priority for an RDMA port:
+ * ROCE_CC_PRIO_MASK_P<port> on a device with several ports (mlx4), else
+ * P<function + 1> (mlx5: one PCI function, one RDMA device per physical port).
+ */
+void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *buf, size_t len);
+/* The first trusted mstconfig/mlxconfig in the system directories; -ENOENT none. */
+int pf_nv_tool_path(char *buf, size_t len);
+/*
+ * Run @path with @argv (stdin /dev/null, minimal environment), its stdout
+ * and stderr in *ret_text; killed at @deadline_ms (-ETIMEDOUT).  0 on exit
+ * status 0, -EIO on another (text kept), -ENOEXEC when it could not be run.
+ */
+int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text);
 
 extern const struct pf_providers pf_providers_live;
 extern const struct pf_providers pf_providers_recorded;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "preflight/gpu.h"
 #include "preflight/job.h"
@@ -795,6 +796,57 @@ static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *if
 }
 
 /*
+ * The address fact of a RoCE netdev without a PCI function (soft-RoCE's
+ * veth, a RoCE LAG bond, a VLAN), named by an RDMA port's GID table: the
+ * sysctl check needs its addresses as much as a PF's.  Netdevs already
+ * recorded are left alone.
+ */
+static int gid_addr_facts(struct snap *s, const struct pf_ctx *ctx, const char *dir)
+{
+	pf_autofree char *ndevs = pf_xasprintf("%s/gid_attrs/ndevs", dir), *ll = NULL;
+	pf_autostrv char **gids = NULL;
+	int m, r = 0;
+
+	if (pf_fs_readf_line(s->src, &ll, "%s/link_layer", dir) < 0 || strcmp(ll, "Ethernet"))
+		return 0;
+	m = pf_fs_list(s->src, ndevs, &gids);
+	for (int j = 0; j < m && r >= 0; j++) {
+		pf_autofree char *name = NULL, *rel = NULL, *dev = NULL;
+
+		if (pf_fs_readf_line(s->src, &name, "%s/%s", ndevs, gids[j]) < 0 || !*name ||
+		    strchr(name, '/') || name[0] == '.')
+			continue;
+		dev = pf_xasprintf("/sys/class/net/%s/device", name);
+		rel = pf_xasprintf("preflight/ip/%s/addr", name);
+		if (pf_fs_exists(s->src, dev) == 1 ||
+		    faccessat(s->dfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		r = addr_fact(s, ctx, name);
+	}
+	return r;
+}
+
+static int copy_gid_addr_facts(struct snap *s, const struct pf_snapshot_opts *opts)
+{
+	struct pf_ctx ctx = { .fs = s->src, .prov = opts->prov };
+	pf_autostrv char **devs = NULL;
+	int n = pf_fs_list(s->src, "/sys/class/infiniband", &devs), r = 0;
+
+	for (int i = 0; i < n && r >= 0 && opts->prov->ipv4_addrs; i++) {
+		pf_autofree char *pdir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
+		pf_autostrv char **ports = NULL;
+		int m = pf_fs_list(s->src, pdir, &ports);
+
+		for (int j = 0; j < m && r >= 0; j++) {
+			pf_autofree char *dir = pf_xasprintf("%s/%s", pdir, ports[j]);
+
+			r = gid_addr_facts(s, &ctx, dir);
+		}
+	}
+	return r;
+}
+
+/*
  * Netdevs with a device (physical functions, not bridges or veths).  The
  * second statistics sample is taken only for netdevs of an RDMA device,
  * after one shared wait.
@@ -874,6 +926,76 @@ static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
 		return r;
 	s->st.facts++;
 	return 0;
+}
+
+/* preflight/ip/rule (`ip -4 rule show`) from the provider (RTM_GETRULE live). */
+static int copy_ip_rules(struct snap *s, const struct pf_ctx *ctx)
+{
+	pf_autofree struct pf_ip_rules *rules = pf_xcalloc(1, sizeof(*rules));
+	pf_autofree char *text = NULL;
+	int r;
+
+	if (!ctx->prov->ip_rules)
+		return 0;
+	r = ctx->prov->ip_rules(ctx, rules);
+	if (r < 0) {
+		if (r != -ENOENT || pf_fs_is_live(s->src))
+			log_skip(s, "preflight/ip/rule", r);
+		return 0;
+	}
+	r = make_dirs(s, "preflight/ip");
+	if (r < 0)
+		return r;
+	text = pf_format_ip_rule(rules);
+	r = put_file(s, "preflight/ip/rule", text, strlen(text));
+	if (r < 0)
+		return r;
+	s->st.facts++;
+	return 0;
+}
+
+/*
+ * preflight/mstconfig/<bdf>/ROCE_CC_PRIO_MASK_P<n>: the firmware's DCQCN
+ * enable of each NVIDIA/Mellanox RoCE port, as `mstconfig -e q` prints it.
+ */
+static int copy_nv_facts(struct snap *s, const struct pf_ctx *ctx)
+{
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r = 0;
+
+	if (!ctx->prov->nv_query || pf_node_load(s->src, NULL, &node, &err) < 0)
+		return 0;
+	for (size_t i = 0; i < node->n_rdma && r >= 0; i++) {
+		const struct pf_rdma_dev *dev = &node->rdma[i];
+
+		for (size_t j = 0; j < dev->n_ports && r >= 0; j++) {
+			const struct pf_pci_dev *pci = dev->pci >= 0 ? &node->pci[dev->pci] : NULL;
+			pf_autofree char *text = NULL, *d = NULL, *f = NULL;
+			char param[48];
+
+			if (dev->ports[j].link_layer != PF_LINK_ETH || !pci || pci->vendor != 0x15b3)
+				continue;
+			pf_roce_cc_param(pci->bdf, dev->n_ports, dev->ports[j].num, param,
+					 sizeof(param));
+			d = pf_xasprintf("preflight/mstconfig/%s", pci->bdf);
+			f = pf_xasprintf("%s/%s", d, param);
+			r = ctx->prov->nv_query(ctx, pci->bdf, param, &text);
+			if (r < 0) {
+				if (r != -ENOENT || pf_fs_is_live(s->src))
+					log_skip(s, f, r);
+				r = 0;
+				continue;
+			}
+			r = make_dirs(s, d);
+			if (r >= 0)
+				r = put_file(s, f, text, strlen(text));
+			if (r >= 0)
+				s->st.facts++;
+		}
+	}
+	pf_node_free(node);
+	return r;
 }
 
 /*
@@ -1176,10 +1298,16 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		r = make_dirs(&s, "preflight");
 	if (r >= 0)
 		r = copy_facts(&s, &o);
+	if (r >= 0)
+		r = copy_gid_addr_facts(&s, &o);
 	if (r >= 0) {
 		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
 
 		r = copy_page_size(&s, &ctx);
+		if (r >= 0)
+			r = copy_ip_rules(&s, &ctx);
+		if (r >= 0)
+			r = copy_nv_facts(&s, &ctx);
 		if (r >= 0)
 			r = copy_process_facts(&s, &ctx);
 		if (r >= 0)

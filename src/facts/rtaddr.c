@@ -42,6 +42,11 @@ static int parse_cidr(const char *word, uint32_t *ret_addr, unsigned int *ret_pr
 	return 0;
 }
 
+int pf_parse_ipv4_cidr(const char *word, struct pf_ipv4_addr *ret)
+{
+	return parse_cidr(word, &ret->addr, &ret->prefix);
+}
+
 int pf_parse_ip_addr(const char *text, struct pf_ipv4_addrs *ret)
 {
 	pf_autofree char *copy = pf_xstrdup(text);

@@ -24,7 +24,8 @@ for mode in fork no-fork; do
 	run_root sysctl-pass 0 pass $extra
 	run_root sysctl-fail 1 fail $extra
 	run_root sysctl-garbage 2 error $extra
-	run_root sysctl-missing 2 error $extra
+	# a capture that left sysctls out: skips naming the files, not an error (docs/snapshot.md)
+	run_root sysctl-missing 0 pass $extra
 	run_root memlock-slurmd 1 fail $extra
 done
 

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # dcqcn on generated roots (tests/gen_root.py): MLNX_OFED's ecn switches on,
-# one role off after a "reimage", upstream mlx5 with only counters as
-# evidence (CNPs ignored, marked packets never answered, DCQCN at work, no
-# evidence: skip), InfiniBand only, required=false, and a snapshot of the
-# failing node giving the same verdict offline.
+# one role off after a "reimage", upstream mlx5 decided by the firmware's
+# ROCE_CC_PRIO_MASK_P<n> (recorded mstconfig output: off fails, off only for
+# next boot warns), counters as port-wide evidence (CNPs ignored, marked
+# packets never answered: warnings, both reported; DCQCN at work; no
+# evidence: skip), dcqcn.ignore, a RoCE LAG bond whose slaves have the ecn
+# switches, InfiniBand only, required=false, and a snapshot of the failing
+# node giving the same verdict offline.
 . "$(dirname "$0")/lib.sh"
 
 gen() {
@@ -55,20 +58,96 @@ gen "$T/up" --link-layer eth
 pf --no-config --root "$T/up" --only dcqcn --format json
 expect_rc 0 "upstream, no congestion seen"
 expect_status skip "upstream, no congestion seen"
-field "c['findings'][0]['message']" | grep -q "no evidence either way" &&
-	ok "the skip says why" || not_ok "skip message: $(field "c['findings'][0]['message']")"
+field "c['findings'][0]['message']" | grep -q "ROCE_CC_PRIO_MASK_P1 not captured" &&
+	ok "the skip names the missing fact" ||
+	not_ok "skip message: $(field "c['findings'][0]['message']")"
+field "c['findings'][0]['remedy']" | grep -q "cc_params" &&
+	not_ok "the remedy points at debugfs cc_params/, which cannot decide" ||
+	ok "the remedy does not point at debugfs"
+field "c['findings'][0]['remedy']" | grep -q "mstflint" && ok "the remedy names mstflint" ||
+	not_ok "remedy: $(field "c['findings'][0]['remedy']")"
+
+# nv ROOT DEV CURRENT NEXT: mstconfig -e q output (mstflint 4.21's layout) recorded for DEV
+nv() {
+	bdf=$(basename "$(readlink -f "$1/sys/class/infiniband/$2/device")")
+	mkdir -p "$1/preflight/mstconfig/$bdf"
+	{
+		printf '\nDevice #1:\n----------\n\n%-16s%-16s\n%-16s%-16s\n\n' \
+			"Device type:" ConnectX7 "Device:" "$bdf"
+		printf '%-16s%36s%16s%18s\n' "Configurations:" Default Current "Next Boot"
+		printf '%s        %-36s%-16s%-16s%-16s\n' "$([ "$3" = "$4" ] && echo ' ' || echo '*')" \
+			ROCE_CC_PRIO_MASK_P1 255 "$3" "$4"
+	} >"$1/preflight/mstconfig/$bdf/ROCE_CC_PRIO_MASK_P1"
+}
+
+# upstream mlx5 with the firmware's enable recorded: every port on
+gen "$T/nv" --link-layer eth
+for d in 0 1 2 3 4 5 6 7; do nv "$T/nv" mlx5_$d 255 255; done
+pf --no-config --root "$T/nv" --only dcqcn --format json
+expect_rc 0 "firmware enable on for every port"
+expect_status pass "firmware enable on for every port"
+# the seeds' incident: a reimage left mlx5_2's mask without the RoCE priority
+nv "$T/nv" mlx5_2 0xf7 255
+pf --no-config --root "$T/nv" --only dcqcn --format json
+expect_rc 1 "bit 3 clear in current on mlx5_2"
+expect_status fail "bit 3 clear in current on mlx5_2"
+f=$(field "[f['subject'] for f in c['findings'] if f['status'] == 'fail']")
+[ "$f" = "['mlx5_2/1']" ] && ok "names the port" || not_ok "failing subjects $f"
+field "[f['message'] for f in c['findings'] if f['status'] == 'fail'][0]" |
+	grep -q "ROCE_CC_PRIO_MASK_P1 is 0xf7 (bit 3 clear), set for the next boot" &&
+	ok "says the value, the bit and the pending next boot" || not_ok "fail message"
+field "[f['remedy'] for f in c['findings'] if f['status'] == 'fail'][0]" |
+	grep -q "mstconfig -d 0000:.* set ROCE_CC_PRIO_MASK_P1=0xff" && ok "remedy sets the bit" ||
+	not_ok "remedy: $(field "[f['remedy'] for f in c['findings'] if f['status'] == 'fail'][0]")"
+pf --no-config --root "$T/nv" --only dcqcn --set dcqcn.roce_prio=4 --format json
+expect_status pass "bit 4 is set in 0xf7"
+pf --no-config --root "$T/nv" --only dcqcn --set dcqcn.required=false --format json
+expect_status warn "bit clear with required=false"
+pf --no-config --root "$T/nv" --only dcqcn --set dcqcn.ignore=mlx5_2 --format json
+expect_status pass "mlx5_2 ignored (a storage port)"
+field "[f['message'] for f in c['findings'] if f['subject'] == 'mlx5_2/1'][0]" |
+	grep -q "ignored" && ok "the ignored port says so" || not_ok "ignored port"
+# on now, off after the next firmware reset
+nv "$T/nv" mlx5_2 255 0
+pf --no-config --root "$T/nv" --only dcqcn --format json
+expect_status warn "only next boot clears the bit"
+# the snapshot records the firmware facts and gives the same verdict offline
+nv "$T/nv" mlx5_2 0 0
+"$PREFLIGHT" snapshot --root "$T/nv" "$T/nvsnap" >/dev/null 2>&1 || not_ok "snapshot"
+pf --no-config --root "$T/nvsnap" --only dcqcn --format json
+expect_status fail "the snapshot of the firmware facts"
+
+# RoCE LAG on MLNX_OFED: the ecn switches are on the bond's slaves
+gen "$T/lag" --link-layer eth --roce-lag 1
+for s in enp20s0f0np0 enp20s0f1np1; do
+	d=$(readlink -f "$T/lag/sys/class/net/$s")
+	for role in roce_np roce_rp; do
+		mkdir -p "$d/ecn/$role/enable"
+		echo 1 >"$d/ecn/$role/enable/3"
+	done
+done
+echo 0 >"$(readlink -f "$T/lag/sys/class/net/enp20s0f1np1")/ecn/roce_rp/enable/3"
+pf --no-config --root "$T/lag" --only dcqcn --format json
+f=$(field "sorted(f['subject'] + ':' + f['status'] for f in c['findings'] if 'prio3' in f['subject'])")
+[ "$f" = "['enp20s0f0np0/roce_np/prio3:pass', 'enp20s0f0np0/roce_rp/prio3:pass', 'enp20s0f1np1/roce_np/prio3:pass', 'enp20s0f1np1/roce_rp/prio3:fail']" ] &&
+	ok "the bond's slaves' switches are judged" || not_ok "LAG findings: $f"
 
 HW=/sys/class/infiniband/mlx5_2/ports/1/hw_counters
-gen "$T/ign" --link-layer eth --file "$HW/rp_cnp_ignored=12"
+gen "$T/ign" --link-layer eth --file "$HW/rp_cnp_ignored=12" \
+	--file "$HW/np_ecn_marked_roce_packets=500"
 pf --no-config --root "$T/ign" --only dcqcn --format json
-expect_status fail "CNPs ignored, none ever handled"
+# port-wide counters: the CNPs may be a storage priority's, where DCQCN is off by design
+expect_status warn "CNPs ignored, none ever handled"
+f=$(field "sorted(f['subject'] for f in c['findings'] if f['status'] == 'warn')")
+[ "$f" = "['mlx5_2/1/np', 'mlx5_2/1/rp']" ] && ok "both the RP and the NP branch reported" ||
+	not_ok "warn subjects $f"
 # the counter is port-wide: some handled means the RP works on some priority (a warning)
 gen "$T/ign2" --link-layer eth --file "$HW/rp_cnp_ignored=12" --file "$HW/rp_cnp_handled=900"
 pf --no-config --root "$T/ign2" --only dcqcn --format json
 expect_status warn "CNPs ignored beside handled ones"
 gen "$T/mark" --link-layer eth --file "$HW/np_ecn_marked_roce_packets=500"
 pf --no-config --root "$T/mark" --only dcqcn --format json
-expect_status fail "marked packets, no CNP sent"
+expect_status warn "marked packets, no CNP sent"
 gen "$T/work" --link-layer eth --file "$HW/np_ecn_marked_roce_packets=500" \
 	--file "$HW/np_cnp_sent=40" --file "$HW/rp_cnp_handled=7"
 pf --no-config --root "$T/work" --only dcqcn --format json

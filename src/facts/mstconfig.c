@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mstconfig.c - one firmware NV configuration parameter of a NIC, as
+ * `mstconfig -d <bdf> -e q <NAME>` prints it (Debian's mstflint; NVIDIA's
+ * `mlxconfig` from MFT takes the same arguments and prints the same table).
+ *
+ * Live: the tool is looked up in fixed system directories only (root-owned,
+ * not group- or world-writable: preflight runs as root and a PATH entry a
+ * user controls would run their program), run with a minimal environment,
+ * stdin /dev/null, stdout and stderr captured, and killed with its process
+ * group at the deadline.  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
+ * same text (docs/snapshot.md).
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "preflight/net.h"
+#include "preflight/providers.h"
+#include "preflight/strbuf.h"
+
+#define NV_QUERY_DEADLINE_MS 4000
+#define NV_QUERY_MAX_OUTPUT (64 * 1024)
+
+static const char *const tool_names[] = { "mstconfig", "mlxconfig" };
+static const char *const tool_dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin",
+					 "/usr/local/bin", "/usr/local/sbin" };
+
+/* A root-owned executable nobody else may replace; 0 or -errno. */
+static int trusted(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+		return -ENOENT;
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}
+
+int pf_nv_tool_path(char *buf, size_t len)
+{
+	for (size_t t = 0; t < PF_ARRAY_SIZE(tool_names); t++)
+		for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
+			snprintf(buf, len, "%s/%s", tool_dirs[d], tool_names[t]);
+			if (trusted(buf) == 0)
+				return 0;
+		}
+	return -ENOENT;
+}
+
+/*
+ * The tool runs in a process group of its own, so the deadline kills all it
+ * started; PR_SET_PDEATHSIG kills it when the check's process dies first (the
+ * runner kills the check's group at the check's deadline, which this group
+ * escapes).
+ */
+static void child(const char *path, char *const argv[], int out, pid_t parent)
+{
+	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+				      (char *)"LC_ALL=C", NULL };
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(126);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		_exit(126);
+	execve(path, argv, envp);
+	_exit(127);
+}
+
+/* Read @fd until EOF or the deadline; -ETIMEDOUT at the deadline. */
+static int slurp(int fd, double deadline, struct pf_strbuf *sb)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		double left = deadline - pf_now_ms();
+		char buf[4096];
+		ssize_t n;
+		int r;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)left + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		if (sb->len + (size_t)n <= NV_QUERY_MAX_OUTPUT)
+			pf_strbuf_add(sb, buf, (size_t)n);
+	}
+}
+
+int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text)
+{
+	pf_autostrbuf struct pf_strbuf sb = PF_STRBUF_INIT;
+	int fds[2], status = 0, r;
+	pid_t pid, self = getpid();
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (pid == 0)
+		child(path, argv, fds[1], self);
+	setpgid(pid, pid); /* as the child does: whichever runs first, the kill reaches the group */
+	close(fds[1]);
+	r = slurp(fds[0], pf_now_ms() + deadline_ms, &sb);
+	close(fds[0]);
+	if (r < 0)
+		kill(-pid, SIGKILL), kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return r;
+	*ret_text = pf_strbuf_detach(&sb);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return -ENOEXEC;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+/* A parameter name as mlxconfig spells them: upper case, digits, '_'. */
+static bool valid_name(const char *name)
+{
+	if (!*name || strlen(name) > 64)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* "0000:17:00.0": hex digits, ':' and '.' only (never an option or a path). */
+static bool valid_bdf(const char *bdf)
+{
+	return *bdf && *bdf != '-' && strlen(bdf) < 16 &&
+	       strspn(bdf, "0123456789abcdefABCDEF:.") == strlen(bdf);
+}
+
+int pf_live_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
+		     char **ret_text)
+{
+	char path[64], dev[16], param[72];
+	char *argv[] = { path, (char *)"-d", dev, (char *)"-e", (char *)"q", param, NULL };
+
+	(void)ctx;
+	*ret_text = NULL;
+	if (!valid_bdf(bdf) || !valid_name(name))
+		return -EINVAL;
+	if (pf_nv_tool_path(path, sizeof(path)) < 0)
+		return -ENOENT;
+	snprintf(dev, sizeof(dev), "%s", bdf);
+	snprintf(param, sizeof(param), "%s", name);
+	return pf_nv_run(path, argv, NV_QUERY_DEADLINE_MS, ret_text);
+}
+
+int pf_recorded_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
+			 char **ret_text)
+{
+	pf_autofree char *path = NULL;
+
+	*ret_text = NULL;
+	if (!valid_bdf(bdf) || !valid_name(name))
+		return -EINVAL;
+	path = pf_xasprintf("/preflight/mstconfig/%s/%s", bdf, name);
+	return pf_fs_read_full(ctx->fs, path, 0, ret_text, NULL);
+}
+
+void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *buf, size_t len)
+{
+	const char *dot = strrchr(bdf, '.');
+	unsigned int fn = dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned int)(dot[1] - '0') : 0;
+
+	snprintf(buf, len, "ROCE_CC_PRIO_MASK_P%u", n_ports > 1 ? port : fn + 1);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_mstconfig.c - the firmware NV configuration fact: the query table of
+ * mstconfig/mlxconfig (built here with the printf formats of mstflint's
+ * mlxconfig/mlxcfg_ui.cpp, v4.21 as Debian 12 ships it and the current
+ * 56-column layout), the runner's deadline and exit handling, and the real
+ * mstconfig where it is installed.
+ */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preflight/parse.h"
+#include "preflight/providers.h"
+#include "testutil.h"
+
+/* mstflint 4.21: printOpening, printConfHeader and printSingleParam with -e. */
+static char *table_4_21(const char *mark, const char *def, const char *cur, const char *next)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	fprintf(f, "\nDevice #1:\n----------\n\n");
+	fprintf(f, "%-16s%-16s\n", "Device type:", "ConnectX6DX");
+	fprintf(f, "%-16s%-16s\n", "Name:", "MCX623106AN-CDA_Ax");
+	fprintf(f, "%-16s%-16s\n", "Description:", "ConnectX-6 Dx EN adapter card; 100GbE; Dual-port "
+		"QSFP56; PCIe 4.0/3.0 x16;");
+	fprintf(f, "%-16s%-16s\n", "Device:", "0000:17:00.0");
+	fprintf(f, "\n%-16s%36s%16s%18s\n", "Configurations:", "Default", "Current", "Next Boot");
+	fprintf(f, "%s        %-36s%-16s%-16s%-16s\n", mark, "ROCE_CC_PRIO_MASK_P1", def, cur, next);
+	fprintf(f, "         %-36s%-16s%-16s%-16s\n", "ROCE_CC_PRIO_MASK_P2", "255", "255", "255");
+	if (*mark == '*')
+		fprintf(f, "The '*' shows parameters with next value different from default/current "
+			"value.\n");
+	fclose(f);
+	return out;
+}
+
+/* The current layout: "%s%s     %-48s" (diff, RO), values in 56-column-aligned fields. */
+static const char table_now[] =
+	"\nDevice #1:\n----------\n\n"
+	"Device type:        ConnectX7           \n"
+	"Name:               MCX755106AS-HEA_Ax  \n"
+	"Description:        NVIDIA ConnectX-7 HHHL Adapter Card; 200GbE (default mode) / NDR200 "
+	"IB; Dual-port QSFP112; PCIe 5.0 x16 with x16 PCIe extension option; Crypto Disabled; "
+	"Secure Boot Enabled\n"
+	"Device:             0000:5e:00.1        \n\n"
+	"Configurations:                                         Default           "
+	"Current           Next Boot\n"
+	"*        ROCE_CC_PRIO_MASK_P2                            255               "
+	"0x8(8)            0xff(255)        \n"
+	"         ROCE_CONTROL                                    ROCE_ENABLE(2)    "
+	"ROCE_ENABLE(2)    ROCE_ENABLE(2)   \n"
+	" RO      CNP_DSCP_P2                                     48                "
+	"48                48               \n"
+	"*RO      LAG_RESOURCE_ALLOCATION                         False(0)          "
+	"True(1)           N/A              \n"
+	"The '*' shows parameters with next value different from default/current value.\n"
+	"\nThe 'RO' shows parameters which are for read only and cannot be changed\n";
+
+static void test_parse_4_21(void **state)
+{
+	pf_autofree char *on = table_4_21(" ", "255", "255", "255");
+	pf_autofree char *off = table_4_21("*", "255", "0", "255");
+	struct pf_nv_value v;
+
+	assert_int_equal(pf_parse_mlxconfig_query(on, "ROCE_CC_PRIO_MASK_P1", &v), 0);
+	assert_true(v.has_default && v.has_current && v.has_next);
+	assert_int_equal(v.def, 255);
+	assert_int_equal(v.cur, 255);
+	assert_int_equal(v.next, 255);
+	assert_int_equal(pf_parse_mlxconfig_query(off, "ROCE_CC_PRIO_MASK_P1", &v), 0);
+	assert_int_equal(v.cur, 0);
+	assert_int_equal(v.next, 255);
+	assert_int_equal(pf_parse_mlxconfig_query(off, "ROCE_CC_PRIO_MASK_P2", &v), 0);
+	assert_int_equal(v.cur, 255);
+	/* a prefix of another name is not that name */
+	assert_int_equal(pf_parse_mlxconfig_query(off, "ROCE_CC_PRIO_MASK_P", &v), -ENOENT);
+}
+
+static void test_parse_current_layout(void **state)
+{
+	struct pf_nv_value v;
+
+	assert_int_equal(pf_parse_mlxconfig_query(table_now, "ROCE_CC_PRIO_MASK_P2", &v), 0);
+	assert_int_equal(v.def, 255);
+	assert_int_equal(v.cur, 8);    /* 0x8(8): bit 3 only */
+	assert_int_equal(v.next, 255);
+	assert_int_equal(pf_parse_mlxconfig_query(table_now, "ROCE_CONTROL", &v), 0);
+	assert_int_equal(v.cur, 2);
+	assert_int_equal(pf_parse_mlxconfig_query(table_now, "CNP_DSCP_P2", &v), 0);
+	assert_int_equal(v.next, 48);
+	assert_int_equal(pf_parse_mlxconfig_query(table_now, "LAG_RESOURCE_ALLOCATION", &v), 0);
+	assert_true(v.has_current && !v.has_next); /* N/A */
+	assert_int_equal(v.cur, 1);
+	assert_int_equal(pf_parse_mlxconfig_query(table_now, "ROCE_CC_PRIO_MASK_P1", &v), -ENOENT);
+}
+
+/* Without -e, or firmware that cannot report default and current: Next Boot only. */
+static void test_parse_next_only(void **state)
+{
+	static const char text[] =
+		"Device Firmware does not support reading default and current configurations\n"
+		"Configurations:                              Next Boot\n"
+		"         ROCE_CC_PRIO_MASK_P1                0\n";
+	struct pf_nv_value v;
+
+	assert_int_equal(pf_parse_mlxconfig_query(text, "ROCE_CC_PRIO_MASK_P1", &v), 0);
+	assert_false(v.has_default);
+	assert_false(v.has_current);
+	assert_true(v.has_next);
+	assert_int_equal(v.next, 0);
+}
+
+static void test_parse_errors(void **state)
+{
+	struct pf_nv_value v;
+
+	/* what the tool says when it cannot: no table at all */
+	assert_int_equal(pf_parse_mlxconfig_query("-E- Failed to open the device\n",
+						  "ROCE_CC_PRIO_MASK_P1", &v), -EINVAL);
+	assert_int_equal(pf_parse_mlxconfig_query("", "ROCE_CC_PRIO_MASK_P1", &v), -EINVAL);
+	/* a row short of a column, or a value that is no number */
+	assert_int_equal(pf_parse_mlxconfig_query(
+		"Configurations:   Default   Current   Next Boot\n"
+		"         ROCE_CC_PRIO_MASK_P1   255   255\n", "ROCE_CC_PRIO_MASK_P1", &v), -EINVAL);
+	assert_int_equal(pf_parse_mlxconfig_query(
+		"Configurations:   Default   Current   Next Boot\n"
+		"         ROCE_CC_PRIO_MASK_P1   255   lots   255\n", "ROCE_CC_PRIO_MASK_P1", &v),
+		-EINVAL);
+	assert_int_equal(pf_parse_mlxconfig_query(
+		"Configurations:   Default   Current   Next Boot\n"
+		"         ROCE_CC_PRIO_MASK_P1   255   0xzz   255\n", "ROCE_CC_PRIO_MASK_P1", &v),
+		-EINVAL);
+}
+
+static void test_param_name(void **state)
+{
+	char buf[48];
+
+	pf_roce_cc_param("0000:17:00.0", 1, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "ROCE_CC_PRIO_MASK_P1");
+	pf_roce_cc_param("0000:17:00.1", 1, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "ROCE_CC_PRIO_MASK_P2");
+	pf_roce_cc_param("0000:03:00.0", 2, 2, buf, sizeof(buf)); /* mlx4: two ports, one device */
+	assert_string_equal(buf, "ROCE_CC_PRIO_MASK_P2");
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The runner: output, exit status, and the deadline that kills a hung tool. */
+static void test_run(void **state)
+{
+	char *sh_ok[] = { (char *)"/bin/sh", (char *)"-c", (char *)"echo out; echo err >&2", NULL };
+	char *sh_fail[] = { (char *)"/bin/sh", (char *)"-c", (char *)"echo '-E- nope'; exit 3",
+			    NULL };
+	char *sh_env[] = { (char *)"/bin/sh", (char *)"-c", (char *)"echo \"[$HOME]\"; read x; "
+			   "echo \"[$x]\"", NULL };
+	char *sh_hang[] = { (char *)"/bin/sh", (char *)"-c", (char *)"sleep 30 & sleep 30", NULL };
+	char *text = NULL;
+	double t0;
+
+	assert_int_equal(pf_nv_run("/bin/sh", sh_ok, 2000, &text), 0);
+	assert_non_null(strstr(text, "out\n"));
+	assert_non_null(strstr(text, "err\n"));
+	free(text);
+	assert_int_equal(pf_nv_run("/bin/sh", sh_fail, 2000, &text), -EIO);
+	assert_string_equal(text, "-E- nope\n");
+	free(text);
+	/* no inherited environment, stdin at EOF */
+	assert_int_equal(pf_nv_run("/bin/sh", sh_env, 2000, &text), 0);
+	assert_string_equal(text, "[]\n[]\n");
+	free(text);
+	text = NULL;
+	t0 = now_ms();
+	assert_int_equal(pf_nv_run("/bin/sh", sh_hang, 300, &text), -ETIMEDOUT);
+	assert_true(now_ms() - t0 < 3000); /* the background sleep was killed too */
+	assert_null(text);
+	assert_int_equal(pf_nv_run("/nonexistent/tool", sh_ok, 2000, &text), -ENOEXEC);
+	free(text);
+}
+
+/* The real tool (Debian's mstflint) on a function that is no Mellanox NIC. */
+static void test_real_mstconfig(void **state)
+{
+	char path[64];
+	char *text = NULL;
+	int r;
+
+	if (pf_nv_tool_path(path, sizeof(path)) < 0) {
+		print_message("skip: no mstconfig or mlxconfig installed (apt-get install mstflint)\n");
+		skip();
+	}
+	r = pf_live_nv_query(NULL, "0000:00:00.0", "ROCE_CC_PRIO_MASK_P1", &text);
+	assert_int_equal(r, -EIO);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "-E-"));
+	free(text);
+	/* never an option or a path as the device */
+	assert_int_equal(pf_live_nv_query(NULL, "-h", "ROCE_CC_PRIO_MASK_P1", &text), -EINVAL);
+	assert_int_equal(pf_live_nv_query(NULL, "0000:00:00.0", "X;id", &text), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_4_21),
+		cmocka_unit_test(test_parse_current_layout),
+		cmocka_unit_test(test_parse_next_only),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_param_name),
+		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_real_mstconfig),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
