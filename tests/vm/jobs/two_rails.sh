@@ -33,14 +33,19 @@ rig_preflight /vmwork/live.json --profile "$PROFILE" --only "$STATIC"
 # like for like with perftest: one direction, the same size, depth and
 # signalling as the rig profile, then both directions at once
 sz=65536 n=2000
-$T ib_write_bw -d rxe1 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 > /vmwork/perf_srv.log 2>&1 &
-sleep 1
-$T ib_write_bw -d rxe0 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 192.0.2.2 > /vmwork/perf_uni.log 2>&1
-wait
-$T ib_write_bw -d rxe1 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 -b > /vmwork/perf_srv.log 2>&1 &
-sleep 1
-$T ib_write_bw -d rxe0 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 -b 192.0.2.2 > /vmwork/perf_bi.log 2>&1
-wait
+perf() { # perf LOG [ib_write_bw options]: server on rxe1, client on rxe0
+	log=$1
+	shift
+	$T ib_write_bw -d rxe1 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 "$@" > /vmwork/perf_srv.log 2>&1 &
+	for try in 1 2 3 4 5; do
+		sleep 2
+		$T ib_write_bw -d rxe0 -x 1 -s $sz -t 16 -Q 8 -n $n -F -u 20 "$@" 192.0.2.2 \
+			> "$log" 2>&1 && break
+	done
+	wait
+}
+perf /vmwork/perf_uni.log
+perf /vmwork/perf_bi.log -b
 rig_preflight /vmwork/pair.json --profile "$PROFILE" --only fabric_loopback \
 	--set fabric_loopback.pairs=rxe0:rxe1 --set fabric_loopback.iterations=$n
 echo "like for like, $sz-byte WRITEs, depth 16, signalled every 8:"
