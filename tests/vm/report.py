@@ -8,6 +8,8 @@
   report.py no-finding FILE CHECK SUBJECT_RE STATUS  no finding of that subject has STATUS
   report.py contains FILE CHECK TEXT_RE              TEXT_RE occurs in the check's JSON
   report.py gbps FILE CHECK                          print each finding's gbps
+  report.py slower FILE CHECK SLOW_RE FAST_RE        every flow matching SLOW_RE moved less
+                                                     than every flow matching FAST_RE
   report.py statuses FILE                            print "check status" per check
   report.py same ONE TWO CHECK[,CHECK...]            the checks have the same status in both
 Every assertion prints what it saw; exit 1 when it does not hold.
@@ -81,6 +83,15 @@ def main(argv):
         print(f"{'ok' if ok else 'FAIL'}: {c['name']} mentions /{argv[4]}/")
         if not ok:
             print(show(c))
+        return 0 if ok else 1
+    if cmd == "slower":
+        def rates(rx):
+            return [(f["subject"], f["observed"]["gbps"]) for f in c.get("findings", [])
+                    if re.search(rx, f.get("subject", ""))
+                    and "gbps" in (f.get("observed") or {})]
+        slow, fast = rates(argv[4]), rates(argv[5])
+        ok = bool(slow) and bool(fast) and max(g for _, g in slow) < min(g for _, g in fast)
+        print(f"{'ok' if ok else 'FAIL'}: {c['name']}: {slow} all below {fast}")
         return 0 if ok else 1
     if cmd == "gbps":
         for f in c.get("findings", []):
