@@ -1,0 +1,33 @@
+#!/bin/sh
+# PID 1 of the rig's guest, after the initramfs switch_roots into the host's
+# root (read-only 9p under a tmpfs overlay).  Mounts what a system has, puts
+# the guest kernel's modules on /lib/modules, runs the job named in
+# /vmwork/job.env under its own timeout, records its exit status in
+# /vmwork/rc and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+. /vmwork/job.env
+mkdir -p /lib/modules
+mount --bind "$PF_VM_MODDIR" /lib/modules
+hostname pf-vm
+ip link set lo up
+ulimit -l unlimited
+echo "guest: up $(cut -d' ' -f1 /proc/uptime) s, running $PF_VM_JOB" > /dev/console
+cd /vmwork
+start=$(cut -d' ' -f1 /proc/uptime)
+timeout -k 5 "$PF_VM_JOB_TIMEOUT" sh "$PF_VM_JOB" > /vmwork/job.log 2>&1
+rc=$?
+end=$(cut -d' ' -f1 /proc/uptime)
+echo "$rc" > /vmwork/rc
+echo "guest: job exit $rc, $start..$end s" > /dev/console
+sync
+echo o > /proc/sysrq-trigger
+sleep 10

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Boot Debian's kernel in qemu over this machine's root and run one guest job.
+# Usage: run-vm.sh WORKDIR JOB [GUEST_TIMEOUT_S]
+#   WORKDIR  a fresh directory shared read-write with the guest as /vmwork
+#            (job.log, rc, console.log and whatever the job writes land there)
+#   JOB      a shell script on this machine, run inside the guest as root
+# Environment: PF_VM_ACCEL=kvm|tcg (default: kvm when /dev/kvm is usable),
+# PF_VM_CACHE (the guest kernel), PF_SRC/PF_BUILD (passed to the job).
+# Exit status: the job's, 124 when the guest ran out of time, 125 when the VM
+# itself failed (no rc written), 77 when the rig cannot run here.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/vm-lib.sh"
+[ $# -ge 2 ] || { echo "usage: run-vm.sh WORKDIR JOB [GUEST_TIMEOUT_S]" >&2; exit 64; }
+work=$1 job=$(readlink -f "$2") gt=${3:-240}
+miss=$(pf_vm_missing)
+if [ -n "$miss" ]; then echo "run-vm: cannot run the VM rig: missing $miss" >&2; exit 77; fi
+kver=$(pf_vm_kver)
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+initrd="$PF_VM_CACHE/initrd.cpio.gz"
+if [ ! -s "$initrd" ] || [ "$here/mkinitrd.sh" -nt "$initrd" ]; then
+	"$here/mkinitrd.sh" "$initrd"
+fi
+cp "$here/guest-init.sh" "$work/guest-init.sh"
+cp "$job" "$work/job.sh"
+cat > "$work/job.env" <<ENV
+PF_VM_JOB=/vmwork/job.sh
+PF_VM_JOB_TIMEOUT=$gt
+PF_VM_MODDIR='$PF_VM_CACHE/root/lib/modules'
+PF_SRC='${PF_SRC:-$(cd "$here/../.." && pwd)}'
+PF_BUILD='${PF_BUILD:-}'
+PF_VM_ACCEL='$(pf_vm_accel)'
+export PF_SRC PF_BUILD PF_VM_ACCEL
+ENV
+rm -f "$work/rc"
+accel=$(pf_vm_accel)
+cpu=max
+[ "$accel" = kvm ] && cpu=${PF_VM_CPU:-host,-arch-capabilities}
+t0=$(date +%s.%N)
+rc=0
+timeout -k 10 $((gt + 120)) qemu-system-x86_64 \
+	-machine q35,accel="$accel" -cpu "$cpu" -m "${PF_VM_MEM:-2048}" -smp 2 \
+	-display none -monitor none -serial "file:$work/console.log" -nic none -no-reboot \
+	-kernel "$PF_VM_CACHE/root/boot/vmlinuz-$kver" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$work",mount_tag=vmwork,security_model=none,multidevs=remap \
+	</dev/null >"$work/qemu.log" 2>&1 || rc=$?
+t1=$(date +%s.%N)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+if [ ! -r "$work/rc" ]; then
+	echo "run-vm: the VM wrote no exit status (qemu exit $rc, ${wall} s, accel $accel); console:" >&2
+	tail -n 30 "$work/console.log" >&2 || true
+	tail -n 5 "$work/qemu.log" >&2 || true
+	[ "$rc" = 124 ] && exit 124
+	exit 125
+fi
+jrc=$(cat "$work/rc")
+echo "run-vm: $(basename "$job") exit $jrc in ${wall} s (accel $accel, kernel $kver)" >&2
+exit "$jrc"
