@@ -28,6 +28,7 @@
 #include "exit.h"
 #include "fleet.h"
 #include "output.h"
+#include "profdirs.h"
 #include "registry.h"
 #include "report.h"
 #include "runner.h"
@@ -108,8 +109,9 @@ static void print_help(FILE *out)
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
 	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
-	      "  --profile FILE|NAME    expectations from a JSON profile, or a shipped one\n"
-	      "                         by name (--profile dgx-h100)\n"
+	      "  --profile FILE|NAME    expectations from a JSON profile (a path with a '/'),\n"
+	      "                         or a site or shipped one by name (--profile dgx-h100)\n"
+	      "  --list-profiles        the profile names --profile finds, and exit\n"
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
 	      "  --no-fork              run checks in this process (debugging)\n"
@@ -213,11 +215,12 @@ static bool list_matches(const char *list, const struct pf_check *c)
 enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
        OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
        OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
-       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG };
+       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_PROFILES };
 static const struct option longopts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "describe", required_argument, NULL, OPT_DESCRIBE },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "compact", no_argument, NULL, OPT_COMPACT },
@@ -250,6 +253,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST: o->list = true; break;
+		case OPT_LIST_PROFILES:
+			return pf_profile_list_names() < 0 ? PF_EXIT_IOERR : -1;
 		case OPT_DESCRIBE: o->describe = optarg; break;
 		case OPT_ALL: o->all = true; break;
 		case OPT_COMPACT: o->compact = true; break;
@@ -460,43 +465,6 @@ static int exit_code(enum pf_status verdict)
 }
 
 /*
- * --profile NAME: a path that exists is used as it is; a bare name (no '/')
- * is looked up as NAME.json in $PREFLIGHT_PROFILE_PATH (colon-separated),
- * /etc/preflight/profiles and the shipped profiles (PF_DATADIR).
- */
-static int resolve_profile(const char *arg, char **ret_path, char **ret_err)
-{
-	const char *env = getenv("PREFLIGHT_PROFILE_PATH");
-	pf_autofree char *dirs = pf_xasprintf("%s%s/etc/preflight/profiles:%s/preflight/profiles",
-					       env ? env : "", env && *env ? ":" : "", PF_DATADIR);
-	pf_autofree char *tried = NULL;
-	char *save = NULL;
-	struct stat st;
-
-	if (strchr(arg, '/') || stat(arg, &st) == 0) {
-		*ret_path = pf_xstrdup(arg);
-		return 0;
-	}
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		bool has_ext = strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json");
-		char *p = pf_xasprintf("%s/%s%s", d, arg, has_ext ? "" : ".json");
-		char *t;
-
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			*ret_path = p;
-			return 0;
-		}
-		t = pf_xasprintf("%s%s%s", tried ? tried : "", tried ? ", " : "", p);
-		free(tried);
-		tried = t;
-		free(p);
-	}
-	*ret_err = pf_xasprintf("--profile: no file '%s' and no profile of that name (looked for "
-				"%s)", arg, tried ? tried : "nothing");
-	return -ENOENT;
-}
-
-/*
  * What the arguments and the profile decide, checked before anything runs:
  * the format, the profile (every setting of every check), drain_on, a
  * non-empty selection, and the root.  0, or 64 with the message printed.
@@ -543,7 +511,7 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	if (o->profile) {
 		pf_autofree char *path = NULL;
 
-		r = resolve_profile(o->profile, &path, &err);
+		r = pf_profile_resolve(o->profile, &path, &err);
 		if (r < 0)
 			return usage_error("%s", err);
 		r = pf_profile_load(&o->prof, path, &err);

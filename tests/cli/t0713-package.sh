@@ -39,6 +39,24 @@ version=$("$T/root/usr/bin/preflight" --version) || not_ok "extracted preflight 
 [ "$version" = "$("$PREFLIGHT" --version)" ] || not_ok "version '$version'"
 case "$version" in "preflight "[0-9]*) ;; *) not_ok "version line '$version'" ;; esac
 
+# issue 20 item 1: the extracted binary finds its own profiles (relative to
+# /proc/self/exe, not the build's install prefix), from any directory
+(cd / && env -u PREFLIGHT_PROFILE_PATH "$T/root/usr/bin/preflight" --no-config \
+	--profile dgx-h100 --check-config) >"$T/cc.out" 2>&1 &&
+	ok "installed preflight --profile dgx-h100 --check-config" ||
+	not_ok "installed --profile dgx-h100: $(cat "$T/cc.out")"
+grep -q "$T/root/usr/bin/../share/preflight/profiles/dgx-h100.json" "$T/cc.out" ||
+	not_ok "installed binary used another dgx-h100.json: $(grep -i profile "$T/cc.out")"
+# moved to another prefix (/opt), it finds the profiles there
+mkdir -p "$T/opt" && cp -a "$T/root/usr" "$T/opt/pf" &&
+	(cd / && env -u PREFLIGHT_PROFILE_PATH "$T/opt/pf/bin/preflight" --no-config \
+		--profile roce-8x400g --check-config) >/dev/null 2>&1 &&
+	ok "relocated binary finds its profiles" || not_ok "relocated binary: profile not found"
+# completion offers exactly the names the binary accepts
+[ "$(env -u PREFLIGHT_PROFILE_PATH "$T/root/usr/bin/preflight" --list-profiles | tr '\n' ' ')" = \
+	"$(ls "$T"/root/usr/share/preflight/profiles/ | sed 's/\.json$//' | tr '\n' ' ')" ] ||
+	not_ok "--list-profiles: $("$T/root/usr/bin/preflight" --list-profiles | tr '\n' ' ')"
+
 for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service; do
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done

@@ -105,7 +105,7 @@ grep -q "^site config: none (no $T/none.conf)$" "$T/out" || not_ok "absent: $(he
 grep -q '^selection: default' "$T/out" || not_ok "absent: not the default selection"
 
 # profiles by name
-expect_usage "no file 'no-such-profile' and no profile of that name" --no-config \
+expect_usage "no profile named 'no-such-profile'" --no-config \
 	--root "$T/root" --profile no-such-profile
 pf --no-config --root "$T/root" --only memlock --profile roce-8x400g --format json
 expect_rc 0 "--profile roce-8x400g by name"
