@@ -202,6 +202,42 @@ grep -q "drained by someone else (reason 'bad DIMM, ticket 42" "$T/err" ||
 FAKE_STATE=DRAIN FAKE_REASON="preflight: memlock: process: hard limit 64 KiB" run "$pass" --undrain
 grep -qx State=RESUME "$T/log" || not_ok "undrain did not resume a memlock drain on a passing run"
 
+# 18. one Prolog (issue 20 item 3): docs/slurm.md and the README show the shipped file
+# contrib/slurm/preflight-prolog byte for byte, docs/slurm.md the health wrapper too
+block() { # block FILE NAME: the lines between <!-- NAME:begin and <!-- NAME:end, no fences
+	sed -n "/^<!-- $2:begin/,/^<!-- $2:end/p" "$1" | sed -e '/^<!--/d' -e '/^```/d'
+}
+for doc in README.md docs/slurm.md; do
+	block "$PF_SOURCE_DIR/$doc" prolog > "$T/doc-prolog"
+	cmp -s "$T/doc-prolog" "$PF_SOURCE_DIR/contrib/slurm/preflight-prolog" &&
+		ok "$doc shows contrib/slurm/preflight-prolog" ||
+		not_ok "$doc's Prolog differs from contrib/slurm/preflight-prolog"
+done
+block "$PF_SOURCE_DIR/docs/slurm.md" health > "$T/doc-health"
+cmp -s "$T/doc-health" "$PF_SOURCE_DIR/contrib/slurm/preflight-health" ||
+	not_ok "docs/slurm.md's HealthCheckProgram differs from contrib/slurm/preflight-health"
+# the profile is a marked choice, empty as shipped, with the DGX warning; "$@" is passed
+for w in preflight-prolog preflight-health; do
+	f=$PF_SOURCE_DIR/contrib/slurm/$w
+	grep -qx 'PROFILE=' "$f" && grep -q 'CHOOSE the profile' "$f" ||
+		not_ok "$w: no marked, empty PROFILE= choice"
+	grep -q 'dgx-h100' "$f" && grep -qi 'fails it' "$f" || not_ok "$w: no word that dgx-h100 fails other nodes"
+	grep -q '^exec "$pf" .*\\$' "$f" && grep -q ' "\$@"$' "$f" || not_ok "$w: \"\$@\" not passed"
+done
+# the health wrapper's --check-config runs nothing and calls no scontrol (it lacked "$@")
+: > "$T/log"
+# laid out as installed: <prefix>/share/preflight/slurm/ and <prefix>/bin/preflight
+mkdir -p "$T/inst/bin" "$T/inst/share/preflight/slurm"
+ln -sf "$PREFLIGHT" "$T/inst/bin/preflight"
+cp "$PF_SOURCE_DIR/contrib/slurm/preflight-health" "$T/inst/share/preflight/slurm/"
+"$T/inst/share/preflight/slurm/preflight-health" --no-config --check-config >"$T/hc.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -s "$T/log" ] && grep -q "nothing was run" "$T/hc.out" &&
+	ok "preflight-health --check-config runs nothing" ||
+	not_ok "preflight-health --check-config: exit $rc, scontrol: $(cat "$T/log") $(cat "$T/hc.out")"
+grep -q "^output: .*/var/lib/prometheus/node-exporter/preflight.prom" "$T/hc.out" ||
+	not_ok "preflight-health: not Debian's textfile directory"
+
 # 16. every script the docs show is valid as pasted: a block holding "#!" starts with it
 # (a comment above "#!/bin/sh" made slurmd fail with "Exec format error")
 for doc in "$PF_SOURCE_DIR/README.md" "$PF_SOURCE_DIR/docs/slurm.md"; do

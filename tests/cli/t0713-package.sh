@@ -57,9 +57,32 @@ mkdir -p "$T/opt" && cp -a "$T/root/usr" "$T/opt/pf" &&
 	"$(ls "$T"/root/usr/share/preflight/profiles/ | sed 's/\.json$//' | tr '\n' ' ')" ] ||
 	not_ok "--list-profiles: $("$T/root/usr/bin/preflight" --list-profiles | tr '\n' ' ')"
 
-for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service; do
+for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service \
+	usr/lib/systemd/system/preflight-textfile.service usr/lib/systemd/system/preflight-textfile.timer \
+	usr/share/doc/preflight/examples/preflight.conf; do
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
+# issue 20 items 3-5: the Slurm wrappers (executable), the textfile unit writes where
+# Debian's prometheus-node-exporter reads, nothing is enabled (no maintainer scripts)
+for w in preflight-prolog preflight-health; do
+	[ -x "$T/root/usr/share/preflight/slurm/$w" ] || not_ok "usr/share/preflight/slurm/$w missing or not executable"
+done
+grep -q '^Environment=PREFLIGHT_PROM=/var/lib/prometheus/node-exporter/preflight.prom$' \
+	"$T/root/usr/lib/systemd/system/preflight-textfile.service" || not_ok "textfile unit: directory"
+dpkg-deb -e "$deb" "$T/ctl" && ! ls "$T/ctl" | grep -q 'inst$' || not_ok "the package has maintainer scripts"
+if command -v systemd-analyze >/dev/null; then
+	# (a bare ExecStart name is looked up in /usr/bin, where this test installs nothing)
+	systemd-analyze verify --man=no "$T/root/usr/lib/systemd/system/preflight-textfile.service" \
+		"$T/root/usr/lib/systemd/system/preflight-textfile.timer" 2>&1 |
+		grep -v 'Command preflight is not executable' >"$T/verify.out"
+	[ -s "$T/verify.out" ] && not_ok "systemd-analyze verify: $(cat "$T/verify.out")"
+fi
+# the example site config is valid as shipped, and with its profile chosen
+"$T/root/usr/bin/preflight" --config "$T/root/usr/share/doc/preflight/examples/preflight.conf" \
+	--check-config >/dev/null 2>"$T/conf.err" || not_ok "example preflight.conf: $(cat "$T/conf.err")"
+sed 's|// "profile"|"profile"|' "$T/root/usr/share/doc/preflight/examples/preflight.conf" > "$T/pc.conf"
+"$T/root/usr/bin/preflight" --config "$T/pc.conf" --check-config >/dev/null 2>"$T/conf.err" ||
+	not_ok "example preflight.conf with its profile: $(cat "$T/conf.err")"
 n_prof=$(ls "$PF_SOURCE_DIR"/profiles/*.json | wc -l)
 n_inst=$(ls "$T"/root/usr/share/preflight/profiles/*.json | wc -l)
 [ "$n_prof" -gt 0 ] && [ "$n_inst" -eq "$n_prof" ] || not_ok "profiles: $n_inst installed of $n_prof"
