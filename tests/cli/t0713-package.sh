@@ -113,6 +113,15 @@ for f in usr/share/man/man1/preflight.1.gz usr/share/doc/preflight/changelog.gz 
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
 [ -e "$T/root/usr/share/man/man1/preflight.1" ] && not_ok "uncompressed man page in the package"
+# issue 20 item 5: every installed path the man page names is in the package
+paths=$(gzip -dc "$T/root/usr/share/man/man1/preflight.1.gz" | grep -o '/usr/share/[A-Za-z0-9_./-]*' |
+	sed 's|[.]$||' | sort -u)
+[ -n "$paths" ] || not_ok "the man page names no installed path"
+for p in $paths; do
+	[ -e "$T/root$p" ] || not_ok "the man page names $p, which the package does not hold"
+done
+gzip -dc "$T/root/usr/share/man/man1/preflight.1.gz" | grep -n '[ (]docs/[a-z]' &&
+	not_ok "the man page names repository paths (docs/...)"
 maint=$(dpkg-deb -f "$deb" Maintainer)
 case $maint in *@localhost*|"") not_ok "Maintainer '$maint'" ;; esac
 # lintian, when installed (scripts/setup.sh --test installs it): no error
