@@ -53,6 +53,8 @@ struct pf_opts {
 	bool compact; /* --compact: JSON on one line */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	const struct pf_siteconf *site; /* NULL with --no-config */
+	int n_site_args;     /* argv[1..n_site_args] came from the site config (site_argv) */
+	size_t n_site_sets;  /* prof.sets[0..n_site_sets) came from the site config */
 	const char *output_template; /* --output before %n/%j were expanded */
 	char *output_buf;
 	const char *site_path;
@@ -265,7 +267,11 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_ROOT: o->root = optarg; break;
 		case OPT_TOPOLOGY: o->topology = optarg; break;
 		case OPT_PROFILE: o->profile = optarg; break;
-		case OPT_SET: pf_profile_add_set(&o->prof, optarg); break;
+		case OPT_SET:
+			pf_profile_add_set(&o->prof, optarg);
+			if (optind - 1 <= o->n_site_args) /* the site's "--set=..." come first */
+				o->n_site_sets = o->prof.n_sets;
+			break;
 		case OPT_NO_FORK: o->runner.no_fork = true; break;
 		case OPT_SLURM: o->slurm = true; break;
 		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
@@ -561,16 +567,20 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	return 0;
 }
 
-/* Where the value of @c's @key came from: the last --set wins over the profile. */
-static const char *setting_origin(const struct pf_profile *p, const struct pf_check *c,
+/*
+ * Where the value of @c's @key came from: the last --set wins over the
+ * profile; the site config's "set" entries come before the command line's.
+ */
+static const char *setting_origin(const struct pf_opts *o, const struct pf_check *c,
 				  const char *key)
 {
+	const struct pf_profile *p = &o->prof;
 	pf_autofree char *prefix = pf_xasprintf("%s.%s=", c->name, key);
 	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(p->checks, c->name);
 
 	for (size_t i = p->n_sets; i-- > 0;)
 		if (!strncmp(p->sets[i], prefix, strlen(prefix)))
-			return "--set";
+			return i < o->n_site_sets ? "site config" : "--set";
 	return cJSON_GetObjectItemCaseSensitive(sec, key) ? "profile" : "default";
 }
 
@@ -601,7 +611,7 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 				continue;
 			v = cJSON_PrintUnformatted(it);
 			fprintf(out, "  %s.%s = %s (%s)\n", all[i]->name, it->string, v,
-				setting_origin(&o->prof, all[i], it->string));
+				setting_origin(o, all[i], it->string));
 			shown++;
 		}
 		cJSON_Delete(jd);
@@ -1112,6 +1122,7 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	rc = o.capture ? 0 : site_argv(&o, &site, &argc, &argv, &site_args, &n_owned);
+	o.n_site_args = n_owned;
 	if (rc == 0)
 		rc = parse_args(argc, argv, &o);
 	if (rc == 0) {
