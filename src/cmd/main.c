@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <string.h>
@@ -177,6 +178,32 @@ static void print_capture_help(FILE *out)
 	      "Exit status: 0 written, 64 usage or profile error, 70 internal error,\n"
 	      "74 not written.\n",
 	      out);
+}
+
+/*
+ * An integer bound as an integer (never 1.84467440737096e+19): a double at
+ * or past the type's end is that end (2^64 does not fit a uint64_t).
+ */
+static void print_int_bound(double v, bool is_signed)
+{
+	if (is_signed && v >= 0x1p63)
+		printf("%" PRId64, INT64_MAX);
+	else if (is_signed && v <= -0x1p63)
+		printf("%" PRId64, INT64_MIN);
+	else if (is_signed)
+		printf("%" PRId64, (int64_t)v);
+	else if (v >= 0x1p64)
+		printf("%" PRIu64, UINT64_MAX);
+	else
+		printf("%" PRIu64, v <= 0 ? 0 : (uint64_t)v);
+}
+
+static void print_int_range(const struct pf_param *p)
+{
+	fputs(", range ", stdout);
+	print_int_bound(p->min, p->type == PF_PARAM_I64);
+	fputs("..", stdout);
+	print_int_bound(p->max, p->type == PF_PARAM_I64);
 }
 
 /* Whether some check carries @tag. */
@@ -363,7 +390,9 @@ static int describe_check(const char *name)
 	for (const struct pf_param *p = c->params; p->key; p++) {
 		printf("  %-24s %s, default %s%s%s", p->key, pf_param_type_name(p->type),
 		       *p->def ? p->def : "\"\"", p->unit ? " " : "", p->unit ? p->unit : "");
-		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64 || p->type == PF_PARAM_DOUBLE)
+		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64)
+			print_int_range(p);
+		if (p->type == PF_PARAM_DOUBLE)
 			printf(", range %.15g..%.15g", p->min, p->max);
 		if (p->type == PF_PARAM_ENUM) {
 			pf_autofree char *words = pf_param_choices(p, " | ");
