@@ -102,7 +102,8 @@ static void print_help(FILE *out)
 	      "  --describe NAME        what a check reads and its thresholds\n"
 	      "  --all                  run every check, the traffic tests included\n"
 	      "                         (default: the static checks, in milliseconds)\n"
-	      "  --only A,B             run only these checks or tags (--only rdma,gpu)\n"
+	      "  --only A,B             run only these checks or tags (--only rdma,gpu); a\n"
+	      "                         traffic test only by name or by the tag traffic\n"
 	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
 	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
 	      "                         else json)\n"
@@ -417,12 +418,44 @@ static int describe_check(const char *name)
  * tests and the sampling checks, --only picks checks or tags, --skip
  * removes checks or tags from either.
  */
+/* Whether a check that sends no traffic carries @tag. */
+static bool static_tag(const char *tag)
+{
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!(all[i]->flags & PF_CHECK_TRAFFIC) && pf_list_has(all[i]->tags, tag))
+			return true;
+	return false;
+}
+
+/*
+ * --only: a check by name or by tag, but a traffic test (minutes of load on
+ * the fabric) only by name or by a tag no static check carries (traffic,
+ * gdr, fabric): --only gpu runs the static GPU checks, never nccl_allreduce.
+ */
+static bool only_matches(const char *list, const struct pf_check *c)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, c->name) || (pf_list_has(c->tags, t) &&
+					    (!(c->flags & PF_CHECK_TRAFFIC) || !static_tag(t))))
+			return true;
+	return false;
+}
+
 static bool selected_why(const struct pf_opts *o, const struct pf_check *c, const char **ret_why)
 {
 	const char *why = NULL;
 
-	if (o->only && !list_matches(o->only, c))
-		why = "not in --only";
+	if (o->only && !only_matches(o->only, c))
+		why = list_matches(o->only, c)
+			      ? "a traffic test (minutes): a tag that static checks share selects "
+				"the static ones; name it in --only"
+			      : "not in --only";
 	else if (!o->only && o->capture && !o->all && (c->flags & PF_CHECK_TRAFFIC))
 		why = "a capture runs the checks that send no traffic";
 	else if (!o->only && !o->capture && !o->all && !pf_list_has(c->tags, PF_DEFAULT_TAG))
