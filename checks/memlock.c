@@ -7,6 +7,8 @@
  * runs, its limit from /proc/<pid>/limits, since Slurm jobs inherit it.
  * pass: soft and hard limits unlimited (or >= min_kib when set).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "preflight/check.h"
@@ -170,12 +172,71 @@ static void judge_slurmd(const struct slurmd_limits *sd, const struct memlock_cf
 	pf_obs_num(f, "pid", (double)sd->pid);
 }
 
+/* The parent pid in /proc/@pid/stat ("pid (comm) state ppid ..."): 0 or -errno. */
+static int read_ppid(const struct pf_fs *fs, const char *pid, long *ret)
+{
+	pf_autofree char *stat = NULL;
+	const char *p;
+	int64_t v;
+	int r = pf_fs_readf_line(fs, &stat, "/proc/%s/stat", pid);
+
+	if (r < 0)
+		return r;
+	p = strrchr(stat, ')'); /* comm may hold blanks and parentheses */
+	if (!p || sscanf(p + 1, " %*c %" SCNd64, &v) != 1 || v < 0)
+		return -EINVAL;
+	*ret = (long)v;
+	return 0;
+}
+
+/*
+ * Whether this process runs under slurmd @sd_pid (a Prolog, a job, srun): 1
+ * when its ancestry, read from /proc/self/stat and each parent's stat,
+ * reaches that pid; 0 when it reaches init without it; -1 when a link of
+ * the chain cannot be read (a snapshot without them).  Equal limits are no
+ * evidence: Debian gives a login shell and slurmd the same 8 MiB.
+ */
+static int under_slurmd(const struct pf_fs *fs, long sd_pid)
+{
+	char pid[24] = "self";
+	long ppid;
+
+	for (int depth = 0; depth < 64; depth++) {
+		if (read_ppid(fs, pid, &ppid) < 0)
+			return -1;
+		if (ppid == sd_pid)
+			return 1;
+		if (ppid <= 1)
+			return 0;
+		snprintf(pid, sizeof(pid), "%ld", ppid);
+	}
+	return -1;
+}
+
+#define LIMITS_CONF_REMEDY                                                                    \
+	"add '* soft memlock unlimited' and '* hard memlock unlimited' to "                   \
+	"/etc/security/limits.conf (or a file in /etc/security/limits.d/) and log in again"
+
+/* The process's remedy when slurmd's limit fails too: by where this process runs. */
+static const char *process_remedy(const struct pf_ctx *ctx, long sd_pid)
+{
+	switch (under_slurmd(ctx->fs, sd_pid)) {
+	case 1:
+		return "this process runs under slurmd, which passes its own limit on: fix "
+		       "slurmd's LimitMEMLOCK as its finding says";
+	case 0:
+		return LIMITS_CONF_REMEDY;
+	default:
+		return "under slurmd (a Prolog or a job) this limit is slurmd's: fix slurmd's "
+		       "LimitMEMLOCK as its finding says; from a login shell, " LIMITS_CONF_REMEDY;
+	}
+}
+
 static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct memlock_cfg *cfg = config;
 	struct slurmd_limits sd = { 0 };
 	struct pf_rlimit rl;
-	bool same;
 	int r;
 
 	r = ctx->prov->memlock(ctx, &rl);
@@ -187,23 +248,16 @@ static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_r
 	/*
 	 * Jobs, Prologs and this process under Slurm inherit slurmd's limit:
 	 * when slurmd's is too low it is the cause, so its finding leads (the
-	 * drain reason names the first failing finding), and a process limit
-	 * equal to it points at slurmd's unit, not at limits.conf.
+	 * drain reason names the first failing finding), and a process that
+	 * runs under slurmd (its ancestry says so) is pointed at slurmd's unit,
+	 * not at limits.conf.
 	 */
 	if (slurmd_fails(&sd, cfg)) {
 		judge_slurmd(&sd, cfg, res);
-		same = sd.rl.soft == rl.soft && sd.rl.hard == rl.hard;
-		judge(res, "process", &rl, cfg,
-		      same ? "this process has slurmd's limit (it runs under slurmd, which "
-			     "passes its own limit on): fix slurmd's LimitMEMLOCK as its finding says"
-			   : "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
-			     "/etc/security/limits.conf (or a file in /etc/security/limits.d/) and "
-			     "log in again");
+		judge(res, "process", &rl, cfg, process_remedy(ctx, sd.pid));
 		return 0;
 	}
-	judge(res, "process", &rl, cfg,
-	      "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
-	      "/etc/security/limits.conf (or a file in /etc/security/limits.d/) and log in again");
+	judge(res, "process", &rl, cfg, LIMITS_CONF_REMEDY);
 	judge_slurmd(&sd, cfg, res);
 	return 0;
 }
@@ -213,7 +267,8 @@ const struct pf_check pf_check_memlock = {
 	.summary = "locked-memory limit allows RDMA memory registration",
 	.tags = "rdma,static",
 	.reads = "RLIMIT_MEMLOCK (getrlimit; /proc/self/limits under --root), "
-		 "/run/slurmd.pid, /proc/<slurmd>/limits",
+		 "/run/slurmd.pid, /proc/<slurmd>/limits; /proc/self/stat and the parents' "
+		 "/proc/<pid>/stat (whether it runs under slurmd, for the remedy)",
 	.params = memlock_params,
 	.cfg_size = sizeof(struct memlock_cfg),
 	.timeout_s = 5,

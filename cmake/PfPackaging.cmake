@@ -10,6 +10,11 @@
 #                                                   changelog.gz
 #   <prefix>/share/man/man1/preflight.1.gz          the man page
 #   <prefix>/share/preflight/report.schema.json     the report's JSON Schema
+#   <prefix>/share/preflight/slurm/preflight-prolog  the Slurm Prolog and
+#   <prefix>/share/preflight/slurm/preflight-health  HealthCheckProgram wrappers
+#   <prefix>/lib/systemd/system/preflight-textfile.{service,timer}
+#                                                   Prometheus textfile run (disabled)
+#   <prefix>/share/doc/preflight/examples/preflight.conf  example site config
 #
 # `cmake --install build` writes build/install_manifest.txt and
 # `cmake --build build --target uninstall` removes what it lists
@@ -48,7 +53,15 @@ if(NOT PF_SYSTEMD_UNITDIR)
   set(PF_SYSTEMD_UNITDIR ${pf_unitdir} CACHE STRING
       "systemd unit directory, relative to the install prefix (default: from systemd.pc)")
 endif()
-install(FILES contrib/systemd/preflight.service DESTINATION ${PF_SYSTEMD_UNITDIR})
+install(FILES contrib/systemd/preflight.service contrib/systemd/preflight-textfile.service
+              contrib/systemd/preflight-textfile.timer DESTINATION ${PF_SYSTEMD_UNITDIR})
+# the wrappers docs/slurm.md and the README show, run in place (they find the
+# binary at ../../../bin/preflight) or copied and edited
+install(PROGRAMS contrib/slurm/preflight-prolog contrib/slurm/preflight-health
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/slurm)
+# an example, not a conffile: an installed /etc/preflight/preflight.conf would
+# change every run; copy it and choose (docs/site-config.md)
+install(FILES contrib/etc/preflight.conf DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(FILES contrib/prometheus/preflight.rules.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/prometheus)
 install(FILES docs/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight)

@@ -327,6 +327,13 @@ def build(args):
         r.write(f"{port}/link_layer", "InfiniBand\n")
         r.link(f"/sys/class/infiniband/{name}", rel_link("/sys/class/infiniband", d))
 
+    # --- GPUDirect RDMA: a healthy GPU node has the peer-memory module loaded
+    # (DGX OS loads nvidia_peermem), so nvidia_peermem passes instead of
+    # reporting an unrecorded fact as undecided; --no-peermem leaves it out
+    if args.gpus > 0 and not args.no_peermem:
+        r.write("/sys/module/nvidia_peermem/version", "550.54.15\n")
+        r.write("/sys/module/nvidia_peermem/initstate", "live\n")
+
     # --- /proc: limits and sysctls that pass memlock and sysctl
     r.write("/proc/self/limits",
             "Limit                     Soft Limit           Hard Limit           Units     \n"
@@ -650,6 +657,8 @@ def main(argv=None):
                    help="no uverbs device at all for DEV (no /sys/class/infiniband_verbs "
                         "entry, no node)")
     g.add_argument("--no-rdma-cm", action="store_true", help="no /dev/infiniband/rdma_cm")
+    g.add_argument("--no-peermem", action="store_true",
+                   help="no /sys/module/nvidia_peermem (GPUDirect RDMA not set up)")
     g.add_argument("--slow-port", action="append", metavar="DEV",
                    help="port 1 of DEV (mlx5_3) runs at --slow-rate")
     g.add_argument("--slow-rate", type=int, default=100, choices=sorted(RATES),

@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "exit.h"
 #include "fleet.h"
 #include "output.h"
+#include "profdirs.h"
 #include "registry.h"
 #include "report.h"
 #include "runner.h"
@@ -52,6 +54,8 @@ struct pf_opts {
 	bool compact; /* --compact: JSON on one line */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	const struct pf_siteconf *site; /* NULL with --no-config */
+	int n_site_args;     /* argv[1..n_site_args] came from the site config (site_argv) */
+	size_t n_site_sets;  /* prof.sets[0..n_site_sets) came from the site config */
 	const char *output_template; /* --output before %n/%j were expanded */
 	char *output_buf;
 	const char *site_path;
@@ -98,7 +102,8 @@ static void print_help(FILE *out)
 	      "  --describe NAME        what a check reads and its thresholds\n"
 	      "  --all                  run every check, the traffic tests included\n"
 	      "                         (default: the static checks, in milliseconds)\n"
-	      "  --only A,B             run only these checks or tags (--only rdma,gpu)\n"
+	      "  --only A,B             run only these checks or tags (--only rdma,gpu); a\n"
+	      "                         traffic test only by name or by the tag traffic\n"
 	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
 	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
 	      "                         else json)\n"
@@ -108,8 +113,9 @@ static void print_help(FILE *out)
 	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
 	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
 	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
-	      "  --profile FILE|NAME    expectations from a JSON profile, or a shipped one\n"
-	      "                         by name (--profile dgx-h100)\n"
+	      "  --profile FILE|NAME    expectations from a JSON profile (a path with a '/'),\n"
+	      "                         or a site or shipped one by name (--profile dgx-h100)\n"
+	      "  --list-profiles        the profile names --profile finds, and exit\n"
 	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
 	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
 	      "  --no-fork              run checks in this process (debugging)\n"
@@ -175,6 +181,32 @@ static void print_capture_help(FILE *out)
 	      out);
 }
 
+/*
+ * An integer bound as an integer (never 1.84467440737096e+19): a double at
+ * or past the type's end is that end (2^64 does not fit a uint64_t).
+ */
+static void print_int_bound(double v, bool is_signed)
+{
+	if (is_signed && v >= 0x1p63)
+		printf("%" PRId64, INT64_MAX);
+	else if (is_signed && v <= -0x1p63)
+		printf("%" PRId64, INT64_MIN);
+	else if (is_signed)
+		printf("%" PRId64, (int64_t)v);
+	else if (v >= 0x1p64)
+		printf("%" PRIu64, UINT64_MAX);
+	else
+		printf("%" PRIu64, v <= 0 ? 0 : (uint64_t)v);
+}
+
+static void print_int_range(const struct pf_param *p)
+{
+	fputs(", range ", stdout);
+	print_int_bound(p->min, p->type == PF_PARAM_I64);
+	fputs("..", stdout);
+	print_int_bound(p->max, p->type == PF_PARAM_I64);
+}
+
 /* Whether some check carries @tag. */
 static bool is_tag(const char *tag)
 {
@@ -213,11 +245,12 @@ static bool list_matches(const char *list, const struct pf_check *c)
 enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
        OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
        OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
-       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG };
+       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_PROFILES };
 static const struct option longopts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
 	{ "describe", required_argument, NULL, OPT_DESCRIBE },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "compact", no_argument, NULL, OPT_COMPACT },
@@ -250,6 +283,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST: o->list = true; break;
+		case OPT_LIST_PROFILES:
+			return pf_profile_list_names() < 0 ? PF_EXIT_IOERR : -1;
 		case OPT_DESCRIBE: o->describe = optarg; break;
 		case OPT_ALL: o->all = true; break;
 		case OPT_COMPACT: o->compact = true; break;
@@ -260,7 +295,11 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		case OPT_ROOT: o->root = optarg; break;
 		case OPT_TOPOLOGY: o->topology = optarg; break;
 		case OPT_PROFILE: o->profile = optarg; break;
-		case OPT_SET: pf_profile_add_set(&o->prof, optarg); break;
+		case OPT_SET:
+			pf_profile_add_set(&o->prof, optarg);
+			if (optind - 1 <= o->n_site_args) /* the site's "--set=..." come first */
+				o->n_site_sets = o->prof.n_sets;
+			break;
 		case OPT_NO_FORK: o->runner.no_fork = true; break;
 		case OPT_SLURM: o->slurm = true; break;
 		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
@@ -352,7 +391,9 @@ static int describe_check(const char *name)
 	for (const struct pf_param *p = c->params; p->key; p++) {
 		printf("  %-24s %s, default %s%s%s", p->key, pf_param_type_name(p->type),
 		       *p->def ? p->def : "\"\"", p->unit ? " " : "", p->unit ? p->unit : "");
-		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64 || p->type == PF_PARAM_DOUBLE)
+		if (p->type == PF_PARAM_U64 || p->type == PF_PARAM_I64)
+			print_int_range(p);
+		if (p->type == PF_PARAM_DOUBLE)
 			printf(", range %.15g..%.15g", p->min, p->max);
 		if (p->type == PF_PARAM_ENUM) {
 			pf_autofree char *words = pf_param_choices(p, " | ");
@@ -377,12 +418,44 @@ static int describe_check(const char *name)
  * tests and the sampling checks, --only picks checks or tags, --skip
  * removes checks or tags from either.
  */
+/* Whether a check that sends no traffic carries @tag. */
+static bool static_tag(const char *tag)
+{
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!(all[i]->flags & PF_CHECK_TRAFFIC) && pf_list_has(all[i]->tags, tag))
+			return true;
+	return false;
+}
+
+/*
+ * --only: a check by name or by tag, but a traffic test (minutes of load on
+ * the fabric) only by name or by a tag no static check carries (traffic,
+ * gdr, fabric): --only gpu runs the static GPU checks, never nccl_allreduce.
+ */
+static bool only_matches(const char *list, const struct pf_check *c)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, c->name) || (pf_list_has(c->tags, t) &&
+					    (!(c->flags & PF_CHECK_TRAFFIC) || !static_tag(t))))
+			return true;
+	return false;
+}
+
 static bool selected_why(const struct pf_opts *o, const struct pf_check *c, const char **ret_why)
 {
 	const char *why = NULL;
 
-	if (o->only && !list_matches(o->only, c))
-		why = "not in --only";
+	if (o->only && !only_matches(o->only, c))
+		why = list_matches(o->only, c)
+			      ? "a traffic test (minutes): a tag that static checks share selects "
+				"the static ones; name it in --only"
+			      : "not in --only";
 	else if (!o->only && o->capture && !o->all && (c->flags & PF_CHECK_TRAFFIC))
 		why = "a capture runs the checks that send no traffic";
 	else if (!o->only && !o->capture && !o->all && !pf_list_has(c->tags, PF_DEFAULT_TAG))
@@ -457,43 +530,6 @@ static int exit_code(enum pf_status verdict)
 }
 
 /*
- * --profile NAME: a path that exists is used as it is; a bare name (no '/')
- * is looked up as NAME.json in $PREFLIGHT_PROFILE_PATH (colon-separated),
- * /etc/preflight/profiles and the shipped profiles (PF_DATADIR).
- */
-static int resolve_profile(const char *arg, char **ret_path, char **ret_err)
-{
-	const char *env = getenv("PREFLIGHT_PROFILE_PATH");
-	pf_autofree char *dirs = pf_xasprintf("%s%s/etc/preflight/profiles:%s/preflight/profiles",
-					       env ? env : "", env && *env ? ":" : "", PF_DATADIR);
-	pf_autofree char *tried = NULL;
-	char *save = NULL;
-	struct stat st;
-
-	if (strchr(arg, '/') || stat(arg, &st) == 0) {
-		*ret_path = pf_xstrdup(arg);
-		return 0;
-	}
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		bool has_ext = strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json");
-		char *p = pf_xasprintf("%s/%s%s", d, arg, has_ext ? "" : ".json");
-		char *t;
-
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			*ret_path = p;
-			return 0;
-		}
-		t = pf_xasprintf("%s%s%s", tried ? tried : "", tried ? ", " : "", p);
-		free(tried);
-		tried = t;
-		free(p);
-	}
-	*ret_err = pf_xasprintf("--profile: no file '%s' and no profile of that name (looked for "
-				"%s)", arg, tried ? tried : "nothing");
-	return -ENOENT;
-}
-
-/*
  * What the arguments and the profile decide, checked before anything runs:
  * the format, the profile (every setting of every check), drain_on, a
  * non-empty selection, and the root.  0, or 64 with the message printed.
@@ -540,7 +576,7 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	if (o->profile) {
 		pf_autofree char *path = NULL;
 
-		r = resolve_profile(o->profile, &path, &err);
+		r = pf_profile_resolve(o->profile, &path, &err);
 		if (r < 0)
 			return usage_error("%s", err);
 		r = pf_profile_load(&o->prof, path, &err);
@@ -590,16 +626,20 @@ static int load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	return 0;
 }
 
-/* Where the value of @c's @key came from: the last --set wins over the profile. */
-static const char *setting_origin(const struct pf_profile *p, const struct pf_check *c,
+/*
+ * Where the value of @c's @key came from: the last --set wins over the
+ * profile; the site config's "set" entries come before the command line's.
+ */
+static const char *setting_origin(const struct pf_opts *o, const struct pf_check *c,
 				  const char *key)
 {
+	const struct pf_profile *p = &o->prof;
 	pf_autofree char *prefix = pf_xasprintf("%s.%s=", c->name, key);
 	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(p->checks, c->name);
 
 	for (size_t i = p->n_sets; i-- > 0;)
 		if (!strncmp(p->sets[i], prefix, strlen(prefix)))
-			return "--set";
+			return i < o->n_site_sets ? "site config" : "--set";
 	return cJSON_GetObjectItemCaseSensitive(sec, key) ? "profile" : "default";
 }
 
@@ -630,7 +670,7 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 				continue;
 			v = cJSON_PrintUnformatted(it);
 			fprintf(out, "  %s.%s = %s (%s)\n", all[i]->name, it->string, v,
-				setting_origin(&o->prof, all[i], it->string));
+				setting_origin(o, all[i], it->string));
 			shown++;
 		}
 		cJSON_Delete(jd);
@@ -1151,6 +1191,7 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	rc = o.capture ? 0 : site_argv(&o, &site, &argc, &argv, &site_args, &n_owned);
+	o.n_site_args = n_owned;
 	if (rc == 0)
 		rc = parse_args(argc, argv, &o);
 	if (rc == 0) {

@@ -8,9 +8,11 @@
  * verdict that reaches drain_on (fail by default; --drain-on error|warn)
  * drains: main.c also exits 0 under Slurm for a verdict below it, so an
  * undecided check never takes a node out of service unless asked to.  --undrain
- * resumes only nodes whose reason starts with "preflight:", so a node an
- * operator drained for another cause stays drained, and --drain leaves such
- * a node's reason alone.
+ * resumes only a drain whose reason is "preflight: CHECK: ..." for a CHECK
+ * that ran in this run and now passes: a node an operator drained for
+ * another cause stays drained (and --drain leaves its reason alone), a
+ * config-error drain stays until an admin resumes it (else the node would
+ * flap between the Prolog and the HealthCheckProgram), and stderr says why.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -426,16 +428,70 @@ static int drain(const struct pf_slurm_opts *o, const char *node, const char *re
 	return r;
 }
 
-static int undrain(const struct pf_slurm_opts *o, const char *node, FILE *log)
+/*
+ * The run of the check a drain @reason ("preflight: CHECK: ...") names, or
+ * NULL: a config error, a check this run did not run, or another text.
+ */
+static const struct pf_run *drained_by(const struct pf_report *r, const char *reason)
 {
-	pf_autofree char *state = NULL, *reason = NULL, *node_arg = NULL;
+	const char *name = reason + strlen(PF_SLURM_REASON_PREFIX);
+	size_t len;
+
+	name += strspn(name, " ");
+	len = strcspn(name, ":");
+	if (!name[len])
+		return NULL;
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (strlen(r->runs[i].check->name) == len &&
+		    !strncmp(r->runs[i].check->name, name, len))
+			return &r->runs[i];
+	return NULL;
+}
+
+/*
+ * Why the drain @reason of @node stays, or NULL when this run may resume
+ * it: only a drain preflight set for a check that ran now and passes (or
+ * stays below drain_on).  Never a config error: the next run with the same
+ * wrapper would fail at launch again, and the node would flap.
+ */
+static char *keep_drain(const struct pf_report *r, const struct pf_slurm_opts *o,
+			const char *node, const char *reason)
+{
+	const size_t n = strlen(PF_SLURM_REASON_PREFIX);
+	const struct pf_run *run;
+
+	if (strncmp(reason, PF_SLURM_REASON_PREFIX, n))
+		return pf_xasprintf("drained by someone else (reason '%s')", reason);
+	if (!strncmp(reason + n + strspn(reason + n, " "), "config error", 12))
+		return pf_xasprintf("a config error (reason '%s'): fix the wrapper or site config, "
+				    "check it with --check-config, then resume by hand: scontrol "
+				    "update NodeName=%s State=RESUME", reason, node);
+	run = drained_by(r, reason);
+	if (!run)
+		return pf_xasprintf("drained for a check this run did not run (reason '%s'); the "
+				    "run that drained it resumes it, or: scontrol update "
+				    "NodeName=%s State=RESUME", reason, node);
+	if (!pf_slurm_resumes(run->res.status, o))
+		return pf_xasprintf("%s is still %s (reason '%s')", run->check->name,
+				    pf_status_name(run->res.status), reason);
+	return NULL;
+}
+
+static int undrain(const struct pf_report *rep, const struct pf_slurm_opts *o, const char *node,
+		   FILE *log)
+{
+	pf_autofree char *state = NULL, *reason = NULL, *node_arg = NULL, *why = NULL;
 	int r = show_node(o, node, &state, &reason, log);
 
 	if (r < 0)
 		return r;
-	if (!pf_slurm_state_drained(state) || !reason ||
-	    strncmp(reason, PF_SLURM_REASON_PREFIX, strlen(PF_SLURM_REASON_PREFIX)))
-		return 0; /* not drained, or drained by someone else */
+	if (!pf_slurm_state_drained(state) || !reason || !*reason)
+		return 0; /* not drained (or drained with no reason: not preflight's) */
+	why = keep_drain(rep, o, node, reason);
+	if (why) {
+		fprintf(log, "preflight: --undrain: node %s left %s: %s\n", node, state, why);
+		return 0;
+	}
 	node_arg = pf_xasprintf("NodeName=%s", node);
 	{
 		const char *args[] = { "update", node_arg, "State=RESUME", NULL };
@@ -491,7 +547,7 @@ int pf_slurm_gate(const struct pf_report *r, const struct pf_slurm_opts *o, FILE
 	ret = node_name(o, &node, log);
 	if (ret < 0)
 		return ret;
-	return drains ? drain(o, node, reason, log) : undrain(o, node, log);
+	return drains ? drain(o, node, reason, log) : undrain(r, o, node, log);
 }
 
 int pf_slurm_drain_config_error(const struct pf_slurm_opts *o, const char *msg, FILE *log)

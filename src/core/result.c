@@ -68,6 +68,7 @@ void pf_result_release(struct pf_result *res)
 	pf_result_init(res);
 }
 
+static char *vformat(const char *fmt, va_list ap) PF_PRINTF(1, 0);
 static char *vformat(const char *fmt, va_list ap)
 {
 	char *s;

@@ -50,16 +50,21 @@ int pf_ethtool_stats_from_raw(const char *strings, size_t n_strings, const uint6
 /* The number of ETH_SS_STATS strings of @ifname. */
 static int stats_count(int fd, const char *ifname, size_t *ret)
 {
-	struct {
+	/* the header and room for its flexible data[] (one count), as one union:
+	 * a flexible struct inside another is a GNU extension clang rejects */
+	union {
 		struct ethtool_sset_info hdr;
-		uint32_t count;
-	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+		uint8_t room[sizeof(struct ethtool_sset_info) + sizeof(uint32_t)];
+	} sset;
 	int r;
 
+	memset(&sset, 0, sizeof(sset));
+	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
+	sset.hdr.sset_mask = 1ULL << ETH_SS_STATS;
 	r = pf_ethtool_ioctl_fd(fd, ifname, &sset);
 	if (r < 0)
 		return r;
-	*ret = sset.hdr.sset_mask & (1ULL << ETH_SS_STATS) ? sset.count : 0;
+	*ret = sset.hdr.sset_mask & (1ULL << ETH_SS_STATS) ? sset.hdr.data[0] : 0;
 	return 0;
 }
 
@@ -144,13 +149,15 @@ static void settings(uint32_t speed, uint8_t duplex, uint8_t autoneg, struct pf_
 int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret)
 {
 	/* ETHTOOL_GLINKSETTINGS (4.6+): a first call with no masks returns their size, negated */
-	struct {
+	union { /* the request and room for its three masks of up to 127 words */
 		struct ethtool_link_settings req;
-		uint32_t masks[3 * 127];
-	} ls = { .req = { .cmd = ETHTOOL_GLINKSETTINGS } };
+		uint8_t room[sizeof(struct ethtool_link_settings) + 3 * 127 * sizeof(uint32_t)];
+	} ls;
 	struct ethtool_cmd legacy = { .cmd = ETHTOOL_GSET };
 	int r;
 
+	memset(&ls, 0, sizeof(ls));
+	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
 	r = pf_ethtool_ops.ioctl(ifname, &ls);
 	if (r == 0 && ls.req.link_mode_masks_nwords < 0 && ls.req.link_mode_masks_nwords >= -127) {
 		int8_t nwords = (int8_t)-ls.req.link_mode_masks_nwords;

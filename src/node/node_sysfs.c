@@ -76,6 +76,8 @@ static int read_value(int fd, char *buf, size_t len)
 }
 
 static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, va_list ap)
+	PF_PRINTF(4, 0);
+static int vattr(const struct pf_fs *fs, char *buf, size_t len, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX];
 	int fd, k;

@@ -51,11 +51,35 @@ static size_t cols(const char *s, size_t len)
 }
 
 /*
- * Print @s (cleaned) starting at column @col; with a @width, break between
- * words so that no line passes it, continuing at column @indent.  A word
- * longer than a line is not cut.  Returns the column after the text.
+ * The bytes of the word at @p, up to the next blank; with @quotes, a blank
+ * inside '...' or "..." (closed later in the word's text) belongs to the
+ * word, so that a fix: command's quoted argument is never broken across
+ * lines, where a copy and paste would run something else.
  */
-static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, size_t width)
+static size_t word_len(const char *p, bool quotes)
+{
+	size_t n = 0;
+
+	while (p[n] && p[n] != ' ') {
+		const char *close;
+
+		if (quotes && (p[n] == '\'' || p[n] == '"') && (close = strchr(p + n + 1, p[n]))) {
+			n = (size_t)(close - p) + 1;
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Print @s (cleaned) starting at column @col; with a @width, break between
+ * words so that no line passes it, continuing at column @indent; with
+ * @quotes, never inside a quoted span.  A word longer than a line is not
+ * cut.  Returns the column after the text.
+ */
+static size_t put_wrapped_q(FILE *out, const char *s, size_t col, size_t indent, size_t width,
+			    bool quotes)
 {
 	pf_autofree char *c = pf_utf8_clean(s, true);
 	const char *p = c;
@@ -74,7 +98,7 @@ static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, s
 		p += sp;
 		if (!*p)
 			break;
-		wlen = strcspn(p, " ");
+		wlen = word_len(p, quotes);
 		if (col > indent && col + pending + cols(p, wlen) > width) {
 			fprintf(out, "\n%*s", (int)indent, "");
 			col = indent;
@@ -86,6 +110,11 @@ static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, s
 		p += wlen;
 	}
 	return col;
+}
+
+static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, size_t width)
+{
+	return put_wrapped_q(out, s, col, indent, width, false);
 }
 
 /* "not selected: a, b (reason)", one line per reason, in registry order. */
@@ -178,7 +207,7 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 			fputc('\n', out);
 			if (f->remedy) {
 				fprintf(out, "%14sfix: ", "");
-				put_wrapped(out, f->remedy, 19, 19, r->width);
+				put_wrapped_q(out, f->remedy, 19, 19, r->width, true);
 				fputc('\n', out);
 			}
 		}

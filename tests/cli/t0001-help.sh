@@ -40,4 +40,12 @@ grep -Eq '^  rmem_max +unsigned integer, default 16777216 bytes' "$T/out" ||
 	not_ok "--describe sysctl: rmem_max"
 grep -Eq '^  rp_filter +string, default 0,2' "$T/out" || not_ok "--describe sysctl: rp_filter"
 
+# issue 20 item 5: integer ranges print as integers (not 1.84467440737096e+19)
+for c in $("$PREFLIGHT" --list | awk '{print $1}'); do
+	"$PREFLIGHT" --describe "$c"
+done > "$T/describe"
+grep -E 'integer, .*range [^,]*e[+-]?[0-9]' "$T/describe" && not_ok "an integer range in float notation"
+grep -q 'unsigned integer, .*range 0\.\.18446744073709551615' "$T/describe" &&
+	grep -q 'min_kib .*range 0\.\.9007199254740992' "$T/describe" &&
+	ok "integer ranges print as integers" || not_ok "integer ranges: $(grep -o 'range [^,]*' "$T/describe" | sort -u | head)"
 done_testing

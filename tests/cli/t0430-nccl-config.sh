@@ -159,16 +159,16 @@ expect NCCL_NET_GDR_LEVEL fail "GDR level 0 (old numbering)"
 gen "$T/gdrpxb" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=PHB --nccl-env NCCL_NET_GDR_READ=1
 run "$T/gdrpxb"
 expect_check pass "GDR level PHB, reads on"
-gen "$T/gdrunk" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0
+gen "$T/gdrunk" $ETH --no-peermem --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0
 run "$T/gdrunk"
 expect_rc 0 "GDR unknown"
 expect NCCL_NET_GDR_LEVEL warn "GDR level LOC, GDR support unknown"
 expect NCCL_NET_GDR_READ warn "GDR read 0, GDR support unknown"
-gen "$T/gdrdmabuf" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC \
+gen "$T/gdrdmabuf" $ETH --no-peermem --nccl-env NCCL_NET_GDR_LEVEL=LOC \
 	--file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1
 run "$T/gdrdmabuf"
 expect NCCL_NET_GDR_LEVEL fail "GDR level LOC where DMA-BUF works"
-gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0 \
+gen "$T/gdrno" $ETH --no-peermem --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0 \
 	--file /preflight/ibverbs/reg_dmabuf_mr=0
 run "$T/gdrno"
 expect NCCL_NET_GDR_LEVEL pass "GDR level LOC where GDR does not work"

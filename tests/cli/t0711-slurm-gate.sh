@@ -180,6 +180,64 @@ grep -qx '  memlock.min_kib = 65536 (--set)' "$T/out" || not_ok "--check-config:
 grep -q "^slurm: .*drains on fail" "$T/out" || not_ok "--check-config: drain policy"
 grep -q '"verdict"' "$T/out" && not_ok "--check-config ran the checks"
 
+# 17. no flapping (issue 20 item 2): --undrain resumes only a drain for a check that ran
+# in this run and passes now; never a config error (a bad wrapper would fail the next job
+# again), nor a check this run did not run; stderr says why and how to resume by hand
+FAKE_STATE=IDLE+DRAIN FAKE_REASON="preflight: config error: --only: unknown check or tag 'memlok' (see --list)" \
+	run "$pass" --undrain
+[ "$rc" -eq 0 ] || not_ok "undrain over a config-error drain: exit $rc"
+grep -qx update "$T/log" && not_ok "undrain resumed a config-error drain (the node would flap)"
+grep -q "left IDLE+DRAIN: a config error" "$T/err" &&
+	grep -q "scontrol update NodeName=gpu-047 State=RESUME" "$T/err" &&
+	ok "a config-error drain stays, stderr says how to resume it" ||
+	not_ok "config-error drain: stderr: $(cat "$T/err")"
+FAKE_STATE=DRAIN FAKE_REASON="preflight: pfc_pause: mlx5_0/1: PFC off" run "$pass" --undrain
+grep -qx update "$T/log" && not_ok "undrain resumed a drain for pfc_pause, which did not run"
+grep -q "pfc_pause.* did not run\|did not run.*pfc_pause" "$T/err" ||
+	not_ok "no word on the check that did not run: $(cat "$T/err")"
+FAKE_STATE=DRAIN FAKE_REASON="bad DIMM, ticket 42" run "$pass" --undrain
+grep -q "drained by someone else (reason 'bad DIMM, ticket 42" "$T/err" ||
+	not_ok "an admin's drain kept silently: $(cat "$T/err")"
+# the check that drained it ran and passes now: resumed (as in 4, named in the reason)
+FAKE_STATE=DRAIN FAKE_REASON="preflight: memlock: process: hard limit 64 KiB" run "$pass" --undrain
+grep -qx State=RESUME "$T/log" || not_ok "undrain did not resume a memlock drain on a passing run"
+
+# 18. one Prolog (issue 20 item 3): docs/slurm.md and the README show the shipped file
+# contrib/slurm/preflight-prolog byte for byte, docs/slurm.md the health wrapper too
+block() { # block FILE NAME: the lines between <!-- NAME:begin and <!-- NAME:end, no fences
+	sed -n "/^<!-- $2:begin/,/^<!-- $2:end/p" "$1" | sed -e '/^<!--/d' -e '/^```/d'
+}
+for doc in README.md docs/slurm.md; do
+	block "$PF_SOURCE_DIR/$doc" prolog > "$T/doc-prolog"
+	cmp -s "$T/doc-prolog" "$PF_SOURCE_DIR/contrib/slurm/preflight-prolog" &&
+		ok "$doc shows contrib/slurm/preflight-prolog" ||
+		not_ok "$doc's Prolog differs from contrib/slurm/preflight-prolog"
+done
+block "$PF_SOURCE_DIR/docs/slurm.md" health > "$T/doc-health"
+cmp -s "$T/doc-health" "$PF_SOURCE_DIR/contrib/slurm/preflight-health" ||
+	not_ok "docs/slurm.md's HealthCheckProgram differs from contrib/slurm/preflight-health"
+# the profile is a marked choice, empty as shipped, with the DGX warning; "$@" is passed
+for w in preflight-prolog preflight-health; do
+	f=$PF_SOURCE_DIR/contrib/slurm/$w
+	grep -qx 'PROFILE=' "$f" && grep -q 'CHOOSE the profile' "$f" ||
+		not_ok "$w: no marked, empty PROFILE= choice"
+	grep -q 'dgx-h100' "$f" && grep -qi 'fails it' "$f" || not_ok "$w: no word that dgx-h100 fails other nodes"
+	grep -q '^exec "$pf" .*\\$' "$f" && grep -q ' "\$@"$' "$f" || not_ok "$w: \"\$@\" not passed"
+done
+# the health wrapper's --check-config runs nothing and calls no scontrol (it lacked "$@")
+: > "$T/log"
+# laid out as installed: <prefix>/share/preflight/slurm/ and <prefix>/bin/preflight
+mkdir -p "$T/inst/bin" "$T/inst/share/preflight/slurm"
+ln -sf "$PREFLIGHT" "$T/inst/bin/preflight"
+cp "$PF_SOURCE_DIR/contrib/slurm/preflight-health" "$T/inst/share/preflight/slurm/"
+"$T/inst/share/preflight/slurm/preflight-health" --no-config --check-config >"$T/hc.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -s "$T/log" ] && grep -q "nothing was run" "$T/hc.out" &&
+	ok "preflight-health --check-config runs nothing" ||
+	not_ok "preflight-health --check-config: exit $rc, scontrol: $(cat "$T/log") $(cat "$T/hc.out")"
+grep -q "^output: .*/var/lib/prometheus/node-exporter/preflight.prom" "$T/hc.out" ||
+	not_ok "preflight-health: not Debian's textfile directory"
+
 # 16. every script the docs show is valid as pasted: a block holding "#!" starts with it
 # (a comment above "#!/bin/sh" made slurmd fail with "Exec format error")
 for doc in "$PF_SOURCE_DIR/README.md" "$PF_SOURCE_DIR/docs/slurm.md"; do

@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: MIT
 # preflight as a Slurm Prolog against a real slurmctld and slurmd that this
 # test starts itself (auth/none, this host as the only node, everything under
-# a temporary directory, its own ports).  The Prolog is the script that
-# docs/slurm.md shows (between its prolog:begin/prolog:end markers), copied
-# from the page so that the page cannot drift, with only its paths changed:
-# the built binary for `preflight`, a copy of dgx-h100.json whose NIC lists fit
-# the generated nodes, the report under this test's directory (missing: the
-# Prolog must create it), `--root <node>` before "$@", and its stderr kept.
+# a temporary directory, its own ports).  The Prolog is the shipped wrapper
+# (contrib/slurm/preflight-prolog, which README.md and docs/slurm.md show:
+# t0711 checks they match), installed from this build and run unmodified;
+# the test's arguments (the root, a copy of dgx-h100.json whose NIC lists fit
+# the generated nodes, the report under this test's directory) come last.
 #
 #  1. a healthy generated node: a batch job runs to completion, the node stays
 #     up, the report's directory was created.
@@ -20,6 +19,9 @@
 #  5. the wrapper with a typo (--only memlok): `wrapper --check-config` exits
 #     64 without touching the node; as the Prolog it drains the node with
 #     Reason "preflight: config error: ...".
+#  6. the installed HealthCheckProgram wrapper with --undrain on the healthy
+#     node leaves that config-error drain alone and says why on stderr; resumed
+#     by hand, a job runs.
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
 # without the Slurm binaries, python3 or root.  The daemons are always killed.
@@ -104,31 +106,34 @@ gen="$PF_SOURCE_DIR/tests/gen_root.py"
 sed -e 's/"ignore": "mlx5_1,mlx5_2,mlx5_7,mlx5_8"/"ignore": ""/' -e 's/"nics": "[^"]*"/"nics": ""/' \
 	"$PF_SOURCE_DIR/profiles/dgx-h100.json" > "$tmp/dgx-h100.json"
 
-# The Prolog: docs/slurm.md's script, paths changed as said above.  The root
-# to check is read from a file so that the test can switch it without a
-# reconfigure.
-doc_prolog() {
-	sed -n '/^<!-- prolog:begin/,/^<!-- prolog:end/p' "$PF_SOURCE_DIR/docs/slurm.md" |
-		sed -e '/^<!--/d' -e '/^```/d'
-}
-doc_prolog > "$tmp/doc-prolog.sh"
-[ "$(head -n 1 "$tmp/doc-prolog.sh")" = "#!/bin/sh" ] ||
-	fail "docs/slurm.md: no Prolog between the prolog markers starting with #!/bin/sh"
-grep -q 'exec preflight "\$@" ' "$tmp/doc-prolog.sh" || fail "docs/slurm.md: no 'exec preflight \"\$@\"'"
+# The Prolog: the shipped wrapper, installed from this build (cmake --install of the
+# package's component into $tmp/inst: <prefix>/share/preflight/slurm/preflight-prolog,
+# <prefix>/bin/preflight), run unmodified; slurm.conf's Prolog= is a two-line shim that
+# keeps its stderr and passes the test's arguments, which come last and win: the root
+# (read from a file so that the test can switch it without a reconfigure), the profile,
+# the report under this test's directory (missing: it must be created), --no-config.
+build=$(dirname "$PREFLIGHT")
+inst=$tmp/inst
+cmake --install "$build" --prefix "$inst" --component Unspecified > "$tmp/log/install.out" 2>&1 ||
+	fail "cmake --install: $(tail -n 5 "$tmp/log/install.out")"
+wrapper=$inst/share/preflight/slurm/preflight-prolog
+health=$inst/share/preflight/slurm/preflight-health
+[ -x "$wrapper" ] && [ -x "$health" ] && [ -x "$inst/bin/preflight" ] ||
+	fail "the install has no executable wrappers or binary"
 mkdir -p "$tmp/var/lib"
-make_prolog() { # make_prolog SED-EXPR...: the doc's Prolog, adapted, into $tmp/prolog.sh
-	sed -e "s|exec preflight \"\\\$@\" |exec $PREFLIGHT --root \"\$(cat $tmp/prolog-root)\" \"\\\$@\" |" \
-	    -e "s|/usr/share/preflight/profiles/dgx-h100.json|$tmp/dgx-h100.json|" \
-	    -e "s|/var/lib/preflight/|$tmp/var/lib/preflight/|" \
-	    -e "1a exec 2>> $tmp/log/prolog.err" \
-	    "$@" "$tmp/doc-prolog.sh" > "$tmp/prolog.new"
+make_prolog() { # make_prolog [ARG...]: the shim, with extra arguments for the wrapper
+	{
+		echo '#!/bin/sh'
+		echo "exec 2>> $tmp/log/prolog.err"
+		printf 'exec %s --no-config --root "$(cat %s)" --profile %s --output %s' "$wrapper" \
+			"$tmp/prolog-root" "$tmp/dgx-h100.json" "$tmp/var/lib/preflight/prolog.json"
+		for a in "$@"; do printf " '%s'" "$a"; done
+		echo ' "$@"'
+	} > "$tmp/prolog.new"
 	chmod 755 "$tmp/prolog.new"
 	mv "$tmp/prolog.new" "$tmp/prolog.sh"
 }
 make_prolog
-grep -q "^exec $PREFLIGHT --root " "$tmp/prolog.sh" && grep -q -- "--drain" "$tmp/prolog.sh" &&
-	grep -q "$tmp/dgx-h100.json" "$tmp/prolog.sh" ||
-	{ cat "$tmp/prolog.sh" >&2; fail "the Prolog from docs/slurm.md could not be adapted"; }
 echo "$tmp/node-down" > "$tmp/prolog-root"
 
 start=$(date +%s)
@@ -225,8 +230,8 @@ ok "4. an undecided check lets the job run"
 # 5. a typo in the wrapper: --check-config says so and leaves the node alone; as the
 #    Prolog it drains the node with "config error"
 echo "$tmp/node-ok" > "$tmp/prolog-root"
-make_prolog -e 's/--only memlock,/--only memlok,/'
-grep -q -- "--only memlok," "$tmp/prolog.sh" || fail "the typo was not made"
+make_prolog --only memlok,sysctl
+grep -q -- "--only' 'memlok," "$tmp/prolog.sh" || fail "the typo was not made"
 rc=0
 : > "$tmp/log/prolog.err" # the wrapper's stderr goes there
 "$tmp/prolog.sh" --check-config > /dev/null || rc=$?
@@ -242,5 +247,25 @@ case "$reason" in
 "preflight: config error: --only: unknown check or tag 'memlok'"*) ;;
 *) fail "drain reason is '$reason', expected 'preflight: config error: ...'" ;;
 esac
-ok "5. a typo in the Prolog drains with a config error ($((150 - $(left))) s in all)"
+ok "5. a typo in the Prolog drains with a config error"
+
+# 6. no flapping (issue 20 item 2): the wrapper is fixed, the installed HealthCheckProgram
+#    wrapper runs on the now healthy node with --undrain: the config-error drain stays (the
+#    admin resumes it after checking the wrapper), stderr says why and how
+make_prolog
+export SLURMD_NODENAME="$node" SCONTROL="$(command -v scontrol)"
+rc=0
+"$health" --no-config --root "$tmp/node-ok" --profile "$tmp/dgx-h100.json" \
+	--output "$tmp/prom/preflight.prom" > "$tmp/log/health.out" 2> "$tmp/log/health.err" || rc=$?
+unset SLURMD_NODENAME SCONTROL
+[ "$rc" -eq 0 ] || fail "preflight-health on the healthy node exited $rc: $(cat "$tmp/log/health.err")"
+grep -q '^preflight_check_status' "$tmp/prom/preflight.prom" || fail "preflight-health wrote no prom file"
+node_state | grep -q DRAIN || fail "--undrain resumed a config-error drain (the node would flap)"
+grep -q "left .*a config error" "$tmp/log/health.err" &&
+	grep -q "scontrol update NodeName=$node State=RESUME" "$tmp/log/health.err" ||
+	fail "no reason on stderr for keeping the drain: $(cat "$tmp/log/health.err")"
+scontrol update NodeName="$node" State=RESUME || fail "resume by hand"
+wait_state '^IDLE$'
+job_runs fixed
+ok "6. --undrain leaves a config-error drain; resumed by hand, jobs run ($((150 - $(left))) s in all)"
 done_testing

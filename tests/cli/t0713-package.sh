@@ -39,9 +39,50 @@ version=$("$T/root/usr/bin/preflight" --version) || not_ok "extracted preflight 
 [ "$version" = "$("$PREFLIGHT" --version)" ] || not_ok "version '$version'"
 case "$version" in "preflight "[0-9]*) ;; *) not_ok "version line '$version'" ;; esac
 
-for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service; do
+# issue 20 item 1: the extracted binary finds its own profiles (relative to
+# /proc/self/exe, not the build's install prefix), from any directory
+(cd / && env -u PREFLIGHT_PROFILE_PATH "$T/root/usr/bin/preflight" --no-config \
+	--profile dgx-h100 --check-config) >"$T/cc.out" 2>&1 &&
+	ok "installed preflight --profile dgx-h100 --check-config" ||
+	not_ok "installed --profile dgx-h100: $(cat "$T/cc.out")"
+grep -q "$T/root/usr/bin/../share/preflight/profiles/dgx-h100.json" "$T/cc.out" ||
+	not_ok "installed binary used another dgx-h100.json: $(grep -i profile "$T/cc.out")"
+# moved to another prefix (/opt), it finds the profiles there
+mkdir -p "$T/opt" && cp -a "$T/root/usr" "$T/opt/pf" &&
+	(cd / && env -u PREFLIGHT_PROFILE_PATH "$T/opt/pf/bin/preflight" --no-config \
+		--profile roce-8x400g --check-config) >/dev/null 2>&1 &&
+	ok "relocated binary finds its profiles" || not_ok "relocated binary: profile not found"
+# completion offers exactly the names the binary accepts
+[ "$(env -u PREFLIGHT_PROFILE_PATH "$T/root/usr/bin/preflight" --list-profiles | tr '\n' ' ')" = \
+	"$(ls "$T"/root/usr/share/preflight/profiles/ | sed 's/\.json$//' | tr '\n' ' ')" ] ||
+	not_ok "--list-profiles: $("$T/root/usr/bin/preflight" --list-profiles | tr '\n' ' ')"
+
+for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service \
+	usr/lib/systemd/system/preflight-textfile.service usr/lib/systemd/system/preflight-textfile.timer \
+	usr/share/doc/preflight/examples/preflight.conf; do
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
+# issue 20 items 3-5: the Slurm wrappers (executable), the textfile unit writes where
+# Debian's prometheus-node-exporter reads, nothing is enabled (no maintainer scripts)
+for w in preflight-prolog preflight-health; do
+	[ -x "$T/root/usr/share/preflight/slurm/$w" ] || not_ok "usr/share/preflight/slurm/$w missing or not executable"
+done
+grep -q '^Environment=PREFLIGHT_PROM=/var/lib/prometheus/node-exporter/preflight.prom$' \
+	"$T/root/usr/lib/systemd/system/preflight-textfile.service" || not_ok "textfile unit: directory"
+dpkg-deb -e "$deb" "$T/ctl" && ! ls "$T/ctl" | grep -q 'inst$' || not_ok "the package has maintainer scripts"
+if command -v systemd-analyze >/dev/null; then
+	# (a bare ExecStart name is looked up in /usr/bin, where this test installs nothing)
+	systemd-analyze verify --man=no "$T/root/usr/lib/systemd/system/preflight-textfile.service" \
+		"$T/root/usr/lib/systemd/system/preflight-textfile.timer" 2>&1 |
+		grep -v 'Command preflight is not executable' >"$T/verify.out"
+	[ -s "$T/verify.out" ] && not_ok "systemd-analyze verify: $(cat "$T/verify.out")"
+fi
+# the example site config is valid as shipped, and with its profile chosen
+"$T/root/usr/bin/preflight" --config "$T/root/usr/share/doc/preflight/examples/preflight.conf" \
+	--check-config >/dev/null 2>"$T/conf.err" || not_ok "example preflight.conf: $(cat "$T/conf.err")"
+sed 's|// "profile"|"profile"|' "$T/root/usr/share/doc/preflight/examples/preflight.conf" > "$T/pc.conf"
+"$T/root/usr/bin/preflight" --config "$T/pc.conf" --check-config >/dev/null 2>"$T/conf.err" ||
+	not_ok "example preflight.conf with its profile: $(cat "$T/conf.err")"
 n_prof=$(ls "$PF_SOURCE_DIR"/profiles/*.json | wc -l)
 n_inst=$(ls "$T"/root/usr/share/preflight/profiles/*.json | wc -l)
 [ "$n_prof" -gt 0 ] && [ "$n_inst" -eq "$n_prof" ] || not_ok "profiles: $n_inst installed of $n_prof"
@@ -72,6 +113,15 @@ for f in usr/share/man/man1/preflight.1.gz usr/share/doc/preflight/changelog.gz 
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
 [ -e "$T/root/usr/share/man/man1/preflight.1" ] && not_ok "uncompressed man page in the package"
+# issue 20 item 5: every installed path the man page names is in the package
+paths=$(gzip -dc "$T/root/usr/share/man/man1/preflight.1.gz" | grep -o '/usr/share/[A-Za-z0-9_./-]*' |
+	sed 's|[.]$||' | sort -u)
+[ -n "$paths" ] || not_ok "the man page names no installed path"
+for p in $paths; do
+	[ -e "$T/root$p" ] || not_ok "the man page names $p, which the package does not hold"
+done
+gzip -dc "$T/root/usr/share/man/man1/preflight.1.gz" | grep -n '[ (]docs/[a-z]' &&
+	not_ok "the man page names repository paths (docs/...)"
 maint=$(dpkg-deb -f "$deb" Maintainer)
 case $maint in *@localhost*|"") not_ok "Maintainer '$maint'" ;; esac
 # lintian, when installed (scripts/setup.sh --test installs it): no error

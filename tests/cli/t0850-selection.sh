@@ -51,10 +51,27 @@ pf --root "$T/root" --format json --all
 	not_ok "--all: mode/not_selected $(jq_py "$T/out" 'r["selection"]')"
 
 # tags in --only and --skip
+# (a traffic test only by name or by a tag no static check carries: issue 20 item 5)
 pf --root "$T/root" --format json --only rdma,gpu
-want=$(printf '%s\n' $(tagged rdma) $(tagged gpu) | sort -u | tr '\n' ' ')
+want=$(printf '%s\n' $(tagged rdma) $(tagged gpu) | sort -u |
+	while read -r c; do case " $(tagged traffic) " in *" $c "*) ;; *) echo "$c" ;; esac; done |
+	tr '\n' ' ')
 [ "$(ran)" = "$want" ] && ok "--only rdma,gpu: $want" || not_ok "--only rdma,gpu ran '$(ran)', expected '$want'"
 [ "$(jq_py "$T/out" 'r["selection"]["mode"]')" = only ] || not_ok "mode is not only"
+# --only gpu never runs the minutes-long traffic tests, and the report says why
+pf --root "$T/root" --format json --only gpu
+case " $(ran)" in *" nccl_allreduce "*|*" gdr_loopback "*) not_ok "--only gpu ran a traffic test: $(ran)" ;; esac
+[ -n "$(ran)" ] || not_ok "--only gpu ran nothing"
+jq_py "$T/out" '[c["reason"] for c in r["selection"]["not_selected"] if c["name"] == "gdr_loopback"][0]' |
+	grep -q "a traffic test (minutes).*name it in --only" && ok "--only gpu: traffic tests left out, with the reason" ||
+	not_ok "--only gpu: reason $(jq_py "$T/out" 'r["selection"]["not_selected"]')"
+# by name, or by a tag only traffic tests carry, they are selected
+"$PREFLIGHT" --no-config --only gpu,gdr_loopback --check-config | grep -q "^checks: .*gdr_loopback" ||
+	not_ok "--only gpu,gdr_loopback did not select gdr_loopback"
+"$PREFLIGHT" --no-config --only traffic --check-config | grep -q "^checks:    nccl_allreduce, gdr_loopback, fabric_loopback (3 of" ||
+	not_ok "--only traffic: $("$PREFLIGHT" --no-config --only traffic --check-config | grep ^checks)"
+"$PREFLIGHT" --no-config --only gdr --check-config | grep -q "^checks:    gdr_loopback (1 of" ||
+	not_ok "--only gdr did not select gdr_loopback"
 pf --root "$T/root" --format json --all --skip traffic
 want=$(for c in $all; do case " $(tagged traffic)" in *" $c "*) ;; *) echo "$c" ;; esac; done | tr '\n' ' ')
 [ "$(ran)" = "$want" ] && ok "--all --skip traffic" || not_ok "--all --skip traffic ran '$(ran)'"

@@ -48,6 +48,18 @@ grep -q -- '--drain no' "$T/out" || not_ok "drain still on: $(grep slurm "$T/out
 grep -q "^profile: .*dgx-h100.json)$" "$T/out" || not_ok "profile path not shown"
 grep -q '"schema"' "$T/out" && not_ok "--check-config wrote a report"
 grep -q 'are valid; nothing was run$' "$T/out" || not_ok "no 'valid; nothing was run'"
+# issue 20 item 5: a site-config "set" is labelled as the site config's, not (--set);
+# a command-line --set of the same key wins and is labelled (--set)
+grep -qx '  nic_link_speed.min_rate_gbps = 200 (site config)' "$T/out" &&
+	ok "site-config setting labelled (site config)" ||
+	not_ok "site set label: $(grep min_rate_gbps "$T/out")"
+pf --check-config --root "$T/root" --set nic_link_speed.min_rate_gbps=100
+grep -qx '  nic_link_speed.min_rate_gbps = 100 (--set)' "$T/out" ||
+	not_ok "command-line --set over the site's: $(grep min_rate_gbps "$T/out")"
+pf --check-config --root "$T/root" --set memlock.min_kib=1024
+grep -qx '  nic_link_speed.min_rate_gbps = 200 (site config)' "$T/out" &&
+	grep -qx '  memlock.min_kib = 1024 (--set)' "$T/out" ||
+	not_ok "site and command-line sets together: $(grep -E 'min_rate|min_kib' "$T/out")"
 
 # the drain policy from a drop-in ("drain_on" is --drain-on), the command line still wins
 printf '{ "drain_on": "error" }\n' >"$conf.d/55-drain.conf"
@@ -105,7 +117,7 @@ grep -q "^site config: none (no $T/none.conf)$" "$T/out" || not_ok "absent: $(he
 grep -q '^selection: default' "$T/out" || not_ok "absent: not the default selection"
 
 # profiles by name
-expect_usage "no file 'no-such-profile' and no profile of that name" --no-config \
+expect_usage "no profile named 'no-such-profile'" --no-config \
 	--root "$T/root" --profile no-such-profile
 pf --no-config --root "$T/root" --only memlock --profile roce-8x400g --format json
 expect_rc 0 "--profile roce-8x400g by name"

@@ -21,7 +21,8 @@ has() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 # every option of `preflight --help`, and of each subcommand's --help
 for sub in "" fleet diff snapshot "profile capture"; do
 	# shellcheck disable=SC2086
-	opts=$("$PREFLIGHT" $sub --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	opts=$("$PREFLIGHT" $sub --help | grep -v -E '^(usage:)? *preflight ' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u)
 	# shellcheck disable=SC2086
 	got=$(comp $sub --)
 	missing=$(printf '%s\n' "$opts" | while read -r o; do has "$got" "$o" || echo "$o"; done)
@@ -60,6 +61,18 @@ for k in $keys; do has "$got" "nic_link_speed.$k=" || not_ok "--set: nic_link_sp
 [ "$(comp --drain-on e)" = error ] || not_ok "--drain-on e"
 has "$(comp --profile dgx-h)" dgx-h100 && ok "--profile dgx-h -> dgx-h100 (PREFLIGHT_PROFILE_PATH)" ||
 	not_ok "--profile dgx-h: $(comp --profile dgx-h)"
+# issue 20 item 5: an option of another subcommand is not offered at the top level
+[ -z "$(comp --wi)" ] && ok "--wi: --window (snapshot's) not offered at the top level" ||
+	not_ok "--wi offers $(comp --wi)"
+[ "$(comp snapshot --wi)" = --window ] || not_ok "snapshot --wi: $(comp snapshot --wi)"
+# every top-level option offered is one the binary accepts
+for o in $(comp --); do
+	"$PREFLIGHT" --no-config "$o" --check-config --help 2>&1 >/dev/null | grep -q "unknown option" &&
+		not_ok "offered $o, which the binary rejects"
+done
+# profile names: exactly what --list-profiles prints (the names --profile accepts)
+[ "$(comp --profile "" | grep -v / | tr '\n' ' ')" = "$("$PREFLIGHT" --list-profiles | sort | tr '\n' ' ')" ] &&
+	ok "--profile <TAB>: the names the binary accepts" || not_ok "--profile names: $(comp --profile "")"
 has "$(comp --describe gpu_)" gpu_inventory || not_ok "--describe gpu_"
 
 done_testing

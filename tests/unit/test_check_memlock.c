@@ -130,27 +130,52 @@ static void test_slurmd(void **state)
 
 /*
  * A Prolog or job under slurmd inherits slurmd's limit: both fail, slurmd's
- * finding comes first and the process's remedy points at slurmd's unit,
- * not at limits.conf and logging in again.
+ * finding comes first.  Whether the process's remedy points at slurmd's
+ * unit or at limits.conf is decided by its ancestry (/proc/self/stat and
+ * the parents' stat), never by the limits being equal: Debian gives a
+ * login shell and slurmd the same 8 MiB (issue 20 item 5).
  */
+static const struct pf_finding *inherited(const char *dir, struct pf_result *res)
+{
+	pf_test_run_check("memlock", dir, NULL, NULL, res);
+	assert_int_equal(res->status, PF_STATUS_FAIL);
+	assert_int_equal(res->n_findings, 2);
+	assert_string_equal(res->findings[0].subject, "slurmd");
+	pf_test_assert_contains(res->findings[0].remedy, "LimitMEMLOCK=infinity");
+	return pf_test_need(res, "process", PF_STATUS_FAIL);
+}
+
 static void test_slurmd_inherited(void **state)
 {
 	char *dir = pf_test_mkdtemp();
-	char *low = limits_text("65536", "65536");
+	char *low = limits_text("8388608", "8388608");
 	struct pf_result res;
 	const struct pf_finding *f;
 
 	pf_test_write(dir, "proc/self/limits", low);
 	pf_test_write(dir, "proc/900/comm", "slurmd\n");
 	pf_test_write(dir, "proc/900/limits", low);
-	pf_test_run_check("memlock", dir, NULL, NULL, &res);
-	assert_int_equal(res.status, PF_STATUS_FAIL);
-	assert_int_equal(res.n_findings, 2);
-	assert_string_equal(res.findings[0].subject, "slurmd");
-	pf_test_assert_contains(res.findings[0].remedy, "LimitMEMLOCK=infinity");
-	f = pf_test_need(&res, "process", PF_STATUS_FAIL);
-	pf_test_assert_contains(f->remedy, "slurmd's limit");
+	/* under slurmd: self -> 950 (the Prolog's shell) -> 900 (slurmd) */
+	pf_test_write(dir, "proc/self/stat", "960 (pre flight) R 950 960 960 0 -1\n");
+	pf_test_write(dir, "proc/950/stat", "950 (sh) S 900 950 950 0 -1\n");
+	f = inherited(dir, &res);
+	pf_test_assert_contains(f->remedy, "runs under slurmd");
 	assert_null(strstr(f->remedy, "log in again"));
+	pf_result_release(&res);
+
+	/* the same equal limits from a login shell: self -> 950 (bash) -> 1 */
+	pf_test_write(dir, "proc/950/stat", "950 (bash) S 1 950 950 0 -1\n");
+	f = inherited(dir, &res);
+	pf_test_assert_contains(f->remedy, "limits.conf");
+	pf_test_assert_contains(f->remedy, "log in again");
+	assert_null(strstr(f->remedy, "slurmd"));
+	pf_result_release(&res);
+
+	/* no ancestry recorded (a snapshot): both ways, neither claimed */
+	pf_test_write(dir, "proc/950/stat", "");
+	f = inherited(dir, &res);
+	pf_test_assert_contains(f->remedy, "under slurmd (a Prolog or a job)");
+	pf_test_assert_contains(f->remedy, "from a login shell");
 	pf_result_release(&res);
 	pf_test_rmtree(dir);
 	free(dir);

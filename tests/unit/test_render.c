@@ -300,6 +300,34 @@ static void test_describe_node(void **state)
 	free(dir);
 }
 
+/*
+ * issue 20 item 5: wrapping never breaks a fix: command inside its quotes
+ * (a pasted half would run something else); plain words still wrap.
+ */
+static void test_wrap_keeps_quoted_fix(void **state)
+{
+	struct fx *fx = *state;
+	struct pf_finding *f = pf_add(&fx->runs[3].res, PF_STATUS_FAIL, "process",
+				      "hard limit 64 KiB, expected unlimited");
+	pf_autofree char *text = NULL;
+	const char *cmd = "'*  hard  memlock  unlimited'";
+	const char *at;
+
+	pf_remedy(f, "add %s and \"*  soft  memlock  unlimited\" to "
+		  "/etc/security/limits.d/rdma.conf, then log in again", cmd);
+	pf_result_finish(&fx->runs[3].res);
+	fx->report.width = 40;
+	text = render(&fx->report, PF_FORMAT_TEXT, false);
+	at = strstr(text, cmd);
+	assert_non_null(at); /* on one line, not split at a blank inside it */
+	assert_non_null(strstr(text, "\"*  soft  memlock  unlimited\""));
+	/* and the text still wraps: no line of the fix passes 40 columns but a quoted span */
+	at = strstr(text, "fix: ");
+	assert_non_null(at);
+	assert_non_null(strchr(at, '\n'));
+	assert_true(strchr(at, '\n') < strstr(at, "/etc/security"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_color, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_and_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrap_keeps_quoted_fix, setup, teardown),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_describe_node),
 	};
