@@ -45,7 +45,7 @@ void pf_mesh_schedule_release(struct pf_mesh_schedule *s);
 /* One measurement: @src sent to @dst on rail @rail (rail i to rail i). */
 struct pf_mesh_obs {
 	uint32_t src, dst, rail;
-	double value; /* throughput, higher is better; NaN when not measured */
+	double value; /* throughput, higher is better; 0: dead; NaN: not measured */
 };
 
 enum pf_mesh_kind {
@@ -65,7 +65,7 @@ struct pf_mesh_suspect {
 	enum pf_mesh_dir dir;
 	uint32_t node, peer; /* peer: PF_MESH_PATH only */
 	uint32_t rail;       /* UINT32_MAX: all rails (PF_MESH_NODE) */
-	double ratio;        /* median of its slow measurements / healthy median */
+	double ratio;        /* mean of its slow measurements / healthy median */
 	size_t n_slow, n_seen;
 };
 
@@ -81,7 +81,9 @@ struct pf_mesh_triage {
 /*
  * Judge @n observations of one run among themselves (never against fixed
  * numbers): the healthy median is that of the measurements at or above
- * @fraction of the median of all; a measurement below @fraction of the
+ * @fraction of the median over nodes of each node's best measurement (which
+ * stays healthy while fewer than half the nodes are bad, even where most
+ * pairs are slow); a measurement below @fraction of the
  * healthy median is slow.  A (node, rail, direction) needs two partners or
  * more, all slow, to be named; a node slow so on every rail it has (two or
  * more) is named as the node; a slow measurement no rail or node explains
