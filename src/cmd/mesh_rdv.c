@@ -406,24 +406,29 @@ size_t pf_mesh_missing(const cJSON *table, char *names, size_t names_len)
 {
 	const cJSON *e;
 	size_t n = 0, used = 0;
+	bool full = !names_len;
 
 	if (names_len)
 		names[0] = '\0';
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(table, "ranks")) {
 		const cJSON *host = cJSON_GetObjectItemCaseSensitive(e, "host");
+		bool named = cJSON_IsString(host);
 		int w;
 
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")))
 			continue;
-		w = snprintf(names + used, used < names_len ? names_len - used : 0, "%s%d%s%s%s",
-			     n ? ", " : "",
-			     cJSON_GetObjectItemCaseSensitive(e, "rank")->valueint,
-			     cJSON_IsString(host) ? " (" : "",
-			     cJSON_IsString(host) ? host->valuestring : "",
-			     cJSON_IsString(host) ? ")" : "");
-		if (w > 0 && used + (size_t)w < names_len)
-			used += (size_t)w;
 		n++;
+		if (full)
+			continue;
+		w = snprintf(names + used, names_len - used, "%s%d%s%s%s", n > 1 ? ", " : "",
+			     cJSON_GetObjectItemCaseSensitive(e, "rank")->valueint, named ? " (" : "",
+			     named ? host->valuestring : "", named ? ")" : "");
+		if (w > 0 && used + (size_t)w < names_len) {
+			used += (size_t)w;
+		} else { /* the list stops at the last name that fitted */
+			names[used] = '\0';
+			full = true;
+		}
 	}
 	return n;
 }

@@ -252,6 +252,24 @@ static void test_root_never_starts(void **state)
 	cJSON_Delete(t);
 }
 
+/* The names of missing ranks stop at the last that fits, the count does not. */
+static void test_missing_names(void **state)
+{
+	cJSON *t = cJSON_Parse("{\"ranks\":[{\"rank\":0,\"arrived\":true},"
+			       "{\"rank\":1,\"arrived\":false,\"host\":\"node-0001\"},"
+			       "{\"rank\":2,\"arrived\":false},"
+			       "{\"rank\":3,\"arrived\":false,\"host\":\"node-0003\"}]}");
+	char names[64], small[20];
+
+	(void)state;
+	assert_int_equal(pf_mesh_missing(t, names, sizeof(names)), 3);
+	assert_string_equal(names, "1 (node-0001), 2, 3 (node-0003)");
+	assert_int_equal(pf_mesh_missing(t, small, sizeof(small)), 3);
+	assert_string_equal(small, "1 (node-0001), 2");
+	assert_int_equal(pf_mesh_missing(t, NULL, 0), 3);
+	cJSON_Delete(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_rank_never_starts),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_root_never_starts),
+		cmocka_unit_test(test_missing_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
