@@ -88,6 +88,8 @@ static void test_bounds(void **state)
 	/* the product is refused before anything is expanded */
 	expect_err("a[0-999999999]b[0-9]", 0, -E2BIG, "more than 65536 hosts: '0-999999999'");
 	expect_err("a[1-300]b[1-300]", 0, -E2BIG, "past the limit");
+	/* 65536^4 wraps a 64-bit count to 0: refused before the product is taken */
+	expect_err("x[1-65536][1-65536][1-65536][1-65536]", 0, -E2BIG, "past the limit");
 	expect_err("n[1-3],m[1-3]", 5, -E2BIG, "m[1-3]");
 	assert_int_equal(pf_hostlist_expand("n[1-3],m[1-2]", 5, &hl, NULL), 5);
 }
