@@ -28,6 +28,7 @@
 #include "diff.h"
 #include "exit.h"
 #include "fleet.h"
+#include "mesh.h"
 #include "output.h"
 #include "profdirs.h"
 #include "registry.h"
@@ -1116,6 +1117,7 @@ struct pf_command {
 static const struct pf_command commands[] = {
 	{ "fleet", pf_fleet_main, "fleet view" },
 	{ "diff", pf_diff_main, "diff" },
+	{ "mesh", pf_mesh_main, "report" },
 	{ "snapshot", pf_snapshot_main, NULL },
 	{ "profile", NULL, NULL },
 };

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `preflight mesh` (docs/mesh.md), the skeleton without a data path: ranks
+# started as srun would (SLURM_PROCID, SLURM_NTASKS, SLURM_JOB_NODELIST) on
+# 127.0.0.x meet over TCP; a rank that never starts is named in every
+# report within the deadline; each report is a valid preflight.report/v1
+# whose one check "mesh" is a skip saying the data path is not wired (never
+# a pass); bad rank, size and peer lists are usage errors.
+. "$(dirname "$0")/lib.sh"
+need_python
+
+port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+env -u SLURM_JOB_NODELIST -u SLURM_PROCID -u SLURM_NTASKS "$PREFLIGHT" mesh >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 64 "no peers"
+expect_err "no peers"
+expect_usage "bad range" mesh --peers 'n[3-1]' --rank 0
+expect_usage "one task per host" mesh --peers 'n[1-3]' --rank 0 --size 2
+expect_usage "one task per host" mesh --peers 'n[1-3]' --rank 3
+expect_usage "bad --port" mesh --peers 'n1' --rank 0 --port 70000
+expect_usage "bad --timeout" mesh --peers 'n1' --rank 0 --timeout 0
+pf mesh --help
+expect_rc 0 "--help"
+
+# ranks 0, 1 and 3 of 4; rank 2 never starts
+start=$(date +%s)
+for r in 0 1 3; do
+	SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_NODELIST='127.0.0.[1-4]' \
+		"$PREFLIGHT" mesh --port "$port" --timeout 2 --output "$T/r$r.json" \
+		>"$T/r$r.out" 2>"$T/r$r.err" &
+done
+wait
+elapsed=$(($(date +%s) - start))
+if [ "$elapsed" -le 6 ]; then
+	ok "every rank finished within the deadline (${elapsed}s)"
+else
+	not_ok "ranks took ${elapsed}s with a 2 s deadline"
+fi
+grep -q "rank 2 127.0.0.3: did not arrive by the deadline" "$T/r1.out" &&
+	ok "rank 1 prints the missing rank" || not_ok "rank 1 output: $(cat "$T/r1.out" "$T/r1.err")"
+grep -q "round 3:" "$T/r0.out" && ok "the schedule is printed" || not_ok "no schedule"
+
+py_ok "every report is a skip naming rank 2" "$T/r0.json" "$T/r1.json" "$T/r3.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    assert r["schema"] == "preflight.report/v1", r.get("schema")
+    [c] = r["checks"]
+    assert c["name"] == "mesh" and c["status"] == "skip", c
+    assert "not yet wired" in c["findings"][0]["message"], c
+    assert "missing 2 (127.0.0.3)" in c["summary"], c["summary"]
+    subjects = [f.get("subject") for f in c["findings"]]
+    assert "rank 2 (127.0.0.3)" in subjects, subjects
+    table = c["findings"][0]["observed"]["table"]
+    assert [e["arrived"] for e in table["ranks"]] == [True, True, False, True], table
+PY
+
+py=$(schema_python)
+if [ -n "$py" ]; then
+	if "$py" - "$PF_SOURCE_DIR/docs/report.schema.json" "$T/r1.json" <<'PY'
+import json, sys
+import jsonschema
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+PY
+	then ok "the report validates against docs/report.schema.json"
+	else not_ok "the report does not validate"
+	fi
+else
+	note "no python3-jsonschema: schema not checked"
+fi
+
+done_testing
