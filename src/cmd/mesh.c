@@ -241,13 +241,11 @@ static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const ch
 		return ferror(out) ? PF_EXIT_IOERR : PF_EXIT_OK;
 	}
 	r = pf_output_expand(o->output, host, getenv("SLURM_JOB_ID"), &path, &why);
-	if (r == 0)
-		r = pf_output_mkparents(path, &why);
 	if (r == 0) {
 		size_t len = strlen(text);
 
 		text[len] = '\n'; /* the NUL: the file ends with a newline */
-		r = pf_output_write(path, text, len + 1);
+		r = pf_output_write(path, text, len + 1, &why); /* the walk of docs/hardening.md */
 		text[len] = '\0';
 	}
 	if (r < 0) {
