@@ -546,9 +546,36 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	prio_observed(f, cfg, &c, &r, window_ms, uptime_s);
 }
 
-/* The RoCE netdevs of the node, once each; error findings for RoCE ports without one. */
-static size_t collect(const struct pf_node *node, struct pf_result *res, struct roce_if **ret,
-		      size_t *ret_ports)
+/*
+ * A RoCE port without a netdev: live an error; under --root (a partial
+ * capture: only /sys/class/infiniband and the PCI tree) a skip naming what
+ * is missing.
+ */
+static void no_netdev(struct pf_result *res, const struct pf_rdma_dev *dev,
+		      const struct pf_rdma_port *port, bool live)
+{
+	struct pf_finding *f;
+	char subject[64];
+
+	snprintf(subject, sizeof(subject), "%s/%u", dev->name, port->num);
+	if (!live) {
+		f = pf_add(res, PF_STATUS_SKIP, subject, "RoCE port's netdev not in the snapshot "
+			   "(no /sys/class/net entry named by /sys/class/infiniband/%s/ports/%u/"
+			   "gid_attrs/ndevs/0 or under its PCI function): PFC and pause not judged",
+			   dev->name, port->num);
+		pf_remedy(f, "capture /sys/class/net and the ports' gid_attrs with the snapshot "
+			  "(preflight snapshot records them), or run on the node");
+		return;
+	}
+	f = pf_add(res, PF_STATUS_ERROR, subject,
+		   "RoCE port has no netdev: its PFC and pause state cannot be read");
+	pf_remedy(f, "check that the port's netdev exists (rdma link show) and "
+		  "that the snapshot includes /sys/class/net");
+}
+
+/* The RoCE netdevs of the node, once each; findings for RoCE ports without one. */
+static size_t collect(const struct pf_node *node, bool live, struct pf_result *res,
+		      struct roce_if **ret, size_t *ret_ports)
 {
 	struct roce_if *v = NULL;
 	size_t n = 0, ports = 0;
@@ -565,14 +592,7 @@ static size_t collect(const struct pf_node *node, struct pf_result *res, struct 
 				continue;
 			ports++;
 			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
-				struct pf_finding *f;
-				char subject[64];
-
-				snprintf(subject, sizeof(subject), "%s/%u", dev->name, port->num);
-				f = pf_add(res, PF_STATUS_ERROR, subject,
-					   "RoCE port has no netdev: its PFC and pause state cannot be read");
-				pf_remedy(f, "check that the port's netdev exists (rdma link show) and "
-					  "that the snapshot includes /sys/class/net");
+				no_netdev(res, dev, port, live);
 				continue;
 			}
 			name = node->netdevs[port->netdev].name;
@@ -628,7 +648,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (!prov->pfc || !prov->pause || !prov->ethtool_stats || !prov->wait)
 		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
 
-	n = collect(ctx->node, res, &nds, &ports);
+	n = collect(ctx->node, pf_fs_is_live(ctx->fs), res, &nds, &ports);
 	if (ports == 0)
 		return skip_no_roce(ctx->node, res);
 

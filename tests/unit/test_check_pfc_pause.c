@@ -475,6 +475,36 @@ static void test_global_pause_on(void **state)
 	done(&fx, &res);
 }
 
+/*
+ * A RoCE port whose netdev is not in the inventory: under --root (a partial
+ * capture) a skip naming what is missing; live an error (issue 22 item 13).
+ */
+static void test_port_without_netdev(void **state)
+{
+	static char name[] = "mlx5_0";
+	struct pf_rdma_port port = { .num = 1, .link_layer = PF_LINK_ETH, .netdev = -1 };
+	struct pf_rdma_dev dev = { .name = name, .pci = -1, .ports = &port, .n_ports = 1 };
+	struct pf_node node = { .source = "sysfs", .rdma = &dev, .n_rdma = 1 };
+	char *dir = pf_test_mkdtemp();
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	pf_test_run_check_node("pfc_pause", dir, &pf_providers_recorded, &node, NULL, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "netdev not in the snapshot");
+	pf_test_assert_contains(f->message, "gid_attrs/ndevs/0");
+	pf_result_release(&res);
+	pf_test_run_check_node("pfc_pause", "/", &pf_providers_recorded, &node, NULL, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_ERROR);
+	pf_test_assert_contains(f->message, "RoCE port has no netdev");
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
 static void test_ib_only_and_no_rdma(void **state)
 {
 	struct fixture fx = { 0 };
@@ -664,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_pause_thresholds),
 		cmocka_unit_test(test_pfc_off_one_port),
 		cmocka_unit_test(test_global_pause_on),
+		cmocka_unit_test(test_port_without_netdev),
 		cmocka_unit_test(test_ib_only_and_no_rdma),
 		cmocka_unit_test(test_one_sample),
 		cmocka_unit_test(test_not_captured_and_unsupported),
