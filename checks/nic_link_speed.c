@@ -987,6 +987,7 @@ const struct pf_check pf_check_nic_link_speed = {
 	.summary = "RDMA ports ACTIVE at the expected rate and width; RoCE netdev speed and MTU",
 	.tags = "rdma,static",
 	.reads = "/sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer,active_mtu}, "
+		 "/sys/class/infiniband/*/ports/*/{counters,hw_counters}/link_downed, "
 		 "/sys/class/infiniband/*/{hca_type,device}, /sys/class/net/<roce-if>/"
 		 "{speed,mtu,operstate}, ethtool link modes of RoCE netdevs",
 	.params = nic_link_speed_params,
