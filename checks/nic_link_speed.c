@@ -16,7 +16,14 @@
  * among 400 Gb/s siblings or a 2X link among 4X ones fails without any
  * configuration.  RoCE: the netdev speed must equal the port rate, and its
  * MTU must give the RoCE path MTU wanted (fail) and reach the site MTU
- * (warn).  Devices without a PCI function (scif0, rxe) are skipped by name.
+ * (warn).  A port's state is judged for every RDMA device, also those
+ * without a PCI function (rxe, scif0, a VF whose function is not recorded);
+ * only the rate expectations need a PCI model and are not applied to them.
+ *
+ * A port that never had a link (link_downed 0 in counters/ or, for rxe,
+ * hw_counters/) on a card that no GPU is paired with (gpu_nic.h: a storage
+ * or front-end card) is a warn while `nics` is unset: it may be unused on
+ * purpose.  A GPU's rail, or a device listed in `nics`, fails.
  *
  * RoCE LAG (mlx5_bond_<n>): the port's netdev is the bond, whose speed is
  * the sum of its slaves'; the port rate is one physical port's.  The port
@@ -29,6 +36,7 @@
 #include <string.h>
 
 #include "preflight/check.h"
+#include "preflight/gpu_nic.h"
 #include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
@@ -173,11 +181,38 @@ struct group {
 struct groups {
 	struct group *v;
 	size_t n;
+	bool *rail_card;  /* per node->rdma: its card holds a GPU's nearest NIC */
+	bool any_rail;
 };
 
 static void groups_free(struct groups *g)
 {
 	free(g->v);
+	free(g->rail_card);
+}
+
+/*
+ * Which devices sit on a GPU's card: a PCI slot (domain:bus:dev, every
+ * function) that holds the nearest NIC of some GPU (gpu_nic.h).
+ */
+static void find_rail_cards(const struct pf_node *node, struct groups *g)
+{
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
+	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
+
+	g->rail_card = pf_xcalloc(node->n_rdma ? node->n_rdma : 1, sizeof(*g->rail_card));
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_rdma_dev *nic;
+
+		if (pairs[i].nic < 0 || node->rdma[pairs[i].nic].pci < 0)
+			continue;
+		nic = &node->rdma[pairs[i].nic];
+		g->any_rail = true;
+		for (size_t k = 0; k < node->n_rdma; k++)
+			if (node->rdma[k].pci >= 0 &&
+			    !strncmp(node->pci[node->rdma[k].pci].bdf, node->pci[nic->pci].bdf, 10))
+				g->rail_card[k] = true;
+	}
 }
 
 static struct group_best *group_of(const struct groups *g, const char *model)
@@ -440,9 +475,8 @@ enum down_kind { DOWN_UNKNOWN, DOWN_NEVER_CABLED, DOWN_WENT_DOWN };
 static enum down_kind down_kind(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
 				const struct pf_rdma_port *p, uint64_t *ret_downed)
 {
-	*ret_downed = 0;
-	if (pf_fs_readf_u64(ctx->fs, ret_downed, "/sys/class/infiniband/%s/ports/%u/counters/"
-			    "link_downed", d->name, p->num) < 0)
+	/* counters/link_downed, or rxe's hw_counters/link_downed */
+	if (pf_port_counter(ctx->fs, d->name, p->num, "link_downed", ret_downed, NULL, NULL) < 0)
 		return DOWN_UNKNOWN;
 	if (*ret_downed > 0)
 		return DOWN_WENT_DOWN;
@@ -460,6 +494,8 @@ struct port_eval {
 	double want_rate;
 	int want_width;
 	bool up, card_own_role, bond_unrecorded;
+	bool no_model;     /* no PCI function: state judged, rate not */
+	bool second_role;  /* on a card no GPU is paired with, while a GPU has a rail */
 	size_t card_ports, n_slaves;
 	enum down_kind dk;
 	uint64_t downed;
@@ -504,6 +540,14 @@ static void port_plan(const struct pf_ctx *ctx, const struct nic_link_speed_cfg 
 		e->want_rate = fmax(e->want_rate, e->best.rate_gbps);
 		e->want_width = e->want_width > e->best.width ? e->want_width : e->best.width;
 	}
+	if (d->pci < 0) {
+		/* rxe, scif0: no model to hold the rate to (rxe reports its netdev's) */
+		e->no_model = true;
+		e->want_rate = 0;
+		e->want_width = 0;
+	} else {
+		e->second_role = groups->any_rail && !groups->rail_card[d - node->rdma];
+	}
 	if (!e->up)
 		e->dk = down_kind(ctx, d, p, &e->downed);
 }
@@ -522,6 +566,15 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 		pf_obs_str(f, "down", "never_cabled");
 		pf_obs_num(f, "link_downed", 0);
 		return false;
+	} else if (e->dk == DOWN_NEVER_CABLED && !cfg->nics[0] && e->second_role) {
+		/* a storage or front-end card with one port cabled: not a GPU's rail */
+		problem(&e->v, PF_STATUS_WARN, "if the port is meant to be used, check the cable or "
+			"transceiver and the switch port; else list the workload's devices in "
+			"nic_link_speed.nics (or ignore <dev>)",
+			"%s (%s), never had a link since boot (link_downed 0), on a card no GPU "
+			"is paired with: not cabled or unused, not a rail",
+			p->state_name ? p->state_name : "state unknown",
+			p->phys_state_name ? p->phys_state_name : "phys_state unknown");
 	} else if (e->dk == DOWN_NEVER_CABLED) {
 		/* a rail that never came up, or (without nics) a port that may be unused */
 		char fix[512];
@@ -693,6 +746,8 @@ static struct pf_finding *port_finding(const struct pf_rdma_dev *d, const struct
 				 "ports", e->rt, e->card_ports);
 		else
 			pf_strbuf_addf(&msg, "ACTIVE at %s", e->rt);
+		if (e->no_model)
+			pf_strbuf_adds(&msg, " (no PCI function: state judged, rate not)");
 	}
 	for (size_t i = 0; i < e->v.n; i++) {
 		pf_strbuf_adds(pf_strbuf_sep(&msg, "; "), e->v.p[i].text);
@@ -734,6 +789,8 @@ static void port_observed(struct pf_finding *f, const struct pf_node *node,
 			   e->dk == DOWN_WENT_DOWN ? "went_down" : "unknown");
 	if (!e->up && e->dk != DOWN_UNKNOWN)
 		pf_obs_num(f, "link_downed", (double)e->downed);
+	if (e->second_role && !e->up)
+		pf_obs_str(f, "card_role", "no GPU paired");
 	if (e->card_own_role) {
 		pf_obs_str(f, "role", "card");
 		pf_obs_num(f, "card_ports", (double)e->card_ports);
@@ -797,6 +854,7 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 /* What the run counted over the ports. */
 struct run_tally {
 	size_t judged, bad, skipped;
+	size_t with_pci;  /* judged ports of a PCI function: what expected_ports counts */
 	double rate;
 	bool uniform;
 };
@@ -806,10 +864,9 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 			 const struct groups *groups, const struct pf_rdma_dev *d,
 			 struct run_tally *t, struct pf_result *res)
 {
-	if (d->pci < 0) {
-		pf_add(res, PF_STATUS_SKIP, d->name,
-		       "no PCI function behind this RDMA device (virtual or software "
-		       "device): not judged");
+	if (d->n_ports == 0 && d->pci < 0) {
+		pf_add(res, PF_STATUS_SKIP, d->name, "no ports and no PCI function behind this "
+		       "RDMA device (virtual or software device): not judged");
 		t->skipped++;
 		return;
 	}
@@ -841,6 +898,7 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 		judge_port(ctx, cfg, groups, d, p, res);
 		f = &res->findings[res->n_findings - 1];
 		t->judged++;
+		t->with_pci += d->pci >= 0;
 		if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)
 			t->bad++;
 		if (t->rate < 0)
@@ -856,16 +914,16 @@ static bool judge_port_count(const struct nic_link_speed_cfg *cfg, const struct 
 {
 	struct pf_finding *f;
 
-	if (!cfg->expected_ports || t->judged == cfg->expected_ports)
+	if (!cfg->expected_ports || t->with_pci == cfg->expected_ports)
 		return false;
-	f = pf_add(res, t->judged < cfg->expected_ports ? PF_STATUS_FAIL : PF_STATUS_WARN,
-		   "ports", "%zu RDMA ports, expected %llu", t->judged,
+	f = pf_add(res, t->with_pci < cfg->expected_ports ? PF_STATUS_FAIL : PF_STATUS_WARN,
+		   "ports", "%zu RDMA ports, expected %llu", t->with_pci,
 		   (unsigned long long)cfg->expected_ports);
-	pf_obs_num(f, "ports", (double)t->judged);
+	pf_obs_num(f, "ports", (double)t->with_pci);
 	pf_exp_num(f, "ports", (double)cfg->expected_ports);
 	pf_remedy(f, "check that every HCA is seated and its driver loaded "
 		  "(lspci -d 15b3:, ibstat, dmesg | grep mlx5)");
-	return t->judged < cfg->expected_ports;
+	return t->with_pci < cfg->expected_ports;
 }
 
 /* The summary: the first bad port, a short port count, or the one rate all ports run at. */
@@ -910,6 +968,7 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
 	build_groups(node, cfg, &groups);
+	find_rail_cards(node, &groups);
 	for (size_t i = 0; i < node->n_rdma; i++)
 		judge_device(ctx, cfg, &groups, &node->rdma[i], &t, res);
 	bad = t.bad + judge_port_count(cfg, &t, res);
@@ -928,6 +987,7 @@ const struct pf_check pf_check_nic_link_speed = {
 	.summary = "RDMA ports ACTIVE at the expected rate and width; RoCE netdev speed and MTU",
 	.tags = "rdma,static",
 	.reads = "/sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer,active_mtu}, "
+		 "/sys/class/infiniband/*/ports/*/{counters,hw_counters}/link_downed, "
 		 "/sys/class/infiniband/*/{hca_type,device}, /sys/class/net/<roce-if>/"
 		 "{speed,mtu,operstate}, ethtool link modes of RoCE netdevs",
 	.params = nic_link_speed_params,

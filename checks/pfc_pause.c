@@ -201,6 +201,9 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 	pf_exp_num(f, "priority", prio);
 }
 
+static void config_observed(struct pf_finding *f, const struct roce_if *nd,
+			    const struct pfc_pause_cfg *cfg, const char *prios);
+
 /* The configuration finding: PFC on roce_prio, no global pause beside PFC. */
 static void judge_config(struct pf_result *res, const struct roce_if *nd,
 			 const struct pfc_pause_cfg *cfg)
@@ -234,21 +237,29 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 		f = pf_add(res, PF_STATUS_ERROR, nd->name,
 			   "cannot read the pause parameters (%s): %s", nd->port,
 			   strerror(-nd->r_pause));
-	} else if ((pfc_known && !pfc_on && cfg->require_pfc) || global_clash) {
-		f = pf_add(res, PF_STATUS_FAIL, nd->name, "%s: PFC %s for priority %u (enabled: %s); %s%s",
-			   nd->port, pfc_on ? "on" : "off", prio, prios, pause_txt,
-			   global_clash ? " alongside PFC" : "");
-		if (global_clash && !(pfc_known && !pfc_on && cfg->require_pfc))
-			pf_remedy(f, "turn global pause off so that only PFC pauses the link: "
-				  "ethtool -A %s autoneg off rx off tx off (and on the switch port)",
-				  nd->name);
-		else
-			pf_remedy(f, "enable PFC on priority %u%s: dcb pfc set dev %s prio-pfc %u:on "
-				  "(or mlnx_qos -i %s --pfc with priority %u set), and on the switch "
-				  "port; persist it in the NIC's or the node's network configuration",
-				  prio, global ? " and turn global pause off (ethtool -A ... rx off tx off)"
-					       : "",
-				  nd->name, prio, nd->name, prio);
+	} else if (global_clash && !(pfc_known && !pfc_on && cfg->require_pfc)) {
+		/*
+		 * mlx5e_get_pauseparam() reports the PFCC register's global
+		 * pprx/pptx, apart from PFC's pfcrx/pfctx: whether firmware keeps
+		 * reporting them on after PFC is enabled is not known from a
+		 * capture yet, so this must not drain a node (issue 22 item 15).
+		 */
+		f = pf_add(res, PF_STATUS_WARN, nd->name, "%s: PFC %s for priority %u (enabled: %s); "
+			   "%s alongside PFC (as the driver reports it; whether ConnectX firmware "
+			   "reports global pause on beside PFC is unverified)", nd->port,
+			   pfc_on ? "on" : "off", prio, prios, pause_txt);
+		pf_remedy(f, "turn global pause off so that only PFC pauses the link: "
+			  "ethtool -A %s autoneg off rx off tx off (and on the switch port); "
+			  "if it reads on again right after, the firmware reports it beside PFC",
+			  nd->name);
+	} else if (pfc_known && !pfc_on && cfg->require_pfc) {
+		f = pf_add(res, PF_STATUS_FAIL, nd->name, "%s: PFC off for priority %u (enabled: %s); %s%s",
+			   nd->port, prio, prios, pause_txt, global_clash ? " alongside PFC" : "");
+		pf_remedy(f, "enable PFC on priority %u%s: dcb pfc set dev %s prio-pfc %u:on "
+			  "(or mlnx_qos -i %s --pfc with priority %u set), and on the switch "
+			  "port; persist it in the NIC's or the node's network configuration",
+			  prio, global ? " and turn global pause off (ethtool -A ... rx off tx off)" : "",
+			  nd->name, prio, nd->name, prio);
 	} else if (nd->r_pfc == -ENOENT) {
 		f = pf_add(res, PF_STATUS_SKIP, nd->name,
 			   "%s: PFC configuration not in the snapshot (preflight/dcb/%s/pfc); %s",
@@ -264,13 +275,20 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 			   nd->port, pfc_on ? "on" : pfc_known ? "off" : outcome(nd->r_pfc), prio,
 			   prios, pause_txt);
 	}
-	if (pfc_known) {
+	config_observed(f, nd, cfg, prios);
+}
+
+/* Report: the PFC and pause state read, and what the port is held to. */
+static void config_observed(struct pf_finding *f, const struct roce_if *nd,
+			    const struct pfc_pause_cfg *cfg, const char *prios)
+{
+	if (nd->r_pfc == 0) {
 		pf_obs_str(f, "pfc_enabled", prios);
 		pf_obs_num(f, "pfc_cap", nd->pfc.pfc_cap);
 	} else {
 		pf_obs_str(f, "pfc", outcome(nd->r_pfc));
 	}
-	if (pause_known) {
+	if (nd->r_pause == 0) {
 		pf_obs_bool(f, "global_pause_rx", nd->pause.rx);
 		pf_obs_bool(f, "global_pause_tx", nd->pause.tx);
 		if (nd->pause.has_stats) {
@@ -280,7 +298,7 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 	} else {
 		pf_obs_str(f, "global_pause", outcome(nd->r_pause));
 	}
-	pf_exp_num(f, "pfc_prio", prio);
+	pf_exp_num(f, "pfc_prio", (double)cfg->roce_prio);
 	pf_exp_bool(f, "pfc_required", cfg->require_pfc);
 	pf_exp_str(f, "global_pause", "off");
 }
@@ -528,9 +546,36 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	prio_observed(f, cfg, &c, &r, window_ms, uptime_s);
 }
 
-/* The RoCE netdevs of the node, once each; error findings for RoCE ports without one. */
-static size_t collect(const struct pf_node *node, struct pf_result *res, struct roce_if **ret,
-		      size_t *ret_ports)
+/*
+ * A RoCE port without a netdev: live an error; under --root (a partial
+ * capture: only /sys/class/infiniband and the PCI tree) a skip naming what
+ * is missing.
+ */
+static void no_netdev(struct pf_result *res, const struct pf_rdma_dev *dev,
+		      const struct pf_rdma_port *port, bool live)
+{
+	struct pf_finding *f;
+	char subject[64];
+
+	snprintf(subject, sizeof(subject), "%s/%u", dev->name, port->num);
+	if (!live) {
+		f = pf_add(res, PF_STATUS_SKIP, subject, "RoCE port's netdev not in the snapshot "
+			   "(no /sys/class/net entry named by /sys/class/infiniband/%s/ports/%u/"
+			   "gid_attrs/ndevs/0 or under its PCI function): PFC and pause not judged",
+			   dev->name, port->num);
+		pf_remedy(f, "capture /sys/class/net and the ports' gid_attrs with the snapshot "
+			  "(preflight snapshot records them), or run on the node");
+		return;
+	}
+	f = pf_add(res, PF_STATUS_ERROR, subject,
+		   "RoCE port has no netdev: its PFC and pause state cannot be read");
+	pf_remedy(f, "check that the port's netdev exists (rdma link show) and "
+		  "that the snapshot includes /sys/class/net");
+}
+
+/* The RoCE netdevs of the node, once each; findings for RoCE ports without one. */
+static size_t collect(const struct pf_node *node, bool live, struct pf_result *res,
+		      struct roce_if **ret, size_t *ret_ports)
 {
 	struct roce_if *v = NULL;
 	size_t n = 0, ports = 0;
@@ -547,14 +592,7 @@ static size_t collect(const struct pf_node *node, struct pf_result *res, struct 
 				continue;
 			ports++;
 			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
-				struct pf_finding *f;
-				char subject[64];
-
-				snprintf(subject, sizeof(subject), "%s/%u", dev->name, port->num);
-				f = pf_add(res, PF_STATUS_ERROR, subject,
-					   "RoCE port has no netdev: its PFC and pause state cannot be read");
-				pf_remedy(f, "check that the port's netdev exists (rdma link show) and "
-					  "that the snapshot includes /sys/class/net");
+				no_netdev(res, dev, port, live);
 				continue;
 			}
 			name = node->netdevs[port->netdev].name;
@@ -610,7 +648,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (!prov->pfc || !prov->pause || !prov->ethtool_stats || !prov->wait)
 		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
 
-	n = collect(ctx->node, res, &nds, &ports);
+	n = collect(ctx->node, pf_fs_is_live(ctx->fs), res, &nds, &ports);
 	if (ports == 0)
 		return skip_no_roce(ctx->node, res);
 

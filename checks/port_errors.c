@@ -2,8 +2,12 @@
 /*
  * port_errors - RDMA port error counters: links that flap, corrupt or drop.
  *
- * Reads the IB PMA counters (/sys/class/infiniband/<dev>/ports/<n>/counters/)
- * and the driver's hw_counters/ of every port in the inventory.  Counters
+ * Reads each counter of the table below by name (pf_port_counter():
+ * counters/<name>, the IB PMA, else hw_counters/<name>, the driver's own;
+ * Soft-RoCE keeps link_downed and its retry and sequence-error counters in
+ * hw_counters/, drivers/infiniband/sw/rxe/rxe_hw_counters.c) of every port
+ * in the inventory.  A port with none of the judged counters is a skip
+ * naming what is missing, never "clean".  Counters
  * fall in four classes (table below): hard faults of the link itself, soft
  * physical errors, transport errors (loss and retries seen by the RDMA
  * engine) and informational ones that are reported but never judged.
@@ -73,6 +77,15 @@ static const struct ctr_def ctrs[] = {
 	{ "resp_remote_access_errors", true, 32, CTR_INFO },
 	{ "req_remote_invalid_request", true, 32, CTR_INFO },
 	{ "resp_local_length_error", true, 32, CTR_INFO },
+	/* rxe (drivers/infiniband/sw/rxe/rxe_hw_counters.c): atomic64 */
+	{ "out_of_seq_request", true, 64, CTR_TRANSPORT },
+	{ "rcvd_seq_err", true, 64, CTR_TRANSPORT },
+	{ "retry_exceeded_err", true, 64, CTR_TRANSPORT },
+	{ "retry_rnr_exceeded_err", true, 64, CTR_TRANSPORT },
+	{ "completer_retry_err", true, 64, CTR_TRANSPORT },
+	{ "send_err", true, 64, CTR_TRANSPORT },
+	{ "rcvd_rnr_err", true, 64, CTR_INFO },
+	{ "send_rnr_err", true, 64, CTR_INFO },
 };
 
 #define N_CTRS PF_ARRAY_SIZE(ctrs)
@@ -107,7 +120,9 @@ static const struct pf_param port_errors_params[] = {
 struct sample {
 	uint64_t v[N_CTRS];
 	bool have[N_CTRS];
+	bool in_hw[N_CTRS];   /* found in hw_counters/ */
 	size_t n_have;
+	size_t n_judged;      /* of them, not CTR_INFO */
 	size_t n_na;          /* "N/A (no PMA)" */
 	bool dirs;            /* counters/ or hw_counters/ exists */
 	int err;              /* first read or parse error, with the counter and text */
@@ -138,15 +153,13 @@ static int read_sample(const struct pf_fs *fs, struct port *p, struct sample *s)
 		pf_autofree char *text = NULL;
 		int r;
 
-		r = pf_fs_readf_line(fs, &text, "%s/%s", base[ctrs[i].hw], ctrs[i].name);
+		r = pf_port_counter(fs, p->dev, p->num, ctrs[i].name, &s->v[i], &s->in_hw[i],
+				    &text);
 		if (r == -ENOENT)
 			continue;
-		if (r == 0) {
-			r = pf_parse_ib_counter(text, &s->v[i]);
-			if (r == -EOPNOTSUPP) {
-				s->n_na++;
-				continue;
-			}
+		if (r == -EOPNOTSUPP) {
+			s->n_na++;
+			continue;
 		}
 		if (r < 0) {
 			if (!s->err) {
@@ -158,8 +171,25 @@ static int read_sample(const struct pf_fs *fs, struct port *p, struct sample *s)
 		}
 		s->have[i] = true;
 		s->n_have++;
+		s->n_judged += ctrs[i].cls != CTR_INFO;
 	}
 	return 0;
+}
+
+/* The width of counter @i as read: a PMA counter found in hw_counters/ is the driver's 64-bit. */
+static unsigned int width_of(const struct sample *s, size_t i)
+{
+	return s->in_hw[i] && !ctrs[i].hw ? 64 : ctrs[i].width;
+}
+
+/* The counters a sample holds, by name, for the message: "link_downed, rcvd_seq_err, ...". */
+static void list_read(struct pf_strbuf *sb, const struct sample *s, bool judged_only)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_CTRS; i++)
+		if (s->have[i] && (!judged_only || ctrs[i].cls != CTR_INFO))
+			pf_strbuf_item(sb, &n, 8, "%s", ctrs[i].name);
 }
 
 static uint64_t ctr_max(const struct ctr_def *c)
@@ -248,16 +278,22 @@ static bool judge_unusable(struct pf_result *res, const struct port *p, bool liv
 				   ctrs[s->err_ctr].name, strerror(-s->err));
 		pf_remedy(f, "check /sys/class/infiniband/%s/ports/%u/%s/%s and the driver's "
 			  "messages in dmesg", p->dev, p->num,
-			  ctrs[s->err_ctr].hw ? "hw_counters" : "counters", ctrs[s->err_ctr].name);
+			  s->in_hw[s->err_ctr] ? "hw_counters" : "counters", ctrs[s->err_ctr].name);
 		return true;
 	}
-	if (!s->n_have) {
-		if (s->n_na)
+	if (!s->n_judged) {
+		pf_autostrbuf struct pf_strbuf got = PF_STRBUF_INIT;
+
+		list_read(&got, s, false);
+		if (s->n_na && !s->n_have)
 			f = pf_add(res, PF_STATUS_SKIP, p->subject, "the port has no PMA: its "
 				   "counters read \"N/A (no PMA)\"");
 		else
-			f = pf_add(res, PF_STATUS_SKIP, p->subject, "none of the %zu known error "
-				   "counters is present", N_CTRS);
+			f = pf_add(res, PF_STATUS_SKIP, p->subject, "error counters unknown: none of "
+				   "link_downed, symbol_error, port_rcv_errors, out_of_sequence, "
+				   "rcvd_seq_err, retry_exceeded_err (or the %zu others judged) in "
+				   "counters/ or hw_counters/%s%s", N_CTRS - 6,
+				   got.len ? "; read only " : "", got.buf);
 		pf_remedy(f, "read the counters with the vendor tool (mlxlink, ethtool -S)");
 		return true;
 	}
@@ -282,7 +318,7 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 
 		if (!p->a.have[i] || !p->b.have[i] || ignored(cfg, c))
 			continue;
-		r = pf_counter_delta(p->a.v[i], p->b.v[i], c->width, !c->hw, &d);
+		r = pf_counter_delta(p->a.v[i], p->b.v[i], width_of(&p->b, i), !p->b.in_hw[i], &d);
 		if (r == -ERANGE) /* wider than the table says: judge as 64-bit */
 			r = pf_counter_delta(p->a.v[i], p->b.v[i], 64, false, &d);
 		if (r < 0)
@@ -314,8 +350,11 @@ static void judge_window(struct pf_result *res, const struct port_errors_cfg *cf
 	}
 
 	if (st == PF_STATUS_PASS) {
+		pf_autostrbuf struct pf_strbuf names = PF_STRBUF_INIT;
+
+		list_read(&names, &p->b, true);
 		f = pf_add(res, st, p->subject, "no error counter increased in %.1f s "
-			   "(%zu counters)", window_ms / 1000, n_judged);
+			   "(%zu counters: %s)", window_ms / 1000, n_judged, names.buf);
 	} else {
 		f = pf_add(res, st, p->subject, "%s in %.1f s", list.buf, window_ms / 1000);
 		add_remedy(f, p, worst, any_saturated, false);
@@ -375,7 +414,7 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 			continue;
 		n_judged++;
 		rate = (double)v / hours;
-		if (!c->hw && c->width < 64 && v == ctr_max(c)) {
+		if (!p->a.in_hw[i] && c->width < 64 && v == ctr_max(c)) {
 			pf_strbuf_item(&list, &n_listed, 4, "%s saturated at %llu", c->name,
 			       (unsigned long long)v);
 			cJSON_AddItemToArray(sat, cJSON_CreateString(c->name));
@@ -393,8 +432,11 @@ static void judge_absolute(struct pf_result *res, const struct port_errors_cfg *
 	}
 
 	if (st == PF_STATUS_PASS) {
-		f = pf_add(res, st, p->subject, "%zu error counters within thresholds over %s",
-			   n_judged, when);
+		pf_autostrbuf struct pf_strbuf names = PF_STRBUF_INIT;
+
+		list_read(&names, &p->a, true);
+		f = pf_add(res, st, p->subject, "%zu error counters within thresholds over %s "
+			   "(%s)", n_judged, when, names.buf);
 	} else {
 		f = pf_add(res, st, p->subject, "%s over %s (since boot or last clear)", list.buf,
 			   when);

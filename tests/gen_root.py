@@ -316,6 +316,9 @@ def build(args):
             rdma(r, args, ep, name, 0x30 + i, "MT4129", "MT_0000000838", args.ns_rate,
                  name in slow, name in narrow, name in down)
 
+    for i in range(args.rxe):
+        rxe(r, args, i)
+
     for name in parse_list(args.no_pci_parent_dev):
         # e.g. Intel MIC's scif0: an RDMA device with no PCI function behind it
         d = f"/sys/devices/virtual/infiniband/{name}"
@@ -544,6 +547,39 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
                mtu=4092, up=not down)
 
 
+RXE_COUNTERS = [
+    # drivers/infiniband/sw/rxe/rxe_hw_counters.c; rxe has no counters/
+    "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
+    "send_rnr_err", "rcvd_seq_err", "ack_deferred", "retry_exceeded_err",
+    "retry_rnr_exceeded_err", "completer_retry_err", "send_err", "link_downed", "rdma_sends",
+    "rdma_recvs",
+]
+
+
+def rxe(r, args, i):
+    """Soft-RoCE rxe<i> over veth<i> (`rdma link add rxe<i> type rxe netdev veth<i>`).
+
+    No PCI function (a virtual device), a netdev without a device link, its
+    counters only in hw_counters/; a --down-port rxe<i> has its veth down.
+    """
+    name, ifname = f"rxe{i}", f"veth{i}"
+    down = name in parse_list(args.down_port)
+    d = f"/sys/devices/virtual/infiniband/{name}"
+    r.write(f"{d}/node_type", "1: CA\n")
+    r.link(f"/sys/class/infiniband/{name}", rel_link("/sys/class/infiniband", d))
+    r.rdma_devs.append((name, d))
+    port = f"{d}/ports/1"
+    r.write(f"{port}/state", "1: DOWN\n" if down else "4: ACTIVE\n")
+    r.write(f"{port}/phys_state", "3: Disabled\n" if down else "5: LinkUp\n")
+    r.write(f"{port}/rate", "10 Gb/sec (1X QDR)\n")
+    r.write(f"{port}/link_layer", "Ethernet\n")
+    for c in RXE_COUNTERS:
+        r.write(f"{port}/hw_counters/{c}", "0\n")
+    netdev(r, args, None, ifname, 1, speed=10000, mtu=args.mtu, up=not down)
+    r.roce_ports.append((port, ifname, name))
+    r.roce_ifs.append(ifname)
+
+
 def roce_lag(r, args, ep0, idx, bus, numa, pci_dev):
     """mlx5 RoCE LAG: a dual-port NIC whose two PF netdevs are enslaved to bond<idx>.
 
@@ -616,6 +652,8 @@ def main(argv=None):
                         "compute (and storage) NICs")
     p.add_argument("--ns-rate", type=int, default=200, choices=sorted(RATES),
                    help="port rate of the --ns-card ports (default 200)")
+    p.add_argument("--rxe", type=int, default=0, metavar="N",
+                   help="soft-RoCE devices rxe0..N-1 over veth0..N-1 (no PCI function)")
     p.add_argument("--roce-lag", type=int, default=0, metavar="N",
                    help="with --link-layer eth: the first N NICs are dual-port mlx5 RoCE LAGs "
                         "(mlx5_bond_<i> over bond<i> with two slaves, bond speed = their sum)")

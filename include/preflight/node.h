@@ -150,6 +150,16 @@ const struct pf_pci_dev *pf_node_pci(const struct pf_node *node, const char *bdf
 int pf_node_pci_index(const struct pf_node *node, const char *bdf);
 const struct pf_rdma_dev *pf_node_rdma(const struct pf_node *node, const char *name);
 const struct pf_netdev *pf_node_netdev(const struct pf_node *node, const char *name);
+/*
+ * RDMA port counter @name of port @port of @dev: counters/<name>, else
+ * hw_counters/<name> (src/node/port_counter.c; rxe has only hw_counters/).
+ * *ret_hw tells which (may be NULL).  -ENOENT in neither, -EOPNOTSUPP for
+ * "N/A (no PMA)", -EINVAL not a number, else the read's -errno; on those
+ * errors *ret_text (may be NULL) gets the file's text when it was read
+ * (caller frees).
+ */
+int pf_port_counter(const struct pf_fs *fs, const char *dev, unsigned int port,
+		    const char *name, uint64_t *ret, bool *ret_hw, char **ret_text);
 
 /*
  * PCI distance between two devices (src/node/pci_path.c), in nvidia-smi's

@@ -847,9 +847,34 @@ static int copy_gid_addr_facts(struct snap *s, const struct pf_snapshot_opts *op
 }
 
 /*
- * Netdevs with a device (physical functions, not bridges or veths).  The
- * second statistics sample is taken only for netdevs of an RDMA device,
- * after one shared wait.
+ * Is @ifname the netdev of an RDMA port (its GID 0's ndev: rxe's veth, a
+ * RoCE LAG's bond)?  pfc_pause reads those live, with or without a device.
+ */
+static bool rdma_port_netdev(const struct pf_fs *fs, const char *ifname)
+{
+	pf_autostrv char **devs = NULL;
+	int n = pf_fs_list(fs, "/sys/class/infiniband", &devs);
+
+	for (int i = 0; i < n; i++) {
+		pf_autofree char *dir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
+		pf_autostrv char **ports = NULL;
+		int m = pf_fs_list(fs, dir, &ports);
+
+		for (int k = 0; k < m; k++) {
+			pf_autofree char *nd = NULL;
+
+			if (pf_fs_readf_line(fs, &nd, "%s/%s/gid_attrs/ndevs/0", dir, ports[k]) == 0 &&
+			    !strcmp(nd, ifname))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Netdevs with a device (physical functions, not bridges or veths), and
+ * the netdevs of RDMA ports (veth, bond).  The second statistics sample is
+ * taken only for netdevs of an RDMA device, after one shared wait.
  */
 static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
 {
@@ -866,14 +891,14 @@ static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
 	for (int i = 0; i < n; i++) {
 		pf_autofree char *dev = pf_xasprintf("/sys/class/net/%s/device", names[i]);
 		pf_autofree char *ib = pf_xasprintf("%s/infiniband", dev);
-		bool stats;
+		bool stats, rdma = rdma_port_netdev(s->src, names[i]);
 
-		if (pf_fs_exists(s->src, dev) != 1)
+		if (pf_fs_exists(s->src, dev) != 1 && !rdma)
 			continue;
 		r = netdev_facts(s, &ctx, names[i], &stats);
 		if (r < 0)
 			return r;
-		if (stats && pf_fs_exists(s->src, ib) == 1) {
+		if (stats && (rdma || pf_fs_exists(s->src, ib) == 1)) {
 			again[i] = true;
 			n_again++;
 		}

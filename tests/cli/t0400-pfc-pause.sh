@@ -66,4 +66,33 @@ c = json.load(open(sys.argv[1]))["checks"][0]
 assert c["status"] == "skip" and "InfiniBand" in c["summary"], c
 PY
 
+# Netdevs without a device link (rxe's veth, a RoCE LAG's bond): a snapshot
+# records the facts pfc_pause reads for them, so --root on the snapshot gives
+# the verdicts --root on its source gives (issue 19: warn live, skip offline)
+gen_root "$T/virt" --gpus 0 --nics 1 --link-layer eth --rxe 1 --roce-lag 1
+mkdir -p "$T/virt/preflight/dcb/veth0" "$T/virt/preflight/ethtool/veth0" \
+	"$T/virt/preflight/dcb/bond0" "$T/virt/preflight/ethtool/bond0"
+echo 'Attribute read: Operation not supported' > "$T/virt/preflight/dcb/veth0/pfc"
+echo 'netlink error: Operation not supported' > "$T/virt/preflight/ethtool/veth0/pause"
+printf 'pfc-cap 8 macsec-bypass off delay 0\nprio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off\n' \
+	> "$T/virt/preflight/dcb/bond0/pfc"
+printf 'Pause parameters for bond0:\nAutonegotiate:\toff\nRX:\t\toff\nTX:\t\toff\n' \
+	> "$T/virt/preflight/ethtool/bond0/pause"
+pf --root "$T/virt" --only pfc_pause --format json
+cp "$T/out" "$T/virt.json"
+pf snapshot --root "$T/virt" "$T/virt-snap"
+expect_rc 0 "snapshot of a root with veth and bond RoCE netdevs"
+pf --root "$T/virt-snap" --only pfc_pause --format json
+py_ok "veth and bond: snapshot = source" "$T/virt.json" "$T/out" <<'PY'
+import json, sys
+def subj(path):
+    c = json.load(open(path))["checks"][0]
+    return {f["subject"]: (f["status"], f["message"].split(";")[0]) for f in c["findings"]}
+src, snap = subj(sys.argv[1]), subj(sys.argv[2])
+assert src["veth0"][0] == "warn" and "no PFC configuration" in src["veth0"][1], src
+assert src["bond0"][0] == "pass", src
+for k in ("veth0", "bond0"):
+    assert snap.get(k) == src[k], (k, src[k], snap.get(k))
+PY
+
 done_testing

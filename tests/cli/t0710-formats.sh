@@ -11,7 +11,9 @@ need_python
 
 cp -r "$PF_FIXTURES/slurm-fail" "$T/root"
 printf 'gpu<7>&"q'"'"'\001\377z\n' > "$T/root/proc/sys/kernel/hostname"
-mkdir "$T/empty"
+# an error case: /proc/self/limits unreadable (a directory); an absent one
+# is a skip under --root (docs/checks/memlock.md)
+mkdir -p "$T/empty/proc/self/limits"
 
 # --- JUnit -----------------------------------------------------------------
 pf --root "$T/root" --only memlock,sysctl --format junit

@@ -269,7 +269,48 @@ static void test_models_and_virtual(void **state)
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_true(obs_num(f, "rate_gbps") == 200);
 	assert_string_equal(obs_str(f, "model"), "MT4123 IB");
-	assert_int_equal(finding(&r, "scif0")->status, PF_STATUS_SKIP);
+	/* no PCI function: its state is judged (ACTIVE), its rate is not */
+	f = finding(&r, "scif0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "no PCI function: state judged, rate not"));
+	run_free(&r);
+	/* and it is not one of the HCA ports expected_ports counts */
+	run_on(&r, "--gpus 4 --nics 4 --no-pci-parent-dev scif0", NULL,
+	       (const char *const[]){ "nic_link_speed.expected_ports=4", NULL });
+	assert_int_equal(r.res.status, PF_STATUS_PASS);
+	run_free(&r);
+}
+
+/* Soft-RoCE (issue 19, 22 item 4): no PCI function, yet a DOWN port fails. */
+static void test_rxe(void **state)
+{
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
+	run_on(&r, "--gpus 0 --nics 0 --rxe 2 --link-layer eth", NULL, NULL);
+	f = finding(&r, "rxe0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS); /* ACTIVE, veth at the port's 10 Gb/s */
+	assert_non_null(strstr(f->message, "no PCI function: state judged, rate not"));
+	run_free(&r);
+	/* the profile's rate is an HCA's: not held against soft-RoCE */
+	run_on(&r, "--gpus 0 --nics 0 --rxe 1 --link-layer eth", NULL,
+	       (const char *const[]){ "nic_link_speed.min_rate_gbps=400", NULL });
+	assert_int_equal(finding(&r, "rxe0/1")->status, PF_STATUS_PASS);
+	run_free(&r);
+	run_on(&r, "--gpus 0 --nics 0 --rxe 2 --link-layer eth --down-port rxe0,rxe1",
+	       NULL, NULL);
+	assert_int_equal(r.res.status, PF_STATUS_FAIL);
+	f = finding(&r, "rxe0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "DOWN (Disabled)"));
+	/* rxe's link_downed is in hw_counters/: known, 0 */
+	assert_string_equal(obs_str(f, "down"), "never_cabled");
+	assert_int_equal(finding(&r, "rxe1/1")->status, PF_STATUS_FAIL);
+	run_free(&r);
+	/* beside GPU rails too: rxe is no card of a second role */
+	run_on(&r, "--gpus 2 --nics 2 --link-layer eth --rxe 1 --down-port rxe0", NULL, NULL);
+	assert_int_equal(finding(&r, "rxe0/1")->status, PF_STATUS_FAIL);
 	run_free(&r);
 }
 
@@ -398,14 +439,37 @@ static void test_roles_and_never_cabled(void **state)
 	assert_int_equal(r.res.status, PF_STATUS_PASS);
 	run_free(&r);
 
-	/* one of them never cabled: said so; outside nics it is not judged */
+	/*
+	 * one of them never cabled, on a card no GPU is paired with (issue 22
+	 * item 5: a storage or front-end card with one port used): a warn
+	 * without nics, never a drain
+	 */
 	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_5", NULL, NULL);
 	assert_int_equal(finding(&r, "mlx5_4/1")->status, PF_STATUS_PASS);
 	f = finding(&r, "mlx5_5/1");
-	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_int_equal(f->status, PF_STATUS_WARN);
 	assert_non_null(strstr(f->message, "never had a link since boot (link_downed 0)"));
+	assert_non_null(strstr(f->message, "no GPU is paired with"));
 	assert_string_equal(obs_str(f, "down"), "never_cabled");
 	assert_non_null(strstr(f->remedy, "nic_link_speed.nics"));
+	assert_int_equal(r.res.status, PF_STATUS_WARN);
+	run_free(&r);
+	/* the issue's own root: RoCE, 8 rails, mlx5_9 of the second-role card uncabled */
+	run_on(&r, "--link-layer eth --ns-card 1 --down-port mlx5_9", NULL, NULL);
+	assert_int_equal(finding(&r, "mlx5_9/1")->status, PF_STATUS_WARN);
+	assert_true(r.res.status != PF_STATUS_FAIL);
+	run_free(&r);
+	/* the same port listed in nics is a rail: it fails */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_5", NULL,
+	       (const char *const[]){ "nic_link_speed.nics=mlx5_0,mlx5_5", NULL });
+	assert_int_equal(finding(&r, "mlx5_5/1")->status, PF_STATUS_FAIL);
+	run_free(&r);
+	/* a GPU's rail never cabled, without nics: still a failure */
+	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_2", NULL, NULL);
+	f = finding(&r, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "down"), "never_cabled");
+	assert_int_equal(r.res.status, PF_STATUS_FAIL);
 	run_free(&r);
 	run_on(&r, "--gpus 4 --nics 4 --ns-card 1 --down-port mlx5_5", NULL, rails);
 	f = finding(&r, "mlx5_5/1");
@@ -479,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_linkmodes_provider),
 		cmocka_unit_test(test_profile_expectations),
 		cmocka_unit_test(test_models_and_virtual),
+		cmocka_unit_test(test_rxe),
 		cmocka_unit_test(test_no_devices),
 		pf_test_in_tmpdir(shared_capture_qib),
 		pf_test_in_tmpdir(shared_hwloc_export),

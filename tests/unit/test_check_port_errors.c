@@ -509,6 +509,61 @@ static void test_gen(void **state)
 	pf_node_free(node);
 }
 
+/*
+ * Soft-RoCE (issue 19): no counters/, link_downed and the retry and
+ * sequence-error counters in hw_counters/ (rxe_hw_counters.c).  They are
+ * read by name and named; a port with only informational counters is not
+ * "clean".
+ */
+static void test_rxe_hw_counters(void **state)
+{
+	pf_autofree char *root = gen(*state, "--gpus 0 --nics 0 --rxe 2 --link-layer eth "
+				     "--uptime 600 "
+				     "--file /sys/class/infiniband/rxe1/ports/1/hw_counters/"
+				     "link_downed=5");
+	struct pf_node *node = load(root);
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	run_check(root, node, NULL, &res);
+	f = pf_test_must_find(&res, "rxe0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "7 error counters within thresholds");
+	pf_test_assert_contains(f->message, "link_downed");
+	pf_test_assert_contains(f->message, "rcvd_seq_err");
+	pf_test_assert_contains(f->message, "retry_exceeded_err");
+	f = pf_test_must_find(&res, "rxe1/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "link_downed 5");
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
+/* Only informational counters (duplicate_request): unknown, a skip naming what is missing. */
+static void test_only_info_counters(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	pf_test_write(*state, PORT1 "hw_counters/duplicate_request", "0\n");
+	pf_test_write(*state, PORT2 "hw_counters/duplicate_request", "0\n");
+	pf_test_write(*state, PORT2 "hw_counters/rcvd_seq_err", "0\n");
+	pf_test_write(*state, "proc/uptime", "7200.00 0.00\n");
+	run_check(*state, &t.node, NULL, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "error counters unknown");
+	pf_test_assert_contains(f->message, "link_downed");
+	pf_test_assert_contains(f->message, "read only duplicate_request");
+	f = pf_test_must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "1 error counters within thresholds");
+	pf_test_assert_contains(f->message, "(rcvd_seq_err)");
+	pf_result_release(&res);
+}
+
 static void shared_capture_mlx4(void **state)
 {
 	pf_autofree char *root = pf_test_unpack_shared(
@@ -537,6 +592,8 @@ int main(void)
 		pf_test_in_tmpdir(test_hard_and_boot_events),
 		pf_test_in_tmpdir(test_saturated_and_transport),
 		pf_test_in_tmpdir(test_missing_and_garbage),
+		pf_test_in_tmpdir(test_rxe_hw_counters),
+		pf_test_in_tmpdir(test_only_info_counters),
 		pf_test_in_tmpdir(test_no_uptime_ignore_ports),
 		pf_test_in_tmpdir(test_edge_configs),
 		pf_test_in_tmpdir(test_window),

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# A partial capture: a snapshot root that holds only /sys/class/infiniband
+# and the PCI tree (no /proc, no /sys/class/net, no preflight/ facts), as
+# support bundles and public captures often are.  Every static check (and
+# pfc_pause) must say what is missing with a skip, never `error` (issue 20
+# item 6, issue 22 item 13; docs/snapshot.md).  Live, absent stays an error.
+. "$(dirname "$0")/lib.sh"
+need_python
+
+gen_root "$T/full" --gpus 2 --nics 2 --link-layer eth
+mkdir "$T/part"
+(cd "$T/full" && cp -a sys "$T/part/") || not_ok "copy the sysfs tree"
+rm -rf "$T/part/sys/class/net"
+find "$T/part/sys/devices" -type d -name net -prune -exec rm -rf {} +
+[ -e "$T/part/proc" ] && not_ok "the partial root still has /proc"
+[ -d "$T/part/sys/class/infiniband" ] || not_ok "the partial root lost /sys/class/infiniband"
+
+pf --root "$T/part" --only static,pfc_pause --format json
+json_ok "$T/out" && ok "partial capture: one valid JSON report" ||
+	not_ok "partial capture: no valid report; stderr: $(head -c 400 "$T/err")"
+py_ok "partial capture: skips name what is missing, no check errors" "$T/out" <<'PY'
+import json, sys
+checks = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+for name in ("memlock", "pfc_pause", "nic_link_speed", "port_errors", "dcqcn",
+             "pcie_link", "gpu_inventory", "gpu_nic_numa", "nccl_config"):
+    assert name in checks, (name, sorted(checks))
+m = checks["memlock"]
+assert m["status"] == "skip" and "/proc/self/limits" in m["summary"], m
+p = checks["pfc_pause"]
+assert p["status"] == "skip", p
+assert all("not in the snapshot" in f["message"] for f in p["findings"]), p["findings"]
+# Known, owned elsewhere (reported, not asserted here):
+#   sysctl: still errors "cannot read /proc/sys/..." on this branch (helper
+#   statb fixes sysctl's partial-capture case);
+#   nvidia_peermem: errors on unrecorded GPUDirect facts (issue 20 item 5).
+known = {"sysctl", "nvidia_peermem"}
+bad = {n: c["summary"] for n, c in checks.items() if c["status"] == "error" and n not in known}
+assert not bad, bad
+for n in sorted(known):
+    if checks.get(n, {}).get("status") == "error":
+        print("note: known error, owned elsewhere:", n, checks[n]["summary"][:120])
+PY
+
+# Live, absence stays an error: test_port_without_netdev (pfc_pause) and
+# test_unreadable (memlock: a limits file without the row) hold that.
+
+done_testing
