@@ -37,6 +37,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_select.h"
 
 struct fabric_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
@@ -271,17 +272,9 @@ static void read_counters(const struct pf_fs *fs, const struct rail *r, struct c
 	}
 }
 
-static bool is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
-{
-	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
-	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
-
-	return link && pf_fs_exists(ctx->fs, link) == 1;
-}
-
 static const char *ll_name(enum pf_link_layer ll)
 {
-	return ll == PF_LINK_IB ? "InfiniBand" : ll == PF_LINK_ETH ? "Ethernet (RoCE)" : "unknown";
+	return pf_link_layer_word(ll);
 }
 
 static ssize_t find_rail(const struct plan *p, const char *name, unsigned int port)
@@ -292,17 +285,31 @@ static ssize_t find_rail(const struct plan *p, const char *name, unsigned int po
 	return -1;
 }
 
-/* The candidate ports: `nics` in its order, else every PF's ports. */
-static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
-		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
+/*
+ * A candidate port not ACTIVE (rdma_select.h): a fail when `nics` names it
+ * or no port is ACTIVE, else a warn; the message names its link layer.
+ */
+static void down_rail(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+		      const struct pf_rdma_port *pt, const char *subject, unsigned int n_active)
+{
+	bool fails = pf_rdma_down_port_fails(cfg->nics[0] != '\0', n_active);
+	struct pf_finding *f;
+
+	f = pf_add(res, fails ? PF_STATUS_FAIL : PF_STATUS_WARN, subject, "%s (%s) is %s: not "
+		   "tested%s", subject, ll_name(pt->link_layer),
+		   pt->state_name ? pt->state_name : "not ACTIVE",
+		   fails ? "" : "; not named in fabric_loopback.nics and other ports are ACTIVE, "
+				"so it may be an unused port");
+	pf_remedy(f, "bring the link up (see the nic_link_speed check)%s",
+		  fails ? "" : ", or list the compute rails in fabric_loopback.nics");
+	pf_obs_str(f, "link_layer", ll_name(pt->link_layer));
+}
+
+/* The candidate devices: `nics` in its order, else the default rule (rdma_select.h). */
+static size_t rail_order(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+			 const struct pf_rdma_dev **order)
 {
 	const struct pf_node *node = ctx->node;
-	size_t n_ib = 0, n_eth = 0, cap = 0;
-	pf_autofree const struct pf_rdma_port **ports = NULL;
-	pf_autofree const struct pf_rdma_dev **devs = NULL;
-	enum pf_link_layer ll;
-
-	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
 	size_t n_order = 0;
 
 	/* `nics` in its own order (NCCL_IB_HCA's, usually the GPUs'), else the inventory's */
@@ -321,9 +328,24 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		}
 	} else {
 		for (size_t i = 0; i < node->n_rdma; i++)
-			if (node->rdma[i].pci >= 0 && !is_vf(ctx, &node->rdma[i]))
+			if (pf_rdma_default_candidate(ctx->fs, node, &node->rdma[i]))
 				order[n_order++] = &node->rdma[i];
 	}
+	return n_order;
+}
+
+/* The candidate ports, of the fabric's link layer; the others are findings. */
+static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
+{
+	const struct pf_node *node = ctx->node;
+	size_t n_ib = 0, n_eth = 0, all_ib = 0, all_eth = 0, cap = 0;
+	pf_autofree const struct pf_rdma_port **ports = NULL;
+	pf_autofree const struct pf_rdma_dev **devs = NULL;
+	enum pf_link_layer ll;
+	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
+	size_t n_order = rail_order(ctx, cfg, order);
+
 	for (size_t i = 0; i < n_order; i++) {
 		const struct pf_rdma_dev *d = order[i];
 
@@ -334,13 +356,17 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 			ports = pf_xrealloc(ports, (cap + 1) * sizeof(*ports));
 			devs[cap] = d;
 			ports[cap++] = pt;
-			if (pt->state == 4 && pt->link_layer == PF_LINK_IB)
+			all_ib += pt->link_layer == PF_LINK_IB;
+			all_eth += pt->link_layer == PF_LINK_ETH;
+			if (pf_rdma_port_usable(pt) && pt->link_layer == PF_LINK_IB)
 				n_ib++;
-			if (pt->state == 4 && pt->link_layer == PF_LINK_ETH)
+			if (pf_rdma_port_usable(pt) && pt->link_layer == PF_LINK_ETH)
 				n_eth++;
 		}
 	}
-	ll = n_eth > n_ib ? PF_LINK_ETH : PF_LINK_IB;
+	/* the fabric: the link layer most ACTIVE ports have, else most ports */
+	ll = n_ib + n_eth ? (n_eth > n_ib ? PF_LINK_ETH : PF_LINK_IB)
+			  : (all_eth > all_ib ? PF_LINK_ETH : PF_LINK_IB);
 	*ret_ll = ll;
 	for (size_t k = 0; k < cap; k++) {
 		const struct pf_rdma_port *pt = ports[k];
@@ -348,6 +374,11 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		struct rail *r;
 
 		snprintf(subject, sizeof(subject), "%s/%u", devs[k]->name, pt->num);
+		if (pt->link_layer != ll && pt->link_layer != PF_LINK_UNKNOWN &&
+		    !pf_rdma_port_usable(pt)) {
+			down_rail(res, cfg, pt, subject, (unsigned int)(n_ib + n_eth));
+			continue;
+		}
 		if (pt->link_layer != ll) {
 			if (pt->state == 4 && pt->link_layer != PF_LINK_UNKNOWN)
 				pf_add(res, PF_STATUS_SKIP, subject, "%s: %s, not a rail of this node's "
@@ -355,12 +386,8 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 				       ll_name(ll));
 			continue;
 		}
-		if (pt->state != 4) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, subject, "%s is %s: not "
-						      "tested", subject,
-						      pt->state_name ? pt->state_name : "not ACTIVE");
-
-			pf_remedy(f, "see the nic_link_speed check");
+		if (!pf_rdma_port_usable(pt)) {
+			down_rail(res, cfg, pt, subject, (unsigned int)(n_ib + n_eth));
 			continue;
 		}
 		p->rails = pf_xrealloc(p->rails, (p->n_rails + 1) * sizeof(*p->rails));

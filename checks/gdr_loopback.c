@@ -34,6 +34,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_select.h"
 
 struct gdr_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
@@ -191,6 +192,7 @@ struct nic {
 	int gid_index;
 	char ip[16];
 	bool usable;
+	bool asked;           /* named (pairs, nics) or a GPU's paired NIC: DOWN fails */
 	struct counters before, after;
 	struct pf_lb_opts opts;
 	struct pf_lb_result res;
@@ -364,22 +366,14 @@ static int plan_explicit(const struct pf_ctx *ctx, const struct gdr_loopback_cfg
 		if (ni < 0)
 			return pf_error(res, -ENODEV, "gdr_loopback.pairs: %s has no port %u", nicname,
 					portnum);
+		p->nics[ni].asked = true;
 		if (gpu[0] && cfg->use_gpu)
 			plan_pair(ctx, p, gpu, (size_t)ni);
 	}
 	return 0;
 }
 
-/* An SR-IOV virtual function: its PCI function has a physfn link. */
-static bool nic_is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
-{
-	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
-	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
-
-	return link && pf_fs_exists(ctx->fs, link) == 1;
-}
-
-/* The NICs GPUs may be paired with: the `nics` list, else every PF. */
+/* The NICs GPUs may be paired with: the `nics` list, else the default rule (rdma_select.h). */
 static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg)
 {
 	const struct pf_node *node = ctx->node;
@@ -392,7 +386,7 @@ static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		char *next;
 
-		if (node->rdma[i].pci < 0 || nic_is_vf(ctx, &node->rdma[i]))
+		if (!pf_rdma_default_candidate(ctx->fs, node, &node->rdma[i]))
 			continue;
 		next = pf_xasprintf("%s%s%s", list, list[0] ? "," : "", node->rdma[i].name);
 		free(list);
@@ -404,7 +398,8 @@ static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 static bool nic_allowed(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
 			const struct pf_rdma_dev *dev)
 {
-	return cfg->nics[0] ? pf_list_has(cfg->nics, dev->name) : !nic_is_vf(ctx, dev);
+	return cfg->nics[0] ? pf_list_has(cfg->nics, dev->name)
+			    : pf_rdma_default_candidate(ctx->fs, ctx->node, dev);
 }
 
 static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
@@ -428,6 +423,7 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 		ni = plan_nic(ctx, p, dev, dev->ports[0].num);
 		if (ni < 0)
 			continue;
+		p->nics[ni].asked = true;
 		n_paired++;
 		if (cfg->use_gpu)
 			plan_pair(ctx, p, pairs[i].gpu->bdf, (size_t)ni);
@@ -437,8 +433,13 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 	/* no GPU (or none placed): host memory on every allowed port */
 	for (size_t i = 0; i < node->n_rdma; i++)
 		for (size_t j = 0; j < node->rdma[i].n_ports; j++)
-			if (nic_allowed(ctx, cfg, &node->rdma[i]))
-				plan_nic(ctx, p, &node->rdma[i], node->rdma[i].ports[j].num);
+			if (nic_allowed(ctx, cfg, &node->rdma[i])) {
+				ssize_t ni = plan_nic(ctx, p, &node->rdma[i],
+						      node->rdma[i].ports[j].num);
+
+				if (ni >= 0)
+					p->nics[ni].asked = cfg->nics[0] != '\0';
+			}
 	return 0;
 }
 
@@ -858,26 +859,43 @@ static void plan_cuda(const struct pf_ctx *ctx, struct plan *p, const struct pf_
 	p->n_pairs = 0;
 }
 
-/* Run host memory on every port that can carry a loopback (a port not ACTIVE fails). */
+/*
+ * A port not ACTIVE (rdma_select.h): a fail when it was asked for or no
+ * port is ACTIVE, else a warn; the message names its link layer.
+ */
+static void down_port(struct pf_result *res, const struct nic *n, unsigned int n_active)
+{
+	bool fails = pf_rdma_down_port_fails(n->asked, n_active);
+	struct pf_finding *f;
+
+	f = pf_add(res, fails ? PF_STATUS_FAIL : PF_STATUS_WARN, n->subject, "%s (%s) is %s: no "
+		   "loopback possible%s", n->subject, pf_link_layer_word(n->port->link_layer),
+		   n->port->state_name ? n->port->state_name : "not ACTIVE",
+		   fails ? "" : "; not named in gdr_loopback.nics and other ports are ACTIVE, so "
+				"it may be an unused port");
+	pf_remedy(f, "bring the link up first (see the nic_link_speed check)%s",
+		  fails ? "" : ", or list the compute rails in gdr_loopback.nics");
+	pf_obs_str(f, "link_layer", pf_link_layer_word(n->port->link_layer));
+}
+
+/* Run host memory on every port that can carry a loopback (a port not ACTIVE: down_port). */
 static void run_host(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
 		     const struct pf_verbs_api *api, struct plan *p, uint64_t page_size,
 		     struct job *jobs, struct pf_result *res)
 {
 	size_t n_jobs = 0;
+	unsigned int n_active = 0;
 
+	for (size_t i = 0; i < p->n_nics; i++)
+		n_active += pf_rdma_port_usable(p->nics[i].port);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		struct nic *n = &p->nics[i];
 
 		base_opts(cfg, api, n, page_size, &n->opts);
 		n->opts.mem = PF_LB_HOST;
-		n->usable = n->port->state == 0 || n->port->state == 4;
+		n->usable = pf_rdma_port_usable(n->port);
 		if (!n->usable) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s is %s: no "
-						      "loopback possible", n->subject,
-						      n->port->state_name ? n->port->state_name
-									  : "not ACTIVE");
-
-			pf_remedy(f, "bring the link up first (see the nic_link_speed check)");
+			down_port(res, n, n_active);
 			continue;
 		}
 		read_counters(ctx->fs, n, &n->before);

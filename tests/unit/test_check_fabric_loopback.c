@@ -15,6 +15,7 @@
 #include "fake_gpu.h"
 #include "fake_rdmacm.h"
 #include "fake_verbs.h"
+#include "rdma_roots.h"
 #include "registry.h"
 #include "report.h"
 #include "testutil.h"
@@ -321,16 +322,17 @@ static void test_rail_only_and_too_few(void **state)
 	pf_result_release(&res);
 	run(root, one, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_non_null(strstr(res.findings[0].message, "1 ACTIVE Ethernet (RoCE) rail among "
+	assert_non_null(strstr(res.findings[0].message, "1 ACTIVE RoCE rail among "
 						       "fabric_loopback.nics"));
 	pf_result_release(&res);
 	teardown(root);
 
-	/* a down rail is named and left out; one ACTIVE rail left: skip */
+	/* a down port beside an ACTIVE one is named (a warn: `nics` does not say it is a
+	 * rail) and left out; one ACTIVE rail left: skip */
 	root = setup("--gpus 0 --nics 2 --down-port mlx5_1", 2, IBV_LINK_LAYER_INFINIBAND);
 	run(root, rail_only + 1, &res);
-	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
 	assert_non_null(strstr(res.summary, "needs two"));
 	pf_result_release(&res);
 	teardown(root);
@@ -450,6 +452,59 @@ static void bump_link_downed(unsigned long wr)
 	if (wr == 10)
 		pf_test_write(counter_root,
 			      "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed", "1\n");
+}
+
+/*
+ * One device rule with `nics` empty (rdma_select.h), as on the soft-RoCE
+ * rig: a RoCE device without a PCI function (rxe) is a rail; a VF is a rail
+ * unless its PF is an RDMA device here (VF-only nodes: Azure ND); DOWN
+ * ports are findings, a fail when no port is ACTIVE, in the link layer's name.
+ */
+static void test_default_rails_rule(void **state)
+{
+	char *root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_make_soft(root, "mlx5_2");
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "3 RoCE rails"));
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	/* every rail a VF whose PF this node does not see: all tested */
+	root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_0", NULL);
+	pf_test_make_vf(root, "mlx5_1", NULL);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "2 RoCE rails"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* a VF of a PF that is a rail here: left to its PF */
+	root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_2", "mlx5_0");
+	run(root, sets, &res);
+	assert_non_null(strstr(res.summary, "2 RoCE rails"));
+	assert_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* every RoCE port DOWN: fail, in RoCE's words */
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_0,mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "mlx5_0/1 (RoCE) is DOWN"));
+	assert_non_null(strstr(res.summary, "0 ACTIVE RoCE rails"));
+	pf_result_release(&res);
+	teardown(root);
 }
 
 static void test_counters_per_port(void **state)
@@ -676,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_single_slow_pair),
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
+		cmocka_unit_test(test_default_rails_rule),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),

@@ -11,6 +11,7 @@
 
 #include "fake_gpu.h"
 #include "fake_verbs.h"
+#include "rdma_roots.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -356,7 +357,6 @@ static void test_nics_filter_and_vf(void **state)
 	char *root = setup("--gpus 2 --nics 1 --storage-nic", 2, IBV_LINK_LAYER_INFINIBAND);
 	const char *sets[] = { FAST, "gdr_loopback.nics=mlx5_0", NULL };
 	const char *plain[] = { FAST, NULL };
-	char link[1024], real[PATH_MAX], *rel;
 	struct pf_result res;
 
 	run(root, sets, &res);
@@ -367,17 +367,62 @@ static void test_nics_filter_and_vf(void **state)
 	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
-	/* mlx5_1 made a virtual function: never paired, even without a list */
-	snprintf(link, sizeof(link), "%s/sys/class/infiniband/mlx5_1/device", root);
-	assert_non_null(realpath(link, real));
-	rel = real + strlen(root) + 1;
-	strncat(rel, "/physfn", sizeof(real) - strlen(real) - 1);
-	pf_test_write(root, rel, "");
+	/* mlx5_1 made a virtual function of mlx5_0: never paired, even without a list */
+	pf_test_make_vf(root, "mlx5_1", "mlx5_0");
 	run(root, plain, &res);
 	for (size_t i = 0; i < res.n_findings; i++)
 		if (res.findings[i].subject && strstr(res.findings[i].subject, "mlx5_1"))
 			fail_msg("paired with the VF mlx5_1: %s", res.findings[i].message);
 	assert_non_null(pf_test_finding(&res, "mlx5_0/1"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * The device rule shared with fabric_loopback (rdma_select.h), `nics`
+ * empty, no GPU: a device without a PCI function (rxe) is tested, VFs whose
+ * PF is not here are tested, a DOWN port beside an ACTIVE one warns and
+ * every port DOWN fails, in the link layer's words.
+ */
+static void test_default_ports_rule(void **state)
+{
+	char *root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_make_soft(root, "mlx5_1");
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_0", NULL);
+	pf_test_make_vf(root, "mlx5_1", NULL);
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "mlx5_1/1 (RoCE) is DOWN"));
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_0,mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "(RoCE) is DOWN"));
+	assert_int_equal(res.status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -711,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_far_pair_not_judged),
 		cmocka_unit_test(test_p2c_level),
 		cmocka_unit_test(test_nics_filter_and_vf),
+		cmocka_unit_test(test_default_ports_rule),
 		cmocka_unit_test(test_middle_slot_corruption_fails),
 		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
