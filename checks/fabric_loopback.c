@@ -23,7 +23,9 @@
  *
  * Deadline (fabric_loopback_deadline_s): 15 s, plus per round the timed and
  * warm-up WRITEs at 25 Gb/s (or duration_ms) and the fresh-pattern pass,
- * 3 s of setup, two resolve timeouts and two completion timeouts.
+ * 3 s of setup, two resolve timeouts, a connection timeout and a completion
+ * timeout (timeout_ms plus cq_mod WRITEs at 25 Gb/s x min_fraction; a slower
+ * port needs duration_ms or --timeout).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +177,11 @@ static unsigned int fabric_loopback_deadline_s(const void *config)
 		run_s = (double)(cfg->warmup + cfg->iterations) * bits / 25e9;
 	run_s += (double)cfg->slots * bits / 25e9; /* the fresh-pattern pass */
 	run_s += 3 + 2 * (double)cfg->resolve_timeout_ms / 1000 +
-		 2 * (double)cfg->timeout_ms / 1000;
+		 (double)cfg->timeout_ms / 1000 + /* the connection's */
+		 (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms, cfg->msg_size,
+						     (unsigned int)cfg->cq_mod,
+						     (unsigned int)cfg->tx_depth,
+						     25 * cfg->min_fraction) / 1000;
 	total = 15 + rounds * run_s;
 	return total > 86400 ? 86400 : (unsigned int)total + 1;
 }
@@ -547,6 +553,13 @@ static int map_gpus(const struct pf_ctx *ctx, const char *nics, struct plan *p,
 	return 0;
 }
 
+static double min_rate(const struct rail *a, const struct rail *b)
+{
+	double ra = a->port->rate_gbps, rb = b->port->rate_gbps;
+
+	return ra < rb ? ra : rb;
+}
+
 static void end_opts(const struct rail *r, bool gpu, struct pf_fab_end *e)
 {
 	e->dev = r->dev->name;
@@ -577,6 +590,7 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 	o->iterations = cfg->iterations;
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	o->min_gbps = min_rate(&p->rails[fl->a], &p->rails[fl->b]) * cfg->min_fraction;
 	o->resolve_timeout_ms = (unsigned int)cfg->resolve_timeout_ms;
 	o->page_size = (size_t)page_size;
 	o->slots = (unsigned int)cfg->slots;
@@ -637,6 +651,41 @@ static void observe_flow(struct pf_finding *f, const struct plan *p, const struc
 	pf_obs_num(f, "dst_rate_gbps", rate_of(&p->rails[fl->b]));
 }
 
+/* The remedy of a flow that connected and then failed (not by being slow). */
+static void traffic_remedy(struct pf_finding *f, const struct rail *a, const struct rail *b,
+			   const struct pf_fab_result *r, int rc)
+{
+	switch (rc) {
+	case -EBADMSG:
+		pf_remedy(f, "data arrived corrupted across the fabric: see which other "
+			  "flows through %s or %s fail; reseat or replace the cable or "
+			  "transceiver, check the PCIe link of both NICs (pcie_link)",
+			  a->subject, b->subject);
+		break;
+	case -EIO:
+	case -ETIMEDOUT:
+		pf_remedy(f, "WRITEs from %s to %s did not complete%s: look at the link "
+			  "(port_errors, mlxlink), the switch ports and PFC (pfc_pause)",
+			  a->subject, b->subject, r->wc_status == IBV_WC_RETRY_EXC_ERR
+			  ? " (retries exhausted: packets lost on the way)" : "");
+		break;
+	case -EXDEV:
+		pf_remedy(f, "give each rail's netdev its own address (the address must "
+			  "belong to the rail's own netdev, as NCCL binds it)");
+		break;
+	case -EFAULT:
+	case -ENOMEM:
+		pf_remedy(f, "memory could not be registered: raise RLIMIT_MEMLOCK "
+			  "(memlock check); for GPU memory see nvidia_peermem");
+		break;
+	default:
+		pf_remedy(f, "reproduce with ib_write_bw -d %s (server) and ib_write_bw -d "
+			  "%s %s (client); check ibv_devinfo and dmesg", b->dev->name,
+			  a->dev->name, b->ip[0] ? b->ip : "<server>");
+		break;
+	}
+}
+
 /* A flow that produced no figure: the resolve and connection cases are their own findings. */
 static void judge_failed(struct pf_result *res, const struct plan *p, const struct flow *fl,
 			 const char *subject)
@@ -680,37 +729,18 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 			  : "the connection request went unanswered: the path between the two "
 			    "ports drops RDMA-CM packets; check the switch (VLAN, PFC/ECN), MTU "
 			    "and the port_errors check");
+	} else if (rc == -ETIMEDOUT && r->below_gbps > 0) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: slow or stalled: below %.3g Gb/s, "
+			   "under the %.3g Gb/s the flow is held to (%s)", subject, r->below_gbps,
+			   fl->f.opts.min_gbps, r->err);
+		pf_remedy(f, "the connection was established and WRITEs from %s to %s move far "
+			  "below the rate or not at all: check the negotiated speed of both ports "
+			  "(nic_link_speed), pause storms (pfc_pause), errors (port_errors, "
+			  "mlxlink) and the switch ports between them", a->subject, b->subject);
+		pf_obs_num(f, "below_gbps", r->below_gbps);
 	} else {
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: traffic failed: %s", subject, r->err);
-		switch (rc) {
-		case -EBADMSG:
-			pf_remedy(f, "data arrived corrupted across the fabric: see which other "
-				  "flows through %s or %s fail; reseat or replace the cable or "
-				  "transceiver, check the PCIe link of both NICs (pcie_link)",
-				  a->subject, b->subject);
-			break;
-		case -EIO:
-		case -ETIMEDOUT:
-			pf_remedy(f, "WRITEs from %s to %s did not complete%s: look at the link "
-				  "(port_errors, mlxlink), the switch ports and PFC (pfc_pause)",
-				  a->subject, b->subject, r->wc_status == IBV_WC_RETRY_EXC_ERR
-				  ? " (retries exhausted: packets lost on the way)" : "");
-			break;
-		case -EXDEV:
-			pf_remedy(f, "give each rail's netdev its own address (the address must "
-				  "belong to the rail's own netdev, as NCCL binds it)");
-			break;
-		case -EFAULT:
-		case -ENOMEM:
-			pf_remedy(f, "memory could not be registered: raise RLIMIT_MEMLOCK "
-				  "(memlock check); for GPU memory see nvidia_peermem");
-			break;
-		default:
-			pf_remedy(f, "reproduce with ib_write_bw -d %s (server) and ib_write_bw -d "
-				  "%s %s (client); check ibv_devinfo and dmesg", b->dev->name,
-				  a->dev->name, b->ip[0] ? b->ip : "<server>");
-			break;
-		}
+		traffic_remedy(f, a, b, r, rc);
 	}
 	observe_flow(f, p, fl);
 }
@@ -1154,13 +1184,15 @@ static void judge_all_counters(struct pf_result *res, struct plan *p)
 /* The check's one line: rails, flows, how they connected, the range of rates, what went wrong. */
 static void summarize(struct run *x, const struct plan *p, size_t n_blamed)
 {
-	size_t n_slow = 0, n_failed = 0;
+	size_t n_slow = 0, n_failed = 0, n_connected = 0;
 	double lo = 0, hi = 0;
-	char range[96];
+	char range[160];
 
 	for (size_t i = 0; i < p->n_flows; i++) {
 		const struct flow *fl = &p->flows[i];
 
+		/* past the connection: RDMA-CM ESTABLISHED (or the QPs at RTS) */
+		n_connected += fl->f.res.stage >= PF_FAB_TRANSFER;
 		if (fl->f.rc) {
 			n_failed++;
 			continue;
@@ -1171,8 +1203,12 @@ static void summarize(struct run *x, const struct plan *p, size_t n_blamed)
 	}
 	if (hi > 0)
 		snprintf(range, sizeof(range), "%.1f-%.1f Gb/s", lo, hi);
+	else if (n_connected)
+		snprintf(range, sizeof(range), "no flow completed: %zu of %zu connected (%s) and "
+			 "then stalled or failed in the transfer", n_connected, p->n_flows,
+			 p->cm ? "RDMA-CM ESTABLISHED" : "QPs at RTS");
 	else
-		snprintf(range, sizeof(range), "no flow completed (rails that do not reach "
+		snprintf(range, sizeof(range), "no flow connected (rails that do not reach "
 			 "each other by design: rail_only)");
 	pf_summary(x->res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
 		   p->n_rails, x->ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p->n_flows,

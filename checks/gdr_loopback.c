@@ -18,7 +18,8 @@
  * The check's deadline comes from its settings (gdr_loopback_deadline_s):
  * 15 s, plus per run (two per pair: host and GPU) the time the timed and
  * warm-up WRs take at 25 Gb/s (or duration_ms) plus 2 s of setup and one
- * completion timeout, for up to 8 pairs one after another; with `parallel`
+ * completion timeout (timeout_ms plus cq_mod WRITEs at 25 Gb/s x
+ * host_min_fraction; a slower port needs duration_ms or --timeout), for up to 8 pairs one after another; with `parallel`
  * one host round and two GPU rounds (GPUs sharing a NIC take turns).
  * --timeout overrides it.
  */
@@ -140,7 +141,11 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 			(double)cfg->warmup * (double)cfg->msg_size * 8 / 25e9;
 	else
 		run_s = (double)(cfg->warmup + cfg->iterations) * (double)cfg->msg_size * 8 / 25e9;
-	run_s += 2 + (double)cfg->timeout_ms / 1000;
+	/* one completion timeout, as the engine scales it for a 25 Gb/s port */
+	run_s += 2 + (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms,
+							 cfg->msg_size, (unsigned int)cfg->cq_mod,
+							 (unsigned int)cfg->tx_depth,
+							 25 * cfg->host_min_fraction) / 1000;
 	if (cfg->parallel) /* a host round, then GPU rounds for up to two GPUs per NIC */
 		total = 15 + run_s * (cfg->use_gpu ? 3 : 1);
 	else
@@ -459,6 +464,8 @@ static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_
 	o->iterations = cfg->iterations;
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	/* a run below this fails anyway: the completion timeout waits for its batch at it */
+	o->min_gbps = n->port->rate_gbps * cfg->host_min_fraction;
 	o->numa_node = n->numa;
 }
 
@@ -567,11 +574,19 @@ static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
 static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 			     const struct pf_lb_opts *o, const struct pf_lb_result *r)
 {
-	struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s",
-				      subject, o->mem == PF_LB_GPU ? "GPU-memory" : "host-memory",
-				      r->err);
+	const char *mem = o->mem == PF_LB_GPU ? "GPU-memory" : "host-memory";
+	struct pf_finding *f;
 
+	if (rc == -ETIMEDOUT && r->below_gbps > 0)
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback slow or stalled: below "
+			   "%.3g Gb/s, under the %.3g Gb/s it is held to (%s)", subject, mem,
+			   r->below_gbps, o->min_gbps, r->err);
+	else
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s", subject,
+			   mem, r->err);
 	observe_run(f, o, r);
+	if (r->below_gbps > 0)
+		pf_obs_num(f, "below_gbps", r->below_gbps);
 	switch (rc) {
 	case -EBADMSG:
 		pf_remedy(f, "data written by the NIC arrived corrupted: check the PCIe link of "
@@ -588,6 +603,14 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 			  : "raise RLIMIT_MEMLOCK to unlimited (see the memlock check)");
 		break;
 	case -ETIMEDOUT:
+		if (r->below_gbps > 0) {
+			pf_remedy(f, "the port moved data far below the rate it is held to, or "
+				  "stalled: check the negotiated link speed (nic_link_speed), "
+				  "pause storms (pfc_pause) and errors (port_errors); compare with "
+				  "ib_write_bw -d %s -i %u --report_gbits", o->dev, o->port);
+			break;
+		}
+		/* fall through */
 	case -EIO:
 		pf_remedy(f, "the NIC stopped completing WRITEs: look for errors in dmesg "
 			  "(mlx5_core), check the port_errors and pfc_pause checks, reset the "

@@ -54,7 +54,13 @@ struct pf_lb_opts {
 	uint64_t warmup;           /* WRs before timing */
 	uint64_t iterations;       /* timed WRs, when duration_ms is 0 */
 	uint64_t duration_ms;      /* timed run by time instead (rounded up to cq_mod WRs) */
-	unsigned int timeout_ms;   /* no completion for this long: -ETIMEDOUT */
+	unsigned int timeout_ms;   /* floor of the completion timeout (pf_lb_completion_timeout_ms) */
+	/*
+	 * The slowest rate the run is held to (port rate x minimum fraction);
+	 * the completion timeout adds the time cq_mod WRITEs take at it, so a
+	 * slow link is measured, not timed out.  0: unknown (PF_LB_FLOOR_GBPS).
+	 */
+	double min_gbps;
 	enum pf_lb_mem mem;
 	int numa_node;             /* host buffers: the NIC's node, -1 unknown */
 	/* GPU buffers */
@@ -100,9 +106,30 @@ struct pf_lb_result {
 	unsigned int slots;        /* WRITE targets used */
 	unsigned int bad_slot;     /* the slot that held it */
 	size_t page_size;          /* alignment used for buffers and DMA-BUF ranges */
+	/*
+	 * -ETIMEDOUT in the transfer: the run moved less than this (the WRs
+	 * done plus the next signalled batch, over the time waited), 0 else.
+	 */
+	double below_gbps;
 	char note[256];            /* what else happened: a path that failed, no NUMA */
 	char err[256];             /* why the run failed */
 };
+
+/* The rate the completion timeout assumes when min_gbps is unknown. */
+#define PF_LB_FLOOR_GBPS 1.0
+
+/*
+ * How long a run waits for a completion: @floor_ms plus the time the
+ * cq_mod WRITEs between two signalled completions (cq_mod x msg_size,
+ * cq_mod at most tx_depth) take at @min_gbps (PF_LB_FLOOR_GBPS when 0).
+ * A link slower than @min_gbps then fails as slow, with its figure.
+ */
+unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,
+					 unsigned int cq_mod, unsigned int tx_depth,
+					 double min_gbps);
+
+/* Upper bound on a stalled run's rate: (@done + @cq_mod) WRITEs of @msg_size in @ns. */
+double pf_lb_below_gbps(uint64_t done, unsigned int cq_mod, size_t msg_size, uint64_t ns);
 
 /*
  * Run one loopback measurement.  0 with the result, or -errno with

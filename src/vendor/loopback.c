@@ -65,6 +65,22 @@ double pf_lb_gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8.0 / (double)ns : 0;
 }
 
+unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,
+					 unsigned int cq_mod, unsigned int tx_depth,
+					 double min_gbps)
+{
+	unsigned int mod = cq_mod < 1 ? 1 : tx_depth && cq_mod > tx_depth ? tx_depth : cq_mod;
+	double gbps = min_gbps > 0 ? min_gbps : PF_LB_FLOOR_GBPS;
+	double ms = (double)floor_ms + (double)mod * (double)msg_size * 8 / (gbps * 1e6);
+
+	return ms > 3600000 ? 3600000 : (unsigned int)ms + 1;
+}
+
+double pf_lb_below_gbps(uint64_t done, unsigned int cq_mod, size_t msg_size, uint64_t ns)
+{
+	return pf_lb_gbps((done + (cq_mod ? cq_mod : 1)) * (uint64_t)msg_size, ns);
+}
+
 /* Everything one run holds; released by lb_release(). */
 struct lb {
 	const struct pf_lb_opts *o;
@@ -572,7 +588,9 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 	unsigned int depth = l->o->tx_depth;
 	unsigned int cq_mod = l->o->cq_mod < 1 ? 1 : l->o->cq_mod > depth ? depth : l->o->cq_mod;
 	uint64_t posted = 0, done = 0, limit = n, t0, t_last, t_now;
-	uint64_t timeout_ns = (uint64_t)l->o->timeout_ms * 1000000u;
+	unsigned int timeout_ms = pf_lb_completion_timeout_ms(l->o->timeout_ms, l->o->msg_size,
+							      cq_mod, depth, l->o->min_gbps);
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000u;
 	struct ibv_wc wc[16];
 
 	t0 = t_last = now_ns(l);
@@ -622,11 +640,13 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 				done = wc[i].wr_id + 1;
 			t_last = t_now;
 		}
-		if (!got && t_now - t_last > timeout_ns)
+		if (!got && t_now - t_last > timeout_ns) {
+			l->r->below_gbps = pf_lb_below_gbps(done, cq_mod, l->o->msg_size, t_now - t0);
 			return fail(l, PF_LB_TRANSFER, -ETIMEDOUT, "no completion for %u ms on "
-				    "%s/%u (%llu of %llu WRs done)", l->o->timeout_ms, l->o->dev,
-				    l->o->port, (unsigned long long)done,
-				    (unsigned long long)posted);
+				    "%s/%u (%llu of %llu WRs done): below %.3g Gb/s", timeout_ms,
+				    l->o->dev, l->o->port, (unsigned long long)done,
+				    (unsigned long long)posted, l->r->below_gbps);
+		}
 	}
 	*ret_n = done;
 	*ret_ns = t_last - t0;

@@ -807,7 +807,13 @@ static int f_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	if (cq->n == 0) {
 		c->clock_ns += 1000000; /* nothing pending: a millisecond passes */
 	} else if (cq->q[cq->head].due_ns > c->clock_ns) {
-		c->clock_ns = cq->q[cq->head].due_ns; /* wait for the wire */
+		/*
+		 * wait for the wire, as a real poll does: at most a millisecond per
+		 * call, so that a caller's timeout sees a slow link's time pass
+		 */
+		uint64_t wait = cq->q[cq->head].due_ns - c->clock_ns;
+
+		c->clock_ns += wait < 1000000 ? wait : 1000000;
 	}
 	while (got < n && cq->n && cq->q[cq->head].due_ns <= c->clock_ns) {
 		struct fqp *q = (struct fqp *)cq->q[cq->head].qp;

@@ -10,7 +10,8 @@
  * the remote MR after lkey/rkey/bounds checks; completions come only for
  * signalled WRs (and errors), a WR beyond the SQ depth fails with ENOMEM.
  * Each context has a virtual clock: the wire moves bytes at `gbps`, and
- * poll_cq waits (advances the clock) until the next completion is due.
+ * poll_cq waits (advances the clock) towards the next completion, at most a
+ * millisecond per call, as a real poll returns 0 while the wire is busy.
  * Knobs and what the device saw live in the global pf_fake_verbs.
  */
 #ifndef PF_FAKE_VERBS_H

@@ -507,6 +507,44 @@ static void test_default_rails_rule(void **state)
 	teardown(root);
 }
 
+/*
+ * A slow link reads as slow with its figure (the completion timeout waits
+ * for a batch at the rate the flow is held to); when every flow connected
+ * and only the transfers stalled, the summary says so, not rail_only.
+ */
+static void test_slow_and_stalled_flows(void **state)
+{
+	char *root = setup("--gpus 0 --nics 2 --link-layer eth --rate 10", 2,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "fabric_loopback.iterations=200", "fabric_loopback.warmup=0",
+			       "fabric_loopback.msg_size=8388608", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 2; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "3.0 Gb/s, 30% of 10 Gb/s"));
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(2);
+	for (int i = 0; i < 2; i++)
+		pf_fake_verbs.devs[i].gbps = 0.3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "slow or stalled: below"));
+	assert_non_null(strstr(f->remedy, "connection was established"));
+	assert_non_null(strstr(res.summary, "2 of 2 connected (RDMA-CM ESTABLISHED) and then "
+				"stalled"));
+	assert_null(strstr(res.summary, "rail_only"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -686,7 +724,7 @@ static void test_nics_order_and_unreachable_rails(void **state)
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 8);
-	assert_non_null(strstr(res.summary, "no flow completed (rails that do not reach each "
+	assert_non_null(strstr(res.summary, "no flow connected (rails that do not reach each "
 					    "other by design: rail_only)"));
 	pf_result_release(&res);
 
@@ -732,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
 		cmocka_unit_test(test_default_rails_rule),
+		cmocka_unit_test(test_slow_and_stalled_flows),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),

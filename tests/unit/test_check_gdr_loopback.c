@@ -447,8 +447,43 @@ static void test_error_and_timeout(void **state)
 	run(root, sets, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_non_null(strstr(f->message, "no completion for 20 ms"));
+	/* 20 ms and 100 x 64 KiB at 360 Gb/s: nothing ever completes, a stall with its bound */
+	assert_non_null(strstr(f->message, "no completion for 21 ms"));
+	assert_non_null(strstr(f->message, "slow or stalled: below"));
 	assert_int_equal(pf_fake_verbs.live, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * The soft-RoCE rig's finding: with the defaults (cq_mod 100 x 8 MiB) a
+ * 3 Gb/s link needs 2.2 s per completion, beyond the 2 s floor.  It must
+ * read as slow with its figure, and a link that barely moves as "below"
+ * a figure, never as a NIC to reset.
+ */
+static void test_slow_link_reads_slow(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth --rate 10", 1,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "gdr_loopback.iterations=200", "gdr_loopback.warmup=0", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.devs[0].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "host memory 3.0 Gb/s, 30% of the 10 Gb/s port rate"));
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 0.3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "slow or stalled: below 2.44 Gb/s, under the 9 Gb/s"));
+	assert_null(strstr(f->remedy, "mlxfwreset"));
+	assert_non_null(strstr(f->remedy, "nic_link_speed"));
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -730,12 +765,15 @@ static void test_deadline(void **state)
 	pf_profile_init(&prof);
 	assert_int_equal(pf_config_build(c, &prof, &cfg, &err), 0);
 	d = c->deadline_s(cfg);
-	/* ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + 2 s) x 2 runs x 8 pairs + 15 s */
-	assert_int_equal(d, 337);
+	/*
+	 * ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + a 2.37 s completion
+	 * timeout: 2 s and 100 x 8 MiB at 22.5 Gb/s) x 2 runs x 8 pairs + 15 s
+	 */
+	assert_int_equal(d, 342);
 	pf_profile_add_set(&prof, "gdr_loopback.parallel=true");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_par, &err), 0);
 	d_par = c->deadline_s(cfg_par);
-	assert_int_equal(d_par, 76); /* one host round and two GPU rounds */
+	assert_int_equal(d_par, 77); /* one host round and two GPU rounds */
 	pf_profile_add_set(&prof, "gdr_loopback.iterations=50000");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_big, &err), 0);
 	d_big = c->deadline_s(cfg_big);
@@ -760,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_middle_slot_corruption_fails),
 		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
+		cmocka_unit_test(test_slow_link_reads_slow),
 		cmocka_unit_test(test_port_counter_increase_is_context),
 		cmocka_unit_test(test_roce_gid_from_sysfs),
 		cmocka_unit_test(test_no_devices_skip),
