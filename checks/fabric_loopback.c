@@ -39,6 +39,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_counters.h"
 #include "preflight/rdma_select.h"
 
 struct fabric_loopback_cfg {
@@ -194,18 +195,17 @@ static unsigned int fabric_loopback_deadline_s(const void *config)
  */
 static const struct {
 	const char *name;
-	bool hw;
 	unsigned char width;
 	bool hard; /* the link went down or retrained: fail; else warn */
 } ctrs[] = {
-	{ "link_downed", false, 8, true },
-	{ "link_error_recovery", false, 8, true },
-	{ "symbol_error", false, 16, false },
-	{ "port_rcv_errors", false, 16, false },
-	{ "local_link_integrity_errors", false, 4, false },
-	{ "excessive_buffer_overrun_errors", false, 4, false },
-	{ "port_rcv_remote_physical_errors", false, 16, false },
-	{ "rx_icrc_encapsulated", true, 64, false },
+	{ "link_downed", 8, true },
+	{ "link_error_recovery", 8, true },
+	{ "symbol_error", 16, false },
+	{ "port_rcv_errors", 16, false },
+	{ "local_link_integrity_errors", 4, false },
+	{ "excessive_buffer_overrun_errors", 4, false },
+	{ "port_rcv_remote_physical_errors", 16, false },
+	{ "rx_icrc_encapsulated", 64, false },
 };
 
 #define N_CTRS PF_ARRAY_SIZE(ctrs)
@@ -213,6 +213,7 @@ static const struct {
 struct counters {
 	uint64_t v[N_CTRS];
 	bool have[N_CTRS];
+	bool hw[N_CTRS]; /* read from hw_counters/ (wraps), else counters/ (saturates) */
 };
 
 struct rail {
@@ -267,15 +268,9 @@ static bool in_round(const struct plan *p, size_t x, int round)
 static void read_counters(const struct pf_fs *fs, const struct rail *r, struct counters *c)
 {
 	*c = (struct counters){ 0 };
-	for (size_t i = 0; i < N_CTRS; i++) {
-		pf_autofree char *text = NULL;
-
-		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
-				     r->dev->name, r->port->num, ctrs[i].hw ? "hw_counters" : "counters",
-				     ctrs[i].name) < 0)
-			continue;
-		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
-	}
+	for (size_t i = 0; i < N_CTRS; i++)
+		c->have[i] = pf_rdma_port_counter(fs, r->dev->name, r->port->num, ctrs[i].name, &c->v[i],
+						  &c->hw[i]) == 0;
 }
 
 static const char *ll_name(enum pf_link_layer ll)
@@ -935,7 +930,7 @@ static void judge_counters(struct pf_result *res, const struct plan *p, size_t *
 
 			if (!b->have[i] || !a->have[i])
 				continue;
-			if (pf_counter_delta(b->v[i], a->v[i], ctrs[i].width, !ctrs[i].hw, &d) < 0 &&
+			if (pf_counter_delta(b->v[i], a->v[i], ctrs[i].width, !a->hw[i], &d) < 0 &&
 			    pf_counter_delta(b->v[i], a->v[i], 64, false, &d) < 0)
 				continue;
 			(*n_read)++;

@@ -35,6 +35,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_counters.h"
 #include "preflight/rdma_select.h"
 
 struct gdr_loopback_cfg {
@@ -156,29 +157,37 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 /*
  * Port-wide counters read around the runs (interfaces.md §6.5 item 4):
  * reported as context, never judged, since other QPs on the port bump them.
+ * Each is read by name from counters/, else hw_counters/ (rdma_counters.h):
+ * mlx5 keeps the transport ones in hw_counters/, rxe all of them.
  */
 static const struct {
 	const char *name;
-	bool hw;
 	unsigned char width;
 } ctrs[] = {
-	{ "local_ack_timeout_err", true, 32 },
-	{ "out_of_sequence", true, 32 },
-	{ "packet_seq_err", true, 32 },
-	{ "implied_nak_seq_err", true, 32 },
-	{ "rnr_nak_retry_err", true, 32 },
-	{ "req_transport_retries_exceeded", true, 32 },
-	{ "req_rnr_retries_exceeded", true, 32 },
-	{ "req_cqe_error", true, 32 },
-	{ "resp_cqe_error", true, 32 },
-	{ "rx_icrc_encapsulated", true, 64 },
-	{ "port_xmit_discards", false, 16 },
-	{ "port_rcv_errors", false, 16 },
-	{ "symbol_error", false, 16 },
-	{ "link_downed", false, 8 },
-	{ "link_error_recovery", false, 8 },
-	{ "local_link_integrity_errors", false, 4 },
-	{ "excessive_buffer_overrun_errors", false, 4 },
+	{ "local_ack_timeout_err", 32 },
+	{ "out_of_sequence", 32 },
+	{ "packet_seq_err", 32 },
+	{ "implied_nak_seq_err", 32 },
+	{ "rnr_nak_retry_err", 32 },
+	{ "req_transport_retries_exceeded", 32 },
+	{ "req_rnr_retries_exceeded", 32 },
+	{ "req_cqe_error", 32 },
+	{ "resp_cqe_error", 32 },
+	{ "rx_icrc_encapsulated", 64 },
+	/* soft-RoCE rxe's (drivers/infiniband/sw/rxe/rxe_hw_counters.c), all in hw_counters/ */
+	{ "retry_exceeded_err", 64 },
+	{ "retry_rnr_exceeded_err", 64 },
+	{ "rcvd_seq_err", 64 },
+	{ "out_of_seq_request", 64 },
+	{ "completer_retry_err", 64 },
+	{ "send_err", 64 },
+	{ "port_xmit_discards", 16 },
+	{ "port_rcv_errors", 16 },
+	{ "symbol_error", 16 },
+	{ "link_downed", 8 },
+	{ "link_error_recovery", 8 },
+	{ "local_link_integrity_errors", 4 },
+	{ "excessive_buffer_overrun_errors", 4 },
 };
 
 #define N_CTRS PF_ARRAY_SIZE(ctrs)
@@ -186,6 +195,7 @@ static const struct {
 struct counters {
 	uint64_t v[N_CTRS];
 	bool have[N_CTRS];
+	bool hw[N_CTRS]; /* read from hw_counters/ (wraps), else counters/ (saturates) */
 };
 
 /* One NIC port under test. */
@@ -232,15 +242,9 @@ struct plan {
 static void read_counters(const struct pf_fs *fs, const struct nic *n, struct counters *c)
 {
 	*c = (struct counters){ 0 };
-	for (size_t i = 0; i < N_CTRS; i++) {
-		pf_autofree char *text = NULL;
-
-		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
-				     n->dev->name, n->port->num,
-				     ctrs[i].hw ? "hw_counters" : "counters", ctrs[i].name) < 0)
-			continue;
-		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
-	}
+	for (size_t i = 0; i < N_CTRS; i++)
+		c->have[i] = pf_rdma_port_counter(fs, n->dev->name, n->port->num, ctrs[i].name, &c->v[i],
+						  &c->hw[i]) == 0;
 }
 
 /* Index of the NIC port @dev/@port in the plan, adding it; -1 if unknown to the inventory. */
@@ -757,8 +761,8 @@ static void judge_counters(struct pf_result *res, const struct nic *n)
 
 		if (!n->before.have[i] || !n->after.have[i])
 			continue;
-		if (pf_counter_delta(n->before.v[i], n->after.v[i], ctrs[i].width, !ctrs[i].hw,
-				     &d) < 0 &&
+		if (pf_counter_delta(n->before.v[i], n->after.v[i], ctrs[i].width,
+				     !n->after.hw[i], &d) < 0 &&
 		    pf_counter_delta(n->before.v[i], n->after.v[i], 64, false, &d) < 0)
 			continue;
 		n_judged++;

@@ -56,3 +56,24 @@ void pf_test_make_vf(const char *root, const char *dev, const char *pf_dev)
 	unlink(path);
 	assert_int_equal(symlink(rel, path), 0);
 }
+
+void pf_test_make_rxe_counters(const char *root, const char *dev)
+{
+	static const char *const names[] = {
+		"sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request",
+		"rcvd_rnr_err", "send_rnr_err", "rcvd_seq_err", "ack_deferred",
+		"retry_exceeded_err", "retry_rnr_exceeded_err", "completer_retry_err",
+		"send_err", "link_downed", "rdma_sends", "rdma_recvs",
+	};
+	char path[PATH_MAX], rel[256];
+
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/1/counters", root, dev);
+	pf_test_rmtree(path);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/ports/1/hw_counters", root, dev);
+	pf_test_rmtree(path);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/1/hw_counters/%s", dev,
+			 names[i]);
+		pf_test_write(root, rel, "0\n");
+	}
+}

@@ -18,4 +18,10 @@ void pf_test_make_soft(const char *root, const char *dev);
  */
 void pf_test_make_vf(const char *root, const char *dev, const char *pf_dev);
 
+/*
+ * Give <dev>/1 the counters of soft-RoCE rxe: no counters/ directory, and
+ * hw_counters/ with rxe's names (rxe_hw_counters.c) at 0.
+ */
+void pf_test_make_rxe_counters(const char *root, const char *dev);
+
 #endif

@@ -454,6 +454,13 @@ static void bump_link_downed(unsigned long wr)
 			      "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed", "1\n");
 }
 
+static void bump_rxe_link_downed(unsigned long wr)
+{
+	if (wr == 10)
+		pf_test_write(counter_root,
+			      "sys/class/infiniband/mlx5_1/ports/1/hw_counters/link_downed", "1\n");
+}
+
 /*
  * One device rule with `nics` empty (rdma_select.h), as on the soft-RoCE
  * rig: a RoCE device without a PCI function (rxe) is a rail; a VF is a rail
@@ -565,6 +572,20 @@ static void test_counters_per_port(void **state)
 
 	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
 	pf_fake_verbs.on_wr = bump_link_downed;
+	run(root, sets, &res);
+	pf_fake_verbs.on_wr = NULL;
+	f = pf_test_must_find(&res, "mlx5_1/1 counters");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "link_downed +1"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* rxe keeps link_downed in hw_counters/ and has no counters/: read by name there */
+	root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	counter_root = root;
+	pf_test_make_soft(root, "mlx5_1");
+	pf_test_make_rxe_counters(root, "mlx5_1");
+	pf_fake_verbs.on_wr = bump_rxe_link_downed;
 	run(root, sets, &res);
 	pf_fake_verbs.on_wr = NULL;
 	f = pf_test_must_find(&res, "mlx5_1/1 counters");

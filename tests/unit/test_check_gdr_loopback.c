@@ -543,6 +543,24 @@ static void test_port_counter_increase_is_context(void **state)
 	pf_result_release(&res);
 	counter_file = NULL;
 	teardown(root);
+
+	/* soft-RoCE rxe: no counters/, its counters by name in hw_counters/ */
+	root = setup("--gpus 0 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_soft(root, "mlx5_0");
+	pf_test_make_rxe_counters(root, "mlx5_0");
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+		 "retry_exceeded_err", root);
+	counter_file = path;
+	pf_fake_verbs.on_wr = bump_counter;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 counters");
+	assert_non_null(strstr(f->message, "retry_exceeded_err +7"));
+	/* link_downed and rxe's five other error counters were read */
+	assert_int_equal((int)cJSON_GetObjectItemCaseSensitive(f->observed,
+								"counters_read")->valuedouble, 7);
+	pf_result_release(&res);
+	counter_file = NULL;
+	teardown(root);
 }
 
 static void test_roce_gid_from_sysfs(void **state)
