@@ -3,9 +3,12 @@
  * loopback.h - the RDMA WRITE loopback engine behind gdr_loopback.
  *
  * One run measures one (device, port, memory) combination the way
- * perftest's ib_write_bw does, in one process: a PD, a CQ and two RC QPs on
- * the same port connected to each other (IB: the port's LID; RoCE: the
- * port's RoCE v2 IPv4 GID), RDMA WRITEs of msg_size bytes from buffer A to
+ * perftest's ib_write_bw does, in one process: the device opened twice
+ * (two contexts, so two transport domains: mlx5 enables the vport's local
+ * loopback only with two user TDs, mlx5_ib_enable_lb() in
+ * drivers/infiniband/hw/mlx5/main.c; perftest's loopback is two processes),
+ * a PD, a CQ and an RC QP in each, on the same port and connected to each
+ * other (IB: the port's LID; RoCE: the port's RoCE v2 IPv4 GID), RDMA WRITEs of msg_size bytes from buffer A to
  * buffer B with tx_depth WRs outstanding and every cq_mod-th signalled, a
  * warm-up, then a timed run from the first post to the last completion.
  * Bandwidth is decimal Gb/s (bytes * 8 / ns), as `--report_gbits`.
@@ -138,7 +141,7 @@ double pf_lb_below_gbps(uint64_t done, unsigned int cq_mod, size_t msg_size, uin
  * -EFAULT (memory could not be registered), -EPROTO (a QP transition was
  * refused), -EIO (post failure or error completion), -ETIMEDOUT, -EBADMSG
  * (the written data differs).  Everything it created is released in the
- * order QP, CQ, MR, PD, context.
+ * order QPs, CQs, MRs, PDs, contexts.
  */
 int pf_loopback_run(const struct pf_lb_opts *o, struct pf_lb_result *ret);
 

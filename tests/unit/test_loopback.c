@@ -28,11 +28,11 @@ static void opts_for(struct pf_lb_opts *o, size_t msg, uint64_t iters)
 	o->timeout_ms = 100;
 }
 
-/* Nothing leaked and everything released in the order QP, CQ, MR, PD, context. */
+/* Nothing leaked and everything released in the order QPs, CQs, MRs, PDs, contexts. */
 static void assert_released(void)
 {
 	assert_int_equal(pf_fake_verbs.live, 0);
-	assert_string_equal(pf_fake_verbs.teardown, "qp,qp,cq,mr,mr,pd,ctx");
+	assert_string_equal(pf_fake_verbs.teardown, "qp,qp,cq,cq,mr,mr,pd,pd,ctx,ctx");
 }
 
 static void test_ib_connection(void **state)
@@ -65,6 +65,8 @@ static void test_ib_connection(void **state)
 	assert_int_equal(pf_fake_verbs.signalled, 1 + 10);
 	assert_true(pf_fake_verbs.max_outstanding <= 128);
 	assert_true(pf_fake_verbs.max_outstanding >= 100);
+	/* the device opened twice: A's and B's QPs in two contexts (mlx5 local loopback) */
+	assert_int_equal(pf_fake_verbs.max_open[1], 2);
 	assert_released();
 }
 
