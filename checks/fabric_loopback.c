@@ -222,6 +222,7 @@ struct rail {
 	char subject[64];   /* "mlx5_0/1" */
 	const char *ifname; /* its netdev, or NULL */
 	char ip[16];
+	struct pf_ipv4_addr a4; /* that address with its prefix */
 	int gid_index;      /* RoCE v2 IPv4 GID (sysfs), for connect=verbs; -1 none */
 	int numa;
 	int gpu;            /* CUDA ordinal for use_gpu, -1 none */
@@ -429,6 +430,7 @@ static int rail_addresses(const struct pf_ctx *ctx, struct plan *p, char **ret_m
 		if (rc == 0 && a.n) {
 			uint32_t v = a.v[0].addr;
 
+			r->a4 = a.v[0];
 			snprintf(r->ip, sizeof(r->ip), "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xff,
 				 (v >> 8) & 0xff, v & 0xff);
 			continue;
@@ -692,20 +694,22 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 
 	if ((r->stage == PF_FAB_ADDR || r->stage == PF_FAB_ROUTE) &&
 	    (rc == -ETIMEDOUT || rc == -ENETUNREACH || rc == -EHOSTUNREACH)) {
-		bool arp = r->stage == PF_FAB_ADDR && rc == -ETIMEDOUT;
+		bool addr_timeout = r->stage == PF_FAB_ADDR && rc == -ETIMEDOUT;
 
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s cannot reach %s (%s) from %s "
 			   "(%s): %s", subject, a->subject, b->subject, b->ip, a->ip,
-			   arp ? "ARP" : r->stage == PF_FAB_ADDR ? "no route" : "route resolution",
-			   r->err);
-		if (arp)
-			pf_remedy(f, "address resolution timed out: with several rails in one subnet "
-				  "each netdev needs arp_ignore=1 (or 2), arp_announce=2 and "
-				  "rp_filter 0 or 2 (see the sysctl check) so that %s answers ARP "
-				  "for its own address; with a subnet per rail, a route between the "
-				  "rail subnets; if the rails must not reach each other (a rail-only "
-				  "fabric), set fabric_loopback.rail_only=true", b->ifname
-				  ? b->ifname : b->subject);
+			   addr_timeout ? "address resolution"
+			   : r->stage == PF_FAB_ADDR ? "no route" : "route resolution", r->err);
+		/*
+		 * a node-local destination is resolved without ARP (addr.c:
+		 * is_dst_local), so ARP settings cannot be the cause here
+		 */
+		if (addr_timeout)
+			pf_remedy(f, "rdma_resolve_addr timed out for an address of this node, which "
+				  "the kernel resolves without ARP: check that %s is up and holds "
+				  "%s (ip addr), that rdma_cm is loaded (modprobe rdma_ucm) and "
+				  "that %s has a RoCE v2 GID for it (rdma link, show_gids)",
+				  b->ifname ? b->ifname : b->subject, b->ip, b->subject);
 		else
 			pf_remedy(f, "no route between the rails: add routes between the rail "
 				  "subnets (ip route / a policy rule per rail), check the switch "
@@ -721,9 +725,11 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 			  : r->cm_event == PF_CM_EVENT_CONNECT_ERROR
 			  ? "the QP could not be moved to RTR/RTS with the path RDMA-CM found: "
 			    "compare the MTU and RoCE mode of both ports, look in dmesg (mlx5_core)"
-			  : "the connection request went unanswered: the path between the two "
-			    "ports drops RDMA-CM packets; check the switch (VLAN, PFC/ECN), MTU "
-			    "and the port_errors check");
+			  : "the connection request went unanswered: node-local RDMA-CM sends it to "
+			    "the destination NIC's own MAC (no routing, no ARP), so the two rails "
+			    "must share one L2 domain (same VLAN); otherwise the path drops "
+			    "RDMA-CM packets: check the switch (VLAN, PFC/ECN), MTU and the "
+			    "port_errors check");
 	} else if (rc == -ETIMEDOUT && r->below_gbps > 0) {
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: slow or stalled: below %.3g Gb/s, "
 			   "under the %.3g Gb/s the flow is held to (%s)", subject, r->below_gbps,
@@ -1079,6 +1085,42 @@ static int choose_connection(struct run *x, struct plan *p)
 }
 
 /*
+ * RoCE over RDMA-CM between two NICs of one node works only when the rails
+ * share one L2 domain: for a node-local destination the kernel neither
+ * routes nor ARPs, it addresses the destination NIC's own MAC
+ * (drivers/infiniband/core/addr.c: rdma_set_src_addr_rcu, is_dst_local,
+ * addr_resolve_neigh).  Rails in different subnets (routed L3 with a /31
+ * per NIC, a VLAN per rail) cannot reach each other this way, however
+ * healthy: 1 with a skip made, else 0.
+ */
+static int distinct_subnets(struct run *x, const struct plan *p)
+{
+	char first[20], other[20];
+	size_t n_subnets = 0;
+
+	if (!p->cm || x->ll != PF_LINK_ETH)
+		return 0;
+	for (size_t i = 0; i < p->n_rails; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = pf_ipv4_same_subnet(&p->rails[i].a4, &p->rails[k].a4);
+		n_subnets += !seen;
+	}
+	if (n_subnets < 2)
+		return 0;
+	pf_format_ipv4(&p->rails[0].a4, first, sizeof(first));
+	pf_format_ipv4(&p->rails[1].a4, other, sizeof(other));
+	pf_skip(x->res, "the %zu RoCE rails are in %zu IPv4 subnets (%s on %s, %s on %s, ...): a "
+		"routed L3 or per-rail-VLAN fabric, where NIC-to-NIC traffic inside one node "
+		"cannot flow (node-local RDMA-CM addresses the destination NIC's MAC without "
+		"routing or ARP, which needs one L2 domain); the cross-node mesh tests these "
+		"fabrics", p->n_rails, n_subnets, first, p->rails[0].subject, other,
+		p->rails[1].subject);
+	return 1;
+}
+
+/*
  * The flows: the explicit pairs, else the two rings; with use_gpu, each
  * rail's GPU (a rail without one warns and sends from host memory).  0 to
  * go on, else the result is made and 1.
@@ -1226,6 +1268,8 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 		r = open_verbs(&x);
 	if (!r)
 		r = choose_connection(&x, &p);
+	if (!r)
+		r = distinct_subnets(&x, &p);
 	if (!r)
 		r = plan_flows(&x, &p);
 	if (!r) {

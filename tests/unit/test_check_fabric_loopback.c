@@ -282,11 +282,11 @@ static void test_arp_timeout_is_specific(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	f = pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
+	/* node-local: resolved without ARP (addr.c), so no ARP advice */
 	assert_non_null(strstr(f->message, "mlx5_1/1 cannot reach mlx5_2/1 (10.10.0.3) from "
-				"10.10.0.2 (ARP)"));
-	assert_non_null(strstr(f->remedy, "arp_ignore=1"));
-	assert_non_null(strstr(f->remedy, "rp_filter"));
-	assert_non_null(strstr(f->remedy, "rail_only=true"));
+				"10.10.0.2 (address resolution)"));
+	assert_null(strstr(f->remedy, "arp_ignore"));
+	assert_non_null(strstr(f->remedy, "without ARP"));
 	assert_string_equal(obs_str(f, "cm_event"), "RDMA_CM_EVENT_ADDR_ERROR");
 	assert_int_equal((int)obs_num(f, "cm_status"), -ETIMEDOUT);
 	assert_string_equal(obs_str(f, "stage"), "resolve_addr");
@@ -552,6 +552,27 @@ static void test_slow_and_stalled_flows(void **state)
 	teardown(root);
 }
 
+/*
+ * Routed L3 (a /31 or /24 per NIC) or a VLAN per rail: node-local RDMA-CM
+ * addresses the destination NIC's MAC without routing or ARP (addr.c), so
+ * no flow can work on a healthy node; skip with that reason, send nothing.
+ */
+static void test_distinct_rail_subnets_skip(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth --rail-subnets distinct", 4,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.summary, "the 4 RoCE rails are in 4 IPv4 subnets"));
+	assert_non_null(strstr(res.summary, "one L2 domain"));
+	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -792,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_rail_only_and_too_few),
 		cmocka_unit_test(test_default_rails_rule),
 		cmocka_unit_test(test_slow_and_stalled_flows),
+		cmocka_unit_test(test_distinct_rail_subnets_skip),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),
