@@ -781,6 +781,41 @@ static bool fine_elsewhere(const struct plan *p, size_t y, size_t x)
 }
 
 /*
+ * Did a physical-layer counter of rail @x rise in any round (the evidence a
+ * cable or transceiver needs before it is blamed)?
+ */
+static bool phy_evidence(const struct plan *p, size_t x)
+{
+	for (int round = 1; round <= p->n_rounds; round++) {
+		const struct counters *b = &p->before[(size_t)(round - 1) * p->n_rails + x];
+		const struct counters *a = &p->after[(size_t)(round - 1) * p->n_rails + x];
+
+		for (size_t i = 0; i < N_CTRS; i++)
+			if (b->have[i] && a->have[i] && a->v[i] != b->v[i])
+				return true;
+	}
+	return false;
+}
+
+/* The remedy of a rail named as the slow end: a cable only with evidence. */
+static void slow_end_remedy(struct pf_finding *f, const struct plan *p, size_t x,
+			    const char *side)
+{
+	const struct rail *r = &p->rails[x];
+
+	if (phy_evidence(p, x))
+		pf_remedy(f, "the fault is at %s's end%s and its physical error counters rose "
+			  "(see its counters finding): reseat or replace its cable or "
+			  "transceiver, check the switch port it lands on (mlxlink -d %s for BER "
+			  "and FEC)", r->subject, side, r->dev->name);
+	else
+		pf_remedy(f, "the fault is at %s's end%s; no physical error counter rose, so "
+			  "nothing points at the cable: check the NIC's PCIe link (pcie_link), "
+			  "its NUMA placement and firmware, then the switch port it lands on "
+			  "(mlxlink -d %s)", r->subject, side, r->dev->name);
+}
+
+/*
  * Name the rails slow with two or more partners that are fine elsewhere;
  * their slow flows are put on them.  Returns the count.
  */
@@ -837,12 +872,8 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 			   "%.0f Gb/s, minimum %.0f%%)%s", p->rails[x].subject,
 			   n_slow == n_all ? "all " : "", n_slow, list, ref,
 			   100 * cfg->min_fraction, side);
-		pf_remedy(f, "the fault is at %s's end%s: reseat or replace its cable or "
-			  "transceiver, check the switch port it lands on (speed, errors, "
-			  "mlxlink -d %s for BER and FEC) and the NIC's PCIe link (pcie_link)",
-			  p->rails[x].subject, !*side ? "" : n_out ? ", on its transmit side"
-								  : ", on its receive side",
-			  p->rails[x].dev->name);
+		slow_end_remedy(f, p, x, !*side ? "" : n_out ? ", on its transmit side"
+							    : ", on its receive side");
 		pf_obs_str(f, "direction", n_out && n_in ? "both" : n_out ? "send" : "receive");
 		pf_obs_num(f, "slow_partners", (double)n_slow);
 		pf_obs_num(f, "partners", (double)n_all);
@@ -864,6 +895,61 @@ static void judge_flows(struct pf_result *res, const struct fabric_loopback_cfg 
 		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction;
 		fl->slow = !fl->f.rc && fl->min_gbps > 0 && fl->f.res.gbps < fl->min_gbps;
 	}
+}
+
+/* Every measured flow slow (two or more): a limit of the node or fabric, not of one cable. */
+static bool uniformly_slow(const struct plan *p)
+{
+	size_t n = 0, n_slow = 0;
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		n += !p->flows[i].f.rc;
+		n_slow += p->flows[i].slow;
+	}
+	return n >= 2 && n_slow == n;
+}
+
+/*
+ * A slow flow no rail was blamed for: uniform slowness is node-wide or
+ * fabric-wide; the path between the two is blamed only when both ends run
+ * at full rate with other partners, a cable only with physical errors.
+ */
+static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+				    const struct plan *p, const struct flow *fl,
+				    const char *subject, double ref)
+{
+	const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+	double bw = fl->f.res.gbps;
+	bool phy = phy_evidence(p, fl->a) || phy_evidence(p, fl->b);
+	const char *why;
+	struct pf_finding *f;
+
+	if (p->n_rails < 3)
+		why = "with two rails the slow end cannot be told";
+	else if (uniformly_slow(p))
+		why = "every flow of the node is slow: a node-wide or fabric-wide limit (host "
+		      "memory or PCIe, the switch's uplinks), not one cable";
+	else if (fine_elsewhere(p, fl->a, fl->b) && fine_elsewhere(p, fl->b, fl->a))
+		why = "both ends run at full rate with other partners: the path between them "
+		      "is at fault";
+	else
+		why = "which end is slow cannot be told from these flows";
+	f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, below %.0f%%; "
+		   "%s", subject, bw, 100 * bw / ref, ref, 100 * cfg->min_fraction, why);
+	if (p->n_rails >= 3 && uniformly_slow(p))
+		pf_remedy(f, "look at what all rails share: host memory bandwidth and the buffers' "
+			  "NUMA placement (use_gpu=true sends from GPU memory as jobs do), the "
+			  "PCIe links (pcie_link), the switch's uplinks; compare one flow alone "
+			  "(fabric_loopback.pairs=%s:%s)", a->subject, b->subject);
+	else
+		pf_remedy(f, "%s from %s (its transmit side: %sthe switch port it lands on) to %s "
+			  "(its receive side), and the switch's route between those two switch "
+			  "ports%s", phy ? "physical error counters rose: inspect the link"
+				     : "no physical error counter rose: inspect the path",
+			  a->subject, phy ? "cable, transceiver, " : "", b->subject,
+			  p->n_rails < 3 ? "; add a third rail to fabric_loopback.nics or pairs to "
+					   "tell which end" : "");
+	return f;
 }
 
 static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
@@ -892,19 +978,7 @@ static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg
 				   ref, 100 * cfg->min_fraction, p->rails[fl->blamed].subject);
 			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
 		} else if (fl->slow) {
-			bool n2 = p->n_rails < 3;
-
-			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
-				   "below %.0f%%; %s", subject, bw, 100 * bw / ref, ref,
-				   100 * cfg->min_fraction, n2
-				   ? "with two rails the slow end cannot be told"
-				   : "both ends run at full rate with other partners: the path between "
-				     "them is at fault");
-			pf_remedy(f, "inspect the link from %s (its transmit side: cable, "
-				  "transceiver, the switch port it lands on) to %s (its receive side), "
-				  "and the switch's route between those two switch ports%s", a->subject,
-				  b->subject, n2 ? "; add a third rail to fabric_loopback.nics or "
-						   "pairs to tell which end" : "");
+			f = slow_pair(res, cfg, p, fl, subject, ref);
 		} else {
 			f = pf_add(res, PF_STATUS_PASS, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s",
 				   subject, bw, 100 * bw / ref, ref);

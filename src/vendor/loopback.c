@@ -500,12 +500,10 @@ static int modify(struct lb *l, struct ibv_qp *qp, struct ibv_qp_attr *a, int ma
 	return 0;
 }
 
-static int lb_connect(struct lb *l)
+/* A's QP in A's context and B's in B's, each with its own CQ. */
+static int lb_create_qps(struct lb *l)
 {
 	const struct pf_verbs_api *api = l->o->api;
-	bool roce = l->pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-	uint32_t psn[2] = { LB_PSN_A, LB_PSN_B };
-	int r;
 
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia = {
@@ -526,6 +524,17 @@ static int lb_connect(struct lb *l)
 			return fail(l, PF_LB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: %s",
 				    l->o->tx_depth, l->o->dev, strerror(errno ? errno : ENOMEM));
 	}
+	return 0;
+}
+
+static int lb_connect(struct lb *l)
+{
+	bool roce = l->pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	uint32_t psn[2] = { LB_PSN_A, LB_PSN_B };
+	int r = lb_create_qps(l);
+
+	if (r)
+		return r;
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_attr a = {
 			.qp_state = IBV_QPS_INIT,

@@ -192,7 +192,8 @@ static void test_bad_cable_golden(void **state)
 				"mlx5_2/1, 200 Gb/s to mlx5_4/1, 200 Gb/s from mlx5_1/1, "
 				"200 Gb/s to mlx5_5/1, partners that run at full rate with the "
 				"others (ports at 400 Gb/s, minimum 90%)"));
-	assert_non_null(strstr(f->remedy, "cable or transceiver"));
+	/* no physical error counter rose: the cable is not blamed without evidence */
+	assert_non_null(strstr(f->remedy, "nothing points at the cable"));
 	assert_int_equal((int)obs_num(f, "slow_partners"), 4);
 	/* the NIC's finding leads; its four flows point at it; the other 12 pass */
 	assert_ptr_equal(&res.findings[0], f);
@@ -230,7 +231,8 @@ static void test_slow_when_sending(void **state)
 				"with the others (ports at 400 Gb/s, minimum 90%); slow only when "
 				"it sends: its transmit side"));
 	assert_string_equal(obs_str(f, "direction"), "send");
-	assert_non_null(strstr(f->remedy, "mlx5_3/1's end, on its transmit side: reseat"));
+	assert_non_null(strstr(f->remedy, "mlx5_3/1's end, on its transmit side; no physical "
+				"error counter rose"));
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 3);
 	pf_result_release(&res);
 	teardown(root);
@@ -573,6 +575,55 @@ static void test_distinct_rail_subnets_skip(void **state)
 	teardown(root);
 }
 
+static char *blame_root;
+
+static void bump_symbol_errors(unsigned long wr)
+{
+	if (wr == 10)
+		pf_test_write(blame_root, "sys/class/infiniband/mlx5_3/ports/1/counters/"
+			      "symbol_error", "9\n");
+}
+
+/*
+ * Blame: uniform slowness (every flow slow, a host or spine limit) reads as
+ * node-wide, never as a path or cable; a slow rail's cable is blamed only
+ * when its physical error counters rose.
+ */
+static void test_blame_needs_evidence(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 200;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_non_null(strstr(f->message, "every flow of the node is slow: a node-wide or "
+				"fabric-wide limit"));
+	assert_null(strstr(f->message, "path between them"));
+	assert_null(strstr(f->remedy, "cable"));
+	for (size_t i = 0; i < res.n_findings; i++)
+		assert_null(strstr(res.findings[i].message, "is slow with"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* a slow rail whose symbol errors rose: now its cable is named */
+	root = setup("--gpus 0 --nics 8 --link-layer eth", 8, IBV_LINK_LAYER_ETHERNET);
+	blame_root = root;
+	pf_fake_verbs.devs[3].gbps = 200;
+	pf_fake_verbs.on_wr = bump_symbol_errors;
+	run(root, sets, &res);
+	pf_fake_verbs.on_wr = NULL;
+	f = pf_test_must_find(&res, "mlx5_3/1");
+	assert_non_null(strstr(f->remedy, "physical error counters rose"));
+	assert_non_null(strstr(f->remedy, "reseat or replace its cable"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -814,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_default_rails_rule),
 		cmocka_unit_test(test_slow_and_stalled_flows),
 		cmocka_unit_test(test_distinct_rail_subnets_skip),
+		cmocka_unit_test(test_blame_needs_evidence),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),
