@@ -45,7 +45,7 @@
 struct fabric_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
 	uint64_t resolve_timeout_ms, slots;
-	double min_fraction;
+	double min_fraction, expect_gbps;
 	char *pairs;
 	char *nics;
 	bool use_gpu, rail_only;
@@ -77,6 +77,10 @@ static const struct pf_param fabric_loopback_params[] = {
 	PF_PARAM_DOUBLE(struct fabric_loopback_cfg, min_fraction, "0.90", 0, 1,
 			"of the slower port's rate",
 			"a direction below this fraction of min(port rates) fails"),
+	PF_PARAM_DOUBLE(struct fabric_loopback_cfg, expect_gbps, "0", 0, 10000, "Gb/s",
+			"the rate every rail is held to instead of its port's rate file (a "
+			"soft-RoCE rig or a VF whose nominal rate is not what it can carry); 0: "
+			"the port's rate"),
 	PF_PARAM_STRING(struct fabric_loopback_cfg, pairs, "",
 			"explicit flows \"mlx5_0:mlx5_1,mlx5_2/1:mlx5_5/1\" (source:destination, "
 			"each run both ways); empty: the two ring rounds over every rail"),
@@ -225,6 +229,7 @@ struct rail {
 	struct pf_ipv4_addr a4; /* that address with its prefix */
 	int gid_index;      /* RoCE v2 IPv4 GID (sysfs), for connect=verbs; -1 none */
 	int numa;
+	double rate;        /* Gb/s it is held to: expect_gbps, else the port's rate */
 	int gpu;            /* CUDA ordinal for use_gpu, -1 none */
 	char gpu_bdf[16];
 	bool used;
@@ -395,7 +400,8 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		p->rails = pf_xrealloc(p->rails, (p->n_rails + 1) * sizeof(*p->rails));
 		r = &p->rails[p->n_rails++];
 		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1,
-				    .gid_index = -1 };
+				    .gid_index = -1,
+				    .rate = cfg->expect_gbps > 0 ? cfg->expect_gbps : pt->rate_gbps };
 		if (pt->link_layer == PF_LINK_ETH) {
 			char gip[16];
 
@@ -552,7 +558,7 @@ static int map_gpus(const struct pf_ctx *ctx, const char *nics, struct plan *p,
 
 static double min_rate(const struct rail *a, const struct rail *b)
 {
-	double ra = a->port->rate_gbps, rb = b->port->rate_gbps;
+	double ra = a->rate, rb = b->rate;
 
 	return ra < rb ? ra : rb;
 }
@@ -598,7 +604,7 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 
 static double rate_of(const struct rail *r)
 {
-	return r->port->rate_gbps;
+	return r->rate;
 }
 
 /* ---- judgement --------------------------------------------------------- */

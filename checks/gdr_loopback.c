@@ -40,7 +40,7 @@
 
 struct gdr_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
-	double host_min_fraction, host_warn_fraction, gpu_min_fraction;
+	double host_min_fraction, host_warn_fraction, gpu_min_fraction, expect_gbps;
 	char *pairs;
 	bool use_gpu, parallel;
 	char *gpu_reg;
@@ -70,6 +70,10 @@ static const struct pf_param gdr_loopback_params[] = {
 	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, gpu_min_fraction, "0.90", 0, 1,
 			"of host bandwidth",
 			"GPU-memory bandwidth below this fraction of the NIC's host figure fails"),
+	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, expect_gbps, "0", 0, 10000, "Gb/s",
+			"the rate every port is held to instead of its rate file (a soft-RoCE "
+			"rig or a VF whose nominal rate is not what it can carry); 0: the port's "
+			"rate"),
 	PF_PARAM_STRING(struct gdr_loopback_cfg, pairs, "",
 			"explicit pairs \"GPU_BDF=mlx5_0/1,...\" (a bare \"mlx5_2/1\" runs host "
 			"memory only); empty: each GPU with its nearest NIC"),
@@ -452,6 +456,12 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 	return 0;
 }
 
+/* The rate a port is held to: expect_gbps, else its rate file. */
+static double port_rate(const struct gdr_loopback_cfg *cfg, const struct nic *n)
+{
+	return cfg->expect_gbps > 0 ? cfg->expect_gbps : n->port->rate_gbps;
+}
+
 static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_api *api,
 		      const struct nic *n, uint64_t page_size, struct pf_lb_opts *o)
 {
@@ -469,7 +479,7 @@ static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
 	/* a run below this fails anyway: the completion timeout waits for its batch at it */
-	o->min_gbps = n->port->rate_gbps * cfg->host_min_fraction;
+	o->min_gbps = port_rate(cfg, n) * cfg->host_min_fraction;
 	o->numa_node = n->numa;
 }
 
@@ -635,8 +645,9 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 		       const struct nic *n)
 {
-	double rate = n->port->rate_gbps, min = rate * cfg->host_min_fraction,
+	double rate = port_rate(cfg, n), min = rate * cfg->host_min_fraction,
 	       warn = rate * cfg->host_warn_fraction, bw = n->res.gbps;
+	const char *of = cfg->expect_gbps > 0 ? "expected rate (expect_gbps)" : "port rate";
 	struct pf_finding *f;
 
 	if (n->rc) {
@@ -650,24 +661,26 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 			  n->port->num);
 	} else if (bw < min) {
 		f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, 100 * cfg->host_min_fraction);
+			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, of, 100 * cfg->host_min_fraction);
 		pf_remedy(f, "the NIC cannot reach its port rate from host memory: check its PCIe "
 			  "link (pcie_link check: speed and width), the NUMA placement of the "
 			  "buffers, PCIe relaxed ordering and MaxReadReq (mlxconfig), and the NIC "
 			  "firmware; compare with ib_write_bw -d %s --report_gbits", n->dev->name);
 	} else if (bw < warn) {
 		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, 100 * cfg->host_warn_fraction);
+			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, of, 100 * cfg->host_warn_fraction);
 		pf_remedy(f, "close to the limit: rerun with a larger msg_size or more iterations; "
 			  "check the PCIe link and NUMA placement of %s", n->dev->name);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate", n->subject, bw, 100 * bw / rate, rate);
+			   "the %.0f Gb/s %s", n->subject, bw, 100 * bw / rate, rate, of);
 	}
 	observe_run(f, &n->opts, &n->res);
-	pf_obs_num(f, "port_rate_gbps", rate);
+	pf_obs_num(f, "port_rate_gbps", n->port->rate_gbps);
+	if (cfg->expect_gbps > 0)
+		pf_exp_num(f, "expect_gbps", cfg->expect_gbps);
 	pf_exp_num(f, "min_gbps", min);
 	pf_exp_num(f, "warn_below_gbps", warn);
 }
@@ -704,7 +717,7 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 {
 	const struct nic *n = &p->nics[q->nic];
 	bool have_host = n->ran && !n->rc;
-	double ref = have_host ? n->res.gbps : n->port->rate_gbps * cfg->host_min_fraction;
+	double ref = have_host ? n->res.gbps : port_rate(cfg, n) * cfg->host_min_fraction;
 	double min = ref * cfg->gpu_min_fraction, bw = q->res.gbps;
 	struct pf_finding *f;
 

@@ -624,6 +624,42 @@ static void test_blame_needs_evidence(void **state)
 	teardown(root);
 }
 
+/*
+ * expect_gbps holds every rail to a stated rate (a soft-RoCE rig: 10 Gb/s
+ * nominal, ~3 real): the healthy rig passes; a rate-limited rail is named
+ * with its direction.
+ */
+static void test_expect_gbps(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth --rate 10", 4,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, "fabric_loopback.expect_gbps=2.5", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble, 2.25, 1e-9);
+	pf_result_release(&res);
+
+	/* tbf on mlx5_2's transmit side: 1 Gb/s to its partners */
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	pf_fake_verbs.pair_gbps[2][3] = 1;
+	pf_fake_verbs.pair_gbps[2][0] = 1;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "direction"), "send");
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -866,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_slow_and_stalled_flows),
 		cmocka_unit_test(test_distinct_rail_subnets_skip),
 		cmocka_unit_test(test_blame_needs_evidence),
+		cmocka_unit_test(test_expect_gbps),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),

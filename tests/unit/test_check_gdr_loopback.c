@@ -488,6 +488,39 @@ static void test_slow_link_reads_slow(void **state)
 	teardown(root);
 }
 
+/*
+ * A rig or VF whose rate file is nominal (rxe reports veth's 10 Gb/s) is held
+ * to expect_gbps: the healthy 3 Gb/s rig passes at 2.5, and a run below it fails
+ * naming the expected rate.
+ */
+static void test_expect_gbps(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth --rate 10", 1,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "gdr_loopback.iterations=200", "gdr_loopback.warmup=0",
+			       "gdr_loopback.expect_gbps=3", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.devs[0].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "100% of the 3 Gb/s expected rate (expect_gbps)"));
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble, 2.7, 1e-9);
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 2;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "2.0 Gb/s, 67% of the 3 Gb/s expected rate "
+				"(expect_gbps), below 90%"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void bump_counter(unsigned long wr)
 {
 	if (wr == 20) {
@@ -818,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
 		cmocka_unit_test(test_slow_link_reads_slow),
+		cmocka_unit_test(test_expect_gbps),
 		cmocka_unit_test(test_port_counter_increase_is_context),
 		cmocka_unit_test(test_roce_gid_from_sysfs),
 		cmocka_unit_test(test_no_devices_skip),
