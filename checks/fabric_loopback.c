@@ -898,7 +898,12 @@ static void judge_flows(struct pf_result *res, const struct fabric_loopback_cfg 
 		const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
 		double ra = rate_of(a), rb = rate_of(b);
 
-		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction;
+		int ma = a->port->active_mtu, mb = b->port->active_mtu;
+		int mtu = fl->f.res.mtu ? fl->f.res.mtu : ma && ma < mb ? ma : mb ? mb : ma;
+
+		/* a floor calibrated at MTU 4096, scaled by the path MTU's goodput */
+		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction *
+			       pf_rdma_mtu_scale(a->port->link_layer, mtu);
 		fl->slow = !fl->f.rc && fl->min_gbps > 0 && fl->f.res.gbps < fl->min_gbps;
 	}
 }
@@ -941,7 +946,7 @@ static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_l
 	else
 		why = "which end is slow cannot be told from these flows";
 	f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, below %.0f%%; "
-		   "%s", subject, bw, 100 * bw / ref, ref, 100 * cfg->min_fraction, why);
+		   "%s", subject, bw, 100 * bw / ref, ref, 100 * fl->min_gbps / ref, why);
 	if (p->n_rails >= 3 && uniformly_slow(p))
 		pf_remedy(f, "look at what all rails share: host memory bandwidth and the buffers' "
 			  "NUMA placement (use_gpu=true sends from GPU memory as jobs do), the "
@@ -981,7 +986,7 @@ static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg
 		} else if (fl->slow && fl->blamed >= 0) {
 			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
 				   "below %.0f%%: %s is the slow end", subject, bw, 100 * bw / ref,
-				   ref, 100 * cfg->min_fraction, p->rails[fl->blamed].subject);
+				   ref, 100 * fl->min_gbps / ref, p->rails[fl->blamed].subject);
 			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
 		} else if (fl->slow) {
 			f = slow_pair(res, cfg, p, fl, subject, ref);

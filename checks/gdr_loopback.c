@@ -645,8 +645,10 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 		       const struct nic *n)
 {
-	double rate = port_rate(cfg, n), min = rate * cfg->host_min_fraction,
-	       warn = rate * cfg->host_warn_fraction, bw = n->res.gbps;
+	/* floors calibrated at MTU 4096 scale with the path MTU's goodput (rdma_select.h) */
+	double scale = pf_rdma_mtu_scale(n->port->link_layer, n->res.mtu);
+	double rate = port_rate(cfg, n), min = rate * cfg->host_min_fraction * scale,
+	       warn = rate * cfg->host_warn_fraction * scale, bw = n->res.gbps;
 	const char *of = cfg->expect_gbps > 0 ? "expected rate (expect_gbps)" : "port rate";
 	struct pf_finding *f;
 
@@ -662,7 +664,7 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 	} else if (bw < min) {
 		f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
 			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, of, 100 * cfg->host_min_fraction);
+			   rate, of, 100 * cfg->host_min_fraction * scale);
 		pf_remedy(f, "the NIC cannot reach its port rate from host memory: check its PCIe "
 			  "link (pcie_link check: speed and width), the NUMA placement of the "
 			  "buffers, PCIe relaxed ordering and MaxReadReq (mlxconfig), and the NIC "
@@ -670,7 +672,7 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 	} else if (bw < warn) {
 		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
 			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, of, 100 * cfg->host_warn_fraction);
+			   rate, of, 100 * cfg->host_warn_fraction * scale);
 		pf_remedy(f, "close to the limit: rerun with a larger msg_size or more iterations; "
 			  "check the PCIe link and NUMA placement of %s", n->dev->name);
 	} else {
@@ -683,6 +685,8 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 		pf_exp_num(f, "expect_gbps", cfg->expect_gbps);
 	pf_exp_num(f, "min_gbps", min);
 	pf_exp_num(f, "warn_below_gbps", warn);
+	if (scale < 1)
+		pf_exp_num(f, "mtu_scale", scale);
 }
 
 /*

@@ -48,3 +48,17 @@ const char *pf_link_layer_word(enum pf_link_layer ll)
 {
 	return ll == PF_LINK_IB ? "InfiniBand" : ll == PF_LINK_ETH ? "RoCE" : "unknown link layer";
 }
+
+double pf_rdma_mtu_efficiency(enum pf_link_layer ll, int mtu)
+{
+	double overhead = ll == PF_LINK_IB ? 26 : 82;
+
+	return mtu > 0 ? (double)mtu / ((double)mtu + overhead) : 1;
+}
+
+double pf_rdma_mtu_scale(enum pf_link_layer ll, int mtu)
+{
+	double s = pf_rdma_mtu_efficiency(ll, mtu) / pf_rdma_mtu_efficiency(ll, 4096);
+
+	return mtu > 0 && s < 1 ? s : 1;
+}

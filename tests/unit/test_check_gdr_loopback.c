@@ -12,6 +12,7 @@
 #include "fake_gpu.h"
 #include "fake_verbs.h"
 #include "rdma_roots.h"
+#include "preflight/rdma_select.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -521,6 +522,39 @@ static void test_expect_gbps(void **state)
 	teardown(root);
 }
 
+/*
+ * RoCE at path MTU 1024 carries at most 92.6% of the line as payload (82
+ * bytes of headers, gap and preamble per packet, 98.0% at 4096): the floor,
+ * calibrated at 4096, scales by 0.945, so a healthy 350 Gb/s on a 400 Gb/s
+ * port at MTU 1024 is not failed (it warns, under 95% scaled).
+ */
+static void test_mtu_scales_floor(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	assert_float_equal(pf_rdma_mtu_efficiency(PF_LINK_ETH, 1024), 1024.0 / 1106, 1e-12);
+	assert_float_equal(pf_rdma_mtu_scale(PF_LINK_ETH, 4096), 1, 1e-12);
+	pf_fake_verbs.devs[0].active_mtu = IBV_MTU_1024;
+	pf_fake_verbs.devs[0].gbps = 350;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble,
+			   360 * pf_rdma_mtu_scale(PF_LINK_ETH, 1024), 1e-9);
+	pf_result_release(&res);
+
+	/* at 4096 the same figure fails as before */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 350;
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void bump_counter(unsigned long wr)
 {
 	if (wr == 20) {
@@ -852,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_error_and_timeout),
 		cmocka_unit_test(test_slow_link_reads_slow),
 		cmocka_unit_test(test_expect_gbps),
+		cmocka_unit_test(test_mtu_scales_floor),
 		cmocka_unit_test(test_port_counter_increase_is_context),
 		cmocka_unit_test(test_roce_gid_from_sysfs),
 		cmocka_unit_test(test_no_devices_skip),
