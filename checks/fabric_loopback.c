@@ -23,7 +23,9 @@
  *
  * Deadline (fabric_loopback_deadline_s): 15 s, plus per round the timed and
  * warm-up WRITEs at 25 Gb/s (or duration_ms) and the fresh-pattern pass,
- * 3 s of setup, two resolve timeouts and two completion timeouts.
+ * 3 s of setup, two resolve timeouts, a connection timeout and a completion
+ * timeout (timeout_ms plus cq_mod WRITEs at 25 Gb/s x min_fraction; a slower
+ * port needs duration_ms or --timeout).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +39,13 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_counters.h"
+#include "preflight/rdma_select.h"
 
 struct fabric_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
 	uint64_t resolve_timeout_ms, slots;
-	double min_fraction;
+	double min_fraction, expect_gbps;
 	char *pairs;
 	char *nics;
 	bool use_gpu, rail_only;
@@ -73,6 +77,10 @@ static const struct pf_param fabric_loopback_params[] = {
 	PF_PARAM_DOUBLE(struct fabric_loopback_cfg, min_fraction, "0.90", 0, 1,
 			"of the slower port's rate",
 			"a direction below this fraction of min(port rates) fails"),
+	PF_PARAM_DOUBLE(struct fabric_loopback_cfg, expect_gbps, "0", 0, 10000, "Gb/s",
+			"the rate every rail is held to instead of its port's rate file (a "
+			"soft-RoCE rig or a VF whose nominal rate is not what it can carry); 0: "
+			"the port's rate"),
 	PF_PARAM_STRING(struct fabric_loopback_cfg, pairs, "",
 			"explicit flows \"mlx5_0:mlx5_1,mlx5_2/1:mlx5_5/1\" (source:destination, "
 			"each run both ways); empty: the two ring rounds over every rail"),
@@ -174,7 +182,11 @@ static unsigned int fabric_loopback_deadline_s(const void *config)
 		run_s = (double)(cfg->warmup + cfg->iterations) * bits / 25e9;
 	run_s += (double)cfg->slots * bits / 25e9; /* the fresh-pattern pass */
 	run_s += 3 + 2 * (double)cfg->resolve_timeout_ms / 1000 +
-		 2 * (double)cfg->timeout_ms / 1000;
+		 (double)cfg->timeout_ms / 1000 + /* the connection's */
+		 (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms, cfg->msg_size,
+						     (unsigned int)cfg->cq_mod,
+						     (unsigned int)cfg->tx_depth,
+						     25 * cfg->min_fraction) / 1000;
 	total = 15 + rounds * run_s;
 	return total > 86400 ? 86400 : (unsigned int)total + 1;
 }
@@ -187,18 +199,17 @@ static unsigned int fabric_loopback_deadline_s(const void *config)
  */
 static const struct {
 	const char *name;
-	bool hw;
 	unsigned char width;
 	bool hard; /* the link went down or retrained: fail; else warn */
 } ctrs[] = {
-	{ "link_downed", false, 8, true },
-	{ "link_error_recovery", false, 8, true },
-	{ "symbol_error", false, 16, false },
-	{ "port_rcv_errors", false, 16, false },
-	{ "local_link_integrity_errors", false, 4, false },
-	{ "excessive_buffer_overrun_errors", false, 4, false },
-	{ "port_rcv_remote_physical_errors", false, 16, false },
-	{ "rx_icrc_encapsulated", true, 64, false },
+	{ "link_downed", 8, true },
+	{ "link_error_recovery", 8, true },
+	{ "symbol_error", 16, false },
+	{ "port_rcv_errors", 16, false },
+	{ "local_link_integrity_errors", 4, false },
+	{ "excessive_buffer_overrun_errors", 4, false },
+	{ "port_rcv_remote_physical_errors", 16, false },
+	{ "rx_icrc_encapsulated", 64, false },
 };
 
 #define N_CTRS PF_ARRAY_SIZE(ctrs)
@@ -206,6 +217,7 @@ static const struct {
 struct counters {
 	uint64_t v[N_CTRS];
 	bool have[N_CTRS];
+	bool hw[N_CTRS]; /* read from hw_counters/ (wraps), else counters/ (saturates) */
 };
 
 struct rail {
@@ -214,8 +226,10 @@ struct rail {
 	char subject[64];   /* "mlx5_0/1" */
 	const char *ifname; /* its netdev, or NULL */
 	char ip[16];
+	struct pf_ipv4_addr a4; /* that address with its prefix */
 	int gid_index;      /* RoCE v2 IPv4 GID (sysfs), for connect=verbs; -1 none */
 	int numa;
+	double rate;        /* Gb/s it is held to: expect_gbps, else the port's rate */
 	int gpu;            /* CUDA ordinal for use_gpu, -1 none */
 	char gpu_bdf[16];
 	bool used;
@@ -260,28 +274,14 @@ static bool in_round(const struct plan *p, size_t x, int round)
 static void read_counters(const struct pf_fs *fs, const struct rail *r, struct counters *c)
 {
 	*c = (struct counters){ 0 };
-	for (size_t i = 0; i < N_CTRS; i++) {
-		pf_autofree char *text = NULL;
-
-		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
-				     r->dev->name, r->port->num, ctrs[i].hw ? "hw_counters" : "counters",
-				     ctrs[i].name) < 0)
-			continue;
-		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
-	}
-}
-
-static bool is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
-{
-	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
-	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
-
-	return link && pf_fs_exists(ctx->fs, link) == 1;
+	for (size_t i = 0; i < N_CTRS; i++)
+		c->have[i] = pf_rdma_port_counter(fs, r->dev->name, r->port->num, ctrs[i].name, &c->v[i],
+						  &c->hw[i]) == 0;
 }
 
 static const char *ll_name(enum pf_link_layer ll)
 {
-	return ll == PF_LINK_IB ? "InfiniBand" : ll == PF_LINK_ETH ? "Ethernet (RoCE)" : "unknown";
+	return pf_link_layer_word(ll);
 }
 
 static ssize_t find_rail(const struct plan *p, const char *name, unsigned int port)
@@ -292,17 +292,31 @@ static ssize_t find_rail(const struct plan *p, const char *name, unsigned int po
 	return -1;
 }
 
-/* The candidate ports: `nics` in its order, else every PF's ports. */
-static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
-		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
+/*
+ * A candidate port not ACTIVE (rdma_select.h): a fail when `nics` names it
+ * or no port is ACTIVE, else a warn; the message names its link layer.
+ */
+static void down_rail(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+		      const struct pf_rdma_port *pt, const char *subject, unsigned int n_active)
+{
+	bool fails = pf_rdma_down_port_fails(cfg->nics[0] != '\0', n_active);
+	struct pf_finding *f;
+
+	f = pf_add(res, fails ? PF_STATUS_FAIL : PF_STATUS_WARN, subject, "%s (%s) is %s: not "
+		   "tested%s", subject, ll_name(pt->link_layer),
+		   pt->state_name ? pt->state_name : "not ACTIVE",
+		   fails ? "" : "; not named in fabric_loopback.nics and other ports are ACTIVE, "
+				"so it may be an unused port");
+	pf_remedy(f, "bring the link up (see the nic_link_speed check)%s",
+		  fails ? "" : ", or list the compute rails in fabric_loopback.nics");
+	pf_obs_str(f, "link_layer", ll_name(pt->link_layer));
+}
+
+/* The candidate devices: `nics` in its order, else the default rule (rdma_select.h). */
+static size_t rail_order(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+			 const struct pf_rdma_dev **order)
 {
 	const struct pf_node *node = ctx->node;
-	size_t n_ib = 0, n_eth = 0, cap = 0;
-	pf_autofree const struct pf_rdma_port **ports = NULL;
-	pf_autofree const struct pf_rdma_dev **devs = NULL;
-	enum pf_link_layer ll;
-
-	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
 	size_t n_order = 0;
 
 	/* `nics` in its own order (NCCL_IB_HCA's, usually the GPUs'), else the inventory's */
@@ -321,9 +335,24 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		}
 	} else {
 		for (size_t i = 0; i < node->n_rdma; i++)
-			if (node->rdma[i].pci >= 0 && !is_vf(ctx, &node->rdma[i]))
+			if (pf_rdma_default_candidate(ctx->fs, node, &node->rdma[i]))
 				order[n_order++] = &node->rdma[i];
 	}
+	return n_order;
+}
+
+/* The candidate ports, of the fabric's link layer; the others are findings. */
+static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
+{
+	const struct pf_node *node = ctx->node;
+	size_t n_ib = 0, n_eth = 0, all_ib = 0, all_eth = 0, cap = 0;
+	pf_autofree const struct pf_rdma_port **ports = NULL;
+	pf_autofree const struct pf_rdma_dev **devs = NULL;
+	enum pf_link_layer ll;
+	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
+	size_t n_order = rail_order(ctx, cfg, order);
+
 	for (size_t i = 0; i < n_order; i++) {
 		const struct pf_rdma_dev *d = order[i];
 
@@ -334,13 +363,17 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 			ports = pf_xrealloc(ports, (cap + 1) * sizeof(*ports));
 			devs[cap] = d;
 			ports[cap++] = pt;
-			if (pt->state == 4 && pt->link_layer == PF_LINK_IB)
+			all_ib += pt->link_layer == PF_LINK_IB;
+			all_eth += pt->link_layer == PF_LINK_ETH;
+			if (pf_rdma_port_usable(pt) && pt->link_layer == PF_LINK_IB)
 				n_ib++;
-			if (pt->state == 4 && pt->link_layer == PF_LINK_ETH)
+			if (pf_rdma_port_usable(pt) && pt->link_layer == PF_LINK_ETH)
 				n_eth++;
 		}
 	}
-	ll = n_eth > n_ib ? PF_LINK_ETH : PF_LINK_IB;
+	/* the fabric: the link layer most ACTIVE ports have, else most ports */
+	ll = n_ib + n_eth ? (n_eth > n_ib ? PF_LINK_ETH : PF_LINK_IB)
+			  : (all_eth > all_ib ? PF_LINK_ETH : PF_LINK_IB);
 	*ret_ll = ll;
 	for (size_t k = 0; k < cap; k++) {
 		const struct pf_rdma_port *pt = ports[k];
@@ -348,6 +381,11 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		struct rail *r;
 
 		snprintf(subject, sizeof(subject), "%s/%u", devs[k]->name, pt->num);
+		if (pt->link_layer != ll && pt->link_layer != PF_LINK_UNKNOWN &&
+		    !pf_rdma_port_usable(pt)) {
+			down_rail(res, cfg, pt, subject, (unsigned int)(n_ib + n_eth));
+			continue;
+		}
 		if (pt->link_layer != ll) {
 			if (pt->state == 4 && pt->link_layer != PF_LINK_UNKNOWN)
 				pf_add(res, PF_STATUS_SKIP, subject, "%s: %s, not a rail of this node's "
@@ -355,18 +393,15 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 				       ll_name(ll));
 			continue;
 		}
-		if (pt->state != 4) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, subject, "%s is %s: not "
-						      "tested", subject,
-						      pt->state_name ? pt->state_name : "not ACTIVE");
-
-			pf_remedy(f, "see the nic_link_speed check");
+		if (!pf_rdma_port_usable(pt)) {
+			down_rail(res, cfg, pt, subject, (unsigned int)(n_ib + n_eth));
 			continue;
 		}
 		p->rails = pf_xrealloc(p->rails, (p->n_rails + 1) * sizeof(*p->rails));
 		r = &p->rails[p->n_rails++];
 		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1,
-				    .gid_index = -1 };
+				    .gid_index = -1,
+				    .rate = cfg->expect_gbps > 0 ? cfg->expect_gbps : pt->rate_gbps };
 		if (pt->link_layer == PF_LINK_ETH) {
 			char gip[16];
 
@@ -401,6 +436,7 @@ static int rail_addresses(const struct pf_ctx *ctx, struct plan *p, char **ret_m
 		if (rc == 0 && a.n) {
 			uint32_t v = a.v[0].addr;
 
+			r->a4 = a.v[0];
 			snprintf(r->ip, sizeof(r->ip), "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xff,
 				 (v >> 8) & 0xff, v & 0xff);
 			continue;
@@ -520,6 +556,13 @@ static int map_gpus(const struct pf_ctx *ctx, const char *nics, struct plan *p,
 	return 0;
 }
 
+static double min_rate(const struct rail *a, const struct rail *b)
+{
+	double ra = a->rate, rb = b->rate;
+
+	return ra < rb ? ra : rb;
+}
+
 static void end_opts(const struct rail *r, bool gpu, struct pf_fab_end *e)
 {
 	e->dev = r->dev->name;
@@ -550,6 +593,7 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 	o->iterations = cfg->iterations;
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	o->min_gbps = min_rate(&p->rails[fl->a], &p->rails[fl->b]) * cfg->min_fraction;
 	o->resolve_timeout_ms = (unsigned int)cfg->resolve_timeout_ms;
 	o->page_size = (size_t)page_size;
 	o->slots = (unsigned int)cfg->slots;
@@ -560,7 +604,7 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 
 static double rate_of(const struct rail *r)
 {
-	return r->port->rate_gbps;
+	return r->rate;
 }
 
 /* ---- judgement --------------------------------------------------------- */
@@ -610,6 +654,41 @@ static void observe_flow(struct pf_finding *f, const struct plan *p, const struc
 	pf_obs_num(f, "dst_rate_gbps", rate_of(&p->rails[fl->b]));
 }
 
+/* The remedy of a flow that connected and then failed (not by being slow). */
+static void traffic_remedy(struct pf_finding *f, const struct rail *a, const struct rail *b,
+			   const struct pf_fab_result *r, int rc)
+{
+	switch (rc) {
+	case -EBADMSG:
+		pf_remedy(f, "data arrived corrupted across the fabric: see which other "
+			  "flows through %s or %s fail; reseat or replace the cable or "
+			  "transceiver, check the PCIe link of both NICs (pcie_link)",
+			  a->subject, b->subject);
+		break;
+	case -EIO:
+	case -ETIMEDOUT:
+		pf_remedy(f, "WRITEs from %s to %s did not complete%s: look at the link "
+			  "(port_errors, mlxlink), the switch ports and PFC (pfc_pause)",
+			  a->subject, b->subject, r->wc_status == IBV_WC_RETRY_EXC_ERR
+			  ? " (retries exhausted: packets lost on the way)" : "");
+		break;
+	case -EXDEV:
+		pf_remedy(f, "give each rail's netdev its own address (the address must "
+			  "belong to the rail's own netdev, as NCCL binds it)");
+		break;
+	case -EFAULT:
+	case -ENOMEM:
+		pf_remedy(f, "memory could not be registered: raise RLIMIT_MEMLOCK "
+			  "(memlock check); for GPU memory see nvidia_peermem");
+		break;
+	default:
+		pf_remedy(f, "reproduce with ib_write_bw -d %s (server) and ib_write_bw -d "
+			  "%s %s (client); check ibv_devinfo and dmesg", b->dev->name,
+			  a->dev->name, b->ip[0] ? b->ip : "<server>");
+		break;
+	}
+}
+
 /* A flow that produced no figure: the resolve and connection cases are their own findings. */
 static void judge_failed(struct pf_result *res, const struct plan *p, const struct flow *fl,
 			 const char *subject)
@@ -621,20 +700,22 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 
 	if ((r->stage == PF_FAB_ADDR || r->stage == PF_FAB_ROUTE) &&
 	    (rc == -ETIMEDOUT || rc == -ENETUNREACH || rc == -EHOSTUNREACH)) {
-		bool arp = r->stage == PF_FAB_ADDR && rc == -ETIMEDOUT;
+		bool addr_timeout = r->stage == PF_FAB_ADDR && rc == -ETIMEDOUT;
 
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s cannot reach %s (%s) from %s "
 			   "(%s): %s", subject, a->subject, b->subject, b->ip, a->ip,
-			   arp ? "ARP" : r->stage == PF_FAB_ADDR ? "no route" : "route resolution",
-			   r->err);
-		if (arp)
-			pf_remedy(f, "address resolution timed out: with several rails in one subnet "
-				  "each netdev needs arp_ignore=1 (or 2), arp_announce=2 and "
-				  "rp_filter 0 or 2 (see the sysctl check) so that %s answers ARP "
-				  "for its own address; with a subnet per rail, a route between the "
-				  "rail subnets; if the rails must not reach each other (a rail-only "
-				  "fabric), set fabric_loopback.rail_only=true", b->ifname
-				  ? b->ifname : b->subject);
+			   addr_timeout ? "address resolution"
+			   : r->stage == PF_FAB_ADDR ? "no route" : "route resolution", r->err);
+		/*
+		 * a node-local destination is resolved without ARP (addr.c:
+		 * is_dst_local), so ARP settings cannot be the cause here
+		 */
+		if (addr_timeout)
+			pf_remedy(f, "rdma_resolve_addr timed out for an address of this node, which "
+				  "the kernel resolves without ARP: check that %s is up and holds "
+				  "%s (ip addr), that rdma_cm is loaded (modprobe rdma_ucm) and "
+				  "that %s has a RoCE v2 GID for it (rdma link, show_gids)",
+				  b->ifname ? b->ifname : b->subject, b->ip, b->subject);
 		else
 			pf_remedy(f, "no route between the rails: add routes between the rail "
 				  "subnets (ip route / a policy rule per rail), check the switch "
@@ -650,40 +731,23 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 			  : r->cm_event == PF_CM_EVENT_CONNECT_ERROR
 			  ? "the QP could not be moved to RTR/RTS with the path RDMA-CM found: "
 			    "compare the MTU and RoCE mode of both ports, look in dmesg (mlx5_core)"
-			  : "the connection request went unanswered: the path between the two "
-			    "ports drops RDMA-CM packets; check the switch (VLAN, PFC/ECN), MTU "
-			    "and the port_errors check");
+			  : "the connection request went unanswered: node-local RDMA-CM sends it to "
+			    "the destination NIC's own MAC (no routing, no ARP), so the two rails "
+			    "must share one L2 domain (same VLAN); otherwise the path drops "
+			    "RDMA-CM packets: check the switch (VLAN, PFC/ECN), MTU and the "
+			    "port_errors check");
+	} else if (rc == -ETIMEDOUT && r->below_gbps > 0) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: slow or stalled: below %.3g Gb/s, "
+			   "under the %.3g Gb/s the flow is held to (%s)", subject, r->below_gbps,
+			   fl->f.opts.min_gbps, r->err);
+		pf_remedy(f, "the connection was established and WRITEs from %s to %s move far "
+			  "below the rate or not at all: check the negotiated speed of both ports "
+			  "(nic_link_speed), pause storms (pfc_pause), errors (port_errors, "
+			  "mlxlink) and the switch ports between them", a->subject, b->subject);
+		pf_obs_num(f, "below_gbps", r->below_gbps);
 	} else {
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: traffic failed: %s", subject, r->err);
-		switch (rc) {
-		case -EBADMSG:
-			pf_remedy(f, "data arrived corrupted across the fabric: see which other "
-				  "flows through %s or %s fail; reseat or replace the cable or "
-				  "transceiver, check the PCIe link of both NICs (pcie_link)",
-				  a->subject, b->subject);
-			break;
-		case -EIO:
-		case -ETIMEDOUT:
-			pf_remedy(f, "WRITEs from %s to %s did not complete%s: look at the link "
-				  "(port_errors, mlxlink), the switch ports and PFC (pfc_pause)",
-				  a->subject, b->subject, r->wc_status == IBV_WC_RETRY_EXC_ERR
-				  ? " (retries exhausted: packets lost on the way)" : "");
-			break;
-		case -EXDEV:
-			pf_remedy(f, "give each rail's netdev its own address (the address must "
-				  "belong to the rail's own netdev, as NCCL binds it)");
-			break;
-		case -EFAULT:
-		case -ENOMEM:
-			pf_remedy(f, "memory could not be registered: raise RLIMIT_MEMLOCK "
-				  "(memlock check); for GPU memory see nvidia_peermem");
-			break;
-		default:
-			pf_remedy(f, "reproduce with ib_write_bw -d %s (server) and ib_write_bw -d "
-				  "%s %s (client); check ibv_devinfo and dmesg", b->dev->name,
-				  a->dev->name, b->ip[0] ? b->ip : "<server>");
-			break;
-		}
+		traffic_remedy(f, a, b, r, rc);
 	}
 	observe_flow(f, p, fl);
 }
@@ -720,6 +784,41 @@ static bool fine_elsewhere(const struct plan *p, size_t y, size_t x)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Did a physical-layer counter of rail @x rise in any round (the evidence a
+ * cable or transceiver needs before it is blamed)?
+ */
+static bool phy_evidence(const struct plan *p, size_t x)
+{
+	for (int round = 1; round <= p->n_rounds; round++) {
+		const struct counters *b = &p->before[(size_t)(round - 1) * p->n_rails + x];
+		const struct counters *a = &p->after[(size_t)(round - 1) * p->n_rails + x];
+
+		for (size_t i = 0; i < N_CTRS; i++)
+			if (b->have[i] && a->have[i] && a->v[i] != b->v[i])
+				return true;
+	}
+	return false;
+}
+
+/* The remedy of a rail named as the slow end: a cable only with evidence. */
+static void slow_end_remedy(struct pf_finding *f, const struct plan *p, size_t x,
+			    const char *side)
+{
+	const struct rail *r = &p->rails[x];
+
+	if (phy_evidence(p, x))
+		pf_remedy(f, "the fault is at %s's end%s and its physical error counters rose "
+			  "(see its counters finding): reseat or replace its cable or "
+			  "transceiver, check the switch port it lands on (mlxlink -d %s for BER "
+			  "and FEC)", r->subject, side, r->dev->name);
+	else
+		pf_remedy(f, "the fault is at %s's end%s; no physical error counter rose, so "
+			  "nothing points at the cable: check the NIC's PCIe link (pcie_link), "
+			  "its NUMA placement and firmware, then the switch port it lands on "
+			  "(mlxlink -d %s)", r->subject, side, r->dev->name);
 }
 
 /*
@@ -779,12 +878,8 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 			   "%.0f Gb/s, minimum %.0f%%)%s", p->rails[x].subject,
 			   n_slow == n_all ? "all " : "", n_slow, list, ref,
 			   100 * cfg->min_fraction, side);
-		pf_remedy(f, "the fault is at %s's end%s: reseat or replace its cable or "
-			  "transceiver, check the switch port it lands on (speed, errors, "
-			  "mlxlink -d %s for BER and FEC) and the NIC's PCIe link (pcie_link)",
-			  p->rails[x].subject, !*side ? "" : n_out ? ", on its transmit side"
-								  : ", on its receive side",
-			  p->rails[x].dev->name);
+		slow_end_remedy(f, p, x, !*side ? "" : n_out ? ", on its transmit side"
+							    : ", on its receive side");
 		pf_obs_str(f, "direction", n_out && n_in ? "both" : n_out ? "send" : "receive");
 		pf_obs_num(f, "slow_partners", (double)n_slow);
 		pf_obs_num(f, "partners", (double)n_all);
@@ -803,9 +898,69 @@ static void judge_flows(struct pf_result *res, const struct fabric_loopback_cfg 
 		const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
 		double ra = rate_of(a), rb = rate_of(b);
 
-		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction;
+		int ma = a->port->active_mtu, mb = b->port->active_mtu;
+		int mtu = fl->f.res.mtu ? fl->f.res.mtu : ma && ma < mb ? ma : mb ? mb : ma;
+
+		/* a floor calibrated at MTU 4096, scaled by the path MTU's goodput */
+		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction *
+			       pf_rdma_mtu_scale(a->port->link_layer, mtu);
 		fl->slow = !fl->f.rc && fl->min_gbps > 0 && fl->f.res.gbps < fl->min_gbps;
 	}
+}
+
+/* Every measured flow slow (two or more): a limit of the node or fabric, not of one cable. */
+static bool uniformly_slow(const struct plan *p)
+{
+	size_t n = 0, n_slow = 0;
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		n += !p->flows[i].f.rc;
+		n_slow += p->flows[i].slow;
+	}
+	return n >= 2 && n_slow == n;
+}
+
+/*
+ * A slow flow no rail was blamed for: uniform slowness is node-wide or
+ * fabric-wide; the path between the two is blamed only when both ends run
+ * at full rate with other partners, a cable only with physical errors.
+ */
+static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+				    const struct plan *p, const struct flow *fl,
+				    const char *subject, double ref)
+{
+	const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+	double bw = fl->f.res.gbps;
+	bool phy = phy_evidence(p, fl->a) || phy_evidence(p, fl->b);
+	const char *why;
+	struct pf_finding *f;
+
+	if (p->n_rails < 3)
+		why = "with two rails the slow end cannot be told";
+	else if (uniformly_slow(p))
+		why = "every flow of the node is slow: a node-wide or fabric-wide limit (host "
+		      "memory or PCIe, the switch's uplinks), not one cable";
+	else if (fine_elsewhere(p, fl->a, fl->b) && fine_elsewhere(p, fl->b, fl->a))
+		why = "both ends run at full rate with other partners: the path between them "
+		      "is at fault";
+	else
+		why = "which end is slow cannot be told from these flows";
+	f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, below %.0f%%; "
+		   "%s", subject, bw, 100 * bw / ref, ref, 100 * fl->min_gbps / ref, why);
+	if (p->n_rails >= 3 && uniformly_slow(p))
+		pf_remedy(f, "look at what all rails share: host memory bandwidth and the buffers' "
+			  "NUMA placement (use_gpu=true sends from GPU memory as jobs do), the "
+			  "PCIe links (pcie_link), the switch's uplinks; compare one flow alone "
+			  "(fabric_loopback.pairs=%s:%s)", a->subject, b->subject);
+	else
+		pf_remedy(f, "%s from %s (its transmit side: %sthe switch port it lands on) to %s "
+			  "(its receive side), and the switch's route between those two switch "
+			  "ports%s", phy ? "physical error counters rose: inspect the link"
+				     : "no physical error counter rose: inspect the path",
+			  a->subject, phy ? "cable, transceiver, " : "", b->subject,
+			  p->n_rails < 3 ? "; add a third rail to fabric_loopback.nics or pairs to "
+					   "tell which end" : "");
+	return f;
 }
 
 static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
@@ -831,22 +986,10 @@ static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg
 		} else if (fl->slow && fl->blamed >= 0) {
 			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
 				   "below %.0f%%: %s is the slow end", subject, bw, 100 * bw / ref,
-				   ref, 100 * cfg->min_fraction, p->rails[fl->blamed].subject);
+				   ref, 100 * fl->min_gbps / ref, p->rails[fl->blamed].subject);
 			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
 		} else if (fl->slow) {
-			bool n2 = p->n_rails < 3;
-
-			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
-				   "below %.0f%%; %s", subject, bw, 100 * bw / ref, ref,
-				   100 * cfg->min_fraction, n2
-				   ? "with two rails the slow end cannot be told"
-				   : "both ends run at full rate with other partners: the path between "
-				     "them is at fault");
-			pf_remedy(f, "inspect the link from %s (its transmit side: cable, "
-				  "transceiver, the switch port it lands on) to %s (its receive side), "
-				  "and the switch's route between those two switch ports%s", a->subject,
-				  b->subject, n2 ? "; add a third rail to fabric_loopback.nics or "
-						   "pairs to tell which end" : "");
+			f = slow_pair(res, cfg, p, fl, subject, ref);
 		} else {
 			f = pf_add(res, PF_STATUS_PASS, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s",
 				   subject, bw, 100 * bw / ref, ref);
@@ -878,7 +1021,7 @@ static void judge_counters(struct pf_result *res, const struct plan *p, size_t *
 
 			if (!b->have[i] || !a->have[i])
 				continue;
-			if (pf_counter_delta(b->v[i], a->v[i], ctrs[i].width, !ctrs[i].hw, &d) < 0 &&
+			if (pf_counter_delta(b->v[i], a->v[i], ctrs[i].width, !a->hw[i], &d) < 0 &&
 			    pf_counter_delta(b->v[i], a->v[i], 64, false, &d) < 0)
 				continue;
 			(*n_read)++;
@@ -1027,6 +1170,42 @@ static int choose_connection(struct run *x, struct plan *p)
 }
 
 /*
+ * RoCE over RDMA-CM between two NICs of one node works only when the rails
+ * share one L2 domain: for a node-local destination the kernel neither
+ * routes nor ARPs, it addresses the destination NIC's own MAC
+ * (drivers/infiniband/core/addr.c: rdma_set_src_addr_rcu, is_dst_local,
+ * addr_resolve_neigh).  Rails in different subnets (routed L3 with a /31
+ * per NIC, a VLAN per rail) cannot reach each other this way, however
+ * healthy: 1 with a skip made, else 0.
+ */
+static int distinct_subnets(struct run *x, const struct plan *p)
+{
+	char first[20], other[20];
+	size_t n_subnets = 0;
+
+	if (!p->cm || x->ll != PF_LINK_ETH)
+		return 0;
+	for (size_t i = 0; i < p->n_rails; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = pf_ipv4_same_subnet(&p->rails[i].a4, &p->rails[k].a4);
+		n_subnets += !seen;
+	}
+	if (n_subnets < 2)
+		return 0;
+	pf_format_ipv4(&p->rails[0].a4, first, sizeof(first));
+	pf_format_ipv4(&p->rails[1].a4, other, sizeof(other));
+	pf_skip(x->res, "the %zu RoCE rails are in %zu IPv4 subnets (%s on %s, %s on %s, ...): a "
+		"routed L3 or per-rail-VLAN fabric, where NIC-to-NIC traffic inside one node "
+		"cannot flow (node-local RDMA-CM addresses the destination NIC's MAC without "
+		"routing or ARP, which needs one L2 domain); the cross-node mesh tests these "
+		"fabrics", p->n_rails, n_subnets, first, p->rails[0].subject, other,
+		p->rails[1].subject);
+	return 1;
+}
+
+/*
  * The flows: the explicit pairs, else the two rings; with use_gpu, each
  * rail's GPU (a rail without one warns and sends from host memory).  0 to
  * go on, else the result is made and 1.
@@ -1127,13 +1306,15 @@ static void judge_all_counters(struct pf_result *res, struct plan *p)
 /* The check's one line: rails, flows, how they connected, the range of rates, what went wrong. */
 static void summarize(struct run *x, const struct plan *p, size_t n_blamed)
 {
-	size_t n_slow = 0, n_failed = 0;
+	size_t n_slow = 0, n_failed = 0, n_connected = 0;
 	double lo = 0, hi = 0;
-	char range[96];
+	char range[160];
 
 	for (size_t i = 0; i < p->n_flows; i++) {
 		const struct flow *fl = &p->flows[i];
 
+		/* past the connection: RDMA-CM ESTABLISHED (or the QPs at RTS) */
+		n_connected += fl->f.res.stage >= PF_FAB_TRANSFER;
 		if (fl->f.rc) {
 			n_failed++;
 			continue;
@@ -1144,8 +1325,12 @@ static void summarize(struct run *x, const struct plan *p, size_t n_blamed)
 	}
 	if (hi > 0)
 		snprintf(range, sizeof(range), "%.1f-%.1f Gb/s", lo, hi);
+	else if (n_connected)
+		snprintf(range, sizeof(range), "no flow completed: %zu of %zu connected (%s) and "
+			 "then stalled or failed in the transfer", n_connected, p->n_flows,
+			 p->cm ? "RDMA-CM ESTABLISHED" : "QPs at RTS");
 	else
-		snprintf(range, sizeof(range), "no flow completed (rails that do not reach "
+		snprintf(range, sizeof(range), "no flow connected (rails that do not reach "
 			 "each other by design: rail_only)");
 	pf_summary(x->res, "%zu %s rails, %zu flows in %d round%s over %s: %s%s%s%s%s",
 		   p->n_rails, x->ll == PF_LINK_ETH ? "RoCE" : "InfiniBand", p->n_flows,
@@ -1168,6 +1353,8 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 		r = open_verbs(&x);
 	if (!r)
 		r = choose_connection(&x, &p);
+	if (!r)
+		r = distinct_subnets(&x, &p);
 	if (!r)
 		r = plan_flows(&x, &p);
 	if (!r) {

@@ -18,7 +18,8 @@
  * The check's deadline comes from its settings (gdr_loopback_deadline_s):
  * 15 s, plus per run (two per pair: host and GPU) the time the timed and
  * warm-up WRs take at 25 Gb/s (or duration_ms) plus 2 s of setup and one
- * completion timeout, for up to 8 pairs one after another; with `parallel`
+ * completion timeout (timeout_ms plus cq_mod WRITEs at 25 Gb/s x
+ * host_min_fraction; a slower port needs duration_ms or --timeout), for up to 8 pairs one after another; with `parallel`
  * one host round and two GPU rounds (GPUs sharing a NIC take turns).
  * --timeout overrides it.
  */
@@ -34,10 +35,12 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rdma_counters.h"
+#include "preflight/rdma_select.h"
 
 struct gdr_loopback_cfg {
 	uint64_t msg_size, tx_depth, cq_mod, iterations, warmup, duration_ms, timeout_ms;
-	double host_min_fraction, host_warn_fraction, gpu_min_fraction;
+	double host_min_fraction, host_warn_fraction, gpu_min_fraction, expect_gbps;
 	char *pairs;
 	bool use_gpu, parallel;
 	char *gpu_reg;
@@ -67,6 +70,10 @@ static const struct pf_param gdr_loopback_params[] = {
 	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, gpu_min_fraction, "0.90", 0, 1,
 			"of host bandwidth",
 			"GPU-memory bandwidth below this fraction of the NIC's host figure fails"),
+	PF_PARAM_DOUBLE(struct gdr_loopback_cfg, expect_gbps, "0", 0, 10000, "Gb/s",
+			"the rate every port is held to instead of its rate file (a soft-RoCE "
+			"rig or a VF whose nominal rate is not what it can carry); 0: the port's "
+			"rate"),
 	PF_PARAM_STRING(struct gdr_loopback_cfg, pairs, "",
 			"explicit pairs \"GPU_BDF=mlx5_0/1,...\" (a bare \"mlx5_2/1\" runs host "
 			"memory only); empty: each GPU with its nearest NIC"),
@@ -139,7 +146,11 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 			(double)cfg->warmup * (double)cfg->msg_size * 8 / 25e9;
 	else
 		run_s = (double)(cfg->warmup + cfg->iterations) * (double)cfg->msg_size * 8 / 25e9;
-	run_s += 2 + (double)cfg->timeout_ms / 1000;
+	/* one completion timeout, as the engine scales it for a 25 Gb/s port */
+	run_s += 2 + (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms,
+							 cfg->msg_size, (unsigned int)cfg->cq_mod,
+							 (unsigned int)cfg->tx_depth,
+							 25 * cfg->host_min_fraction) / 1000;
 	if (cfg->parallel) /* a host round, then GPU rounds for up to two GPUs per NIC */
 		total = 15 + run_s * (cfg->use_gpu ? 3 : 1);
 	else
@@ -150,29 +161,37 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 /*
  * Port-wide counters read around the runs (interfaces.md §6.5 item 4):
  * reported as context, never judged, since other QPs on the port bump them.
+ * Each is read by name from counters/, else hw_counters/ (rdma_counters.h):
+ * mlx5 keeps the transport ones in hw_counters/, rxe all of them.
  */
 static const struct {
 	const char *name;
-	bool hw;
 	unsigned char width;
 } ctrs[] = {
-	{ "local_ack_timeout_err", true, 32 },
-	{ "out_of_sequence", true, 32 },
-	{ "packet_seq_err", true, 32 },
-	{ "implied_nak_seq_err", true, 32 },
-	{ "rnr_nak_retry_err", true, 32 },
-	{ "req_transport_retries_exceeded", true, 32 },
-	{ "req_rnr_retries_exceeded", true, 32 },
-	{ "req_cqe_error", true, 32 },
-	{ "resp_cqe_error", true, 32 },
-	{ "rx_icrc_encapsulated", true, 64 },
-	{ "port_xmit_discards", false, 16 },
-	{ "port_rcv_errors", false, 16 },
-	{ "symbol_error", false, 16 },
-	{ "link_downed", false, 8 },
-	{ "link_error_recovery", false, 8 },
-	{ "local_link_integrity_errors", false, 4 },
-	{ "excessive_buffer_overrun_errors", false, 4 },
+	{ "local_ack_timeout_err", 32 },
+	{ "out_of_sequence", 32 },
+	{ "packet_seq_err", 32 },
+	{ "implied_nak_seq_err", 32 },
+	{ "rnr_nak_retry_err", 32 },
+	{ "req_transport_retries_exceeded", 32 },
+	{ "req_rnr_retries_exceeded", 32 },
+	{ "req_cqe_error", 32 },
+	{ "resp_cqe_error", 32 },
+	{ "rx_icrc_encapsulated", 64 },
+	/* soft-RoCE rxe's (drivers/infiniband/sw/rxe/rxe_hw_counters.c), all in hw_counters/ */
+	{ "retry_exceeded_err", 64 },
+	{ "retry_rnr_exceeded_err", 64 },
+	{ "rcvd_seq_err", 64 },
+	{ "out_of_seq_request", 64 },
+	{ "completer_retry_err", 64 },
+	{ "send_err", 64 },
+	{ "port_xmit_discards", 16 },
+	{ "port_rcv_errors", 16 },
+	{ "symbol_error", 16 },
+	{ "link_downed", 8 },
+	{ "link_error_recovery", 8 },
+	{ "local_link_integrity_errors", 4 },
+	{ "excessive_buffer_overrun_errors", 4 },
 };
 
 #define N_CTRS PF_ARRAY_SIZE(ctrs)
@@ -180,6 +199,7 @@ static const struct {
 struct counters {
 	uint64_t v[N_CTRS];
 	bool have[N_CTRS];
+	bool hw[N_CTRS]; /* read from hw_counters/ (wraps), else counters/ (saturates) */
 };
 
 /* One NIC port under test. */
@@ -191,6 +211,7 @@ struct nic {
 	int gid_index;
 	char ip[16];
 	bool usable;
+	bool asked;           /* named (pairs, nics) or a GPU's paired NIC: DOWN fails */
 	struct counters before, after;
 	struct pf_lb_opts opts;
 	struct pf_lb_result res;
@@ -225,15 +246,9 @@ struct plan {
 static void read_counters(const struct pf_fs *fs, const struct nic *n, struct counters *c)
 {
 	*c = (struct counters){ 0 };
-	for (size_t i = 0; i < N_CTRS; i++) {
-		pf_autofree char *text = NULL;
-
-		if (pf_fs_readf_line(fs, &text, "/sys/class/infiniband/%s/ports/%u/%s/%s",
-				     n->dev->name, n->port->num,
-				     ctrs[i].hw ? "hw_counters" : "counters", ctrs[i].name) < 0)
-			continue;
-		c->have[i] = pf_parse_ib_counter(text, &c->v[i]) == 0;
-	}
+	for (size_t i = 0; i < N_CTRS; i++)
+		c->have[i] = pf_rdma_port_counter(fs, n->dev->name, n->port->num, ctrs[i].name, &c->v[i],
+						  &c->hw[i]) == 0;
 }
 
 /* Index of the NIC port @dev/@port in the plan, adding it; -1 if unknown to the inventory. */
@@ -364,22 +379,14 @@ static int plan_explicit(const struct pf_ctx *ctx, const struct gdr_loopback_cfg
 		if (ni < 0)
 			return pf_error(res, -ENODEV, "gdr_loopback.pairs: %s has no port %u", nicname,
 					portnum);
+		p->nics[ni].asked = true;
 		if (gpu[0] && cfg->use_gpu)
 			plan_pair(ctx, p, gpu, (size_t)ni);
 	}
 	return 0;
 }
 
-/* An SR-IOV virtual function: its PCI function has a physfn link. */
-static bool nic_is_vf(const struct pf_ctx *ctx, const struct pf_rdma_dev *dev)
-{
-	const char *path = dev->pci >= 0 ? ctx->node->pci[dev->pci].path : NULL;
-	pf_autofree char *link = path ? pf_xasprintf("%s/physfn", path) : NULL;
-
-	return link && pf_fs_exists(ctx->fs, link) == 1;
-}
-
-/* The NICs GPUs may be paired with: the `nics` list, else every PF. */
+/* The NICs GPUs may be paired with: the `nics` list, else the default rule (rdma_select.h). */
 static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg)
 {
 	const struct pf_node *node = ctx->node;
@@ -392,7 +399,7 @@ static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		char *next;
 
-		if (node->rdma[i].pci < 0 || nic_is_vf(ctx, &node->rdma[i]))
+		if (!pf_rdma_default_candidate(ctx->fs, node, &node->rdma[i]))
 			continue;
 		next = pf_xasprintf("%s%s%s", list, list[0] ? "," : "", node->rdma[i].name);
 		free(list);
@@ -404,7 +411,8 @@ static char *nic_list(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 static bool nic_allowed(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
 			const struct pf_rdma_dev *dev)
 {
-	return cfg->nics[0] ? pf_list_has(cfg->nics, dev->name) : !nic_is_vf(ctx, dev);
+	return cfg->nics[0] ? pf_list_has(cfg->nics, dev->name)
+			    : pf_rdma_default_candidate(ctx->fs, ctx->node, dev);
 }
 
 static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
@@ -428,6 +436,7 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 		ni = plan_nic(ctx, p, dev, dev->ports[0].num);
 		if (ni < 0)
 			continue;
+		p->nics[ni].asked = true;
 		n_paired++;
 		if (cfg->use_gpu)
 			plan_pair(ctx, p, pairs[i].gpu->bdf, (size_t)ni);
@@ -437,9 +446,20 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 	/* no GPU (or none placed): host memory on every allowed port */
 	for (size_t i = 0; i < node->n_rdma; i++)
 		for (size_t j = 0; j < node->rdma[i].n_ports; j++)
-			if (nic_allowed(ctx, cfg, &node->rdma[i]))
-				plan_nic(ctx, p, &node->rdma[i], node->rdma[i].ports[j].num);
+			if (nic_allowed(ctx, cfg, &node->rdma[i])) {
+				ssize_t ni = plan_nic(ctx, p, &node->rdma[i],
+						      node->rdma[i].ports[j].num);
+
+				if (ni >= 0)
+					p->nics[ni].asked = cfg->nics[0] != '\0';
+			}
 	return 0;
+}
+
+/* The rate a port is held to: expect_gbps, else its rate file. */
+static double port_rate(const struct gdr_loopback_cfg *cfg, const struct nic *n)
+{
+	return cfg->expect_gbps > 0 ? cfg->expect_gbps : n->port->rate_gbps;
 }
 
 static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_api *api,
@@ -458,6 +478,8 @@ static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_
 	o->iterations = cfg->iterations;
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
+	/* a run below this fails anyway: the completion timeout waits for its batch at it */
+	o->min_gbps = port_rate(cfg, n) * cfg->host_min_fraction;
 	o->numa_node = n->numa;
 }
 
@@ -566,11 +588,19 @@ static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
 static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 			     const struct pf_lb_opts *o, const struct pf_lb_result *r)
 {
-	struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s",
-				      subject, o->mem == PF_LB_GPU ? "GPU-memory" : "host-memory",
-				      r->err);
+	const char *mem = o->mem == PF_LB_GPU ? "GPU-memory" : "host-memory";
+	struct pf_finding *f;
 
+	if (rc == -ETIMEDOUT && r->below_gbps > 0)
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback slow or stalled: below "
+			   "%.3g Gb/s, under the %.3g Gb/s it is held to (%s)", subject, mem,
+			   r->below_gbps, o->min_gbps, r->err);
+	else
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s", subject,
+			   mem, r->err);
 	observe_run(f, o, r);
+	if (r->below_gbps > 0)
+		pf_obs_num(f, "below_gbps", r->below_gbps);
 	switch (rc) {
 	case -EBADMSG:
 		pf_remedy(f, "data written by the NIC arrived corrupted: check the PCIe link of "
@@ -587,6 +617,14 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 			  : "raise RLIMIT_MEMLOCK to unlimited (see the memlock check)");
 		break;
 	case -ETIMEDOUT:
+		if (r->below_gbps > 0) {
+			pf_remedy(f, "the port moved data far below the rate it is held to, or "
+				  "stalled: check the negotiated link speed (nic_link_speed), "
+				  "pause storms (pfc_pause) and errors (port_errors); compare with "
+				  "ib_write_bw -d %s -i %u --report_gbits", o->dev, o->port);
+			break;
+		}
+		/* fall through */
 	case -EIO:
 		pf_remedy(f, "the NIC stopped completing WRITEs: look for errors in dmesg "
 			  "(mlx5_core), check the port_errors and pfc_pause checks, reset the "
@@ -607,8 +645,11 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 		       const struct nic *n)
 {
-	double rate = n->port->rate_gbps, min = rate * cfg->host_min_fraction,
-	       warn = rate * cfg->host_warn_fraction, bw = n->res.gbps;
+	/* floors calibrated at MTU 4096 scale with the path MTU's goodput (rdma_select.h) */
+	double scale = pf_rdma_mtu_scale(n->port->link_layer, n->res.mtu);
+	double rate = port_rate(cfg, n), min = rate * cfg->host_min_fraction * scale,
+	       warn = rate * cfg->host_warn_fraction * scale, bw = n->res.gbps;
+	const char *of = cfg->expect_gbps > 0 ? "expected rate (expect_gbps)" : "port rate";
 	struct pf_finding *f;
 
 	if (n->rc) {
@@ -622,26 +663,30 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 			  n->port->num);
 	} else if (bw < min) {
 		f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, 100 * cfg->host_min_fraction);
+			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, of, 100 * cfg->host_min_fraction * scale);
 		pf_remedy(f, "the NIC cannot reach its port rate from host memory: check its PCIe "
 			  "link (pcie_link check: speed and width), the NUMA placement of the "
 			  "buffers, PCIe relaxed ordering and MaxReadReq (mlxconfig), and the NIC "
 			  "firmware; compare with ib_write_bw -d %s --report_gbits", n->dev->name);
 	} else if (bw < warn) {
 		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate, below %.0f%%", n->subject, bw, 100 * bw / rate,
-			   rate, 100 * cfg->host_warn_fraction);
+			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
+			   rate, of, 100 * cfg->host_warn_fraction * scale);
 		pf_remedy(f, "close to the limit: rerun with a larger msg_size or more iterations; "
 			  "check the PCIe link and NUMA placement of %s", n->dev->name);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
-			   "the %.0f Gb/s port rate", n->subject, bw, 100 * bw / rate, rate);
+			   "the %.0f Gb/s %s", n->subject, bw, 100 * bw / rate, rate, of);
 	}
 	observe_run(f, &n->opts, &n->res);
-	pf_obs_num(f, "port_rate_gbps", rate);
+	pf_obs_num(f, "port_rate_gbps", n->port->rate_gbps);
+	if (cfg->expect_gbps > 0)
+		pf_exp_num(f, "expect_gbps", cfg->expect_gbps);
 	pf_exp_num(f, "min_gbps", min);
 	pf_exp_num(f, "warn_below_gbps", warn);
+	if (scale < 1)
+		pf_exp_num(f, "mtu_scale", scale);
 }
 
 /*
@@ -676,7 +721,7 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 {
 	const struct nic *n = &p->nics[q->nic];
 	bool have_host = n->ran && !n->rc;
-	double ref = have_host ? n->res.gbps : n->port->rate_gbps * cfg->host_min_fraction;
+	double ref = have_host ? n->res.gbps : port_rate(cfg, n) * cfg->host_min_fraction;
 	double min = ref * cfg->gpu_min_fraction, bw = q->res.gbps;
 	struct pf_finding *f;
 
@@ -733,8 +778,8 @@ static void judge_counters(struct pf_result *res, const struct nic *n)
 
 		if (!n->before.have[i] || !n->after.have[i])
 			continue;
-		if (pf_counter_delta(n->before.v[i], n->after.v[i], ctrs[i].width, !ctrs[i].hw,
-				     &d) < 0 &&
+		if (pf_counter_delta(n->before.v[i], n->after.v[i], ctrs[i].width,
+				     !n->after.hw[i], &d) < 0 &&
 		    pf_counter_delta(n->before.v[i], n->after.v[i], 64, false, &d) < 0)
 			continue;
 		n_judged++;
@@ -858,26 +903,43 @@ static void plan_cuda(const struct pf_ctx *ctx, struct plan *p, const struct pf_
 	p->n_pairs = 0;
 }
 
-/* Run host memory on every port that can carry a loopback (a port not ACTIVE fails). */
+/*
+ * A port not ACTIVE (rdma_select.h): a fail when it was asked for or no
+ * port is ACTIVE, else a warn; the message names its link layer.
+ */
+static void down_port(struct pf_result *res, const struct nic *n, unsigned int n_active)
+{
+	bool fails = pf_rdma_down_port_fails(n->asked, n_active);
+	struct pf_finding *f;
+
+	f = pf_add(res, fails ? PF_STATUS_FAIL : PF_STATUS_WARN, n->subject, "%s (%s) is %s: no "
+		   "loopback possible%s", n->subject, pf_link_layer_word(n->port->link_layer),
+		   n->port->state_name ? n->port->state_name : "not ACTIVE",
+		   fails ? "" : "; not named in gdr_loopback.nics and other ports are ACTIVE, so "
+				"it may be an unused port");
+	pf_remedy(f, "bring the link up first (see the nic_link_speed check)%s",
+		  fails ? "" : ", or list the compute rails in gdr_loopback.nics");
+	pf_obs_str(f, "link_layer", pf_link_layer_word(n->port->link_layer));
+}
+
+/* Run host memory on every port that can carry a loopback (a port not ACTIVE: down_port). */
 static void run_host(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
 		     const struct pf_verbs_api *api, struct plan *p, uint64_t page_size,
 		     struct job *jobs, struct pf_result *res)
 {
 	size_t n_jobs = 0;
+	unsigned int n_active = 0;
 
+	for (size_t i = 0; i < p->n_nics; i++)
+		n_active += pf_rdma_port_usable(p->nics[i].port);
 	for (size_t i = 0; i < p->n_nics; i++) {
 		struct nic *n = &p->nics[i];
 
 		base_opts(cfg, api, n, page_size, &n->opts);
 		n->opts.mem = PF_LB_HOST;
-		n->usable = n->port->state == 0 || n->port->state == 4;
+		n->usable = pf_rdma_port_usable(n->port);
 		if (!n->usable) {
-			struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s is %s: no "
-						      "loopback possible", n->subject,
-						      n->port->state_name ? n->port->state_name
-									  : "not ACTIVE");
-
-			pf_remedy(f, "bring the link up first (see the nic_link_speed check)");
+			down_port(res, n, n_active);
 			continue;
 		}
 		read_counters(ctx->fs, n, &n->before);

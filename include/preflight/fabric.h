@@ -66,7 +66,9 @@ struct pf_fab_opts {
 	size_t msg_size;
 	unsigned int tx_depth, cq_mod;
 	uint64_t warmup, iterations, duration_ms;
-	unsigned int timeout_ms;         /* no completion (or CM event) for this long */
+	unsigned int timeout_ms;         /* no CM event for this long; the floor of the
+					  * completion timeout (pf_lb_completion_timeout_ms) */
+	double min_gbps;                 /* the rate the flow is held to; 0 unknown */
 	unsigned int resolve_timeout_ms; /* rdma_resolve_addr / rdma_resolve_route */
 	unsigned int slots;              /* 0: as many as fit in 32 MiB, 2-64 */
 	size_t page_size;                /* 0: sysconf */
@@ -103,6 +105,7 @@ struct pf_fab_result {
 	int mtu;                /* path MTU (verbs), 0 unknown */
 	const char *reg[2];     /* "host", "peermem", "dmabuf" per side */
 	char bound[2][32];      /* CM: the device each side's address resolved to */
+	double below_gbps;      /* -ETIMEDOUT in the transfer: the flow moved less than this */
 	char note[256];
 	char err[256];
 };

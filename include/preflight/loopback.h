@@ -3,9 +3,12 @@
  * loopback.h - the RDMA WRITE loopback engine behind gdr_loopback.
  *
  * One run measures one (device, port, memory) combination the way
- * perftest's ib_write_bw does, in one process: a PD, a CQ and two RC QPs on
- * the same port connected to each other (IB: the port's LID; RoCE: the
- * port's RoCE v2 IPv4 GID), RDMA WRITEs of msg_size bytes from buffer A to
+ * perftest's ib_write_bw does, in one process: the device opened twice
+ * (two contexts, so two transport domains: mlx5 enables the vport's local
+ * loopback only with two user TDs, mlx5_ib_enable_lb() in
+ * drivers/infiniband/hw/mlx5/main.c; perftest's loopback is two processes),
+ * a PD, a CQ and an RC QP in each, on the same port and connected to each
+ * other (IB: the port's LID; RoCE: the port's RoCE v2 IPv4 GID), RDMA WRITEs of msg_size bytes from buffer A to
  * buffer B with tx_depth WRs outstanding and every cq_mod-th signalled, a
  * warm-up, then a timed run from the first post to the last completion.
  * Bandwidth is decimal Gb/s (bytes * 8 / ns), as `--report_gbits`.
@@ -54,7 +57,13 @@ struct pf_lb_opts {
 	uint64_t warmup;           /* WRs before timing */
 	uint64_t iterations;       /* timed WRs, when duration_ms is 0 */
 	uint64_t duration_ms;      /* timed run by time instead (rounded up to cq_mod WRs) */
-	unsigned int timeout_ms;   /* no completion for this long: -ETIMEDOUT */
+	unsigned int timeout_ms;   /* floor of the completion timeout (pf_lb_completion_timeout_ms) */
+	/*
+	 * The slowest rate the run is held to (port rate x minimum fraction);
+	 * the completion timeout adds the time cq_mod WRITEs take at it, so a
+	 * slow link is measured, not timed out.  0: unknown (PF_LB_FLOOR_GBPS).
+	 */
+	double min_gbps;
 	enum pf_lb_mem mem;
 	int numa_node;             /* host buffers: the NIC's node, -1 unknown */
 	/* GPU buffers */
@@ -100,9 +109,30 @@ struct pf_lb_result {
 	unsigned int slots;        /* WRITE targets used */
 	unsigned int bad_slot;     /* the slot that held it */
 	size_t page_size;          /* alignment used for buffers and DMA-BUF ranges */
+	/*
+	 * -ETIMEDOUT in the transfer: the run moved less than this (the WRs
+	 * done plus the next signalled batch, over the time waited), 0 else.
+	 */
+	double below_gbps;
 	char note[256];            /* what else happened: a path that failed, no NUMA */
 	char err[256];             /* why the run failed */
 };
+
+/* The rate the completion timeout assumes when min_gbps is unknown. */
+#define PF_LB_FLOOR_GBPS 1.0
+
+/*
+ * How long a run waits for a completion: @floor_ms plus the time the
+ * cq_mod WRITEs between two signalled completions (cq_mod x msg_size,
+ * cq_mod at most tx_depth) take at @min_gbps (PF_LB_FLOOR_GBPS when 0).
+ * A link slower than @min_gbps then fails as slow, with its figure.
+ */
+unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,
+					 unsigned int cq_mod, unsigned int tx_depth,
+					 double min_gbps);
+
+/* Upper bound on a stalled run's rate: (@done + @cq_mod) WRITEs of @msg_size in @ns. */
+double pf_lb_below_gbps(uint64_t done, unsigned int cq_mod, size_t msg_size, uint64_t ns);
 
 /*
  * Run one loopback measurement.  0 with the result, or -errno with
@@ -111,7 +141,7 @@ struct pf_lb_result {
  * -EFAULT (memory could not be registered), -EPROTO (a QP transition was
  * refused), -EIO (post failure or error completion), -ETIMEDOUT, -EBADMSG
  * (the written data differs).  Everything it created is released in the
- * order QP, CQ, MR, PD, context.
+ * order QPs, CQs, MRs, PDs, contexts.
  */
 int pf_loopback_run(const struct pf_lb_opts *o, struct pf_lb_result *ret);
 

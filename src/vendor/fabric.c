@@ -745,7 +745,9 @@ static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n
 	unsigned int depth = f->o->tx_depth;
 	unsigned int cq_mod = f->o->cq_mod < 1 ? 1 : f->o->cq_mod > depth ? depth : f->o->cq_mod;
 	uint64_t posted = 0, done = 0, limit = n, t0, t_last, t_now;
-	uint64_t timeout_ns = (uint64_t)f->o->timeout_ms * 1000000u;
+	unsigned int timeout_ms = pf_lb_completion_timeout_ms(f->o->timeout_ms, f->o->msg_size,
+							      cq_mod, depth, f->o->min_gbps);
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000u;
 	struct ibv_wc wc[16];
 
 	t0 = t_last = now_ns(f);
@@ -796,11 +798,13 @@ static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n
 				done = wc[i].wr_id + 1;
 			t_last = t_now;
 		}
-		if (!got && t_now - t_last > timeout_ns)
+		if (!got && t_now - t_last > timeout_ns) {
+			f->r->below_gbps = pf_lb_below_gbps(done, cq_mod, f->o->msg_size, t_now - t0);
 			return fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "no completion for %u ms on %s "
-				    "-> %s (%llu of %llu WRs done)", f->o->timeout_ms, s->e->dev,
-				    f->s[1].e->dev, (unsigned long long)done,
-				    (unsigned long long)posted);
+				    "-> %s (%llu of %llu WRs done): below %.3g Gb/s", timeout_ms,
+				    s->e->dev, f->s[1].e->dev, (unsigned long long)done,
+				    (unsigned long long)posted, f->r->below_gbps);
+		}
 	}
 	*ret_n = done;
 	*ret_ns = t_last - t0;

@@ -65,14 +65,38 @@ double pf_lb_gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8.0 / (double)ns : 0;
 }
 
+unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,
+					 unsigned int cq_mod, unsigned int tx_depth,
+					 double min_gbps)
+{
+	unsigned int mod = cq_mod < 1 ? 1 : tx_depth && cq_mod > tx_depth ? tx_depth : cq_mod;
+	double gbps = min_gbps > 0 ? min_gbps : PF_LB_FLOOR_GBPS;
+	double ms = (double)floor_ms + (double)mod * (double)msg_size * 8 / (gbps * 1e6);
+
+	return ms > 3600000 ? 3600000 : (unsigned int)ms + 1;
+}
+
+double pf_lb_below_gbps(uint64_t done, unsigned int cq_mod, size_t msg_size, uint64_t ns)
+{
+	return pf_lb_gbps((done + (cq_mod ? cq_mod : 1)) * (uint64_t)msg_size, ns);
+}
+
 /* Everything one run holds; released by lb_release(). */
 struct lb {
 	const struct pf_lb_opts *o;
 	struct pf_lb_result *r;
 	struct ibv_device **list;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
+	/*
+	 * The device opened twice: A's QP, CQ, PD and MR in ctx[0], B's in
+	 * ctx[1].  mlx5 turns on the vport's local loopback only while two
+	 * user transport domains exist (mlx5_ib_enable_lb(), mlx5 main.c);
+	 * one context is one TD, so two QPs of one context may never see each
+	 * other's packets.  perftest's loopback runs two processes for the same
+	 * reason.
+	 */
+	struct ibv_context *ctx[2];
+	struct ibv_pd *pd[2];
+	struct ibv_cq *cq[2];
 	struct ibv_qp *qp[2];   /* A sends, B is written to */
 	struct ibv_mr *mr[2];   /* A's source, B's destination */
 	void *host[2];
@@ -123,11 +147,11 @@ static void note(struct lb *l, const char *fmt, ...)
 static uint64_t now_ns(struct lb *l)
 {
 	if (l->o->api->now_ns)
-		return l->o->api->now_ns(l->ctx);
+		return l->o->api->now_ns(l->ctx[0]);
 	return pf_now_ns();
 }
 
-/* QP -> CQ -> MR -> PD -> context, then the memory behind the MRs. */
+/* QPs -> CQs -> MRs -> PDs -> contexts, then the memory behind the MRs. */
 static void lb_release(struct lb *l)
 {
 	const struct pf_verbs_api *api = l->o->api;
@@ -136,15 +160,18 @@ static void lb_release(struct lb *l)
 	for (int i = 0; i < 2; i++)
 		if (l->qp[i])
 			api->destroy_qp(l->qp[i]);
-	if (l->cq)
-		api->destroy_cq(l->cq);
+	for (int i = 0; i < 2; i++)
+		if (l->cq[i])
+			api->destroy_cq(l->cq[i]);
 	for (int i = 0; i < 2; i++)
 		if (l->mr[i])
 			api->dereg_mr(l->mr[i]);
-	if (l->pd)
-		api->dealloc_pd(l->pd);
-	if (l->ctx)
-		api->close_device(l->ctx);
+	for (int i = 0; i < 2; i++)
+		if (l->pd[i])
+			api->dealloc_pd(l->pd[i]);
+	for (int i = 0; i < 2; i++)
+		if (l->ctx[i])
+			api->close_device(l->ctx[i]);
 	if (l->list)
 		api->free_device_list(l->list);
 	for (int i = 0; i < 2; i++) {
@@ -183,12 +210,16 @@ static int lb_open(struct lb *l)
 	if (!dev)
 		return fail(l, PF_LB_OPEN, -ENODEV, "%s is not among the %d RDMA device%s that "
 			    "libibverbs lists", l->o->dev, n, n == 1 ? "" : "s");
-	l->ctx = api->open_device(dev);
-	if (!l->ctx)
-		return fail(l, PF_LB_OPEN, errno ? -errno : -EIO, "ibv_open_device(%s): %s",
-			    l->o->dev, strerror(errno ? errno : EIO));
+	for (int i = 0; i < 2; i++) {
+		errno = 0;
+		l->ctx[i] = api->open_device(dev);
+		if (!l->ctx[i])
+			return fail(l, PF_LB_OPEN, errno ? -errno : -EIO, "ibv_open_device(%s)%s: %s",
+				    l->o->dev, i ? " a second time" : "",
+				    strerror(errno ? errno : EIO));
+	}
 	memset(&l->pa, 0, sizeof(l->pa));
-	if (api->query_port(l->ctx, (uint8_t)l->o->port, &l->pa))
+	if (api->query_port(l->ctx[0], (uint8_t)l->o->port, &l->pa))
 		return fail(l, PF_LB_OPEN, -ENODEV, "ibv_query_port(%s, %u) failed", l->o->dev,
 			    l->o->port);
 	l->r->link_layer = l->pa.link_layer;
@@ -201,20 +232,23 @@ static int lb_open(struct lb *l)
 		if (l->o->gid_index < 0)
 			return fail(l, PF_LB_OPEN, -EADDRNOTAVAIL, "RoCE port %s/%u has no RoCE v2 "
 				    "GID with an IPv4 address", l->o->dev, l->o->port);
-		if (api->query_gid(l->ctx, (uint8_t)l->o->port, l->o->gid_index, &l->gid))
+		if (api->query_gid(l->ctx[0], (uint8_t)l->o->port, l->o->gid_index, &l->gid))
 			return fail(l, PF_LB_OPEN, -EADDRNOTAVAIL, "ibv_query_gid(%s, %u, %d) "
 				    "failed", l->o->dev, l->o->port, l->o->gid_index);
 	} else if (l->pa.lid == 0) {
 		return fail(l, PF_LB_OPEN, -EADDRNOTAVAIL, "InfiniBand port %s/%u has no LID "
 			    "(no subnet manager?)", l->o->dev, l->o->port);
 	}
-	l->pd = api->alloc_pd(l->ctx);
-	if (!l->pd)
-		return fail(l, PF_LB_OPEN, -ENOMEM, "ibv_alloc_pd(%s) failed", l->o->dev);
 	cqe = (int)l->o->tx_depth * 2;
-	l->cq = api->create_cq(l->ctx, cqe, NULL, NULL, 0);
-	if (!l->cq)
-		return fail(l, PF_LB_OPEN, -ENOMEM, "ibv_create_cq(%s, %d) failed", l->o->dev, cqe);
+	for (int i = 0; i < 2; i++) {
+		l->pd[i] = api->alloc_pd(l->ctx[i]);
+		if (!l->pd[i])
+			return fail(l, PF_LB_OPEN, -ENOMEM, "ibv_alloc_pd(%s) failed", l->o->dev);
+		l->cq[i] = api->create_cq(l->ctx[i], cqe, NULL, NULL, 0);
+		if (!l->cq[i])
+			return fail(l, PF_LB_OPEN, -ENOMEM, "ibv_create_cq(%s, %d) failed", l->o->dev,
+				    cqe);
+	}
 	return 0;
 }
 
@@ -324,7 +358,7 @@ static int host_memory(struct lb *l)
 	memset(l->host[1], 0, len);
 	for (int i = 0; i < 2; i++) {
 		errno = 0;
-		l->mr[i] = l->o->api->reg_mr(l->pd, l->host[i], len, LB_ACCESS);
+		l->mr[i] = l->o->api->reg_mr(l->pd[i], l->host[i], len, LB_ACCESS);
 		if (!l->mr[i]) {
 			int e = errno ? errno : EFAULT;
 
@@ -372,7 +406,7 @@ static struct ibv_mr *reg_dmabuf(struct lb *l, int i, size_t len)
 		return NULL;
 	}
 	errno = 0;
-	mr = api->reg_dmabuf_mr(l->pd, off, len, (uint64_t)l->dptr[i], fd, LB_ACCESS);
+	mr = api->reg_dmabuf_mr(l->pd[i], off, len, (uint64_t)l->dptr[i], fd, LB_ACCESS);
 	e = errno;
 	close(fd);
 	if (!mr) {
@@ -387,7 +421,7 @@ static struct ibv_mr *reg_peermem(struct lb *l, int i, size_t len)
 	struct ibv_mr *mr;
 
 	errno = 0;
-	mr = l->o->api->reg_mr(l->pd, (void *)(uintptr_t)l->dptr[i], len, LB_ACCESS);
+	mr = l->o->api->reg_mr(l->pd[i], (void *)(uintptr_t)l->dptr[i], len, LB_ACCESS);
 	if (!mr)
 		note(l, "peermem: ibv_reg_mr of GPU memory: %s%s", strerror(errno ? errno : EFAULT),
 		     errno == EFAULT || !errno ? " (nvidia_peermem not loaded?)" : "");
@@ -466,17 +500,15 @@ static int modify(struct lb *l, struct ibv_qp *qp, struct ibv_qp_attr *a, int ma
 	return 0;
 }
 
-static int lb_connect(struct lb *l)
+/* A's QP in A's context and B's in B's, each with its own CQ. */
+static int lb_create_qps(struct lb *l)
 {
 	const struct pf_verbs_api *api = l->o->api;
-	bool roce = l->pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-	uint32_t psn[2] = { LB_PSN_A, LB_PSN_B };
-	int r;
 
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia = {
-			.send_cq = l->cq,
-			.recv_cq = l->cq,
+			.send_cq = l->cq[i],
+			.recv_cq = l->cq[i],
 			.qp_type = IBV_QPT_RC,
 			.sq_sig_all = 0,
 			.cap = {
@@ -487,11 +519,22 @@ static int lb_connect(struct lb *l)
 			},
 		};
 
-		l->qp[i] = api->create_qp(l->pd, &ia);
+		l->qp[i] = api->create_qp(l->pd[i], &ia);
 		if (!l->qp[i])
 			return fail(l, PF_LB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: %s",
 				    l->o->tx_depth, l->o->dev, strerror(errno ? errno : ENOMEM));
 	}
+	return 0;
+}
+
+static int lb_connect(struct lb *l)
+{
+	bool roce = l->pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	uint32_t psn[2] = { LB_PSN_A, LB_PSN_B };
+	int r = lb_create_qps(l);
+
+	if (r)
+		return r;
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_attr a = {
 			.qp_state = IBV_QPS_INIT,
@@ -572,7 +615,9 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 	unsigned int depth = l->o->tx_depth;
 	unsigned int cq_mod = l->o->cq_mod < 1 ? 1 : l->o->cq_mod > depth ? depth : l->o->cq_mod;
 	uint64_t posted = 0, done = 0, limit = n, t0, t_last, t_now;
-	uint64_t timeout_ns = (uint64_t)l->o->timeout_ms * 1000000u;
+	unsigned int timeout_ms = pf_lb_completion_timeout_ms(l->o->timeout_ms, l->o->msg_size,
+							      cq_mod, depth, l->o->min_gbps);
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000u;
 	struct ibv_wc wc[16];
 
 	t0 = t_last = now_ns(l);
@@ -606,7 +651,7 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 					    l->o->dev, l->o->port, strerror(r > 0 ? r : EINVAL));
 			posted += batch;
 		}
-		got = api->poll_cq(l->cq, (int)PF_ARRAY_SIZE(wc), wc);
+		got = api->poll_cq(l->cq[0], (int)PF_ARRAY_SIZE(wc), wc);
 		if (got < 0)
 			return fail(l, PF_LB_TRANSFER, -EIO, "ibv_poll_cq on %s failed", l->o->dev);
 		t_now = now_ns(l);
@@ -622,11 +667,13 @@ static int pump(struct lb *l, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 				done = wc[i].wr_id + 1;
 			t_last = t_now;
 		}
-		if (!got && t_now - t_last > timeout_ns)
+		if (!got && t_now - t_last > timeout_ns) {
+			l->r->below_gbps = pf_lb_below_gbps(done, cq_mod, l->o->msg_size, t_now - t0);
 			return fail(l, PF_LB_TRANSFER, -ETIMEDOUT, "no completion for %u ms on "
-				    "%s/%u (%llu of %llu WRs done)", l->o->timeout_ms, l->o->dev,
-				    l->o->port, (unsigned long long)done,
-				    (unsigned long long)posted);
+				    "%s/%u (%llu of %llu WRs done): below %.3g Gb/s", timeout_ms,
+				    l->o->dev, l->o->port, (unsigned long long)done,
+				    (unsigned long long)posted, l->r->below_gbps);
+		}
 	}
 	*ret_n = done;
 	*ret_ns = t_last - t0;

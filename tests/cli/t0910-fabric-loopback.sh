@@ -14,6 +14,8 @@ need_python
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/roce" --gpus 0 --nics 8 --link-layer eth >/dev/null
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/cpu" --gpus 0 --nics 0 >/dev/null
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/one" --gpus 0 --nics 2 --down-port mlx5_1 >/dev/null
+$PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/down" --gpus 0 --nics 2 --link-layer eth \
+	--down-port mlx5_0,mlx5_1 >/dev/null
 
 pf --list
 grep -q '^fabric_loopback ' "$T/out" && ok "--list names fabric_loopback" ||
@@ -32,7 +34,21 @@ PY
 }
 skip_with "$T/roce" "recorded root cannot send traffic"
 skip_with "$T/cpu" "no RDMA devices"
-skip_with "$T/one" "1 ACTIVE InfiniBand rail"
+# a DOWN port is a finding, never dropped: a warn beside an ACTIVE port, a
+# fail when no port is ACTIVE (a prolog must not pass a node whose rails are all DOWN)
+status_with() { # root status reason
+	pf --no-config --root "$1" --only fabric_loopback --format json
+	if $PY - "$T/out" "$2" "$3" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+assert c["name"] == "fabric_loopback" and c["status"] == sys.argv[2], c
+assert any(sys.argv[3] in f["message"] for f in c["findings"]), c
+PY
+	then ok "$(basename "$1"): $2 says '$3'"; else not_ok "$(basename "$1"): report"; fi
+}
+status_with "$T/one" warn "1 ACTIVE InfiniBand rail"
+status_with "$T/one" warn "mlx5_1/1 (InfiniBand) is DOWN"
+status_with "$T/down" fail "mlx5_0/1 (RoCE) is DOWN"
 
 # this machine, live: without RDMA devices the check skips with that reason
 if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then

@@ -50,7 +50,21 @@ struct fqp {
 	uint64_t posted, freed;  /* SQ slots: posted - freed in use */
 	bool error;
 	int peer;                /* the device the RTR named (itself for a loopback) */
+	uint32_t dest_qpn;       /* the responder QP the RTR named */
 };
+
+/* Live QPs, to find a responder by number (its PD must own the rkey). */
+static struct fqp *qps[256];
+static size_t n_qps;
+
+/* Under the lock: the PD of live QP @num, or NULL. */
+static struct ibv_pd *pd_of_qpn(uint32_t num)
+{
+	for (size_t i = 0; i < n_qps; i++)
+		if (qps[i]->qp.qp_num == num)
+			return qps[i]->qp.pd;
+	return NULL;
+}
 
 struct fmr {
 	struct ibv_mr mr;
@@ -494,6 +508,8 @@ static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia
 	q->peer = -1;
 	pthread_mutex_lock(&lock);
 	q->qp.qp_num = next_num++;
+	if (n_qps < PF_ARRAY_SIZE(qps))
+		qps[n_qps++] = q;
 	pf_fake_verbs.live++;
 	pthread_mutex_unlock(&lock);
 	return &q->qp;
@@ -502,6 +518,11 @@ static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia
 static int f_destroy_qp(struct ibv_qp *qp)
 {
 	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_qps; i++)
+		if (&qps[i]->qp == qp) {
+			qps[i] = qps[--n_qps];
+			break;
+		}
 	pf_fake_verbs.live--;
 	log_teardown("qp");
 	pthread_mutex_unlock(&lock);
@@ -583,6 +604,7 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		if (a->path_mtu > pf_fake_verbs.devs[peer].active_mtu)
 			return refuse("RTR path MTU above the peer port's active MTU");
 		((struct fqp *)qp)->peer = peer;
+		((struct fqp *)qp)->dest_qpn = a->dest_qp_num;
 		pthread_mutex_lock(&lock);
 		pf_fake_verbs.rtr = *a;
 		pf_fake_verbs.rtr_mask = mask;
@@ -738,9 +760,14 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 				wr->sg_list[0].addr, len);
 		remote = find_mr(registry, n_registry, wr->wr.rdma.rkey, true,
 				 wr->wr.rdma.remote_addr, len);
-		if (!local)
+		/*
+		 * as a real HCA: the lkey must be of the QP's own PD, the rkey of
+		 * the responder QP's PD (two contexts: two PDs)
+		 */
+		if (!local || local->mr.pd != qp->pd)
 			st = IBV_WC_LOC_PROT_ERR;
-		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer)
+		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer ||
+			 (pd_of_qpn(q->dest_qpn) && remote->mr.pd != pd_of_qpn(q->dest_qpn)))
 			st = IBV_WC_REM_ACCESS_ERR;
 		else if (d->wc_error || peer->wc_error)
 			st = d->wc_error ? d->wc_error : peer->wc_error;
@@ -807,7 +834,13 @@ static int f_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	if (cq->n == 0) {
 		c->clock_ns += 1000000; /* nothing pending: a millisecond passes */
 	} else if (cq->q[cq->head].due_ns > c->clock_ns) {
-		c->clock_ns = cq->q[cq->head].due_ns; /* wait for the wire */
+		/*
+		 * wait for the wire, as a real poll does: at most a millisecond per
+		 * call, so that a caller's timeout sees a slow link's time pass
+		 */
+		uint64_t wait = cq->q[cq->head].due_ns - c->clock_ns;
+
+		c->clock_ns += wait < 1000000 ? wait : 1000000;
 	}
 	while (got < n && cq->n && cq->q[cq->head].due_ns <= c->clock_ns) {
 		struct fqp *q = (struct fqp *)cq->q[cq->head].qp;

@@ -6,11 +6,13 @@
  * transitions or attributes that do not fit the port (IB: is_global 0 and
  * dlid = a device's LID; RoCE: is_global 1, sgid_index = the port's RoCE v2
  * GID, dgid = a device's RoCE v2 GID): the device so named is the QP's peer,
- * itself for a loopback, and the remote MR must be the peer's; an RDMA WRITE is a memcpy into
+ * itself for a loopback; the local MR must be of the QP's PD and the remote MR of
+ * the responder QP's PD (as a real HCA checks lkey and rkey); an RDMA WRITE is a memcpy into
  * the remote MR after lkey/rkey/bounds checks; completions come only for
  * signalled WRs (and errors), a WR beyond the SQ depth fails with ENOMEM.
  * Each context has a virtual clock: the wire moves bytes at `gbps`, and
- * poll_cq waits (advances the clock) until the next completion is due.
+ * poll_cq waits (advances the clock) towards the next completion, at most a
+ * millisecond per call, as a real poll returns 0 while the wire is busy.
  * Knobs and what the device saw live in the global pf_fake_verbs.
  */
 #ifndef PF_FAKE_VERBS_H

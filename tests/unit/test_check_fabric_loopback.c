@@ -15,6 +15,7 @@
 #include "fake_gpu.h"
 #include "fake_rdmacm.h"
 #include "fake_verbs.h"
+#include "rdma_roots.h"
 #include "registry.h"
 #include "report.h"
 #include "testutil.h"
@@ -191,7 +192,8 @@ static void test_bad_cable_golden(void **state)
 				"mlx5_2/1, 200 Gb/s to mlx5_4/1, 200 Gb/s from mlx5_1/1, "
 				"200 Gb/s to mlx5_5/1, partners that run at full rate with the "
 				"others (ports at 400 Gb/s, minimum 90%)"));
-	assert_non_null(strstr(f->remedy, "cable or transceiver"));
+	/* no physical error counter rose: the cable is not blamed without evidence */
+	assert_non_null(strstr(f->remedy, "nothing points at the cable"));
 	assert_int_equal((int)obs_num(f, "slow_partners"), 4);
 	/* the NIC's finding leads; its four flows point at it; the other 12 pass */
 	assert_ptr_equal(&res.findings[0], f);
@@ -229,7 +231,8 @@ static void test_slow_when_sending(void **state)
 				"with the others (ports at 400 Gb/s, minimum 90%); slow only when "
 				"it sends: its transmit side"));
 	assert_string_equal(obs_str(f, "direction"), "send");
-	assert_non_null(strstr(f->remedy, "mlx5_3/1's end, on its transmit side: reseat"));
+	assert_non_null(strstr(f->remedy, "mlx5_3/1's end, on its transmit side; no physical "
+				"error counter rose"));
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 3);
 	pf_result_release(&res);
 	teardown(root);
@@ -281,11 +284,11 @@ static void test_arp_timeout_is_specific(void **state)
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	f = pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
+	/* node-local: resolved without ARP (addr.c), so no ARP advice */
 	assert_non_null(strstr(f->message, "mlx5_1/1 cannot reach mlx5_2/1 (10.10.0.3) from "
-				"10.10.0.2 (ARP)"));
-	assert_non_null(strstr(f->remedy, "arp_ignore=1"));
-	assert_non_null(strstr(f->remedy, "rp_filter"));
-	assert_non_null(strstr(f->remedy, "rail_only=true"));
+				"10.10.0.2 (address resolution)"));
+	assert_null(strstr(f->remedy, "arp_ignore"));
+	assert_non_null(strstr(f->remedy, "without ARP"));
 	assert_string_equal(obs_str(f, "cm_event"), "RDMA_CM_EVENT_ADDR_ERROR");
 	assert_int_equal((int)obs_num(f, "cm_status"), -ETIMEDOUT);
 	assert_string_equal(obs_str(f, "stage"), "resolve_addr");
@@ -321,16 +324,17 @@ static void test_rail_only_and_too_few(void **state)
 	pf_result_release(&res);
 	run(root, one, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_non_null(strstr(res.findings[0].message, "1 ACTIVE Ethernet (RoCE) rail among "
+	assert_non_null(strstr(res.findings[0].message, "1 ACTIVE RoCE rail among "
 						       "fabric_loopback.nics"));
 	pf_result_release(&res);
 	teardown(root);
 
-	/* a down rail is named and left out; one ACTIVE rail left: skip */
+	/* a down port beside an ACTIVE one is named (a warn: `nics` does not say it is a
+	 * rail) and left out; one ACTIVE rail left: skip */
 	root = setup("--gpus 0 --nics 2 --down-port mlx5_1", 2, IBV_LINK_LAYER_INFINIBAND);
 	run(root, rail_only + 1, &res);
-	assert_int_equal(res.status, PF_STATUS_SKIP);
-	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_SKIP);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
 	assert_non_null(strstr(res.summary, "needs two"));
 	pf_result_release(&res);
 	teardown(root);
@@ -452,6 +456,210 @@ static void bump_link_downed(unsigned long wr)
 			      "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed", "1\n");
 }
 
+static void bump_rxe_link_downed(unsigned long wr)
+{
+	if (wr == 10)
+		pf_test_write(counter_root,
+			      "sys/class/infiniband/mlx5_1/ports/1/hw_counters/link_downed", "1\n");
+}
+
+/*
+ * One device rule with `nics` empty (rdma_select.h), as on the soft-RoCE
+ * rig: a RoCE device without a PCI function (rxe) is a rail; a VF is a rail
+ * unless its PF is an RDMA device here (VF-only nodes: Azure ND); DOWN
+ * ports are findings, a fail when no port is ACTIVE, in the link layer's name.
+ */
+static void test_default_rails_rule(void **state)
+{
+	char *root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_make_soft(root, "mlx5_2");
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "3 RoCE rails"));
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	/* every rail a VF whose PF this node does not see: all tested */
+	root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_0", NULL);
+	pf_test_make_vf(root, "mlx5_1", NULL);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_non_null(strstr(res.summary, "2 RoCE rails"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* a VF of a PF that is a rail here: left to its PF */
+	root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_2", "mlx5_0");
+	run(root, sets, &res);
+	assert_non_null(strstr(res.summary, "2 RoCE rails"));
+	assert_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* every RoCE port DOWN: fail, in RoCE's words */
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_0,mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "mlx5_0/1 (RoCE) is DOWN"));
+	assert_non_null(strstr(res.summary, "0 ACTIVE RoCE rails"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * A slow link reads as slow with its figure (the completion timeout waits
+ * for a batch at the rate the flow is held to); when every flow connected
+ * and only the transfers stalled, the summary says so, not rail_only.
+ */
+static void test_slow_and_stalled_flows(void **state)
+{
+	char *root = setup("--gpus 0 --nics 2 --link-layer eth --rate 10", 2,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "fabric_loopback.iterations=200", "fabric_loopback.warmup=0",
+			       "fabric_loopback.msg_size=8388608", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 2; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "3.0 Gb/s, 30% of 10 Gb/s"));
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(2);
+	for (int i = 0; i < 2; i++)
+		pf_fake_verbs.devs[i].gbps = 0.3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "slow or stalled: below"));
+	assert_non_null(strstr(f->remedy, "connection was established"));
+	assert_non_null(strstr(res.summary, "2 of 2 connected (RDMA-CM ESTABLISHED) and then "
+				"stalled"));
+	assert_null(strstr(res.summary, "rail_only"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * Routed L3 (a /31 or /24 per NIC) or a VLAN per rail: node-local RDMA-CM
+ * addresses the destination NIC's MAC without routing or ARP (addr.c), so
+ * no flow can work on a healthy node; skip with that reason, send nothing.
+ */
+static void test_distinct_rail_subnets_skip(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth --rail-subnets distinct", 4,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_non_null(strstr(res.summary, "the 4 RoCE rails are in 4 IPv4 subnets"));
+	assert_non_null(strstr(res.summary, "one L2 domain"));
+	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+static char *blame_root;
+
+static void bump_symbol_errors(unsigned long wr)
+{
+	if (wr == 10)
+		pf_test_write(blame_root, "sys/class/infiniband/mlx5_3/ports/1/counters/"
+			      "symbol_error", "9\n");
+}
+
+/*
+ * Blame: uniform slowness (every flow slow, a host or spine limit) reads as
+ * node-wide, never as a path or cable; a slow rail's cable is blamed only
+ * when its physical error counters rose.
+ */
+static void test_blame_needs_evidence(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 200;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_non_null(strstr(f->message, "every flow of the node is slow: a node-wide or "
+				"fabric-wide limit"));
+	assert_null(strstr(f->message, "path between them"));
+	assert_null(strstr(f->remedy, "cable"));
+	for (size_t i = 0; i < res.n_findings; i++)
+		assert_null(strstr(res.findings[i].message, "is slow with"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* a slow rail whose symbol errors rose: now its cable is named */
+	root = setup("--gpus 0 --nics 8 --link-layer eth", 8, IBV_LINK_LAYER_ETHERNET);
+	blame_root = root;
+	pf_fake_verbs.devs[3].gbps = 200;
+	pf_fake_verbs.on_wr = bump_symbol_errors;
+	run(root, sets, &res);
+	pf_fake_verbs.on_wr = NULL;
+	f = pf_test_must_find(&res, "mlx5_3/1");
+	assert_non_null(strstr(f->remedy, "physical error counters rose"));
+	assert_non_null(strstr(f->remedy, "reseat or replace its cable"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * expect_gbps holds every rail to a stated rate (a soft-RoCE rig: 10 Gb/s
+ * nominal, ~3 real): the healthy rig passes; a rate-limited rail is named
+ * with its direction.
+ */
+static void test_expect_gbps(void **state)
+{
+	char *root = setup("--gpus 0 --nics 4 --link-layer eth --rate 10", 4,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, "fabric_loopback.expect_gbps=2.5", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble, 2.25, 1e-9);
+	pf_result_release(&res);
+
+	/* tbf on mlx5_2's transmit side: 1 Gb/s to its partners */
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	for (int i = 0; i < 4; i++)
+		pf_fake_verbs.devs[i].gbps = 3;
+	pf_fake_verbs.pair_gbps[2][3] = 1;
+	pf_fake_verbs.pair_gbps[2][0] = 1;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "direction"), "send");
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -472,6 +680,20 @@ static void test_counters_per_port(void **state)
 
 	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
 	pf_fake_verbs.on_wr = bump_link_downed;
+	run(root, sets, &res);
+	pf_fake_verbs.on_wr = NULL;
+	f = pf_test_must_find(&res, "mlx5_1/1 counters");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "link_downed +1"));
+	pf_result_release(&res);
+	teardown(root);
+
+	/* rxe keeps link_downed in hw_counters/ and has no counters/: read by name there */
+	root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	counter_root = root;
+	pf_test_make_soft(root, "mlx5_1");
+	pf_test_make_rxe_counters(root, "mlx5_1");
+	pf_fake_verbs.on_wr = bump_rxe_link_downed;
 	run(root, sets, &res);
 	pf_fake_verbs.on_wr = NULL;
 	f = pf_test_must_find(&res, "mlx5_1/1 counters");
@@ -631,7 +853,7 @@ static void test_nics_order_and_unreachable_rails(void **state)
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	assert_int_equal(count(&res, PF_STATUS_FAIL), 8);
-	assert_non_null(strstr(res.summary, "no flow completed (rails that do not reach each "
+	assert_non_null(strstr(res.summary, "no flow connected (rails that do not reach each "
 					    "other by design: rail_only)"));
 	pf_result_release(&res);
 
@@ -676,6 +898,11 @@ int main(void)
 		cmocka_unit_test(test_single_slow_pair),
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
+		cmocka_unit_test(test_default_rails_rule),
+		cmocka_unit_test(test_slow_and_stalled_flows),
+		cmocka_unit_test(test_distinct_rail_subnets_skip),
+		cmocka_unit_test(test_blame_needs_evidence),
+		cmocka_unit_test(test_expect_gbps),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),

@@ -11,6 +11,8 @@
 
 #include "fake_gpu.h"
 #include "fake_verbs.h"
+#include "rdma_roots.h"
+#include "preflight/rdma_select.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -356,7 +358,6 @@ static void test_nics_filter_and_vf(void **state)
 	char *root = setup("--gpus 2 --nics 1 --storage-nic", 2, IBV_LINK_LAYER_INFINIBAND);
 	const char *sets[] = { FAST, "gdr_loopback.nics=mlx5_0", NULL };
 	const char *plain[] = { FAST, NULL };
-	char link[1024], real[PATH_MAX], *rel;
 	struct pf_result res;
 
 	run(root, sets, &res);
@@ -367,17 +368,62 @@ static void test_nics_filter_and_vf(void **state)
 	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);
 
-	/* mlx5_1 made a virtual function: never paired, even without a list */
-	snprintf(link, sizeof(link), "%s/sys/class/infiniband/mlx5_1/device", root);
-	assert_non_null(realpath(link, real));
-	rel = real + strlen(root) + 1;
-	strncat(rel, "/physfn", sizeof(real) - strlen(real) - 1);
-	pf_test_write(root, rel, "");
+	/* mlx5_1 made a virtual function of mlx5_0: never paired, even without a list */
+	pf_test_make_vf(root, "mlx5_1", "mlx5_0");
 	run(root, plain, &res);
 	for (size_t i = 0; i < res.n_findings; i++)
 		if (res.findings[i].subject && strstr(res.findings[i].subject, "mlx5_1"))
 			fail_msg("paired with the VF mlx5_1: %s", res.findings[i].message);
 	assert_non_null(pf_test_finding(&res, "mlx5_0/1"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * The device rule shared with fabric_loopback (rdma_select.h), `nics`
+ * empty, no GPU: a device without a PCI function (rxe) is tested, VFs whose
+ * PF is not here are tested, a DOWN port beside an ACTIVE one warns and
+ * every port DOWN fails, in the link layer's words.
+ */
+static void test_default_ports_rule(void **state)
+{
+	char *root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_make_soft(root, "mlx5_1");
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth", 2, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_vf(root, "mlx5_0", NULL);
+	pf_test_make_vf(root, "mlx5_1", NULL);
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_PASS);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "mlx5_1/1 (RoCE) is DOWN"));
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	pf_result_release(&res);
+	teardown(root);
+
+	root = setup("--gpus 0 --nics 2 --link-layer eth --down-port mlx5_0,mlx5_1", 2,
+		     IBV_LINK_LAYER_ETHERNET);
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "(RoCE) is DOWN"));
+	assert_int_equal(res.status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -402,8 +448,109 @@ static void test_error_and_timeout(void **state)
 	run(root, sets, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_non_null(strstr(f->message, "no completion for 20 ms"));
+	/* 20 ms and 100 x 64 KiB at 360 Gb/s: nothing ever completes, a stall with its bound */
+	assert_non_null(strstr(f->message, "no completion for 21 ms"));
+	assert_non_null(strstr(f->message, "slow or stalled: below"));
 	assert_int_equal(pf_fake_verbs.live, 0);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * The soft-RoCE rig's finding: with the defaults (cq_mod 100 x 8 MiB) a
+ * 3 Gb/s link needs 2.2 s per completion, beyond the 2 s floor.  It must
+ * read as slow with its figure, and a link that barely moves as "below"
+ * a figure, never as a NIC to reset.
+ */
+static void test_slow_link_reads_slow(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth --rate 10", 1,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "gdr_loopback.iterations=200", "gdr_loopback.warmup=0", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.devs[0].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "host memory 3.0 Gb/s, 30% of the 10 Gb/s port rate"));
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 0.3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "slow or stalled: below 2.44 Gb/s, under the 9 Gb/s"));
+	assert_null(strstr(f->remedy, "mlxfwreset"));
+	assert_non_null(strstr(f->remedy, "nic_link_speed"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * A rig or VF whose rate file is nominal (rxe reports veth's 10 Gb/s) is held
+ * to expect_gbps: the healthy 3 Gb/s rig passes at 2.5, and a run below it fails
+ * naming the expected rate.
+ */
+static void test_expect_gbps(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth --rate 10", 1,
+			   IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { "gdr_loopback.iterations=200", "gdr_loopback.warmup=0",
+			       "gdr_loopback.expect_gbps=3", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_fake_verbs.devs[0].gbps = 3;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "100% of the 3 Gb/s expected rate (expect_gbps)"));
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble, 2.7, 1e-9);
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 2;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "2.0 Gb/s, 67% of the 3 Gb/s expected rate "
+				"(expect_gbps), below 90%"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * RoCE at path MTU 1024 carries at most 92.6% of the line as payload (82
+ * bytes of headers, gap and preamble per packet, 98.0% at 4096): the floor,
+ * calibrated at 4096, scales by 0.945, so a healthy 350 Gb/s on a 400 Gb/s
+ * port at MTU 1024 is not failed (it warns, under 95% scaled).
+ */
+static void test_mtu_scales_floor(void **state)
+{
+	char *root = setup("--gpus 0 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	assert_float_equal(pf_rdma_mtu_efficiency(PF_LINK_ETH, 1024), 1024.0 / 1106, 1e-12);
+	assert_float_equal(pf_rdma_mtu_scale(PF_LINK_ETH, 4096), 1, 1e-12);
+	pf_fake_verbs.devs[0].active_mtu = IBV_MTU_1024;
+	pf_fake_verbs.devs[0].gbps = 350;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble,
+			   360 * pf_rdma_mtu_scale(PF_LINK_ETH, 1024), 1e-9);
+	pf_result_release(&res);
+
+	/* at 4096 the same figure fails as before */
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 350;
+	run(root, sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -460,6 +607,24 @@ static void test_port_counter_increase_is_context(void **state)
 	assert_string_equal(obs_str(f, "wc_status"), "IBV_WC_RETRY_EXC_ERR");
 	assert_int_equal(pf_test_must_find(&res, "mlx5_0/1 counters")->status, PF_STATUS_PASS);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	counter_file = NULL;
+	teardown(root);
+
+	/* soft-RoCE rxe: no counters/, its counters by name in hw_counters/ */
+	root = setup("--gpus 0 --nics 1 --link-layer eth", 1, IBV_LINK_LAYER_ETHERNET);
+	pf_test_make_soft(root, "mlx5_0");
+	pf_test_make_rxe_counters(root, "mlx5_0");
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+		 "retry_exceeded_err", root);
+	counter_file = path;
+	pf_fake_verbs.on_wr = bump_counter;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 counters");
+	assert_non_null(strstr(f->message, "retry_exceeded_err +7"));
+	/* link_downed and rxe's five other error counters were read */
+	assert_int_equal((int)cJSON_GetObjectItemCaseSensitive(f->observed,
+								"counters_read")->valuedouble, 7);
 	pf_result_release(&res);
 	counter_file = NULL;
 	teardown(root);
@@ -651,7 +816,8 @@ static void test_parallel_shared_nic(void **state)
 		snprintf(subject, sizeof(subject), "%.15s -> mlx5_0/1", gpus[i]);
 		assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
 	}
-	assert_int_equal(pf_fake_verbs.max_open[0], 1);
+	/* one run at a time: its own two contexts (two transport domains), never four */
+	assert_int_equal(pf_fake_verbs.max_open[0], 2);
 	assert_int_equal(pf_fake_verbs.live, 0);
 	pf_result_release(&res);
 	teardown(root);
@@ -685,12 +851,15 @@ static void test_deadline(void **state)
 	pf_profile_init(&prof);
 	assert_int_equal(pf_config_build(c, &prof, &cfg, &err), 0);
 	d = c->deadline_s(cfg);
-	/* ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + 2 s) x 2 runs x 8 pairs + 15 s */
-	assert_int_equal(d, 337);
+	/*
+	 * ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + a 2.37 s completion
+	 * timeout: 2 s and 100 x 8 MiB at 22.5 Gb/s) x 2 runs x 8 pairs + 15 s
+	 */
+	assert_int_equal(d, 342);
 	pf_profile_add_set(&prof, "gdr_loopback.parallel=true");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_par, &err), 0);
 	d_par = c->deadline_s(cfg_par);
-	assert_int_equal(d_par, 76); /* one host round and two GPU rounds */
+	assert_int_equal(d_par, 77); /* one host round and two GPU rounds */
 	pf_profile_add_set(&prof, "gdr_loopback.iterations=50000");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_big, &err), 0);
 	d_big = c->deadline_s(cfg_big);
@@ -711,9 +880,13 @@ int main(void)
 		cmocka_unit_test(test_far_pair_not_judged),
 		cmocka_unit_test(test_p2c_level),
 		cmocka_unit_test(test_nics_filter_and_vf),
+		cmocka_unit_test(test_default_ports_rule),
 		cmocka_unit_test(test_middle_slot_corruption_fails),
 		cmocka_unit_test(test_dmabuf_node_page_size),
 		cmocka_unit_test(test_error_and_timeout),
+		cmocka_unit_test(test_slow_link_reads_slow),
+		cmocka_unit_test(test_expect_gbps),
+		cmocka_unit_test(test_mtu_scales_floor),
 		cmocka_unit_test(test_port_counter_increase_is_context),
 		cmocka_unit_test(test_roce_gid_from_sysfs),
 		cmocka_unit_test(test_no_devices_skip),

@@ -28,11 +28,11 @@ static void opts_for(struct pf_lb_opts *o, size_t msg, uint64_t iters)
 	o->timeout_ms = 100;
 }
 
-/* Nothing leaked and everything released in the order QP, CQ, MR, PD, context. */
+/* Nothing leaked and everything released in the order QPs, CQs, MRs, PDs, contexts. */
 static void assert_released(void)
 {
 	assert_int_equal(pf_fake_verbs.live, 0);
-	assert_string_equal(pf_fake_verbs.teardown, "qp,qp,cq,mr,mr,pd,ctx");
+	assert_string_equal(pf_fake_verbs.teardown, "qp,qp,cq,cq,mr,mr,pd,pd,ctx,ctx");
 }
 
 static void test_ib_connection(void **state)
@@ -65,6 +65,8 @@ static void test_ib_connection(void **state)
 	assert_int_equal(pf_fake_verbs.signalled, 1 + 10);
 	assert_true(pf_fake_verbs.max_outstanding <= 128);
 	assert_true(pf_fake_verbs.max_outstanding >= 100);
+	/* the device opened twice: A's and B's QPs in two contexts (mlx5 local loopback) */
+	assert_int_equal(pf_fake_verbs.max_open[1], 2);
 	assert_released();
 }
 
@@ -217,9 +219,47 @@ static void test_timeout(void **state)
 	pf_fake_verbs.hang = true;
 	opts_for(&o, 65536, 1000);
 	o.timeout_ms = 30;
+	o.min_gbps = 360;
 	assert_int_equal(pf_loopback_run(&o, &r), -ETIMEDOUT);
 	assert_int_equal(r.stage, PF_LB_TRANSFER);
-	assert_non_null(strstr(r.err, "no completion for 30 ms"));
+	/* 30 ms and 100 x 64 KiB at 360 Gb/s (0.15 ms) */
+	assert_non_null(strstr(r.err, "no completion for 31 ms"));
+	assert_true(r.below_gbps > 0);
+	assert_released();
+}
+
+/*
+ * The soft-RoCE finding: 100 x 8 MiB between completions at 3 Gb/s is
+ * 2.2 s, beyond the 2 s floor; the timeout waits for a batch at the rate
+ * the run is held to, so a slow link is measured.  A link that moves
+ * nearly nothing times out with the figure it stayed below.
+ */
+static void test_slow_link_measured(void **state)
+{
+	struct pf_lb_opts o;
+	struct pf_lb_result r;
+
+	assert_int_equal(pf_lb_completion_timeout_ms(2000, 8u << 20, 100, 128, 9), 2746);
+	/* cq_mod is at most tx_depth (128 x 8 MiB); unknown rate: 1 Gb/s */
+	assert_int_equal(pf_lb_completion_timeout_ms(2000, 8u << 20, 200, 128, 0), 10590);
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 3;
+	opts_for(&o, 8u << 20, 200);
+	o.gid_index = 3;
+	o.warmup = 0;
+	o.timeout_ms = 2000;
+	o.min_gbps = 9; /* 10 Gb/s x 0.9 */
+	assert_int_equal(pf_loopback_run(&o, &r), 0);
+	assert_float_equal(r.gbps, 3, 0.05);
+	assert_released();
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.devs[0].gbps = 0.3;
+	assert_int_equal(pf_loopback_run(&o, &r), -ETIMEDOUT);
+	assert_int_equal(r.stage, PF_LB_TRANSFER);
+	assert_non_null(strstr(r.err, "no completion for 2746 ms"));
+	/* 100 x 8 MiB not done in 2.746 s: below 2.44 Gb/s */
+	assert_float_equal(r.below_gbps, 100.0 * (8u << 20) * 8 / 2.747e9, 0.01);
 	assert_released();
 }
 
@@ -532,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_corruption),
 		cmocka_unit_test(test_error_completion),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_slow_link_measured),
 		cmocka_unit_test(test_open_failures),
 		cmocka_unit_test(test_gpu_peermem),
 		cmocka_unit_test(test_gpu_dmabuf),
