@@ -28,6 +28,10 @@ rc=$?
 end=$(cut -d' ' -f1 /proc/uptime)
 echo "$rc" > /vmwork/rc
 echo "guest: job exit $rc, $start..$end s" > /dev/console
+if [ -n "${PF_VM_SHELL:-}" ]; then
+	echo "guest: a shell (exit or Ctrl-A X to power off)" > /dev/console
+	setsid -c sh -l < /dev/console > /dev/console 2>&1
+fi
 sync
 echo o > /proc/sysrq-trigger
 sleep 10

@@ -113,7 +113,7 @@ rig_tune() {
 # Assertions: each prints ok/FAIL; FAILS counts the failures.
 FAILS=0
 expect() {
-	python3 "$PF_SRC/tests/vm/report.py" "$@" || FAILS=$((FAILS + 1))
+	$T python3 "$PF_SRC/tests/vm/report.py" "$@" || FAILS=$((FAILS + 1))
 }
 finish() {
 	echo "rig: $FAILS assertion(s) failed"
@@ -121,3 +121,26 @@ finish() {
 }
 PROFILE="$PF_SRC/tests/vm/rig.json"
 STATIC=memlock,sysctl,nic_link_speed,port_errors,pfc_pause,dcqcn,pcie_link,gpu_inventory,nvidia_peermem,gpu_nic_numa,nccl_config
+
+# Faults on a rail's cable, each undone by rig_clear DEV.  tc acts on what
+# DEV sends (one direction); the peer's sends are untouched.
+rig_loss() { $T tc qdisc replace dev "$1" root netem loss "$2"; }       # DEV PCT%
+rig_delay() { $T tc qdisc replace dev "$1" root netem delay "$2"; }     # DEV 20ms
+# rig_rate DEV RATE: DEV's data packets through tbf (a queue deep enough to
+# slow without dropping), its small packets (IPv4 total length < 256: RoCE
+# ACKs, ARP-sized) around it, so that only what DEV sends is slow and the
+# ACKs of what it receives do not queue behind its data.
+rig_rate() {
+	$T tc qdisc replace dev "$1" root handle 1: prio &&
+	$T tc qdisc add dev "$1" parent 1:2 handle 20: tbf rate "$2" burst 64kbit latency 2s &&
+	$T tc filter add dev "$1" parent 1: protocol ip prio 1 u32 \
+		match u16 0x0000 0xff00 at 2 flowid 1:1
+}
+rig_clear() { $T tc qdisc del dev "$1" root 2>/dev/null || true; }
+rig_down() { $T ip link set "$1" down; }                                # DEV
+rig_mtu_mismatch() { $T ip link set "$1" mtu "${2:-1500}"; }            # DEV [MTU]
+rig_arp_break() { # DEV...: the defaults that break rails in one subnet
+	for d in all "$@"; do
+		$T sysctl -qw "net.ipv4.conf.$d.arp_ignore=0" "net.ipv4.conf.$d.rp_filter=1"
+	done
+}

@@ -8,6 +8,10 @@
   report.py no-finding FILE CHECK SUBJECT_RE STATUS  no finding of that subject has STATUS
   report.py contains FILE CHECK TEXT_RE              TEXT_RE occurs in the check's JSON
   report.py gbps FILE CHECK                          print each finding's gbps
+  report.py figures FILE CHECK                       some finding has a figure (observed gbps),
+                                                     and every figure is above zero
+  report.py obs FILE CHECK SUBJECT_RE KEY VALUE_RE   some finding of that subject has
+                                                     observed KEY matching VALUE_RE
   report.py slower FILE CHECK SLOW_RE FAST_RE        every flow matching SLOW_RE moved less
                                                      than every flow matching FAST_RE
   report.py statuses FILE                            print "check status" per check
@@ -92,6 +96,23 @@ def main(argv):
         slow, fast = rates(argv[4]), rates(argv[5])
         ok = bool(slow) and bool(fast) and max(g for _, g in slow) < min(g for _, g in fast)
         print(f"{'ok' if ok else 'FAIL'}: {c['name']}: {slow} all below {fast}")
+        return 0 if ok else 1
+    if cmd == "figures":
+        g = [(f["subject"], f["observed"]["gbps"]) for f in c.get("findings", [])
+             if isinstance((f.get("observed") or {}).get("gbps"), (int, float))]
+        ok = bool(g) and all(v > 0 for _, v in g)
+        print(f"{'ok' if ok else 'FAIL'}: {c['name']} figures {g}")
+        if not ok:
+            print(show(c))
+        return 0 if ok else 1
+    if cmd == "obs":
+        subj, key, val = re.compile(argv[4]), argv[5], re.compile(argv[6])
+        hits = [f for f in c.get("findings", []) if subj.search(f.get("subject", ""))
+                and val.search(str((f.get("observed") or {}).get(key, "")))]
+        ok = bool(hits)
+        print(f"{'ok' if ok else 'FAIL'}: {c['name']}: {argv[4]} has {key} ~ /{argv[6]}/")
+        if not ok:
+            print(show(c))
         return 0 if ok else 1
     if cmd == "gbps":
         for f in c.get("findings", []):

@@ -5,7 +5,8 @@
 #            (job.log, rc, console.log and whatever the job writes land there)
 #   JOB      a shell script on this machine, run inside the guest as root
 # Environment: PF_VM_ACCEL=kvm|tcg (default: kvm when /dev/kvm is usable),
-# PF_VM_CACHE (the guest kernel), PF_SRC/PF_BUILD (passed to the job).
+# PF_VM_CACHE (the guest kernel), PF_SRC/PF_BUILD (passed to the job),
+# PF_VM_SHELL=1: after the job, a root shell on this terminal (Ctrl-A X quits).
 # Exit status: the job's, 124 when the guest ran out of time, 125 when the VM
 # itself failed (no rc written), 77 when the rig cannot run here.
 set -eu
@@ -31,22 +32,29 @@ PF_VM_MODDIR='$PF_VM_CACHE/root/lib/modules'
 PF_SRC='${PF_SRC:-$(cd "$here/../.." && pwd)}'
 PF_BUILD='${PF_BUILD:-}'
 PF_VM_ACCEL='$(pf_vm_accel)'
+PF_VM_SHELL='${PF_VM_SHELL:-}'
 export PF_SRC PF_BUILD PF_VM_ACCEL
 ENV
 rm -f "$work/rc"
 accel=$(pf_vm_accel)
 cpu=max
 [ "$accel" = kvm ] && cpu=${PF_VM_CPU:-host,-arch-capabilities}
+serial="file:$work/console.log" in=/dev/null fg=""
+exec 3>"$work/qemu.log"
+if [ -n "${PF_VM_SHELL:-}" ]; then # the console on this terminal
+	serial=mon:stdio in=/dev/stdin fg=--foreground
+	exec 3>&1
+fi
 t0=$(date +%s.%N)
 rc=0
-timeout -k 10 $((gt + 120)) qemu-system-x86_64 \
+timeout $fg -k 10 $((gt + 120)) qemu-system-x86_64 \
 	-machine q35,accel="$accel" -cpu "$cpu" -m "${PF_VM_MEM:-2048}" -smp 2 \
-	-display none -monitor none -serial "file:$work/console.log" -nic none -no-reboot \
+	-display none -monitor none -serial "$serial" -nic none -no-reboot \
 	-kernel "$PF_VM_CACHE/root/boot/vmlinuz-$kver" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$work",mount_tag=vmwork,security_model=none,multidevs=remap \
-	</dev/null >"$work/qemu.log" 2>&1 || rc=$?
+	<"$in" >&3 2>&1 || rc=$?
 t1=$(date +%s.%N)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 if [ ! -r "$work/rc" ]; then
@@ -57,5 +65,8 @@ if [ ! -r "$work/rc" ]; then
 	exit 125
 fi
 jrc=$(cat "$work/rc")
-echo "run-vm: $(basename "$job") exit $jrc in ${wall} s (accel $accel, kernel $kver)" >&2
+boot=$(sed -n 's/^guest: up \([0-9.]*\) s.*/\1/p' "$work/console.log" | head -n 1)
+jt=$(sed -n 's/^guest: job exit [0-9]*, \([0-9.]*\)\.\.\([0-9.]*\) s.*/\1 \2/p' "$work/console.log" |
+	awk '{ printf "%.1f", $2 - $1 }')
+echo "run-vm: $(basename "$job") exit $jrc; boot ${boot:-?} s, job ${jt:-?} s, qemu ${wall} s (accel $accel, kernel $kver)" >&2
 exit "$jrc"

@@ -18,9 +18,11 @@ rc=$?
 echo "--- guest job log ($work/job.log)"
 cat "$work/job.log" 2>/dev/null
 [ "$rc" = 77 ] && exit 77
-if [ "$rc" = 0 ] && [ -r "$here/jobs/$name.host.sh" ]; then
+# the host side also after failed guest assertions (exit 1), so that one run
+# shows every assertion that fails; not after a VM or job that did not finish
+if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } && [ -r "$here/jobs/$name.host.sh" ]; then
 	echo "--- host side"
-	sh "$here/jobs/$name.host.sh" "$work"
-	rc=$?
+	sh "$here/jobs/$name.host.sh" "$work" || rc=1
 fi
+pgrep -f "qemu-system-x86_64.*$work" >/dev/null && { echo "FAIL: a qemu of this job is still running"; rc=1; }
 exit "$rc"

@@ -21,8 +21,8 @@ expect finding /vmwork/traffic.json fabric_loopback 'rxe1/1 -> rxe0/1' pass
 expect check /vmwork/traffic.json gdr_loopback pass
 expect finding /vmwork/traffic.json gdr_loopback '^rxe0/1' pass
 expect finding /vmwork/traffic.json gdr_loopback '^rxe1/1' pass
-python3 "$PF_SRC/tests/vm/report.py" gbps /vmwork/traffic.json fabric_loopback
-python3 "$PF_SRC/tests/vm/report.py" gbps /vmwork/traffic.json gdr_loopback
+expect figures /vmwork/traffic.json fabric_loopback
+expect figures /vmwork/traffic.json gdr_loopback
 
 # the snapshot the host judges with --root (two_rails.host.sh), and the live
 # verdicts it must reproduce
@@ -52,5 +52,5 @@ echo "like for like, $sz-byte WRITEs, depth 16, signalled every 8:"
 echo "  ib_write_bw rxe0 -> rxe1 (MB/s avg): $(awk '$1 == '$sz' { print $4 }' /vmwork/perf_uni.log)"
 echo "  ib_write_bw -b rxe0 <-> rxe1 (MB/s avg, both ways): $(awk '$1 == '$sz' { print $4 }' /vmwork/perf_bi.log)"
 echo "  preflight fabric_loopback (both ways at once):"
-python3 "$PF_SRC/tests/vm/report.py" gbps /vmwork/pair.json fabric_loopback
+$T python3 "$PF_SRC/tests/vm/report.py" gbps /vmwork/pair.json fabric_loopback
 finish
