@@ -1,19 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Side by side on a real RDMA node: perftest's ib_write_bw between two NICs
-# of the node and fabric_loopback's figure for the same pair.
+# Side by side on a real RDMA node, like for like: perftest's ib_write_bw
+# between two NICs of the node in both directions at once (-b), and
+# fabric_loopback's two flows for the same pair (it always runs a listed
+# pair both ways at once), with the same message size, depth, signalling
+# (cq_mod, perftest -Q) and WRITE count.
 #
 #   bench/fabric-vs-perftest.sh [-s SERVER_DEV] [-c CLIENT_DEV] [-m BYTES] [-t DEPTH]
-#                               [-n ITERS] [-b PREFLIGHT]
+#                               [-n ITERS] [-q CQ_MOD] [-b PREFLIGHT]
 #
 # SERVER_DEV defaults to mlx5_0, CLIENT_DEV to mlx5_1 (port 1 of each),
-# BYTES to 1048576, DEPTH to 128, ITERS to 5000, PREFLIGHT to $PREFLIGHT or
-# build/preflight.
+# BYTES to 1048576, DEPTH to 128, ITERS to 5000, CQ_MOD to 100 (both tools'
+# default), PREFLIGHT to $PREFLIGHT or build/preflight.
 #
 # perftest: a server on SERVER_DEV and a client on CLIENT_DEV that connects
 # to the server's address, so the WRITEs go CLIENT -> switch -> SERVER:
-#   ib_write_bw -d SERVER_DEV -s BYTES -t DEPTH -n ITERS -F --report_gbits
-#               --perform_warm_up [-R]
+#   ib_write_bw -d SERVER_DEV -b -s BYTES -t DEPTH -n ITERS -Q CQ_MOD -F
+#               --report_gbits --perform_warm_up [-R]
 #   ib_write_bw -d CLIENT_DEV ... [-R [--bind_source_ip CLIENT_IP]] SERVER_IP
 # On RoCE both use -R (RDMA-CM, as fabric_loopback connects) and SERVER_IP
 # is the IPv4 address of SERVER_DEV's netdev; on InfiniBand the client
@@ -24,36 +27,38 @@
 #             --set fabric_loopback.nics=SERVER_DEV,CLIENT_DEV
 #             --set fabric_loopback.pairs=CLIENT_DEV:SERVER_DEV
 #             --set fabric_loopback.msg_size=BYTES ... 
-# and the figure of its finding "CLIENT_DEV/1 -> SERVER_DEV/1" (that flow
-# runs while the reverse direction runs too: both directions at once).
-# Prints both (Gb/s) and preflight / perftest; the goal is a ratio of at
-# least 0.98.  Exits 0 when the ratio meets it, 1 when not, 2 when a tool
+# and the figures of its findings "CLIENT_DEV/1 -> SERVER_DEV/1" and
+# "SERVER_DEV/1 -> CLIENT_DEV/1" (the two flows run at the same time).
+# Prints perftest's bidirectional figure (ib_write_bw -b reports both
+# directions together), preflight's two directions and their sum, and
+# preflight sum / perftest; the goal is a ratio of at least 0.98.  Exits 0 when the ratio meets it, 1 when not, 2 when a tool
 # fails, 64 on a usage error, 77 (skip) without ib_write_bw or without two
 # ACTIVE ports.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-sdev=mlx5_0 cdev=mlx5_1 size=1048576 depth=128 iters=5000
+sdev=mlx5_0 cdev=mlx5_1 size=1048576 depth=128 iters=5000 cqmod=100
 bin=${PREFLIGHT:-$here/build/preflight}
 goal=0.98
 tcp=18517
 
 usage() {
-	sed -n '5,6p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '9,10p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 64
 }
 
-while getopts s:c:m:t:n:b:h opt; do
+while getopts s:c:m:t:n:q:b:h opt; do
 	case $opt in
 	s) sdev=$OPTARG ;;
 	c) cdev=$OPTARG ;;
 	m) size=$OPTARG ;;
 	t) depth=$OPTARG ;;
 	n) iters=$OPTARG ;;
+	q) cqmod=$OPTARG ;;
 	b) bin=$OPTARG ;;
 	*) usage ;;
 	esac
 done
-for v in "$size" "$depth" "$iters"; do
+for v in "$size" "$depth" "$iters" "$cqmod"; do
 	case $v in ''|*[!0-9]*) echo "fabric-vs-perftest: '$v' is not a number" >&2; exit 64 ;; esac
 done
 [ "$sdev" != "$cdev" ] || { echo "fabric-vs-perftest: server and client are both $sdev" >&2; exit 64; }
@@ -102,7 +107,7 @@ pin() { # the NUMA node of device $1 as numactl flags, or nothing
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-args="-s $size -t $depth -n $iters -F --report_gbits --perform_warm_up -p $tcp $cm"
+args="-b -s $size -t $depth -n $iters -Q $cqmod -F --report_gbits --perform_warm_up -p $tcp $cm"
 bind=''
 if [ -n "$cm" ] && [ -n "$cip" ] && ib_write_bw --help 2>&1 | grep -q bind_source_ip; then
 	bind="--bind_source_ip $cip"
@@ -126,26 +131,35 @@ pt=$(awk -v s="$size" '$1 == s && NF >= 4 { bw = $4 } END { if (bw == "") exit 1
 "$bin" --no-config --only fabric_loopback --format json \
 	--set "fabric_loopback.nics=$sdev,$cdev" --set "fabric_loopback.pairs=$cdev:$sdev" \
 	--set "fabric_loopback.msg_size=$size" --set "fabric_loopback.tx_depth=$depth" \
-	--set "fabric_loopback.iterations=$iters" >"$tmp/preflight.json" 2>"$tmp/preflight.err" ||
+	--set "fabric_loopback.iterations=$iters" --set "fabric_loopback.cq_mod=$cqmod" \
+	>"$tmp/preflight.json" 2>"$tmp/preflight.err" ||
 	[ $? -le 2 ] || { cat "$tmp/preflight.err" >&2; exit 2; }
-pf=$(python3 - "$tmp/preflight.json" "$cdev/1 -> $sdev/1" <<'PY'
+pf=$(python3 - "$tmp/preflight.json" "$cdev/1 -> $sdev/1" "$sdev/1 -> $cdev/1" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
 for c in rep["checks"]:
+    got = {}
     for f in c.get("findings", []):
-        if f.get("subject") == sys.argv[2] and "gbps" in (f.get("observed") or {}):
-            print(f["observed"]["gbps"])
-            sys.exit(0)
+        if f.get("subject") in sys.argv[2:] and "gbps" in (f.get("observed") or {}):
+            got[f["subject"]] = f["observed"]["gbps"]
+    if len(got) == 2:
+        print(got[sys.argv[2]], got[sys.argv[3]])
+        sys.exit(0)
     print(c.get("summary", ""), file=sys.stderr)
     for f in c.get("findings", []):
         print("  %s: %s" % (f.get("subject"), f.get("message")), file=sys.stderr)
 sys.exit(1)
 PY
-) || { echo "fabric-vs-perftest: preflight has no figure for $cdev/1 -> $sdev/1" >&2; exit 2; }
+) || { echo "fabric-vs-perftest: preflight has no figure for both directions" >&2; exit 2; }
+pf_cs=${pf% *} pf_sc=${pf#* }
+pf_sum=$(awk -v a="$pf_cs" -v b="$pf_sc" 'BEGIN { printf "%.2f", a + b }')
 
-ratio=$(awk -v a="$pt" -v b="$pf" 'BEGIN { printf "%.3f", b / a }')
+ratio=$(awk -v a="$pt" -v b="$pf_sum" 'BEGIN { printf "%.3f", b / a }')
 ok=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r >= g) ? "ok" : "BELOW GOAL" }')
-echo "$cdev -> $sdev ($link${cm:+, RDMA-CM}${sip:+, $cip -> $sip}), $size bytes, depth $depth, $iters iterations"
-printf 'perftest %8.2f Gb/s   preflight %8.2f Gb/s   ratio %s (goal >= %s) %s\n' \
-	"$pt" "$pf" "$ratio" "$goal" "$ok"
+echo "$cdev <-> $sdev ($link${cm:+, RDMA-CM}${sip:+, $cip <-> $sip}), both directions at once," \
+	"$size bytes, depth $depth, cq_mod $cqmod, $iters iterations"
+printf 'perftest  ib_write_bw -b          %8.2f Gb/s (both directions)\n' "$pt"
+printf 'preflight %s -> %s %8.2f Gb/s, %s -> %s %8.2f Gb/s, sum %8.2f Gb/s\n' \
+	"$cdev" "$sdev" "$pf_cs" "$sdev" "$cdev" "$pf_sc" "$pf_sum"
+printf 'ratio %s (preflight sum / perftest, goal >= %s) %s\n' "$ratio" "$goal" "$ok"
 [ "$ok" = ok ]

@@ -114,6 +114,8 @@ static char *render(struct pf_result *res, const char *const *sets, enum pf_form
 	return buf;
 }
 
+#define PF_BINARY_DIR_OR_TMP "/tmp"
+
 static void compare_golden(const char *name, const char *got)
 {
 	char path[PATH_MAX];
@@ -134,8 +136,16 @@ static void compare_golden(const char *name, const char *got)
 		fail_msg("missing %s (run with PF_UPDATE_GOLDEN=1)", path);
 	assert_true(getdelim(&want, &cap, '\0', f) >= 0);
 	fclose(f);
-	if (strcmp(want, got))
-		fail_msg("%s differs from the output:\n%s", path, got);
+	if (strcmp(want, got)) {
+		/* the whole output, for a diff (cmocka truncates the message) */
+		snprintf(path, sizeof(path), "%s/%s.got", PF_BINARY_DIR_OR_TMP, name);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(got, f);
+			fclose(f);
+		}
+		fail_msg("%s differs from the output (written to %s):\n%s", name, path, got);
+	}
 	free(want);
 }
 
