@@ -39,7 +39,6 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
-#include "preflight/rdma_counters.h"
 #include "preflight/rdma_select.h"
 
 struct fabric_loopback_cfg {
@@ -275,8 +274,8 @@ static void read_counters(const struct pf_fs *fs, const struct rail *r, struct c
 {
 	*c = (struct counters){ 0 };
 	for (size_t i = 0; i < N_CTRS; i++)
-		c->have[i] = pf_rdma_port_counter(fs, r->dev->name, r->port->num, ctrs[i].name, &c->v[i],
-						  &c->hw[i]) == 0;
+		c->have[i] = pf_port_counter(fs, r->dev->name, r->port->num, ctrs[i].name, &c->v[i],
+					     &c->hw[i], NULL) == 0;
 }
 
 static const char *ll_name(enum pf_link_layer ll)

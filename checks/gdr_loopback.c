@@ -35,7 +35,6 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
-#include "preflight/rdma_counters.h"
 #include "preflight/rdma_select.h"
 
 struct gdr_loopback_cfg {
@@ -161,7 +160,7 @@ static unsigned int gdr_loopback_deadline_s(const void *config)
 /*
  * Port-wide counters read around the runs (interfaces.md §6.5 item 4):
  * reported as context, never judged, since other QPs on the port bump them.
- * Each is read by name from counters/, else hw_counters/ (rdma_counters.h):
+ * Each is read by name from counters/, else hw_counters/ (pf_port_counter, src/node/port_counter.c):
  * mlx5 keeps the transport ones in hw_counters/, rxe all of them.
  */
 static const struct {
@@ -247,8 +246,8 @@ static void read_counters(const struct pf_fs *fs, const struct nic *n, struct co
 {
 	*c = (struct counters){ 0 };
 	for (size_t i = 0; i < N_CTRS; i++)
-		c->have[i] = pf_rdma_port_counter(fs, n->dev->name, n->port->num, ctrs[i].name, &c->v[i],
-						  &c->hw[i]) == 0;
+		c->have[i] = pf_port_counter(fs, n->dev->name, n->port->num, ctrs[i].name, &c->v[i],
+					     &c->hw[i], NULL) == 0;
 }
 
 /* Index of the NIC port @dev/@port in the plan, adding it; -1 if unknown to the inventory. */
