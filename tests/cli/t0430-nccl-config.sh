@@ -151,7 +151,7 @@ PEERMEM="--file /sys/module/nvidia_peermem/refcnt=0"
 gen "$T/gdr" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_READ=0
 run "$T/gdr"
 expect NCCL_NET_GDR_LEVEL fail "GDR level LOC with nvidia_peermem"
-expect NCCL_NET_GDR_READ fail "GDR read 0 with nvidia_peermem"
+expect NCCL_NET_GDR_READ warn "GDR read 0 with nvidia_peermem: a tuning knob, a warn"
 expect_msg NCCL_NET_GDR_LEVEL "30-60%" "says what it costs"
 gen "$T/gdr0" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=0
 run "$T/gdr0"
@@ -173,6 +173,41 @@ gen "$T/gdrno" $ETH --nccl-env NCCL_NET_GDR_LEVEL=LOC --nccl-env NCCL_NET_GDR_RE
 run "$T/gdrno"
 expect NCCL_NET_GDR_LEVEL pass "GDR level LOC where GDR does not work"
 expect NCCL_NET_GDR_READ pass "GDR read 0 where GDR does not work"
+# NCCL_NET_GDR_LEVEL against each rail's path to its nearest GPU (ncclTopoCheckGdr)
+gen "$T/gdrpix" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=PIX
+run "$T/gdrpix"
+expect NCCL_NET_GDR_LEVEL pass "PIX where every NIC shares a switch with its GPU"
+gen "$T/cascade" $ETH $PEERMEM --gpu-cascade --nccl-env NCCL_NET_GDR_LEVEL=PIX
+run "$T/cascade"
+expect_rc 1 "PIX on a two-level switch cascade"
+expect NCCL_NET_GDR_LEVEL fail "PIX on a PXB topology turns GDR off on every rail"
+expect_msg NCCL_NET_GDR_LEVEL "the nearest GPU is at PXB" "names the path class"
+for lvl in PXB 2 PHB SYS 5 9; do
+	gen "$T/cascade-ok" $ETH $PEERMEM --gpu-cascade --nccl-env "NCCL_NET_GDR_LEVEL=$lvl"
+	run "$T/cascade-ok"
+	expect NCCL_NET_GDR_LEVEL pass "NCCL_NET_GDR_LEVEL=$lvl on a PXB topology"
+	rm -rf "$T/cascade-ok"
+done
+gen "$T/gdr1" $ETH $PEERMEM --gpu-cascade --nccl-env NCCL_NET_GDR_LEVEL=1
+run "$T/gdr1"
+expect NCCL_NET_GDR_LEVEL fail "old numbering 1 is PIX"
+gen "$T/gdrc2c" $ETH $PEERMEM --nccl-env NCCL_NET_GDR_LEVEL=C2C
+run "$T/gdrc2c"
+expect NCCL_NET_GDR_LEVEL fail "C2C is nearer than any PCIe path"
+gen "$T/gdrcase" $ETH $PEERMEM --gpu-cascade --nccl-env NCCL_NET_GDR_LEVEL=pix
+run "$T/gdrcase"
+expect NCCL_NET_GDR_LEVEL none "NCCL ignores a lower-case name (strcmp): its default applies"
+# NCCL_DMABUF_ENABLE=0: GPUDirect RDMA needs the peer-memory module then
+DMABUF="--file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1"
+gen "$T/dmabuf0" $ETH $DMABUF --nccl-env NCCL_DMABUF_ENABLE=0
+run "$T/dmabuf0"
+expect NCCL_DMABUF_ENABLE fail "DMA-BUF off without peermem"
+gen "$T/dmabuf0pm" $ETH $DMABUF $PEERMEM --nccl-env NCCL_DMABUF_ENABLE=0
+run "$T/dmabuf0pm"
+expect NCCL_DMABUF_ENABLE pass "DMA-BUF off with peermem loaded"
+gen "$T/dmabuf1" $ETH $DMABUF --nccl-env NCCL_DMABUF_ENABLE=1
+run "$T/dmabuf1"
+expect_check pass "NCCL_DMABUF_ENABLE=1"
 gen "$T/ibdis" $ETH --nccl-conf NCCL_IB_DISABLE=1
 run "$T/ibdis"
 expect NCCL_IB_DISABLE fail "IB disabled with active rails"
