@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "preflight/check.h"
 #include "preflight/gpu.h"
@@ -267,11 +268,13 @@ static void judge_hca_names(struct state *st)
 			snprintf(entry, sizeof(entry), "%s:%d", l->e[e].prefix, l->e[e].port);
 		else
 			snprintf(entry, sizeof(entry), "%s", l->e[e].prefix);
-		f = var_finding(st, l->exclude ? PF_STATUS_WARN : PF_STATUS_FAIL, "NCCL_IB_HCA",
+		/* NCCL's matchIfList ignores absent names: a fleet-wide list may be a union */
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_IB_HCA",
 				"'%s' matches no RDMA device%s%s", entry,
 				l->e[e].port >= 0 ? " port" : "",
 				l->exclude ? " (excluding it changes nothing: a typo?)" :
-				node->n_rdma ? "" : " (the node has none)");
+				node->n_rdma ? " (NCCL ignores it: a typo, or a name of another "
+				"node type?)" : " (the node has none)");
 		pf_obs_str(f, "unmatched", entry);
 		pf_remedy(f, "name devices as `ibv_devices` or /sys/class/infiniband lists them "
 			  "(%s%s); without '=' an entry is a prefix (mlx5_1 also selects mlx5_10)",
@@ -811,21 +814,50 @@ static void judge_gdr(struct state *st)
 	judge_dmabuf(st);
 }
 
+/* Evidence that an external net plugin (aws-ofi-nccl, UCX, ...) carries NCCL's traffic. */
+static const char *net_plugin(const struct state *st)
+{
+	static const char *const libs[] = {
+		"/opt/amazon/ofi-nccl/lib/libnccl-net.so", "/opt/amazon/ofi-nccl/lib64/libnccl-net.so",
+		"/usr/lib/x86_64-linux-gnu/libnccl-net.so", "/usr/lib/aarch64-linux-gnu/libnccl-net.so",
+		"/usr/lib64/libnccl-net.so", "/usr/local/lib/libnccl-net.so",
+	};
+	const char *plugin = value(st, "NCCL_NET_PLUGIN"), *net = value(st, "NCCL_NET");
+
+	if (plugin && plugin[0] && strcasecmp(plugin, "none"))
+		return "NCCL_NET_PLUGIN";
+	if (net && net[0] && strcasecmp(net, "IB") && strcasecmp(net, "Socket"))
+		return "NCCL_NET";
+	for (size_t i = 0; i < PF_ARRAY_SIZE(libs); i++)
+		if (pf_fs_exists(st->ctx->fs, libs[i]) == 1)
+			return libs[i];
+	return NULL;
+}
+
+/* NCCL_IB_DISABLE=1 means TCP only with NCCL's own transports; NCCL_NET=Socket always. */
 static void judge_ib_disable(struct state *st)
 {
-	const char *v = value(st, "NCCL_IB_DISABLE");
+	const char *v = value(st, "NCCL_IB_DISABLE"), *net = value(st, "NCCL_NET");
+	const char *name = net && !strcasecmp(net, "Socket") ? "NCCL_NET" :
+			   v && v[0] && nccl_int(v) != 0 ? "NCCL_IB_DISABLE" : NULL;
+	const char *plugin = name && !strcmp(name, "NCCL_IB_DISABLE") ? net_plugin(st) : NULL;
 	struct pf_finding *f;
 
-	if (!v || !v[0] || nccl_int(v) == 0)
+	if (!name)
 		return;
 	if (!st->n_active) {
-		var_finding(st, PF_STATUS_PASS, "NCCL_IB_DISABLE", "no active RDMA rail");
+		var_finding(st, PF_STATUS_PASS, name, "no active RDMA rail");
 		return;
 	}
-	f = var_finding(st, PF_STATUS_FAIL, "NCCL_IB_DISABLE", "NCCL's RDMA transport is off on a "
-			"node with %zu active RDMA rails: inter-node traffic goes over TCP sockets, "
-			"a fraction of the fabric's bandwidth", st->n_active);
-	pf_remedy(f, "unset NCCL_IB_DISABLE where it is set (%s)", origin(st, "NCCL_IB_DISABLE"));
+	if (plugin) {
+		var_finding(st, PF_STATUS_PASS, name, "an external net plugin (%s) carries "
+			    "inter-node traffic; NCCL's own IB transport is not used", plugin);
+		return;
+	}
+	f = var_finding(st, PF_STATUS_FAIL, name, "NCCL's RDMA transport is off on a node with "
+			"%zu active RDMA rails: inter-node traffic goes over TCP sockets, a fraction "
+			"of the fabric's bandwidth", st->n_active);
+	pf_remedy(f, "unset %s where it is set (%s)", name, origin(st, name));
 }
 
 static void judge_p2p(struct state *st)
@@ -873,9 +905,15 @@ static void judge_socket(struct state *st)
 	char up[256] = "", down[256] = "";
 	size_t n_up = 0, n_down = 0;
 	struct pf_finding *f;
+	bool lo_first = false;
 
 	if (!v)
 		return;
+	if (strlen(v) < 2) { /* ncclFindInterfaces: only a value of 2+ characters is the user's */
+		var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "NCCL ignores a value this "
+			    "short and picks the interface itself");
+		return;
+	}
 	pf_nccl_iflist_parse(v, &l);
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		const struct pf_netdev *nd = &node->netdevs[i];
@@ -884,10 +922,19 @@ static void judge_socket(struct state *st)
 
 		if (!pf_nccl_iflist_selects(&l, nd->name, -1))
 			continue;
-		if (netdev_up(nd) && !strcmp(nd->name, "lo") && (l.exclude || !l.n))
-			continue; /* NCCL skips loopback unless named */
+		/* only NCCL's default list skips lo; lo is ifindex 1, found first */
+		lo_first |= netdev_up(nd) && !strcmp(nd->name, "lo");
 		snprintf(buf + len, sizeof(up) - len, "%s%s", len ? ", " : "", nd->name);
 		*(netdev_up(nd) ? &n_up : &n_down) += 1;
+	}
+	if (lo_first) {
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_SOCKET_IFNAME", "selects lo (a list set by "
+				"the user does not skip it): NCCL's bootstrap binds to the first "
+				"interface it finds, lo, and other nodes cannot reach it (selected: %s)",
+				up);
+		pf_remedy(f, "add lo to the '^' list (NCCL_SOCKET_IFNAME=^lo,docker) or name the "
+			  "interface");
+		return;
 	}
 	if (n_up) {
 		f = var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "selects %s (up)", up);

@@ -103,8 +103,9 @@ expect NCCL_IB_HCA pass "mlx5_1 is a prefix of mlx5_10 and mlx5_11"
 # names that match nothing
 gen "$T/typo" $ETH --nccl-env NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx6_0
 run "$T/typo"
-expect NCCL_IB_HCA fail "an unknown name"
-field "[f['observed'].get('unmatched') for f in c['findings'] if f['status'] == 'fail'][0]" |
+expect_rc 0 "a name of another node type beside every rail (matchIfList ignores it)"
+expect NCCL_IB_HCA warn "an unknown name is a warn"
+field "[f['observed'].get('unmatched') for f in c['findings'] if f['status'] == 'warn'][0]" |
 	grep -qx mlx6_0 && ok "names the unknown entry" || not_ok "unknown entry not named"
 gen "$T/port" $ETH --nccl-env 'NCCL_IB_HCA=mlx5:2'
 run "$T/port"
@@ -211,6 +212,20 @@ expect_check pass "NCCL_DMABUF_ENABLE=1"
 gen "$T/ibdis" $ETH --nccl-conf NCCL_IB_DISABLE=1
 run "$T/ibdis"
 expect NCCL_IB_DISABLE fail "IB disabled with active rails"
+# an external net plugin carries the traffic: IB_DISABLE is not TCP; NCCL_NET=Socket is
+for plug in "--nccl-env NCCL_NET_PLUGIN=ofi" "--nccl-env NCCL_NET=AWS_Libfabric" \
+	"--file /opt/amazon/ofi-nccl/lib/libnccl-net.so=ELF"; do
+	gen "$T/plug" $ETH --nccl-conf NCCL_IB_DISABLE=1 $plug
+	run "$T/plug"
+	expect NCCL_IB_DISABLE pass "IB disabled with a net plugin ($plug)"
+	rm -rf "$T/plug"
+done
+gen "$T/netsock" $ETH --nccl-env NCCL_NET=Socket
+run "$T/netsock"
+expect NCCL_NET fail "NCCL_NET=Socket with active rails"
+gen "$T/netib" $ETH --nccl-env NCCL_NET=IB
+run "$T/netib"
+expect_check pass "NCCL_NET=IB"
 gen "$T/ibdis0" --gpus 1 --nics 0 --nccl-conf NCCL_IB_DISABLE=1
 run "$T/ibdis0"
 expect NCCL_IB_DISABLE pass "IB disabled without RDMA"
@@ -234,6 +249,14 @@ for ifn in '=eno1' eno '^lo,docker' enp; do
 	expect NCCL_SOCKET_IFNAME pass "NCCL_SOCKET_IFNAME=$ifn"
 	rm -rf "$T/sock"
 done
+# a '^' list set by the user does not skip lo (only NCCL's default does)
+gen "$T/socklo" $ETH --nccl-env 'NCCL_SOCKET_IFNAME=^docker'
+run "$T/socklo"
+expect_rc 0 "^docker: a warn, not a drain"
+expect NCCL_SOCKET_IFNAME warn "^docker selects lo first"
+gen "$T/sockshort" $ETH --nccl-env 'NCCL_SOCKET_IFNAME=x'
+run "$T/sockshort"
+expect NCCL_SOCKET_IFNAME pass "a one-character value is ignored by NCCL"
 gen "$T/sockbad" $ETH --nccl-env NCCL_SOCKET_IFNAME=eth
 run "$T/sockbad"
 expect NCCL_SOCKET_IFNAME fail "no such interface"
