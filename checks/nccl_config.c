@@ -1129,8 +1129,8 @@ static void judge_oddities(struct state *st)
 {
 	for (size_t i = 0; i < st->conf.n_odd; i++) {
 		struct pf_finding *f = pf_add(st->res, PF_STATUS_WARN, st->conf.odd[i].origin,
-					      "\"%s\": NCCL reads NAME=VALUE with nothing trimmed; "
-					      "this line sets nothing NCCL reads",
+					      "\"%s = ...\": NCCL reads NAME=VALUE with nothing "
+					      "trimmed; this line sets nothing NCCL reads",
 					      st->conf.odd[i].text);
 
 		pf_remedy(f, "write it as NAME=VALUE without blanks around '='");
@@ -1152,9 +1152,11 @@ static void report_config(struct state *st)
 		f = pf_add(st->res, PF_STATUS_PASS, "config", "%zu NCCL setting%s in effect", n,
 			   n == 1 ? "" : "s");
 		for (size_t i = 0; i < st->conf.n; i++) {
-			pf_autofree char *v = pf_xasprintf("%s (%s)", st->conf.vars[i].value,
-							   st->conf.vars[i].origin);
+			pf_autofree char *v = NULL;
 
+			if (strncmp(st->conf.vars[i].name, "NCCL_", 5))
+				continue; /* not NCCL's: never quoted (the file may be a secret) */
+			v = pf_xasprintf("%s (%s)", st->conf.vars[i].value, st->conf.vars[i].origin);
 			pf_obs_str(f, st->conf.vars[i].name, v);
 		}
 	}

@@ -345,6 +345,14 @@ gen "$T/odd" $ETH --nccl-conf "NCCL_IB_HCA = mlx5_0"
 run "$T/odd"
 expect /etc/nccl.conf:1 warn "'NAME = VALUE' sets nothing NCCL reads"
 expect NCCL_IB_HCA none "and NCCL_IB_HCA is not set by it"
+expect_msg /etc/nccl.conf:1 '"NCCL_IB_HCA = ..."' "quotes the name, not the value"
+# a file that is no NCCL config (~/.nccl.conf -> ~/.my.cnf): no value reaches the report
+gen "$T/secret" $ETH --user-nccl-conf "password = s3cr3t-odd" --user-nccl-conf "token=s3cr3t-var" \
+	--user-nccl-conf "NCCL_DEBUG s3cr3t-noeq"
+run "$T/secret"
+expect_rc 0 "a file of other settings"
+grep -q s3cr3t "$T/out" && not_ok "a value of a non-NCCL line reached the report" ||
+	ok "no value of the file reaches the report"
 gen "$T/prolog" $ETH --nccl-env SLURM_SCRIPT_CONTEXT=prolog_slurmd --nccl-env NCCL_IB_DISABLE=1
 run "$T/prolog"
 expect_check pass "a prolog's environment is not the job's"
