@@ -63,7 +63,7 @@ static const char *const judged[] = {
 	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
 	"NCCL_IB_DISABLE",    "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",
 	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",     "NCCL_DMABUF_ENABLE",
-	"NCCL_NET",           "NCCL_NET_PLUGIN",
+	"NCCL_NET",           "NCCL_NET_PLUGIN",     "NCCL_IB_ADDR_RANGE",
 };
 
 struct state {
@@ -438,6 +438,25 @@ static long auto_gid(const struct pf_ctx *ctx, const char *dev, unsigned int por
 	return best;
 }
 
+/*
+ * NCCL_IB_ROCE_VERSION_NUM other than 2 or NCCL_IB_ADDR_RANGE change which GID
+ * ncclIbGetGidIndex() accepts (src/transport/net_ib): not modelled, so the
+ * index is not judged against RoCE v2 rules (a skip, never a drain).
+ */
+static bool gid_rules_changed(struct state *st)
+{
+	const char *ver = value(st, "NCCL_IB_ROCE_VERSION_NUM");
+	const char *range = value(st, "NCCL_IB_ADDR_RANGE");
+	const char *name = ver && ver[0] && nccl_int(ver) != 2 ? "NCCL_IB_ROCE_VERSION_NUM" :
+			   range && range[0] ? "NCCL_IB_ADDR_RANGE" : NULL;
+
+	if (!name)
+		return false;
+	var_finding(st, PF_STATUS_SKIP, "NCCL_IB_GID_INDEX", "%s=%s changes which GID NCCL "
+		    "accepts; the index is not judged against RoCE v2 rules", name, value(st, name));
+	return true;
+}
+
 static void judge_gid(struct state *st)
 {
 	const struct pf_node *node = st->node;
@@ -454,6 +473,8 @@ static void judge_gid(struct state *st)
 		var_finding(st, PF_STATUS_PASS, "NCCL_IB_GID_INDEX", "NCCL chooses the GID itself");
 		return;
 	}
+	if (gid_rules_changed(st))
+		return;
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *d = &node->rdma[i];
 

@@ -140,6 +140,14 @@ expect_msg mlx5_1/1 "should use here is 3" "mlx5_1 needs 3"
 gen "$T/gidnone" $ETH --gids none --nccl-env NCCL_IB_GID_INDEX=3
 run "$T/gidnone"
 expect_msg mlx5_0/1 "no RoCE v2 GID with an address" "no address: no index fits"
+# RoCE v1 by choice, or an address range: NCCL's GID rules change; a healthy node is not drained
+for extra in NCCL_IB_ROCE_VERSION_NUM=1 NCCL_IB_ADDR_RANGE=10.0.0.0/8; do
+	gen "$T/gidv1" $ETH --nccl-env NCCL_IB_GID_INDEX=1 --nccl-env "$extra"
+	run "$T/gidv1"
+	expect_rc 0 "GID index 1 with $extra"
+	expect NCCL_IB_GID_INDEX skip "GID index not judged with $extra"
+	rm -rf "$T/gidv1"
+done
 gen "$T/gidauto" $ETH --nccl-env NCCL_IB_GID_INDEX=-1
 run "$T/gidauto"
 expect NCCL_IB_GID_INDEX pass "-1: NCCL chooses"
