@@ -774,6 +774,21 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 			  "diag -r 3 on this GPU");
 }
 
+/* An Xid not ignored and within the window; *age_h its age (-1 unknown). */
+static bool xid_judged(const struct gpu_inventory_cfg *cfg, const struct pf_xid *x,
+		       double uptime, double *age_h)
+{
+	char num[16];
+
+	*age_h = -1;
+	snprintf(num, sizeof(num), "%u", x->xid);
+	if (pf_list_has(cfg->xid_ignore, num))
+		return false;
+	if (x->t_s >= 0 && uptime > 0 && uptime >= x->t_s)
+		*age_h = (uptime - x->t_s) / 3600.0;
+	return !(cfg->xid_window_h > 0 && *age_h > cfg->xid_window_h);
+}
+
 static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *cfg,
 		     const struct inv *inv, struct pf_result *res)
 {
@@ -798,15 +813,10 @@ static void xid_scan(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *c
 		const struct pf_xid *x = &ev[i];
 		const struct gpu *gpu = NULL;
 		double age_h = -1;
-		char num[16], subject[40];
+		char subject[40];
 		size_t k;
 
-		snprintf(num, sizeof(num), "%u", x->xid);
-		if (pf_list_has(cfg->xid_ignore, num))
-			continue;
-		if (x->t_s >= 0 && uptime > 0 && uptime >= x->t_s)
-			age_h = (uptime - x->t_s) / 3600.0;
-		if (cfg->xid_window_h > 0 && age_h > cfg->xid_window_h)
+		if (!xid_judged(cfg, x, uptime, &age_h))
 			continue;
 		snprintf(subject, sizeof(subject), "PCI:%s/xid", x->pci);
 		for (size_t j = 0; j < inv->n; j++)
@@ -980,6 +990,39 @@ static void judge_gpus(const struct pf_ctx *ctx, const struct gpu_inventory_cfg 
 	xid_scan(ctx, cfg, inv, res);
 }
 
+/* Xid events the check would judge, whatever the bus shows now. */
+static bool xids_logged(const struct pf_ctx *ctx, const struct gpu_inventory_cfg *cfg)
+{
+	pf_autofree char *text = NULL, *err = NULL;
+	pf_autofree struct pf_xid *ev = NULL;
+	size_t n_ev = 0;
+	double uptime, age_h;
+
+	if (ctx->prov->gpu->kmsg(ctx, &text, &err) < 0)
+		return false;
+	uptime = pf_read_uptime(ctx->fs);
+	pf_parse_kmsg_xids(text, &ev, &n_ev);
+	for (size_t i = 0; i < n_ev; i++)
+		if (xid_judged(cfg, &ev[i], uptime, &age_h))
+			return true;
+	return false;
+}
+
+static void judge_no_gpu_xids(const struct gpu_inventory_cfg *cfg, struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (cfg->expected_gpus) {
+		judge_no_gpu(cfg, res);
+		return;
+	}
+	f = pf_add(res, PF_STATUS_WARN, "pci", "no NVIDIA GPU on the PCI bus now, but the kernel "
+		   "log holds Xid events: a GPU may have fallen off the bus");
+	pf_remedy(f, "read the Xid findings; check lspci -d 10de: and the BMC event log; reset "
+		  "or reboot to bring the GPU back");
+	pf_obs_num(f, "gpus", 0);
+}
+
 static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct gpu_inventory_cfg *cfg = config;
@@ -1005,8 +1048,14 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 	inv.gpus = gpus;
 	n_bus = gather_gpus(ctx, drv_gpus, n_drv, &inv);
 	inv.cuda_hidden = pf_env_isset(ctx, "CUDA_VISIBLE_DEVICES");
-	if (inv.n == 0)
+	if (inv.n == 0 && !xids_logged(ctx, cfg))
 		return judge_no_gpu(cfg, res);
+	if (inv.n == 0) {
+		/* a GPU that fell off the bus: its Xids are the evidence */
+		judge_no_gpu_xids(cfg, res);
+		xid_scan(ctx, cfg, &inv, res);
+		return 0;
+	}
 	judge_count(cfg, &inv, n_bus, res);
 	judge_gpus(ctx, cfg, &inv, n_drv, res);
 	/* a count is the summary of a healthy node; otherwise the first problem is */

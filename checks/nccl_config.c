@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "preflight/check.h"
 #include "preflight/gpu.h"
@@ -61,7 +62,8 @@ static const char *const judged[] = {
 	"NCCL_IB_HCA",        "NCCL_IB_GID_INDEX",   "NCCL_IB_ADDR_FAMILY",
 	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
 	"NCCL_IB_DISABLE",    "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",
-	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",
+	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",     "NCCL_DMABUF_ENABLE",
+	"NCCL_NET",           "NCCL_NET_PLUGIN",     "NCCL_IB_ADDR_RANGE",
 };
 
 struct state {
@@ -266,11 +268,13 @@ static void judge_hca_names(struct state *st)
 			snprintf(entry, sizeof(entry), "%s:%d", l->e[e].prefix, l->e[e].port);
 		else
 			snprintf(entry, sizeof(entry), "%s", l->e[e].prefix);
-		f = var_finding(st, l->exclude ? PF_STATUS_WARN : PF_STATUS_FAIL, "NCCL_IB_HCA",
+		/* NCCL's matchIfList ignores absent names: a fleet-wide list may be a union */
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_IB_HCA",
 				"'%s' matches no RDMA device%s%s", entry,
 				l->e[e].port >= 0 ? " port" : "",
 				l->exclude ? " (excluding it changes nothing: a typo?)" :
-				node->n_rdma ? "" : " (the node has none)");
+				node->n_rdma ? " (NCCL ignores it: a typo, or a name of another "
+				"node type?)" : " (the node has none)");
 		pf_obs_str(f, "unmatched", entry);
 		pf_remedy(f, "name devices as `ibv_devices` or /sys/class/infiniband lists them "
 			  "(%s%s); without '=' an entry is a prefix (mlx5_1 also selects mlx5_10)",
@@ -434,6 +438,25 @@ static long auto_gid(const struct pf_ctx *ctx, const char *dev, unsigned int por
 	return best;
 }
 
+/*
+ * NCCL_IB_ROCE_VERSION_NUM other than 2 or NCCL_IB_ADDR_RANGE change which GID
+ * ncclIbGetGidIndex() accepts (src/transport/net_ib): not modelled, so the
+ * index is not judged against RoCE v2 rules (a skip, never a drain).
+ */
+static bool gid_rules_changed(struct state *st)
+{
+	const char *ver = value(st, "NCCL_IB_ROCE_VERSION_NUM");
+	const char *range = value(st, "NCCL_IB_ADDR_RANGE");
+	const char *name = ver && ver[0] && nccl_int(ver) != 2 ? "NCCL_IB_ROCE_VERSION_NUM" :
+			   range && range[0] ? "NCCL_IB_ADDR_RANGE" : NULL;
+
+	if (!name)
+		return false;
+	var_finding(st, PF_STATUS_SKIP, "NCCL_IB_GID_INDEX", "%s=%s changes which GID NCCL "
+		    "accepts; the index is not judged against RoCE v2 rules", name, value(st, name));
+	return true;
+}
+
 static void judge_gid(struct state *st)
 {
 	const struct pf_node *node = st->node;
@@ -450,6 +473,8 @@ static void judge_gid(struct state *st)
 		var_finding(st, PF_STATUS_PASS, "NCCL_IB_GID_INDEX", "NCCL chooses the GID itself");
 		return;
 	}
+	if (gid_rules_changed(st))
+		return;
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *d = &node->rdma[i];
 
@@ -533,20 +558,20 @@ static void judge_gid(struct state *st)
 
 /* --- GPUDirect RDMA, IB, P2P ---------------------------------------------- */
 
-/* 1 GPUDirect RDMA works, 0 it does not, -1 unknown; *why says what decided. */
-static int gdr_works(const struct state *st, char *why, size_t len)
+static bool peermem_loaded(const struct pf_ctx *ctx)
+{
+	return pf_fs_exists(ctx->fs, "/sys/module/nvidia_peermem") == 1 ||
+	       pf_fs_exists(ctx->fs, "/sys/module/nv_peer_mem") == 1;
+}
+
+/* 1 the DMA-BUF path works (RDMA devices register it, CUDA exports it), 0 not, -1 unknown. */
+static int dmabuf_works(const struct state *st, char *why, size_t len)
 {
 	const struct pf_ctx *ctx = st->ctx;
 	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
-	const char *bdf;
 	char *err = NULL;
 	int v, r;
 
-	if (pf_fs_exists(ctx->fs, "/sys/module/nvidia_peermem") == 1 ||
-	    pf_fs_exists(ctx->fs, "/sys/module/nv_peer_mem") == 1) {
-		snprintf(why, len, "the peer-memory module is loaded");
-		return 1;
-	}
 	if (!gpu || !gpu->verbs_dmabuf || !gpu->cuda_dmabuf) {
 		snprintf(why, len, "no peer-memory module, and the DMA-BUF path cannot be probed");
 		return -1;
@@ -562,8 +587,7 @@ static int gdr_works(const struct state *st, char *why, size_t len)
 		snprintf(why, len, "no peer-memory module, and the RDMA devices refuse DMA-BUF");
 		return 0;
 	}
-	bdf = st->node->pci[st->node->gpus[0].pci].bdf;
-	r = gpu->cuda_dmabuf(ctx, bdf, &err);
+	r = gpu->cuda_dmabuf(ctx, st->node->pci[st->node->gpus[0].pci].bdf, &err);
 	free(err);
 	if (r < 0) {
 		snprintf(why, len, "no peer-memory module, CUDA's DMA-BUF support unknown");
@@ -574,79 +598,287 @@ static int gdr_works(const struct state *st, char *why, size_t len)
 	return r ? 1 : 0;
 }
 
-static void judge_gdr(struct state *st)
+static bool dmabuf_disabled(const struct state *st)
 {
-	const char *level = value(st, "NCCL_NET_GDR_LEVEL"), *read = value(st, "NCCL_NET_GDR_READ");
-	bool level_off = level && (!strcmp(level, "LOC") || !strcmp(level, "NVL") ||
-				   !strcmp(level, "NVB") || (level[0] >= '0' && level[0] <= '9' &&
-							     nccl_int(level) == 0));
-	bool read_off = read && read[0] && nccl_int(read) == 0;
-	char why[160];
-	int works;
-	struct pf_finding *f;
+	const char *v = value(st, "NCCL_DMABUF_ENABLE");
 
-	if (!level_off && !read_off)
-		return;
-	if (!st->node->n_gpus || !st->n_active) {
-		if (level_off)
-			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_LEVEL", "%s", st->node->n_gpus ?
-				    "no active RDMA rail: nothing to lose" : "no GPU: nothing to lose");
-		if (read_off)
-			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_READ", "%s", st->node->n_gpus ?
-				    "no active RDMA rail: nothing to lose" : "no GPU: nothing to lose");
-		return;
+	return v && v[0] && nccl_int(v) == 0;
+}
+
+/* 1 GPUDirect RDMA works, 0 it does not, -1 unknown; *why says what decided. */
+static int gdr_works(const struct state *st, char *why, size_t len)
+{
+	if (peermem_loaded(st->ctx)) {
+		snprintf(why, len, "the peer-memory module is loaded");
+		return 1;
 	}
-	works = gdr_works(st, why, sizeof(why));
-	if (level_off) {
-		if (works == 1) {
-			f = var_finding(st, PF_STATUS_FAIL, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is "
-					"off although it works here (%s): every inter-node transfer is "
-					"staged through host memory, typically 30-60%% lower all-reduce "
-					"bandwidth", why);
-			pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default "
-				  "uses GPUDirect RDMA up to PXB", origin(st, "NCCL_NET_GDR_LEVEL"));
-		} else if (works == 0) {
-			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is off, "
-				    "and does not work here anyway (%s; see nvidia_peermem)", why);
-		} else {
-			f = var_finding(st, PF_STATUS_WARN, "NCCL_NET_GDR_LEVEL", "GPUDirect RDMA is "
-					"off; whether it would work is unknown (%s)", why);
-			pf_remedy(f, "unless GPUDirect RDMA is broken on purpose, unset it");
-		}
+	if (dmabuf_disabled(st)) {
+		snprintf(why, len, "no peer-memory module, and NCCL_DMABUF_ENABLE=0 turns the "
+			 "DMA-BUF path off");
+		return 0;
 	}
-	if (read_off) {
-		if (works == 1) {
-			f = var_finding(st, PF_STATUS_FAIL, "NCCL_NET_GDR_READ", "sends do not read GPU "
-					"memory directly although GPUDirect RDMA works (%s): each send "
-					"is copied to host memory first", why);
-			pf_remedy(f, "unset NCCL_NET_GDR_READ where it is set (%s)",
-				  origin(st, "NCCL_NET_GDR_READ"));
-		} else if (works == 0) {
-			var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_READ", "GPUDirect RDMA does not "
-				    "work here anyway (%s)", why);
-		} else {
-			f = var_finding(st, PF_STATUS_WARN, "NCCL_NET_GDR_READ", "GPUDirect RDMA reads "
-					"are off; whether they would work is unknown (%s)", why);
-			pf_remedy(f, "unless disabled on purpose, unset it");
-		}
+	return dmabuf_works(st, why, len);
+}
+
+/* NCCL's path types, nearest first (topoPathTypeStr, src/graph/topo.cc). */
+enum { NP_LOC, NP_NVL, NP_NVB, NP_C2C, NP_PIX, NP_PXB, NP_P2C, NP_PXN, NP_PHB, NP_SYS };
+static const char *const nccl_path[] = { "LOC", "NVL", "NVB", "C2C", "PIX",
+					 "PXB", "P2C", "PXN", "PHB", "SYS" };
+
+/*
+ * ncclGetLevel (src/graph/paths.cc): a path name, exactly as NCCL spells it, else
+ * the old numbering when it starts with a digit (0 LOC, 1 PIX, 2 PXB, 3 PHB,
+ * 4 and above SYS); anything else leaves NCCL's default.  -1: unset or ignored.
+ */
+static int gdr_level(const char *s)
+{
+	static const int old[] = { NP_LOC, NP_PIX, NP_PXB, NP_PHB, NP_SYS, NP_SYS };
+	long v;
+
+	if (!s)
+		return -1;
+	for (int i = 0; i <= NP_SYS; i++)
+		if (!strcmp(s, nccl_path[i]))
+			return i;
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	v = strtol(s, NULL, 0);
+	return old[v < 0 ? 0 : v > 5 ? 5 : v];
+}
+
+/* Our class of a GPU/NIC pair as NCCL's path type (NCCL calls NODE PHB); -1 unknown. */
+static int nccl_path_of(enum pf_path_class c)
+{
+	switch (c) {
+	case PF_PATH_PIX:
+		return NP_PIX;
+	case PF_PATH_PXB:
+		return NP_PXB;
+	case PF_PATH_PHB:
+	case PF_PATH_NODE:
+		return NP_PHB;
+	case PF_PATH_SYS:
+		return NP_SYS;
+	default:
+		return -1;
 	}
 }
 
-static void judge_ib_disable(struct state *st)
+/* The nearest GPU's NCCL path type from RDMA device i, -1 unknown. */
+static int rail_path(const struct state *st, size_t i)
 {
-	const char *v = value(st, "NCCL_IB_DISABLE");
-	struct pf_finding *f;
+	const struct pf_node *node = st->node;
+	const struct pf_rdma_dev *d = &node->rdma[i];
+	int best = -1;
 
-	if (!v || !v[0] || nccl_int(v) == 0)
+	if (d->pci < 0 || !node->pci[d->pci].path)
+		return -1;
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		const struct pf_pci_dev *gp = &node->pci[node->gpus[g].pci];
+		const struct pf_pci_dev *np = &node->pci[d->pci];
+		enum pf_path_class c;
+		int t;
+
+		if (!gp->path || pf_pci_path_classify(gp->path, gp->numa_node, np->path,
+						      np->numa_node, &c) < 0)
+			continue;
+		t = nccl_path_of(c);
+		if (t >= 0 && (best < 0 || t < best))
+			best = t;
+	}
+	return best;
+}
+
+static bool rail_active(const struct state *st, size_t i)
+{
+	for (size_t j = 0; st->compute[i] && j < st->node->rdma[i].n_ports; j++)
+		if (port_usable(&st->node->rdma[i].ports[j]))
+			return true;
+	return false;
+}
+
+struct gdr_loss {
+	size_t n_on;        /* rails where NCCL's default uses GPUDirect RDMA */
+	size_t n_lost;      /* of those, rails the level turns it off on */
+	int worst;          /* the farthest lost rail's path type */
+	char lost[256];
+};
+
+/* NCCL uses GDR on a pair iff its path type <= the level (ncclTopoCheckGdr). */
+static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->worst = -1;
+	for (size_t i = 0; i < st->node->n_rdma; i++) {
+		int t = rail_path(st, i);
+		size_t len = strlen(l->lost);
+
+		if (!rail_active(st, i))
+			continue;
+		if (level >= NP_PIX && (t < 0 || t > NP_PXB))
+			continue; /* unknown, or off by default too */
+		l->n_on++;
+		if (level >= NP_PIX && t <= level)
+			continue;
+		l->n_lost++;
+		l->worst = t > l->worst ? t : l->worst;
+		snprintf(l->lost + len, sizeof(l->lost) - len, "%s%s", len ? ", " : "",
+			 st->node->rdma[i].name);
+	}
+}
+
+static void judge_gdr_level(struct state *st)
+{
+	const char *name = "NCCL_NET_GDR_LEVEL";
+	int level = gdr_level(value(st, name)), works;
+	struct gdr_loss l;
+	struct pf_finding *f;
+	char why[160], paths[64];
+
+	if (level < 0)
 		return;
-	if (!st->n_active) {
-		var_finding(st, PF_STATUS_PASS, "NCCL_IB_DISABLE", "no active RDMA rail");
+	gdr_losses(st, level, &l);
+	if (!l.n_lost) {
+		var_finding(st, PF_STATUS_PASS, name, "NCCL takes it as %s: GPUDirect RDMA stays "
+			    "on wherever its default uses it", nccl_path[level]);
 		return;
 	}
-	f = var_finding(st, PF_STATUS_FAIL, "NCCL_IB_DISABLE", "NCCL's RDMA transport is off on a "
-			"node with %zu active RDMA rails: inter-node traffic goes over TCP sockets, "
-			"a fraction of the fabric's bandwidth", st->n_active);
-	pf_remedy(f, "unset NCCL_IB_DISABLE where it is set (%s)", origin(st, "NCCL_IB_DISABLE"));
+	if (l.worst >= 0)
+		snprintf(paths, sizeof(paths), "the nearest GPU is at %s", nccl_path[l.worst]);
+	else
+		snprintf(paths, sizeof(paths), "no PCIe path is that near");
+	works = gdr_works(st, why, sizeof(why));
+	if (works == 0) {
+		var_finding(st, PF_STATUS_PASS, name, "GPUDirect RDMA is off, and does not work "
+			    "here anyway (%s; see nvidia_peermem)", why);
+		return;
+	}
+	f = var_finding(st, works == 1 && l.n_lost == l.n_on ? PF_STATUS_FAIL : PF_STATUS_WARN,
+			name, "NCCL takes it as %s, uses GPUDirect RDMA only up to that path, and "
+			"%s on %zu of %zu rails (%s): GPUDirect RDMA is off there %s%s); transfers "
+			"stage through host memory, typically 30-60%% lower all-reduce bandwidth",
+			nccl_path[level],
+			paths, l.n_lost, l.n_on, l.lost, works == 1 ? "although it works here (" :
+			"(whether it would work is unknown: ", why);
+	pf_obs_str(f, "level", nccl_path[level]);
+	pf_obs_str(f, "rails_without_gdr", l.lost);
+	if (l.worst >= 0)
+		pf_obs_str(f, "path", nccl_path[l.worst]);
+	pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default uses "
+		  "GPUDirect RDMA up to PXB (P2C on C2C systems)", origin(st, name));
+}
+/* NCCL_NET_GDR_READ=0: sends stage through host memory; a tuning knob, never a drain. */
+static void judge_gdr_read(struct state *st)
+{
+	const char *name = "NCCL_NET_GDR_READ", *v = value(st, name);
+	struct pf_finding *f;
+	char why[160];
+	int works;
+
+	if (!v || !v[0] || nccl_int(v) != 0)
+		return;
+	works = gdr_works(st, why, sizeof(why));
+	if (works == 0) {
+		var_finding(st, PF_STATUS_PASS, name, "GPUDirect RDMA does not work here anyway "
+			    "(%s)", why);
+		return;
+	}
+	f = var_finding(st, PF_STATUS_WARN, name, "sends do not read GPU memory directly%s (%s): "
+			"each send is copied to host memory first", works == 1 ?
+			" although GPUDirect RDMA works" : "; whether they could is unknown", why);
+	pf_remedy(f, "unless disabled on purpose (a tuning choice), unset it where it is set (%s)",
+		  origin(st, name));
+}
+
+/* NCCL_DMABUF_ENABLE=0 (src/init.cc): without a peer-memory module, GPUDirect RDMA is off. */
+static void judge_dmabuf(struct state *st)
+{
+	const char *name = "NCCL_DMABUF_ENABLE";
+	struct pf_finding *f;
+	char why[160];
+	int works;
+
+	if (!dmabuf_disabled(st))
+		return;
+	if (peermem_loaded(st->ctx)) {
+		var_finding(st, PF_STATUS_PASS, name, "the peer-memory module carries GPUDirect RDMA");
+		return;
+	}
+	works = dmabuf_works(st, why, sizeof(why));
+	if (works == 0) {
+		var_finding(st, PF_STATUS_PASS, name, "the DMA-BUF path does not work here anyway "
+			    "(%s)", why);
+		return;
+	}
+	f = var_finding(st, works == 1 ? PF_STATUS_FAIL : PF_STATUS_WARN, name, "no peer-memory "
+			"module, and the DMA-BUF path is turned off: GPUDirect RDMA is off on every "
+			"rail (%s%s)", why, works == 1 ? "" : "; whether it would work is unknown");
+	pf_remedy(f, "unset NCCL_DMABUF_ENABLE where it is set (%s), or load nvidia_peermem",
+		  origin(st, name));
+}
+
+static void judge_gdr(struct state *st)
+{
+	static const char *const names[] = { "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
+					     "NCCL_DMABUF_ENABLE" };
+
+	if (!st->node->n_gpus || !st->n_active) {
+		for (size_t i = 0; i < PF_ARRAY_SIZE(names); i++)
+			if (value(st, names[i]))
+				var_finding(st, PF_STATUS_PASS, names[i], "%s", st->node->n_gpus ?
+					    "no active RDMA rail: nothing to lose" :
+					    "no GPU: nothing to lose");
+		return;
+	}
+	judge_gdr_level(st);
+	judge_gdr_read(st);
+	judge_dmabuf(st);
+}
+
+/* Evidence that an external net plugin (aws-ofi-nccl, UCX, ...) carries NCCL's traffic. */
+static const char *net_plugin(const struct state *st)
+{
+	static const char *const libs[] = {
+		"/opt/amazon/ofi-nccl/lib/libnccl-net.so", "/opt/amazon/ofi-nccl/lib64/libnccl-net.so",
+		"/usr/lib/x86_64-linux-gnu/libnccl-net.so", "/usr/lib/aarch64-linux-gnu/libnccl-net.so",
+		"/usr/lib64/libnccl-net.so", "/usr/local/lib/libnccl-net.so",
+	};
+	const char *plugin = value(st, "NCCL_NET_PLUGIN"), *net = value(st, "NCCL_NET");
+
+	if (plugin && plugin[0] && strcasecmp(plugin, "none"))
+		return "NCCL_NET_PLUGIN";
+	if (net && net[0] && strcasecmp(net, "IB") && strcasecmp(net, "Socket"))
+		return "NCCL_NET";
+	for (size_t i = 0; i < PF_ARRAY_SIZE(libs); i++)
+		if (pf_fs_exists(st->ctx->fs, libs[i]) == 1)
+			return libs[i];
+	return NULL;
+}
+
+/* NCCL_IB_DISABLE=1 means TCP only with NCCL's own transports; NCCL_NET=Socket always. */
+static void judge_ib_disable(struct state *st)
+{
+	const char *v = value(st, "NCCL_IB_DISABLE"), *net = value(st, "NCCL_NET");
+	const char *name = net && !strcasecmp(net, "Socket") ? "NCCL_NET" :
+			   v && v[0] && nccl_int(v) != 0 ? "NCCL_IB_DISABLE" : NULL;
+	const char *plugin = name && !strcmp(name, "NCCL_IB_DISABLE") ? net_plugin(st) : NULL;
+	struct pf_finding *f;
+
+	if (!name)
+		return;
+	if (!st->n_active) {
+		var_finding(st, PF_STATUS_PASS, name, "no active RDMA rail");
+		return;
+	}
+	if (plugin) {
+		var_finding(st, PF_STATUS_PASS, name, "an external net plugin (%s) carries "
+			    "inter-node traffic; NCCL's own IB transport is not used", plugin);
+		return;
+	}
+	f = var_finding(st, PF_STATUS_FAIL, name, "NCCL's RDMA transport is off on a node with "
+			"%zu active RDMA rails: inter-node traffic goes over TCP sockets, a fraction "
+			"of the fabric's bandwidth", st->n_active);
+	pf_remedy(f, "unset %s where it is set (%s)", name, origin(st, name));
 }
 
 static void judge_p2p(struct state *st)
@@ -694,9 +926,15 @@ static void judge_socket(struct state *st)
 	char up[256] = "", down[256] = "";
 	size_t n_up = 0, n_down = 0;
 	struct pf_finding *f;
+	bool lo_first = false;
 
 	if (!v)
 		return;
+	if (strlen(v) < 2) { /* ncclFindInterfaces: only a value of 2+ characters is the user's */
+		var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "NCCL ignores a value this "
+			    "short and picks the interface itself");
+		return;
+	}
 	pf_nccl_iflist_parse(v, &l);
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		const struct pf_netdev *nd = &node->netdevs[i];
@@ -705,10 +943,19 @@ static void judge_socket(struct state *st)
 
 		if (!pf_nccl_iflist_selects(&l, nd->name, -1))
 			continue;
-		if (netdev_up(nd) && !strcmp(nd->name, "lo") && (l.exclude || !l.n))
-			continue; /* NCCL skips loopback unless named */
+		/* only NCCL's default list skips lo; lo is ifindex 1, found first */
+		lo_first |= netdev_up(nd) && !strcmp(nd->name, "lo");
 		snprintf(buf + len, sizeof(up) - len, "%s%s", len ? ", " : "", nd->name);
 		*(netdev_up(nd) ? &n_up : &n_down) += 1;
+	}
+	if (lo_first) {
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_SOCKET_IFNAME", "selects lo (a list set by "
+				"the user does not skip it): NCCL's bootstrap binds to the first "
+				"interface it finds, lo, and other nodes cannot reach it (selected: %s)",
+				up);
+		pf_remedy(f, "add lo to the '^' list (NCCL_SOCKET_IFNAME=^lo,docker) or name the "
+			  "interface");
+		return;
 	}
 	if (n_up) {
 		f = var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "selects %s (up)", up);
@@ -903,8 +1150,8 @@ static void judge_oddities(struct state *st)
 {
 	for (size_t i = 0; i < st->conf.n_odd; i++) {
 		struct pf_finding *f = pf_add(st->res, PF_STATUS_WARN, st->conf.odd[i].origin,
-					      "\"%s\": NCCL reads NAME=VALUE with nothing trimmed; "
-					      "this line sets nothing NCCL reads",
+					      "\"%s = ...\": NCCL reads NAME=VALUE with nothing "
+					      "trimmed; this line sets nothing NCCL reads",
 					      st->conf.odd[i].text);
 
 		pf_remedy(f, "write it as NAME=VALUE without blanks around '='");
@@ -926,9 +1173,11 @@ static void report_config(struct state *st)
 		f = pf_add(st->res, PF_STATUS_PASS, "config", "%zu NCCL setting%s in effect", n,
 			   n == 1 ? "" : "s");
 		for (size_t i = 0; i < st->conf.n; i++) {
-			pf_autofree char *v = pf_xasprintf("%s (%s)", st->conf.vars[i].value,
-							   st->conf.vars[i].origin);
+			pf_autofree char *v = NULL;
 
+			if (strncmp(st->conf.vars[i].name, "NCCL_", 5))
+				continue; /* not NCCL's: never quoted (the file may be a secret) */
+			v = pf_xasprintf("%s (%s)", st->conf.vars[i].value, st->conf.vars[i].origin);
 			pf_obs_str(f, st->conf.vars[i].name, v);
 		}
 	}

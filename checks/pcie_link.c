@@ -41,9 +41,10 @@ static const struct pf_param pcie_link_params[] = {
 	PF_PARAM_BOOL(struct pcie_link_cfg, check_acs, "true",
 		      "read ACS control of the bridges between each GPU and its nearest NIC "
 		      "(needs root)"),
-	PF_PARAM_DOUBLE(struct pcie_link_cfg, gpu_idle_gts, "2.5", 0, 64, "GT/s",
+	PF_PARAM_DOUBLE(struct pcie_link_cfg, gpu_idle_gts, "64", 0, 64, "GT/s",
 			"a GPU at full width and at or below this speed warns instead of failing "
-			"(idle GPUs lower their link speed); 0 fails it"),
+			"(idle GPUs lower their link speed, to Gen1 or to Gen3/Gen4 just off a "
+			"job; the load is unknown in a prolog): 64 any speed, 0 fails it"),
 	PF_PARAM_STRING(struct pcie_link_cfg, ignore, "",
 			"devices not to judge: BDFs (\"0000:17:00.0\") or RDMA device names"),
 	PF_PARAM_END,

@@ -224,7 +224,7 @@ def build(args):
         per_sw[sw_of_gpu[g]].append(("gpu", g))
     for n in range(args.nics):
         per_sw[sw_of_nic[n]].append(("nic", n))
-    stride = max(8, 3 + max(len(p) for p in per_sw) + 1)
+    stride = max(8, 3 + max(len(p) for p in per_sw) + (3 if args.gpu_cascade else 1))
     stride = (stride + 7) // 8 * 8
     if 0x10 + n_sw * stride > (0xf0 if args.nvswitch else 0x100):
         sys.exit("gen_root: too many switches for one PCI domain")
@@ -248,6 +248,12 @@ def build(args):
             dn = f"{up}/{dom}:{b + 2:02x}:{k:02x}.0"
             pci_dev(dn, 0x1000, 0xc030, 0x060400, numa)
             ep = f"{dn}/{dom}:{b + 3 + k:02x}:00.0"
+            if kind == "gpu" and args.gpu_cascade:
+                # a second switch level above the GPU (PXB to its NIC)
+                pci_dev(ep, 0x1000, 0xc030, 0x060400, numa)
+                dn2 = f"{ep}/{dom}:{b + stride - 2:02x}:00.0"
+                pci_dev(dn2, 0x1000, 0xc030, 0x060400, numa)
+                ep = f"{dn2}/{dom}:{b + stride - 1:02x}:00.0"
             if kind == "gpu":
                 if idx in degraded:
                     pci_dev(ep, 0x10de, 0x2330, 0x030200, numa, speed="8.0 GT/s PCIe", width=8,
@@ -646,6 +652,9 @@ def main(argv=None):
     p.add_argument("--gpus-per-switch", type=int, default=1, metavar="K",
                    help="GPUs per PCIe switch (default 1; 2 for DGX A100: 2 GPUs and their "
                         "NICs per switch); the NICs are spread over the switches")
+    p.add_argument("--gpu-cascade", action="store_true",
+                   help="each GPU behind a second PCIe switch below its NIC's switch "
+                        "(a two-level cascade: GPU to NIC is PXB, not PIX)")
     p.add_argument("--ns-card", type=int, default=0, metavar="N",
                    help="N dual-port cards of the compute NICs' model in another role "
                         "(north/south) on the chipset, at --ns-rate; named after the "

@@ -32,11 +32,22 @@ void pf_nccl_conf_set(struct pf_nccl_conf *c, const char *name, const char *valu
 						 .origin = pf_xstrdup(origin) };
 }
 
-static void add_odd(struct pf_nccl_conf *c, const char *origin, const char *text)
+/*
+ * A line that names an NCCL_ variable but sets nothing NCCL reads.  Only the
+ * name is kept, never the rest of the line: the file may be no NCCL config at
+ * all (~/.nccl.conf -> ~/.my.cnf), and a value is not ours to quote.  Lines
+ * that do not start with NCCL_ are not recorded.
+ */
+static void add_odd(struct pf_nccl_conf *c, const char *origin, const char *line)
 {
+	const char *name = line + strspn(line, " \t");
+	size_t len = strcspn(name, " \t=");
+
+	if (strncmp(name, "NCCL_", 5))
+		return;
 	c->odd = pf_xrealloc(c->odd, (c->n_odd + 1) * sizeof(*c->odd));
 	c->odd[c->n_odd++] = (struct pf_nccl_oddity){ .origin = pf_xstrdup(origin),
-						       .text = pf_xstrdup(text) };
+						       .text = pf_xasprintf("%.*s", (int)len, name) };
 }
 
 size_t pf_nccl_conf_apply_text(struct pf_nccl_conf *c, const char *text, const char *path)
@@ -66,8 +77,7 @@ size_t pf_nccl_conf_apply_text(struct pf_nccl_conf *c, const char *text, const c
 			continue;
 		s = strcspn(line, "=");
 		if (!line[s]) {
-			if (!strncmp(line + strspn(line, " \t"), "NCCL_", 5))
-				add_odd(c, origin, line); /* "NCCL_X 1": no '=', NCCL skips it */
+			add_odd(c, origin, line); /* "NCCL_X 1": no '=', NCCL skips it */
 			continue;
 		}
 		if (s == 0)

@@ -109,4 +109,22 @@ expect_rc 0 "nccl_allreduce under --root"
 [ "$(status nccl_allreduce)" = skip ] && ok "nccl_allreduce skips under --root" ||
 	not_ok "nccl_allreduce $(status nccl_allreduce)"
 
+# a GPU that fell off the bus: no NVIDIA function left, five Xid 119 in the log
+NOGPU=$T/nogpu
+"$PY" "$PF_SOURCE_DIR/tests/gen_root.py" --gpus 0 --nics 2 "$NOGPU" >/dev/null || not_ok "gen_root --gpus 0"
+mkdir -p "$NOGPU/preflight"
+: >"$NOGPU/preflight/kmsg"
+pf --root "$NOGPU" --only gpu_inventory --format json
+[ "$(status gpu_inventory)" = skip ] && ok "no GPU, clean log: skip" || not_ok "no GPU, clean log: $(status gpu_inventory)"
+NUP=$(cut -d' ' -f1 "$NOGPU/proc/uptime" | cut -d. -f1)
+for i in 1 2 3 4 5; do
+	echo "[$((NUP - 600 + i)).000000] NVRM: Xid (PCI:0000:9b:00): 119, pid='<unknown>', name=<unknown>, Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4)."
+done >"$NOGPU/preflight/kmsg"
+pf --root "$NOGPU" --only gpu_inventory --format json
+expect_rc 1 "no GPU on the bus, five Xid 119"
+[ "$(status gpu_inventory)" = fail ] && ok "Xid 119 with no GPU visible fails" ||
+	not_ok "Xid 119 with no GPU visible: $(status gpu_inventory)"
+jq_py "$T/out" "[f['message'] for f in r['checks'][0]['findings'] if f['subject'] == 'PCI:0000:9b:00/xid'][0]" |
+	grep -q "Xid 119" && ok "the Xid is reported for 0000:9b:00" || not_ok "no Xid finding for 0000:9b:00"
+
 done_testing

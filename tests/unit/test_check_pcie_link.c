@@ -123,6 +123,9 @@ static void test_gpu_x8(void **state)
 	pf_result_release(&res);
 }
 
+static const char *const strict_idle[] = { "pcie_link.check_acs=false",
+					   "pcie_link.gpu_idle_gts=0", NULL };
+
 static void test_gpu_gen3(void **state)
 {
 	struct tnode t;
@@ -132,7 +135,12 @@ static void test_gpu_gen3(void **state)
 	build(&t);
 	t.pci[GPU1].cur_speed_gts = 8;
 	t.pci[RP2].cur_speed_gts = 8; /* both ends of a link report it */
+	/* a GPU just off a job may idle at Gen3/Gen4: full width, load unknown: a warn */
 	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_WARN);
+	pf_result_release(&res);
+	run_pcie(*state, &t.node, strict_idle, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);
 	f = pf_test_must_find(&res, "0000:05:00.0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
@@ -207,9 +215,12 @@ static void test_slot_limited(void **state)
 			    "0000:02:00.0");
 	pf_result_release(&res);
 
-	/* below even what the port supports: fail */
+	/* below even what the port supports: a warn (may idle), a fail without the allowance */
 	t.pci[GPU0].cur_speed_gts = 8;
 	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_WARN);
+	pf_result_release(&res);
+	run_pcie(*state, &t.node, strict_idle, &res);
 	f = pf_test_must_find(&res, "0000:03:00.0");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	pf_test_assert_contains(f->message, "max 16 GT/s (Gen4)");
