@@ -155,8 +155,12 @@ static void load_conf(struct state *st)
 		(void)pf_env(ctx, "HOME", &home);
 	}
 	/* NCCL 2.30+ takes $HOME, older ones the passwd home of the real uid */
+	/* the user's files with the job user's rights: never what only root may read */
 	pf_nccl_conf_load_files(ctx->fs, conf_file,
 				home && home[0] ? home : st->user_known ? st->user.home : NULL,
+				st->user_known ? &(struct pf_nccl_reader){ st->user.uid, st->user.gids,
+									   st->user.n_gids }
+					       : NULL,
 				&st->conf);
 }
 
@@ -1025,7 +1029,10 @@ static void judge_topo(struct state *st)
 		return;
 	}
 	/* a snapshot copies the file whenever the recorded environment names it */
-	r = pf_fs_read_full(st->ctx->fs, v, 4u << 20, &xml, NULL);
+	/* with the job user's rights: root must not read (and judge) what only root may */
+	r = st->user_known ? pf_fs_read_as(st->ctx->fs, v, st->user.uid, st->user.gids,
+					   st->user.n_gids, 4u << 20, &xml, NULL, NULL)
+			   : pf_fs_read_full(st->ctx->fs, v, 4u << 20, &xml, NULL);
 	if (r < 0) {
 		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "cannot be read (%s): NCCL "
 				"ignores it silently and detects the topology itself", strerror(-r));

@@ -51,6 +51,22 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags);
  */
 int pf_fs_read_full(const struct pf_fs *fs, const char *path, size_t max,
 		    char **ret_buf, size_t *ret_len);
+/*
+ * Another user's file, read as that user would read it (src/core/fs_as.c):
+ * the job user's ~/.nccl.conf, NCCL_CONF_FILE, NCCL_TOPO_FILE.  Live and as
+ * root, the file is opened in a child whose file-system credentials are
+ * @uid and @gids[0..@n_gids) (setgroups, setfsgid, setfsuid), so the
+ * kernel's own checks decide on every directory and link target, and a link
+ * to a file only root may read is refused; O_NONBLOCK, and only a regular
+ * file is read (a FIFO never hangs root); the child is killed after 2 s.
+ * Under a recorded root, the recorded owner and mode of the file decide the
+ * same way.  Not root (or @uid is ours): a plain read.  0 with the buffer
+ * (as pf_fs_read_full) and, when @ret_st is given, the file's owner and mode
+ * in it; -EACCES the user may not read it, -EINVAL not a regular file, else
+ * -errno.
+ */
+int pf_fs_read_as(const struct pf_fs *fs, const char *path, uint32_t uid, const uint32_t *gids,
+		  size_t n_gids, size_t max, char **ret_buf, size_t *ret_len, struct stat *ret_st);
 /* The same for an open file descriptor, read to its end. */
 int pf_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
 /*

@@ -73,14 +73,24 @@ void pf_nccl_conf_release(struct pf_nccl_conf *c);
 size_t pf_nccl_conf_paths(const char *conf_file, const char *home,
 			  char *paths[PF_NCCL_CONF_FILES], const char *why[PF_NCCL_CONF_FILES]);
 
+/* The job user whose rights the user's NCCL files are read with (pf_fs_read_as). */
+struct pf_nccl_reader {
+	uint32_t uid;
+	const uint32_t *gids; /* primary first */
+	size_t n_gids;
+};
+
 /*
  * Apply the files NCCL reads under @fs to @c, which holds the environment's
  * variables already (pf_nccl_conf_set(..., "environment")): @conf_file is
  * NCCL_CONF_FILE (NULL/"" unset), @home the home directory (NULL/"" unknown).
- * Never fails: unreadable files are in c->files[].status.
+ * NCCL_CONF_FILE and ~/.nccl.conf are read with @as's rights when given (a
+ * file the user may not read is -EACCES, as NCCL running as that user would
+ * find it), /etc/nccl.conf as is.  Never fails: unreadable files are in
+ * c->files[].status.
  */
 void pf_nccl_conf_load_files(const struct pf_fs *fs, const char *conf_file, const char *home,
-			     struct pf_nccl_conf *c);
+			     const struct pf_nccl_reader *as, struct pf_nccl_conf *c);
 
 #define PF_NCCL_IFLIST_MAX 32
 

@@ -1204,6 +1204,48 @@ static int put_job_fact(struct snap *s, const char *rel, int r, char *text)
 }
 
 /*
+ * One of the job user's files (NCCL_CONF_FILE, ~/.nccl.conf, NCCL_TOPO_FILE),
+ * read with that user's rights (pf_fs_read_as: a link to what only root may
+ * read is refused, a FIFO is not waited on) and stored at the path the user
+ * named, a plain file with the original owner and mode, so that `--root`
+ * decides from them as the live check does.  Never a link mirrored as root.
+ */
+static int copy_user_file(struct snap *s, const char *path, const struct pf_job_user *u)
+{
+	pf_autofree char *buf = NULL, *rel = NULL;
+	pf_autoclose int fd = -1;
+	struct stat st;
+	size_t len;
+	const char *slash;
+	int r;
+
+	r = pf_fs_read_as(s->src, path, u->uid, u->gids, u->n_gids, SNAP_MAX_FILE, &buf, &len, &st);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_skip(s, path, r);
+		return 0;
+	}
+	rel = pf_xstrdup(path + strspn(path, "/"));
+	slash = strrchr(rel, '/');
+	if (slash) {
+		pf_autofree char *dir = pf_xasprintf("%.*s", (int)(slash - rel), rel);
+
+		r = make_dirs(s, dir);
+		if (r < 0)
+			return r;
+	}
+	r = put_file(s, rel, buf, len);
+	if (r < 0)
+		return r;
+	fd = pf_openat_beneath(s->dfd, rel, O_WRONLY);
+	if (fd >= 0 && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 07777) < 0))
+		log_skip(s, path, -errno); /* kept, with root's owner or mode */
+	s->st.bytes += len;
+	return 1;
+}
+
+/*
  * What nccl_config judges that is not a sysfs file (preflight/env is written
  * by copy_process_facts): the job's user, the /dev/infiniband listing, and
  * the files the environment and the user name: NCCL_CONF_FILE or
@@ -1244,12 +1286,14 @@ static int copy_nccl_facts(struct snap *s, const struct pf_ctx *ctx)
 
 		for (size_t k = 0; k < n; k++) {
 			if (r >= 0 && paths[k][0] == '/')
-				r = copy_file(s, paths[k], false);
+				r = has_user && strcmp(paths[k], "/etc/nccl.conf")
+					    ? copy_user_file(s, paths[k], &user)
+					    : copy_file(s, paths[k], false);
 			free(paths[k]);
 		}
 	}
 	if (r >= 0 && pf_env(ctx, "NCCL_TOPO_FILE", &topo) == 0 && topo[0] == '/')
-		r = copy_file(s, topo, false);
+		r = has_user ? copy_user_file(s, topo, &user) : copy_file(s, topo, false);
 	return r < 0 ? r : 0;
 }
 

@@ -135,7 +135,7 @@ size_t pf_nccl_conf_paths(const char *conf_file, const char *home,
 }
 
 void pf_nccl_conf_load_files(const struct pf_fs *fs, const char *conf_file, const char *home,
-			     struct pf_nccl_conf *c)
+			     const struct pf_nccl_reader *as, struct pf_nccl_conf *c)
 {
 	char *paths[PF_NCCL_CONF_FILES];
 	const char *why[PF_NCCL_CONF_FILES];
@@ -148,8 +148,13 @@ void pf_nccl_conf_load_files(const struct pf_fs *fs, const char *conf_file, cons
 		f->path = paths[i];
 		f->why = why[i];
 		/* a relative NCCL_CONF_FILE is relative to the job's cwd: unknown here */
-		f->status = f->path[0] != '/' ? -EINVAL :
-			    pf_fs_read_full(fs, f->path, 0, &text, NULL);
+		if (f->path[0] != '/')
+			f->status = -EINVAL;
+		else if (as && strcmp(f->path, "/etc/nccl.conf"))
+			f->status = pf_fs_read_as(fs, f->path, as->uid, as->gids, as->n_gids, 0,
+						  &text, NULL, NULL);
+		else
+			f->status = pf_fs_read_full(fs, f->path, 0, &text, NULL);
 		if (f->status == 0)
 			f->n_set = pf_nccl_conf_apply_text(c, text, f->path);
 	}

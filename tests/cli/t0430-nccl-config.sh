@@ -207,7 +207,7 @@ gen "$T/gdrcase" $ETH $PEERMEM --gpu-cascade --nccl-env NCCL_NET_GDR_LEVEL=pix
 run "$T/gdrcase"
 expect NCCL_NET_GDR_LEVEL none "NCCL ignores a lower-case name (strcmp): its default applies"
 # NCCL_DMABUF_ENABLE=0: GPUDirect RDMA needs the peer-memory module then
-DMABUF="--file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1"
+DMABUF="--no-peermem --file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1"
 gen "$T/dmabuf0" $ETH $DMABUF --nccl-env NCCL_DMABUF_ENABLE=0
 run "$T/dmabuf0"
 expect NCCL_DMABUF_ENABLE fail "DMA-BUF off without peermem"
@@ -361,6 +361,18 @@ run "$T/secret"
 expect_rc 0 "a file of other settings"
 grep -q s3cr3t "$T/out" && not_ok "a value of a non-NCCL line reached the report" ||
 	ok "no value of the file reaches the report"
+# ~/.nccl.conf the job user may not read (root's 0600: the recorded copy of a
+# link to a root-only file) is not read: NCCL running as the user could not
+gen "$T/rootonly" $ETH --user-nccl-conf "NCCL_IB_HCA=s3cr3t_dev"
+chown 0:0 "$T/rootonly/home/u1000/.nccl.conf" 2>/dev/null
+chmod 0600 "$T/rootonly/home/u1000/.nccl.conf"
+run "$T/rootonly"
+grep -q s3cr3t_dev "$T/out" && not_ok "a file the job user may not read was judged" ||
+	ok "a file the job user may not read is not read"
+chmod 0644 "$T/rootonly/home/u1000/.nccl.conf"
+run "$T/rootonly"
+grep -q s3cr3t_dev "$T/out" && ok "readable by the job user: judged" ||
+	not_ok "the same file made readable was not judged"
 gen "$T/prolog" $ETH --nccl-env SLURM_SCRIPT_CONTEXT=prolog_slurmd --nccl-env NCCL_IB_DISABLE=1
 run "$T/prolog"
 expect_check pass "a prolog's environment is not the job's"

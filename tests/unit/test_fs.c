@@ -531,11 +531,79 @@ static void test_read_input(void **state)
 	pf_test_rmtree(dir);
 }
 
+/*
+ * pf_fs_read_as: root reads a job user's file with that user's rights.  A
+ * link the user planted to a file only root may read is refused (it would
+ * hand out /etc/munge/munge.key), a FIFO is refused at once, what the user
+ * may read is read with its owner and mode; a recorded root decides from the
+ * recorded owner and mode.  Needs root (skipped otherwise).
+ */
+static void test_read_as(void **state)
+{
+	char dir[] = "/tmp/pf-test-as.XXXXXX", path[256], target[256];
+	const uint32_t nobody = 65534, groups[] = { 65534 }, other[] = { 4242 };
+	pf_autofs struct pf_fs *live = NULL, *rec = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	write_bytes(dir, "secret", "password = s3cr3t\n", 18);
+	snprintf(target, sizeof(target), "%s/secret", dir);
+	assert_int_equal(chmod(target, 0600), 0);
+	snprintf(path, sizeof(path), "%s/link", dir); /* ~/.nccl.conf -> the key */
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(lchown(path, nobody, nobody), 0);
+	write_bytes(dir, "open", "NCCL_IB_HCA=mlx5\n", 17);
+	write_bytes(dir, "mine", "NCCL_DEBUG=INFO\n", 16);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(chown(path, nobody, nobody), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0666), 0);
+
+	assert_int_equal(pf_fs_open("/", &live), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(pf_fs_read_as(live, path, nobody, groups, 1, 0, &buf, &len, NULL),
+			 -EACCES);
+	assert_int_equal(pf_fs_read_as(live, target, nobody, groups, 1, 0, &buf, &len, NULL),
+			 -EACCES);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(pf_fs_read_as(live, path, nobody, groups, 1, 0, &buf, &len, NULL),
+			 -EINVAL);
+	snprintf(path, sizeof(path), "%s/open", dir);
+	assert_int_equal(pf_fs_read_as(live, path, nobody, groups, 1, 0, &buf, &len, &st), 0);
+	assert_string_equal(buf, "NCCL_IB_HCA=mlx5\n");
+	assert_int_equal(st.st_mode & 0777, 0644);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(pf_fs_read_as(live, path, nobody, groups, 1, 0, &buf, &len, &st), 0);
+	assert_int_equal(st.st_uid, nobody);
+	free(buf);
+	assert_int_equal(pf_fs_read_as(live, path, 4242, other, 1, 0, &buf, &len, NULL), -EACCES);
+
+	assert_int_equal(pf_fs_open(dir, &rec), 0); /* recorded: owner and mode decide */
+	assert_int_equal(pf_fs_read_as(rec, "/secret", nobody, groups, 1, 0, &buf, &len, NULL),
+			 -EACCES);
+	assert_int_equal(pf_fs_read_as(rec, "/mine", nobody, groups, 1, 0, &buf, &len, NULL), 0);
+	free(buf);
+	assert_int_equal(pf_fs_read_as(rec, "/mine", 4242, other, 1, 0, &buf, &len, NULL),
+			 -EACCES);
+	assert_int_equal(pf_fs_read_as(rec, "/fifo", nobody, groups, 1, 0, &buf, &len, NULL),
+			 -EINVAL);
+	pf_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = { FS_TESTS };
 	const struct CMUnitTest pure[] = { cmocka_unit_test(test_parse_numbers),
-					   cmocka_unit_test(test_read_input) };
+					   cmocka_unit_test(test_read_input),
+					   cmocka_unit_test(test_read_as) };
 	int failed = 0;
 
 	failed += cmocka_run_group_tests_name("fs_openat2", tests, group_openat2, NULL);

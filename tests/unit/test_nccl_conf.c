@@ -34,7 +34,7 @@ static void test_precedence(void **state)
 	assert_int_equal(pf_fs_open(top, &fs), 0);
 
 	with_env(&c, "7");
-	pf_nccl_conf_load_files(fs, NULL, "/home/a", &c);
+	pf_nccl_conf_load_files(fs, NULL, "/home/a", NULL, &c);
 	assert_int_equal(c.n_files, 2);
 	assert_string_equal(c.files[0].path, "/home/a/.nccl.conf");
 	assert_int_equal(c.files[0].status, 0);
@@ -51,7 +51,7 @@ static void test_precedence(void **state)
 
 	/* NCCL_CONF_FILE replaces ~/.nccl.conf */
 	with_env(&c, NULL);
-	pf_nccl_conf_load_files(fs, "/opt/n.conf", "/home/a", &c);
+	pf_nccl_conf_load_files(fs, "/opt/n.conf", "/home/a", NULL, &c);
 	assert_string_equal(c.files[0].path, "/opt/n.conf");
 	assert_string_equal(c.files[0].why, "NCCL_CONF_FILE");
 	assert_string_equal(pf_nccl_conf_get(&c, "NCCL_SOCKET_IFNAME")->value, "bond0");
@@ -60,18 +60,18 @@ static void test_precedence(void **state)
 	pf_nccl_conf_release(&c);
 	/* relative: the job's cwd is unknown */
 	with_env(&c, NULL);
-	pf_nccl_conf_load_files(fs, "n.conf", "/home/a", &c);
+	pf_nccl_conf_load_files(fs, "n.conf", "/home/a", NULL, &c);
 	assert_int_equal(c.files[0].status, -EINVAL);
 	pf_nccl_conf_release(&c);
 	/* no home: /etc/nccl.conf alone */
 	with_env(&c, NULL);
-	pf_nccl_conf_load_files(fs, "", NULL, &c);
+	pf_nccl_conf_load_files(fs, "", NULL, NULL, &c);
 	assert_int_equal(c.n_files, 1);
 	assert_string_equal(pf_nccl_conf_get(&c, "NCCL_IB_GID_INDEX")->value, "3");
 	pf_nccl_conf_release(&c);
 	/* absent files */
 	with_env(&c, NULL);
-	pf_nccl_conf_load_files(fs, NULL, "/home/none", &c);
+	pf_nccl_conf_load_files(fs, NULL, "/home/none", NULL, &c);
 	assert_int_equal(c.files[0].status, -ENOENT);
 	pf_nccl_conf_release(&c);
 
