@@ -126,11 +126,11 @@ int pf_profile_list_names(void)
 		collect(d, &names, &n);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (i == 0 || strcmp(names[i], names[i - 1]))
 			printf("%s\n", names[i]);
-		free(names[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]); /* after: each name is compared with the one before it */
 	free(names);
 	return fflush(stdout) == EOF ? -errno : 0;
 }
