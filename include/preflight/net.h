@@ -219,6 +219,19 @@ struct nl_msg;
 int pf_nl_find_reply(const void *buf, size_t len, int type, const struct nlmsghdr **ret);
 /* A libnl error code (negative NLE_*) as -errno. */
 int pf_nl_errno(int nlerr);
+/* Called for each message of the walked type; a negative return stops the walk. */
+typedef int (*pf_nl_one_fn)(const struct nlmsghdr *nlh, void *arg);
+/*
+ * Walk one received rtnetlink dump buffer: @one for each message of @type.
+ * 1 at NLMSG_DONE, 0 when more is to come, a kernel NLMSG_ERROR as -errno,
+ * -EBADMSG for malformed bytes, or @one's -errno.
+ */
+int pf_nl_walk(const void *buf, size_t len, int type, pf_nl_one_fn one, void *arg);
+/*
+ * Send the rtnetlink dump request @req (@len bytes, NLM_F_DUMP) on a socket
+ * of its own and walk every reply (pf_nl_walk) until NLMSG_DONE.  0 or -errno.
+ */
+int pf_nl_route_dump(const void *req, size_t len, int type, pf_nl_one_fn one, void *arg);
 /*
  * Send @msg on @sk and receive one reply datagram into *ret_buf (malloc'd),
  * its length in *ret_len.  -errno.

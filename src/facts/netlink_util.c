@@ -5,6 +5,8 @@
  * in the received bytes, and libnl's error codes as errno.
  */
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 #include <netlink/errno.h>
@@ -107,4 +109,58 @@ int pf_nl_transact(struct nl_sock *sk, struct nl_msg *msg, void **ret_buf, size_
 	*ret_buf = buf;
 	*ret_len = (size_t)r;
 	return 0;
+}
+
+int pf_nl_walk(const void *buf, size_t len, int type, pf_nl_one_fn one, void *arg)
+{
+	const struct nlmsghdr *nlh = buf;
+	size_t rem = len;
+
+	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
+		if (nlh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *err = NLMSG_DATA(nlh);
+
+			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(err->error)))
+				return -EBADMSG;
+			if (err->error)
+				return err->error < 0 ? err->error : -err->error;
+			continue;
+		}
+		if (nlh->nlmsg_type == type) {
+			int r = one(nlh, arg);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return rem == 0 ? 0 : -EBADMSG;
+}
+
+int pf_nl_route_dump(const void *req, size_t len, int type, pf_nl_one_fn one, void *arg)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	pf_autoclose int fd = -1;
+	char buf[16384] __attribute__((aligned(4)));
+	int r = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	/* a dump is bounded by what the host holds: read until NLMSG_DONE */
+	while (r == 0) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG;
+		r = pf_nl_walk(buf, (size_t)n, type, one, arg);
+	}
+	return r < 0 ? r : 0;
 }

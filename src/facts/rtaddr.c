@@ -135,37 +135,23 @@ static int parse_newaddr(const struct nlmsghdr *nlh, unsigned int ifindex,
 	return 0;
 }
 
-int pf_rtaddr_parse(const void *buf, size_t len, unsigned int ifindex, struct pf_ipv4_addrs *ret)
+struct addr_walk {
+	unsigned int ifindex;
+	struct pf_ipv4_addrs *ret;
+};
+
+static int addr_one(const struct nlmsghdr *nlh, void *arg)
 {
-	const struct nlmsghdr *nlh = buf;
-	size_t rem = len;
+	struct addr_walk *w = arg;
 
-	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
-		if (nlh->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (nlh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *err = NLMSG_DATA(nlh);
-
-			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(err->error)))
-				return -EBADMSG;
-			if (err->error)
-				return err->error < 0 ? err->error : -err->error;
-			continue;
-		}
-		if (nlh->nlmsg_type == RTM_NEWADDR) {
-			int r = parse_newaddr(nlh, ifindex, ret);
-
-			if (r < 0)
-				return r;
-		}
-	}
-	return rem == 0 ? 0 : -EBADMSG;
+	return parse_newaddr(nlh, w->ifindex, w->ret);
 }
 
-static void closep(int *fd)
+int pf_rtaddr_parse(const void *buf, size_t len, unsigned int ifindex, struct pf_ipv4_addrs *ret)
 {
-	if (*fd >= 0)
-		close(*fd);
+	struct addr_walk w = { ifindex, ret };
+
+	return pf_nl_walk(buf, len, RTM_NEWADDR, addr_one, &w);
 }
 
 int pf_rtaddr_get(const char *ifname, unsigned int *ret_ifindex, struct pf_ipv4_addrs *ret)
@@ -179,32 +165,14 @@ int pf_rtaddr_get(const char *ifname, unsigned int *ret_ifindex, struct pf_ipv4_
 			 .nlmsg_seq = 1 },
 		.ifa = { .ifa_family = AF_INET },
 	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	PF_CLEANUP(closep) int fd = -1;
 	unsigned int ifindex = if_nametoindex(ifname);
-	char buf[16384] __attribute__((aligned(4)));
-	int r = 0;
+	struct addr_walk w = { ifindex, ret };
+	int r;
 
 	if (!ifindex)
 		return -errno;
 	memset(ret, 0, sizeof(*ret));
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	if (sendto(fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return -errno;
-	/* a dump is bounded by the addresses on the host: read until NLMSG_DONE */
-	while (r == 0) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EBADMSG;
-		r = pf_rtaddr_parse(buf, (size_t)n, ifindex, ret);
-	}
+	r = pf_nl_route_dump(&req, req.nlh.nlmsg_len, RTM_NEWADDR, addr_one, &w);
 	if (r < 0)
 		return r;
 	if (ret_ifindex)

@@ -289,31 +289,14 @@ static int parse_newrule(const struct nlmsghdr *nlh, struct pf_ip_rules *ret)
 	return 0;
 }
 
+static int rule_one(const struct nlmsghdr *nlh, void *arg)
+{
+	return parse_newrule(nlh, arg);
+}
+
 int pf_rtrule_parse(const void *buf, size_t len, struct pf_ip_rules *ret)
 {
-	const struct nlmsghdr *nlh = buf;
-	size_t rem = len;
-
-	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
-		if (nlh->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (nlh->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *err = NLMSG_DATA(nlh);
-
-			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(err->error)))
-				return -EBADMSG;
-			if (err->error)
-				return err->error < 0 ? err->error : -err->error;
-			continue;
-		}
-		if (nlh->nlmsg_type == RTM_NEWRULE) {
-			int r = parse_newrule(nlh, ret);
-
-			if (r < 0)
-				return r;
-		}
-	}
-	return rem == 0 ? 0 : -EBADMSG;
+	return pf_nl_walk(buf, len, RTM_NEWRULE, rule_one, ret);
 }
 
 int pf_live_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
@@ -327,31 +310,9 @@ int pf_live_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
 			 .nlmsg_seq = 1 },
 		.frh = { .family = AF_INET },
 	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	pf_autoclose int fd = -1;
-	char buf[16384] __attribute__((aligned(4)));
-	int r = 0;
-
 	(void)ctx;
 	memset(ret, 0, sizeof(*ret));
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	if (sendto(fd, &req, req.nlh.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return -errno;
-	/* a dump is bounded by the rules on the host: read until NLMSG_DONE */
-	while (r == 0) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EBADMSG;
-		r = pf_rtrule_parse(buf, (size_t)n, ret);
-	}
-	return r < 0 ? r : 0;
+	return pf_nl_route_dump(&req, req.nlh.nlmsg_len, RTM_NEWRULE, rule_one, ret);
 }
 
 int pf_recorded_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
