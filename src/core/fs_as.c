@@ -74,11 +74,14 @@ static _Noreturn void read_child(int out, const char *path, uint32_t uid, const 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (size_t i = 0; i < ng; i++)
 		groups[i] = gids[i];
-	if (setgroups(ng, groups) < 0 || setfsgid(ng ? groups[0] : uid) < 0)
+	/* no group known: nogroup, never root's group 0 */
+	gid_t fsgid = ng ? groups[0] : (gid_t)65534;
+
+	if (setgroups(ng, groups) < 0)
 		h.err = EPERM;
+	(void)setfsgid(fsgid);
 	(void)setfsuid(uid);
-	if (!h.err && ((uid_t)setfsuid((uid_t)-1) != uid ||
-		       (ng && (gid_t)setfsgid((gid_t)-1) != groups[0])))
+	if (!h.err && ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != fsgid))
 		h.err = EPERM; /* the switch did not take: read nothing */
 	fd = h.err ? -1 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (!h.err && fd < 0)
