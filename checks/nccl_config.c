@@ -31,6 +31,7 @@
 #include "preflight/gpu.h"
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
+#include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
@@ -64,6 +65,7 @@ static const char *const judged[] = {
 	"NCCL_IB_DISABLE",    "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",
 	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",     "NCCL_DMABUF_ENABLE",
 	"NCCL_NET",           "NCCL_NET_PLUGIN",     "NCCL_IB_ADDR_RANGE",
+	"NCCL_SOCKET_FAMILY",
 };
 
 struct state {
@@ -922,6 +924,45 @@ static bool netdev_up(const struct pf_netdev *nd)
 	       (!strcmp(nd->operstate, "up") || !strcmp(nd->operstate, "unknown"));
 }
 
+/*
+ * NCCL binds its bootstrap to the first selected interface that has an
+ * address of NCCL_SOCKET_FAMILY (ncclFindInterfaces, src/os/linux.cc: it
+ * walks getifaddrs() and keeps a family's addresses only).  Interfaces that
+ * are up but carry no IPv4 address fail with AF_INET and warn unset (an IPv6
+ * address, which preflight does not read, may serve).  true when judged.
+ */
+static bool judge_socket_family(struct state *st, const struct pf_nccl_iflist *l)
+{
+	const struct pf_node *node = st->node;
+	const char *fam = value(st, "NCCL_SOCKET_FAMILY");
+	bool v4_only = fam && !strcmp(fam, "AF_INET");
+	size_t n_known = 0, n_v4 = 0;
+	struct pf_finding *f;
+
+	if ((fam && !v4_only) || !st->ctx->prov->ipv4_addrs)
+		return false; /* AF_INET6 (or a word NCCL ignores): not judged */
+	for (size_t i = 0; i < node->n_netdevs; i++) {
+		const struct pf_netdev *nd = &node->netdevs[i];
+		struct pf_ipv4_addrs a = { 0 };
+
+		if (!netdev_up(nd) || !strcmp(nd->name, "lo") ||
+		    !pf_nccl_iflist_selects(l, nd->name, -1) ||
+		    st->ctx->prov->ipv4_addrs(st->ctx, nd->name, &a) < 0)
+			continue;
+		n_known++;
+		n_v4 += a.n > 0;
+	}
+	if (!n_known || n_v4)
+		return false;
+	f = var_finding(st, v4_only ? PF_STATUS_FAIL : PF_STATUS_WARN, "NCCL_SOCKET_IFNAME",
+			"selects interfaces that are up but have no IPv4 address%s: NCCL's bootstrap "
+			"%s", v4_only ? " (NCCL_SOCKET_FAMILY=AF_INET)" : "",
+			v4_only ? "finds no interface and the job fails at init"
+				: "needs an IPv6 address on them (not read by preflight)");
+	pf_remedy(f, "give the interface an address (`ip -br addr`) or select one that has it");
+	return true;
+}
+
 static void judge_socket(struct state *st)
 {
 	const struct pf_node *node = st->node;
@@ -961,6 +1002,8 @@ static void judge_socket(struct state *st)
 			  "interface");
 		return;
 	}
+	if (n_up && judge_socket_family(st, &l))
+		return;
 	if (n_up) {
 		f = var_finding(st, PF_STATUS_PASS, "NCCL_SOCKET_IFNAME", "selects %s (up)", up);
 		pf_obs_str(f, "up", up);

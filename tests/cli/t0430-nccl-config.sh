@@ -257,6 +257,23 @@ for ifn in '=eno1' eno '^lo,docker' enp; do
 	expect NCCL_SOCKET_IFNAME pass "NCCL_SOCKET_IFNAME=$ifn"
 	rm -rf "$T/sock"
 done
+# NCCL binds to an interface with an address of NCCL_SOCKET_FAMILY
+NOADDR="--file /preflight/ip/eno1/addr="
+gen "$T/fam4" $ETH $NOADDR --nccl-env NCCL_SOCKET_IFNAME==eno1 --nccl-env NCCL_SOCKET_FAMILY=AF_INET
+run "$T/fam4"
+expect NCCL_SOCKET_IFNAME fail "AF_INET on an interface without an IPv4 address"
+gen "$T/fam0" $ETH $NOADDR --nccl-env NCCL_SOCKET_IFNAME==eno1
+run "$T/fam0"
+expect NCCL_SOCKET_IFNAME warn "no IPv4 address, family unset (IPv6 unseen)"
+gen "$T/fam6" $ETH $NOADDR --nccl-env NCCL_SOCKET_IFNAME==eno1 --nccl-env NCCL_SOCKET_FAMILY=AF_INET6
+run "$T/fam6"
+expect NCCL_SOCKET_IFNAME pass "AF_INET6: not judged"
+gen "$T/fam4ok" $ETH --nccl-env NCCL_SOCKET_IFNAME==eno1 --nccl-env NCCL_SOCKET_FAMILY=AF_INET
+printf '2: eno1    inet 192.0.2.9/24 scope global eno1\n' > "$T/fam4ok/preflight/ip/eno1/addr" 2>/dev/null ||
+	{ mkdir -p "$T/fam4ok/preflight/ip/eno1" &&
+	  printf '2: eno1    inet 192.0.2.9/24 scope global eno1\n' > "$T/fam4ok/preflight/ip/eno1/addr"; }
+run "$T/fam4ok"
+expect NCCL_SOCKET_IFNAME pass "AF_INET with an IPv4 address"
 # a '^' list set by the user does not skip lo (only NCCL's default does)
 gen "$T/socklo" $ETH --nccl-env 'NCCL_SOCKET_IFNAME=^docker'
 run "$T/socklo"
