@@ -8,8 +8,9 @@
  * GPU and RDMA NIC function (from the inventory).  A link below what both
  * the device and its upstream port support fails ("x8 on an x16 GPU"); a
  * link held down only by the upstream port's own maximum warns (the slot
- * limits it); a GPU at the lowest speed with full width warns, since NVIDIA
- * GPUs drop to 2.5 GT/s when idle.  Unknown values are never a pass: a link
+ * limits it); a GPU below its maximum speed at full width warns, since NVIDIA
+ * GPUs lower the link speed when idle; the GPU of a Grace superchip (directly
+ * below an NVIDIA root port) warns, since its data moves over NVLink-C2C.  Unknown values are never a pass: a link
  * file that reads "Unknown" is an error; files a snapshot or an hwloc export
  * did not record are a skip, and so is an SR-IOV virtual function.
  *
@@ -179,6 +180,22 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 		pf_obs_str(f, "unknown", bad);
 }
 
+/*
+ * A GPU directly below a root port of NVIDIA's own (a Grace CPU's; no switch
+ * between): the GPU of a GH200/GB200 superchip, attached to its CPU by
+ * NVLink-C2C, which is what NCCL routes it over (the C2C link of
+ * src/graph/topo.cc).  Its PCIe function's link is not its data path.
+ */
+static bool c2c_attached(const struct pf_node *node, const struct pf_pci_dev *d)
+{
+	const struct pf_pci_dev *rp;
+
+	if (d->parent < 0 || (size_t)d->parent >= node->n_pci)
+		return false;
+	rp = &node->pci[d->parent];
+	return rp->parent < 0 && rp->vendor == PF_PCI_VENDOR_NVIDIA && (rp->class >> 8) == 0x0604;
+}
+
 static bool from_hwloc(const struct pf_node *node)
 {
 	return node->source && !strcmp(node->source, "hwloc");
@@ -232,6 +249,13 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 			   what, cur, dev_max, up->bdf, max);
 		pf_remedy(f, "move the card to a slot whose port supports %s, or check the "
 			  "BIOS PCIe speed and bifurcation settings of port %s", dev_max, up->bdf);
+	} else if (t->gpu && c2c_attached(node, d)) {
+		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),
+			   "%s at %s, max %s: it sits directly below an NVIDIA (Grace) root port "
+			   "%s, so it is the GPU of a Grace superchip (GH200, GB200) whose data "
+			   "moves over NVLink-C2C, not this PCIe link", what, cur, max, up->bdf);
+		pf_remedy(f, "confirm the C2C link with 'nvidia-smi c2c -s' (a PCIe GPU in a "
+			  "Grace server's slot is judged as any other: 'lspci -vv -s %s')", d->bdf);
 	} else if (t->gpu && !width_short && cfg->gpu_idle_gts > 0 &&
 		   d->cur_speed_gts <= cfg->gpu_idle_gts + SPEED_EPS) {
 		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),

@@ -241,13 +241,22 @@ def build(args):
         numa = sw_numa[s]
         hb = f"/sys/devices/pci{dom}:{b:02x}"
         rp = f"{hb}/{dom}:{b:02x}:01.0"
-        pci_dev(rp, 0x8086, 0x352a, 0x060400, numa)
+        pci_dev(rp, *((0x10de, 0x22b2) if args.grace else (0x8086, 0x352a)), 0x060400, numa)
         up = f"{rp}/{dom}:{b + 1:02x}:00.0"
         pci_dev(up, 0x1000, 0xc030, 0x060400, numa)
         for k, (kind, idx) in enumerate(per_sw[s]):
             dn = f"{up}/{dom}:{b + 2:02x}:{k:02x}.0"
             pci_dev(dn, 0x1000, 0xc030, 0x060400, numa)
             ep = f"{dn}/{dom}:{b + 3 + k:02x}:00.0"
+            if kind == "gpu" and args.grace:
+                # a superchip's GPU: alone below a Grace root port (NVLink-C2C to its CPU)
+                rpg = f"{hb}/{dom}:{b:02x}:{2 + k:02x}.0"
+                pci_dev(rpg, 0x10de, 0x22b2, 0x060400, numa)
+                ep = f"{rpg}/{dom}:{b + 3 + k:02x}:00.0"
+                pci_dev(ep, 0x10de, 0x2342, 0x030200, numa,
+                        **(dict(speed="2.5 GT/s PCIe", width=1, max_speed="32.0 GT/s PCIe",
+                                max_width=16) if idx in degraded else {}))
+                continue
             if kind == "gpu" and args.gpu_cascade:
                 # a second switch level above the GPU (PXB to its NIC)
                 pci_dev(ep, 0x1000, 0xc030, 0x060400, numa)
@@ -655,6 +664,10 @@ def main(argv=None):
     p.add_argument("--gpu-cascade", action="store_true",
                    help="each GPU behind a second PCIe switch below its NIC's switch "
                         "(a two-level cascade: GPU to NIC is PXB, not PIX)")
+    p.add_argument("--grace", action="store_true",
+                   help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
+                        "root port (10de:22b2); with --gpu-degraded-link its link reads "
+                        "2.5 GT/s x1")
     p.add_argument("--ns-card", type=int, default=0, metavar="N",
                    help="N dual-port cards of the compute NICs' model in another role "
                         "(north/south) on the chipset, at --ns-rate; named after the "

@@ -634,6 +634,60 @@ static void test_gen_degraded_gpu_and_acs(void **state)
 	pf_node_free(node);
 }
 
+/*
+ * A GH200/GB200 GPU sits alone below a Grace (NVIDIA) root port and moves its
+ * data over NVLink-C2C: a short PCIe link warns, never fails.  The same GPU
+ * below an Intel root port, or an NVIDIA GPU behind a switch below a Grace
+ * root port (a PCIe card in a Grace server), still fails.
+ */
+static void test_c2c_gpu(void **state)
+{
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	t.pci[GPU1].cur_width = 1;
+	t.pci[GPU1].cur_speed_gts = 2.5;
+	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	t.pci[RP2].vendor = PF_PCI_VENDOR_NVIDIA;
+	run_pcie(*state, &t.node, no_acs, &res);
+	f = pf_test_must_find(&res, "0000:05:00.0");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "NVLink-C2C");
+	pf_test_assert_contains(f->message, "0000:00:02.0");
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	pf_result_release(&res);
+
+	/* behind a switch below a Grace root port: a PCIe card, judged as any other */
+	t.pci[RP].vendor = PF_PCI_VENDOR_NVIDIA;
+	t.pci[GPU0].cur_width = 8;
+	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+}
+
+static void test_gen_grace(void **state)
+{
+	pf_autofree char *root = gen(*state, "--gpus 4 --nics 4 --grace --gpu-degraded-link 1");
+	struct pf_node *node = load(root);
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	run_pcie(root, node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	f = pf_test_must_find(&res, gpu_bdf(node, 1));
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "2.5 GT/s (Gen1) x1");
+	pf_test_assert_contains(f->message, "Grace superchip");
+	assert_int_equal(pf_test_must_find(&res, gpu_bdf(node, 0))->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
+}
+
 /* Write an ACS capability with P2P redirect on at the switch port above GPU 0. */
 static const char *acs_redirect_above_gpu0(const char *dir, const struct pf_node *node)
 {
@@ -774,6 +828,8 @@ int main(void)
 		pf_test_in_tmpdir(test_gen_healthy),
 		pf_test_in_tmpdir(test_gen_iommu),
 		pf_test_in_tmpdir(test_gen_degraded_gpu_and_acs),
+		pf_test_in_tmpdir(test_c2c_gpu),
+		pf_test_in_tmpdir(test_gen_grace),
 		pf_test_in_tmpdir(shared_capture_qib),
 	};
 
