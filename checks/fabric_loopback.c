@@ -47,7 +47,8 @@ struct fabric_loopback_cfg {
 	double min_fraction, expect_gbps;
 	char *pairs;
 	char *nics;
-	bool use_gpu, rail_only;
+	char *use_gpu;
+	bool rail_only;
 	char *gpu_reg;
 	char *connect;
 };
@@ -86,9 +87,12 @@ static const struct pf_param fabric_loopback_params[] = {
 	PF_PARAM_STRING(struct fabric_loopback_cfg, nics, "",
 			"the compute rails, as in NCCL_IB_HCA (\"mlx5_0,mlx5_1\"); empty: every "
 			"physical function (never a VF)"),
-	PF_PARAM_BOOL(struct fabric_loopback_cfg, use_gpu, "false",
-		      "each side in its rail GPU's memory (GPUDirect RDMA across the fabric); "
-		      "default host memory on each NIC's NUMA node"),
+	PF_PARAM_ENUM(struct fabric_loopback_cfg, use_gpu, "auto",
+		      "each side in its rail GPU's memory (GPUDirect RDMA across the fabric, the "
+		      "path jobs use): auto (on a node with NVIDIA GPUs; host memory, with a "
+		      "warning, where CUDA or the registration fails), true (an error then), "
+		      "false (host memory on each NIC's NUMA node)",
+		      "auto", "true", "false"),
 	PF_PARAM_BOOL(struct fabric_loopback_cfg, rail_only, "false",
 		      "the fabric is rail-only: rails do not reach each other by design, skip"),
 	PF_PARAM_ENUM(struct fabric_loopback_cfg, gpu_reg, "auto",
@@ -239,6 +243,8 @@ struct flow {
 	int round;          /* 1-based */
 	struct pf_fab_flow f;
 	double min_gbps;
+	double pcie_share;  /* of the slower end's rate its PCIe links carry this round, <= 1 */
+	int pcie_link;      /* node->pci index of the bottleneck link's device, -1 none */
 	bool slow;
 	int blamed;         /* a rail the slowness is put on, -1 none */
 };
@@ -583,8 +589,8 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 	o->api = api;
 	o->cm = cm;
 	o->conn = p->cm ? PF_FAB_CM : PF_FAB_VERBS;
-	end_opts(&p->rails[fl->a], cfg->use_gpu && cu, &o->src);
-	end_opts(&p->rails[fl->b], cfg->use_gpu && cu, &o->dst);
+	end_opts(&p->rails[fl->a], cu != NULL, &o->src);
+	end_opts(&p->rails[fl->b], cu != NULL, &o->dst);
 	o->msg_size = cfg->msg_size;
 	o->tx_depth = (unsigned int)cfg->tx_depth;
 	o->cq_mod = (unsigned int)cfg->cq_mod;
@@ -889,20 +895,43 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 	return n_blamed;
 }
 
-static void judge_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
+/*
+ * The share of rail @x's rate its PCIe links carry while every rail of
+ * @round runs both ways (two NICs behind one switch uplink, two ports of
+ * one card on one link); *ret_link the bottleneck's device, -1 none.
+ */
+static double pcie_share(const struct pf_node *node, const struct plan *p, size_t x, int round,
+			 int *ret_link)
+{
+	pf_autofree int *pci = pf_xcalloc(p->n_rails, sizeof(*pci));
+	pf_autofree double *want = pf_xcalloc(p->n_rails, sizeof(*want));
+
+	for (size_t i = 0; i < p->n_rails; i++) {
+		pci[i] = p->rails[i].dev->pci;
+		want[i] = in_round(p, i, round) ? p->rails[i].rate : 0;
+	}
+	return pf_pcie_share(node, pci, want, p->n_rails, x, ret_link);
+}
+
+static void judge_flows(const struct pf_node *node, const struct fabric_loopback_cfg *cfg,
 			struct plan *p)
 {
 	for (size_t i = 0; i < p->n_flows; i++) {
 		struct flow *fl = &p->flows[i];
 		const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
 		double ra = rate_of(a), rb = rate_of(b);
-
 		int ma = a->port->active_mtu, mb = b->port->active_mtu;
 		int mtu = fl->f.res.mtu ? fl->f.res.mtu : ma && ma < mb ? ma : mb ? mb : ma;
+		int la, lb;
+		double sa = pcie_share(node, p, fl->a, fl->round, &la);
+		double sb = pcie_share(node, p, fl->b, fl->round, &lb);
 
-		/* a floor calibrated at MTU 4096, scaled by the path MTU's goodput */
+		fl->pcie_share = sa < sb ? sa : sb;
+		fl->pcie_link = sa < sb ? la : lb;
+		/* a floor calibrated at MTU 4096, scaled by the path MTU's goodput and by
+		 * what the PCIe links carry when every rail of the round runs */
 		fl->min_gbps = (ra < rb ? ra : rb) * cfg->min_fraction *
-			       pf_rdma_mtu_scale(a->port->link_layer, mtu);
+			       pf_rdma_mtu_scale(a->port->link_layer, mtu) * fl->pcie_share;
 		fl->slow = !fl->f.rc && fl->min_gbps > 0 && fl->f.res.gbps < fl->min_gbps;
 	}
 }
@@ -962,8 +991,8 @@ static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_l
 	return f;
 }
 
-static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
-			 const struct plan *p)
+static void report_flows(struct pf_result *res, const struct pf_node *node,
+			 const struct fabric_loopback_cfg *cfg, const struct plan *p)
 {
 	for (size_t i = 0; i < p->n_flows; i++) {
 		const struct flow *fl = &p->flows[i];
@@ -989,12 +1018,21 @@ static void report_flows(struct pf_result *res, const struct fabric_loopback_cfg
 			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
 		} else if (fl->slow) {
 			f = slow_pair(res, cfg, p, fl, subject, ref);
+		} else if (fl->pcie_share < 1 && fl->pcie_link >= 0) {
+			f = pf_add(res, PF_STATUS_PASS, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s "
+				   "(the PCIe link of %s carries %.0f%% of what this round's rails "
+				   "below it send)", subject, bw, 100 * bw / ref, ref,
+				   node->pci[fl->pcie_link].bdf, 100 * fl->pcie_share);
 		} else {
 			f = pf_add(res, PF_STATUS_PASS, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s",
 				   subject, bw, 100 * bw / ref, ref);
 		}
 		observe_flow(f, p, fl);
 		pf_exp_num(f, "min_gbps", fl->min_gbps);
+		if (fl->pcie_share < 1 && fl->pcie_link >= 0) {
+			pf_exp_num(f, "pcie_share", fl->pcie_share);
+			pf_obs_str(f, "pcie_bottleneck", node->pci[fl->pcie_link].bdf);
+		}
 	}
 }
 
@@ -1061,6 +1099,7 @@ struct run {
 	const struct pf_verbs_api *api;
 	const struct pf_rdmacm_api *cm;
 	const struct pf_cuda_table *cu;
+	bool gpu;   /* the flows send from GPU memory */
 	enum pf_link_layer ll;
 	char *note; /* for the summary: how InfiniBand flows connect without librdmacm */
 };
@@ -1205,6 +1244,41 @@ static int distinct_subnets(struct run *x, const struct plan *p)
 }
 
 /*
+ * use_gpu: each rail's GPU as a CUDA ordinal.  "auto" on a node without
+ * NVIDIA GPUs, "false", or "auto" where CUDA cannot be used (a warning): host
+ * memory.  "true" without CUDA is an error; a rail without a GPU warns.
+ * 0 to go on, else the result is made and 1.
+ */
+static int plan_memory(struct run *x, struct plan *p)
+{
+	const struct fabric_loopback_cfg *cfg = x->cfg;
+	bool forced = !strcmp(cfg->use_gpu, "true");
+	pf_autofree char *gerr = NULL;
+	struct pf_finding *f;
+
+	if (!strcmp(cfg->use_gpu, "false") || (!forced && !x->ctx->node->n_gpus))
+		return 0;
+	if (map_gpus(x->ctx, cfg->nics, p, &x->cu, &gerr) < 0) {
+		f = pf_add(x->res, forced ? PF_STATUS_ERROR : PF_STATUS_WARN, NULL,
+			   "GPU-memory flows impossible: %s%s", gerr, forced ? "" :
+			   "; the flows send from host memory, not from the GPU memory jobs use");
+		pf_remedy(f, "install the NVIDIA driver (libcuda.so.1) and see gpu_inventory, "
+			  "or set fabric_loopback.use_gpu=false");
+		return forced;
+	}
+	x->gpu = true;
+	for (size_t i = 0; forced && i < p->n_rails; i++) {
+		if (!p->rails[i].used || p->rails[i].gpu >= 0)
+			continue;
+		f = pf_add(x->res, PF_STATUS_WARN, p->rails[i].subject, "%s: %s; its flows use "
+			   "host memory", p->rails[i].subject, p->rails[i].gpu_bdf[0]
+			   ? "CUDA does not see its GPU" : "no GPU is paired with it");
+		pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
+	}
+	return 0;
+}
+
+/*
  * The flows: the explicit pairs, else the two rings; with use_gpu, each
  * rail's GPU (a rail without one warns and sends from host memory).  0 to
  * go on, else the result is made and 1.
@@ -1212,7 +1286,6 @@ static int distinct_subnets(struct run *x, const struct plan *p)
 static int plan_flows(struct run *x, struct plan *p)
 {
 	const struct fabric_loopback_cfg *cfg = x->cfg;
-	pf_autofree char *gerr = NULL;
 
 	if (cfg->pairs[0]) {
 		struct explicit_ctx ex = { .p = p, .res = x->res };
@@ -1224,27 +1297,7 @@ static int plan_flows(struct run *x, struct plan *p)
 	}
 	if (!p->n_flows)
 		return pf_skip(x->res, "no pair of fabric_loopback.pairs is testable"), 1;
-	if (!cfg->use_gpu)
-		return 0;
-	if (map_gpus(x->ctx, cfg->nics, p, &x->cu, &gerr) < 0) {
-		struct pf_finding *f = pf_add(x->res, PF_STATUS_ERROR, NULL, "GPU-memory flows "
-					      "impossible: %s", gerr);
-
-		pf_remedy(f, "install the NVIDIA driver (libcuda.so.1), or set "
-			  "fabric_loopback.use_gpu=false");
-		return 1;
-	}
-	for (size_t i = 0; i < p->n_rails; i++) {
-		struct pf_finding *f;
-
-		if (!p->rails[i].used || p->rails[i].gpu >= 0)
-			continue;
-		f = pf_add(x->res, PF_STATUS_WARN, p->rails[i].subject, "%s: %s; its flows use "
-			   "host memory", p->rails[i].subject, p->rails[i].gpu_bdf[0]
-			   ? "CUDA does not see its GPU" : "no GPU is paired with it");
-		pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
-	}
-	return 0;
+	return plan_memory(x, p);
 }
 
 /* Round by round: the rails' counters, all the round's flows at once, the counters again. */
@@ -1269,7 +1322,8 @@ static void run_rounds(struct run *x, struct plan *p)
 		for (size_t i = 0; i < p->n_flows; i++) {
 			if (p->flows[i].round != round)
 				continue;
-			flow_opts(x->cfg, p, x->api, x->cm, x->cu, page_size, &p->flows[i]);
+			flow_opts(x->cfg, p, x->api, x->cm, x->gpu ? x->cu : NULL, page_size,
+				  &p->flows[i]);
 			batch[k++].opts = p->flows[i].f.opts;
 		}
 		pf_progress(ctx, "round %d/%d: %zu flows", round, p->n_rounds, k);
@@ -1283,6 +1337,44 @@ static void run_rounds(struct run *x, struct plan *p)
 				read_counters(ctx->fs, &p->rails[i],
 					      &p->after[(size_t)(round - 1) * p->n_rails + i]);
 	}
+}
+
+/*
+ * use_gpu=auto: flows whose GPU memory could not be registered for RDMA
+ * (no nvidia-peermem, no DMA-BUF: what gdr_loopback and nvidia_peermem
+ * judge) are measured again, one at a time, from host memory, with a
+ * warning; the fabric is still tested.
+ */
+static void retry_from_host(struct run *x, struct plan *p)
+{
+	char first[sizeof(p->flows[0].f.res.err) + 2 * sizeof(p->rails[0].subject) + 8] = "";
+	size_t n = 0;
+	struct pf_finding *f;
+
+	if (!x->gpu || !strcmp(x->cfg->use_gpu, "true"))
+		return;
+	for (size_t i = 0; i < p->n_flows; i++) {
+		struct flow *fl = &p->flows[i];
+		struct pf_fab_flow one = { .opts = fl->f.opts };
+
+		if (!fl->f.rc || fl->f.res.stage != PF_FAB_MEMORY ||
+		    (fl->f.opts.src.mem != PF_LB_GPU && fl->f.opts.dst.mem != PF_LB_GPU))
+			continue;
+		if (!n++)
+			snprintf(first, sizeof(first), "%s -> %s: %s", p->rails[fl->a].subject,
+				 p->rails[fl->b].subject, fl->f.res.err);
+		one.opts.src.mem = one.opts.dst.mem = PF_LB_HOST;
+		pf_fabric_round(&one, 1);
+		fl->f = one;
+	}
+	if (!n)
+		return;
+	f = pf_add(x->res, PF_STATUS_WARN, "gpu_memory", "GPU memory could not be registered "
+		   "for RDMA in %zu of %zu flows (first: %s); they were measured again, one at a "
+		   "time, from host memory", n, p->n_flows, first);
+	pf_remedy(f, "see the gdr_loopback and nvidia_peermem checks (nvidia-peermem, DMA-BUF); "
+		  "fabric_loopback.use_gpu=false measures host memory only");
+	pf_obs_num(f, "flows", (double)n);
 }
 
 /* The counters of every round: a pass finding when none rose. */
@@ -1360,9 +1452,10 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 		size_t n_blamed;
 
 		run_rounds(&x, &p);
-		judge_flows(res, x.cfg, &p);
+		retry_from_host(&x, &p);
+		judge_flows(ctx->node, x.cfg, &p);
 		n_blamed = triangulate(res, x.cfg, &p);
-		report_flows(res, x.cfg, &p);
+		report_flows(res, ctx->node, x.cfg, &p);
 		judge_all_counters(res, &p);
 		summarize(&x, &p, n_blamed);
 	}

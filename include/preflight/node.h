@@ -162,6 +162,25 @@ int pf_port_counter(const struct pf_fs *fs, const char *dev, unsigned int port,
 		    const char *name, uint64_t *ret, bool *ret_hw, char **ret_text);
 
 /*
+ * What PCIe carries in one direction (src/node/pcie_share.c): GT/s x lanes x
+ * the line encoding (8b/10b up to 5 GT/s, 128b/130b up to 32, FLIT at 64)
+ * x PF_PCIE_TLP_EFFICIENCY, the share left by TLP headers and DLLPs at
+ * 256-byte payloads.  Gb/s; 0 when either value is unknown.
+ */
+#define PF_PCIE_TLP_EFFICIENCY 0.9
+double pf_pcie_link_gbps(double gts, int width);
+/*
+ * The fraction (at most 1) of @want[@which] Gb/s that the PCIe links above
+ * the function node->pci[@pci[@which]] can carry while each function
+ * @pci[i] moves @want[i] Gb/s each way at once (a function listed twice,
+ * the two ports of one card, counts twice).  *@ret_link (may be NULL): the
+ * index in node->pci of the device whose upstream link is the bottleneck, -1
+ * when every link has room or none is known.
+ */
+double pf_pcie_share(const struct pf_node *node, const int *pci, const double *want, size_t n,
+		     size_t which, int *ret_link);
+
+/*
  * PCI distance between two devices (src/node/pci_path.c), in nvidia-smi's
  * vocabulary, best first.  PIX: at most one PCIe switch between them; PXB:
  * several switches, no host bridge; PHB: through the host bridge (root

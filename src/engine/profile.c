@@ -261,6 +261,9 @@ static int param_from_json(const struct pf_param *prm, const cJSON *v, void *cfg
 	case PF_PARAM_ENUM:
 		if (cJSON_IsString(v))
 			return pf_param_parse(prm, v->valuestring, cfg, ret_err);
+		/* an enum of "true"/"false" and more ("auto") takes the JSON booleans too */
+		if (cJSON_IsBool(v))
+			return pf_param_parse(prm, cJSON_IsTrue(v) ? "true" : "false", cfg, ret_err);
 		return fail(ret_err, "'%s' must be a string", prm->key);
 	case PF_PARAM_STRING:
 		if (cJSON_IsString(v))

@@ -670,6 +670,46 @@ static void test_expect_gbps(void **state)
 	teardown(root);
 }
 
+/*
+ * Two 400G NICs behind one Gen5 x16 switch uplink (gen_root puts two NICs
+ * per switch with 8 NICs and 4 GPUs): with every rail running both ways the
+ * uplink carries 32 GT/s x 16 x 128/130 x 0.9 = 454 Gb/s for 800 Gb/s, so
+ * a healthy node measures ~220 Gb/s per flow.  The floor follows the
+ * uplink's share; a NIC below that share still fails.
+ */
+static void test_shared_pcie_uplink(void **state)
+{
+	char *root = setup("--gpus 4 --nics 8 --link-layer eth", 8, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	double share = 32 * 16 * (128.0 / 130.0) * 0.9 / 800;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	for (int i = 0; i < 8; i++)
+		pf_fake_verbs.devs[i].gbps = 220;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "pcie_share")->valuedouble, share, 1e-9);
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble,
+			   400 * 0.9 * share, 1e-6);
+	pf_test_assert_contains(f->message, "the PCIe link of");
+	assert_non_null(cJSON_GetObjectItem(f->observed, "pcie_bottleneck"));
+	pf_result_release(&res);
+
+	/* one NIC well below its share of the uplink is still named */
+	pf_fake_verbs_reset(8, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(8);
+	for (int i = 0; i < 8; i++)
+		pf_fake_verbs.devs[i].gbps = 220;
+	pf_fake_verbs.devs[5].gbps = 100;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_5/1")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	teardown(root);
+}
+
 static void test_counters_per_port(void **state)
 {
 	char *root = setup("--gpus 0 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -807,22 +847,16 @@ static void test_libraries_missing(void **state)
 	teardown(root);
 }
 
-static void test_gpu_memory(void **state)
+/* The fake CUDA sees the GPUs gen_root wrote under @root, in bus order. */
+static void fake_gpus_of(const char *root)
 {
-	char *root = setup("--gpus 4 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
-	const char *sets[] = { FAST, "fabric_loopback.use_gpu=true", NULL };
 	static char bdfs[8][16];
 	static const char *ptrs[8];
-	const struct pf_finding *f;
-	struct pf_result res;
-	FILE *p;
-	int n = 0;
-
-	/* the GPUs gen_root wrote, in bus order, for the fake CUDA */
 	char *cmd = pf_xasprintf("cd %s/sys/bus/pci/devices && grep -l 0x10de */vendor | "
 				 "cut -d/ -f1 | sort", root);
+	FILE *p = popen(cmd, "r");
+	int n = 0;
 
-	p = popen(cmd, "r");
 	free(cmd);
 	assert_non_null(p);
 	while (n < 8 && fscanf(p, "%15s", bdfs[n]) == 1) {
@@ -832,11 +866,84 @@ static void test_gpu_memory(void **state)
 	pclose(p);
 	assert_int_equal(n, 4);
 	pf_fake_gpu_reset(n, ptrs);
+}
+
+static void test_gpu_memory(void **state)
+{
+	char *root = setup("--gpus 4 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, "fabric_loopback.use_gpu=true", NULL };
+	const struct pf_finding *f;
+	struct pf_result res;
+
+	fake_gpus_of(root);
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_string_equal(obs_str(f, "memory"), "peermem");
 	assert_int_equal(pf_fake_verbs.n_host_regs, 0);
+	assert_int_equal(pf_fake.allocs, 0);
+	pf_result_release(&res);
+
+	/* forced without CUDA: an error */
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	fake_gpus_of(root);
+	pf_fake.cuda_load = -ENOENT;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_ERROR);
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
+ * use_gpu=auto (the default) on a GPU node sends from GPU memory, the path
+ * jobs use; where CUDA cannot load, or GPU memory cannot be registered, the
+ * flows are measured from host memory with a warning, never an error or a
+ * fail of the fabric.
+ */
+static void test_gpu_auto(void **state)
+{
+	char *root = setup("--gpus 4 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, NULL };
+	const struct pf_finding *f;
+	struct pf_result res;
+
+	fake_gpus_of(root);
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_string_equal(obs_str(f, "memory"), "peermem");
+	assert_int_equal(pf_fake_verbs.n_host_regs, 0);
+	pf_result_release(&res);
+
+	/* no libcuda: host memory, one warning */
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	fake_gpus_of(root);
+	pf_fake.cuda_load = -ENOENT;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(count(&res, PF_STATUS_WARN), 1);
+	pf_test_assert_contains(res.findings[0].message, "GPU-memory flows impossible");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "memory"), "host");
+	pf_result_release(&res);
+
+	/* neither nvidia-peermem nor DMA-BUF: measured again from host memory */
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	fake_gpus_of(root);
+	pf_fake_verbs.peermem = false;
+	pf_fake_verbs.dmabuf = false;
+	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	f = pf_test_must_find(&res, "gpu_memory");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "8 of 8 flows");
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(f, "memory"), "host");
 	assert_int_equal(pf_fake.allocs, 0);
 	pf_result_release(&res);
 	teardown(root);
@@ -913,6 +1020,8 @@ int main(void)
 		cmocka_unit_test(test_distinct_rail_subnets_skip),
 		cmocka_unit_test(test_blame_needs_evidence),
 		cmocka_unit_test(test_expect_gbps),
+		cmocka_unit_test(test_shared_pcie_uplink),
+		cmocka_unit_test(test_gpu_auto),
 		cmocka_unit_test(test_ib_verbs_and_ipoib),
 		cmocka_unit_test(test_roce_verbs),
 		cmocka_unit_test(test_corruption_and_retries),

@@ -208,6 +208,73 @@ static void test_names(void **state)
 	assert_false(pf_path_gdr_default(PF_PATH_UNKNOWN));
 }
 
+/* Link bandwidth per direction: line encoding x 0.9 for TLP/DLLP overhead. */
+static void test_link_gbps(void **state)
+{
+	(void)state;
+	assert_float_equal(pf_pcie_link_gbps(2.5, 1), 2.5 * 0.8 * 0.9, 1e-9);
+	assert_float_equal(pf_pcie_link_gbps(16, 16), 256 * 128.0 / 130 * 0.9, 1e-9);
+	assert_float_equal(pf_pcie_link_gbps(64, 16), 1024 * 242.0 / 256 * 0.9, 1e-9);
+	assert_float_equal(pf_pcie_link_gbps(0, 16), 0, 0);
+	assert_float_equal(pf_pcie_link_gbps(32, 0), 0, 0);
+}
+
+/*
+ * root port 0 -> switch up 1 (Gen4 x16) -> down 2 -> NIC 3 (dual port, Gen4 x16)
+ *                                        -> down 4 -> NIC 5 (Gen4 x16)
+ * root port 6 -> NIC 7 (Gen5 x16)
+ */
+static void test_share(void **state)
+{
+	struct pf_pci_dev pci[8] = { 0 };
+	struct pf_node node = { .pci = pci, .n_pci = 8 };
+	const int parent[8] = { -1, 0, 1, 2, 1, 4, -1, 6 };
+	double cap4 = pf_pcie_link_gbps(16, 16);
+	int link;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		pci[i].parent = parent[i];
+		pci[i].cur_speed_gts = i >= 6 ? 32 : 16;
+		pci[i].cur_width = 16;
+	}
+	{
+		/* the two ports of NIC 3 at 200G each: its own x16 link is the limit */
+		const int dev[] = { 3, 3 };
+		const double want[] = { 200, 200 };
+
+		assert_float_equal(pf_pcie_share(&node, dev, want, 2, 0, &link), cap4 / 400, 1e-9);
+		assert_int_equal(link, 3);
+	}
+	{
+		/* NIC 3 and NIC 5 at 200G each: the switch uplink (device 1) carries 226 */
+		const int dev[] = { 3, 5, 7 };
+		const double want[] = { 200, 200, 400 };
+
+		assert_float_equal(pf_pcie_share(&node, dev, want, 3, 1, &link), cap4 / 400, 1e-9);
+		assert_int_equal(link, 1);
+		/* NIC 7 alone below its root port: room */
+		assert_float_equal(pf_pcie_share(&node, dev, want, 3, 2, &link), 1, 0);
+		assert_int_equal(link, -1);
+	}
+	{
+		/* NIC 5 idle this round: NIC 3 alone fits */
+		const int dev[] = { 3, 5 };
+		const double want[] = { 200, 0 };
+
+		assert_float_equal(pf_pcie_share(&node, dev, want, 2, 0, NULL), 1, 0);
+	}
+	/* unknown links and devices without a PCI function are not limits */
+	pci[1].cur_width = 0;
+	{
+		const int dev[] = { 5, -1 };
+		const double want[] = { 100, 400 };
+
+		assert_float_equal(pf_pcie_share(&node, dev, want, 2, 0, NULL), 1, 0);
+		assert_float_equal(pf_pcie_share(&node, dev, want, 2, 1, NULL), 1, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_odd_paths),
 		cmocka_unit_test(test_too_deep),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_link_gbps),
+		cmocka_unit_test(test_share),
 	};
 
 	return cmocka_run_group_tests_name("pci_path", tests, NULL, NULL);
