@@ -7,7 +7,7 @@
  * reports), or the `pairs` list; without GPUs, every RDMA port.  Per NIC
  * port a host-memory run (buffers on the NIC's NUMA node), then per pair a
  * GPU-memory run (nvidia-peermem or DMA-BUF registration), through the
- * engine in src/vendor/loopback.c.  Verdicts: host >= host_min_fraction of the
+ * engine in src/traffic/loopback.c.  Verdicts: host >= host_min_fraction of the
  * port rate (warn below host_warn_fraction), GPU >= gpu_min_fraction of
  * the same NIC's host figure, the written data intact, and every WRITE of
  * the loopback's own QPs completed successfully (a retry exhausted is an

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check.h - the only header a check module needs.
+ * check.h - the check contract: the descriptor, its parameters and the
+ * context.  Every check includes it; what else a check reads comes from the
+ * other headers of include/preflight/ (node.h, providers.h, net.h, gpu.h,
+ * ...), and a check includes nothing outside include/preflight/ (README
+ * "Layout"; tests/arch/layers.py enforces it).
  *
  * A check is a const descriptor: its name, what it reads, a parameter table
  * that declares every profile key once (type, default, bounds, unit, help),

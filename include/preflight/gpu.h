@@ -4,7 +4,7 @@
  *
  * libcuda.so.1, libnvidia-ml.so.1 and libnccl.so.2 are never linked: each
  * is dlopen'd on first use, in the child that runs the check, into a table
- * of function pointers (src/vendor/dl_cuda.c, src/vendor/dl_nvml.c, src/vendor/dl_nccl.c).  A
+ * of function pointers (src/wrap/dl_cuda.c, src/wrap/dl_nvml.c, src/wrap/dl_nccl.c).  A
  * missing library or symbol is an error string that names the library and
  * what to install, never a loader error.  PF_CUDA_PATH, PF_NVML_PATH and
  * PF_NCCL_PATH name a library file to load instead of the soname (only that
@@ -21,9 +21,9 @@
 #include <stddef.h>
 
 #include "preflight/check.h"
-#include "preflight/cuda_min.h"
-#include "preflight/nccl_min.h"
-#include "preflight/nvml_min.h"
+#include "preflight/cuda_api.h"
+#include "preflight/nccl_api.h"
+#include "preflight/nvml_api.h"
 
 /* libcuda.so.1; every entry is required unless marked optional. */
 struct pf_cuda_table {
@@ -165,7 +165,7 @@ int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **re
 int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 
 /*
- * CUDA helpers over a table (src/vendor/dl_cuda.c).
+ * CUDA helpers over a table (src/wrap/dl_cuda.c).
  */
 
 /* "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)" into @buf. */

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "preflight/cuda_min.h"
+#include "preflight/cuda_api.h"
 #include "preflight/fs.h"
 #include "preflight/gpu.h"
 #include "preflight/verbs_api.h"

@@ -22,7 +22,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "preflight/cuda_min.h"
+#include "preflight/cuda_api.h"
 
 /* cuMemGetHandleForAddressRange (CUDA >= 11.7); handle type 1 = DMA-BUF fd. */
 typedef pf_CUresult (*pf_cuMemGetHandleForAddressRange_fn)(void *handle, pf_CUdeviceptr dptr,

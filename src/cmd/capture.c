@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "capture.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "report.h"
 #include "registry.h"
 

@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "preflight/node.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "report.h"
 
 /*

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "preflight/node.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "preflight/providers.h"
 #include "capture.h"
 #include "clock.h"

@@ -20,7 +20,7 @@
 #include "mesh.h"
 #include "output.h"
 #include "preflight/fs.h"
-#include "preflight/hostlist.h"
+#include "hostlist.h"
 #include "preflight/node.h"
 #include "report.h"
 #include "version.h"

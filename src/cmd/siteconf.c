@@ -13,7 +13,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/macro.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "siteconf.h"
 
 /* A site file is a few hundred bytes; anything huge is a mistake. */

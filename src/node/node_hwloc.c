@@ -478,7 +478,7 @@ static int probe_import(const char *buf, size_t len, const char *path, char **re
 		hwloc_topology_t t;
 		sigset_t none;
 
-		/* the check children's lifecycle (src/engine/runner.c): own group, default
+		/* the check children's lifecycle (src/runner/runner.c): own group, default
 		 * handlers, and never outliving preflight, even one killed with SIGKILL */
 		setpgid(0, 0);
 		for (size_t i = 0; i < PF_ARRAY_SIZE(dfl_signals); i++)

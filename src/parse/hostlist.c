@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preflight/hostlist.h"
+#include "hostlist.h"
 #include "preflight/macro.h"
 
 #define HL_DIGITS_MAX 9 /* a number of at most 9 digits cannot overflow */

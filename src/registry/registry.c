@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "preflight/profile.h"
+#include "profile.h"
 #include "registry.h"
 
 #define PF_CHECK(n) extern const struct pf_check pf_check_##n;

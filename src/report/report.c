@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "preflight/profile.h"
+#include "profile.h"
 #include "report.h"
 
 static void copy_line(char *dst, size_t len, const char *src)

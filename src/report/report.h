@@ -11,8 +11,17 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "runner.h"
+#include "preflight/check.h"
 #include "text.h"
+
+/* One check's run: what the runner (src/runner/runner.c) fills and the report shows. */
+struct pf_run {
+	const struct pf_check *check;
+	void *cfg;
+	struct pf_result res;
+	double duration_ms;
+	unsigned int timeout_s; /* the deadline applied */
+};
 
 #define PF_REPORT_SCHEMA "preflight.report/v1"
 

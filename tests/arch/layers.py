@@ -2,11 +2,21 @@
 # SPDX-License-Identifier: MIT
 """The architecture, read from the built objects with nm(1).
 
-  layers.py layers LIB...     LIBs bottom to top (pf_core ... pf_cmd): every
-                              symbol an object needs from the project is
-                              defined in its own layer or one below, and no
-                              two source files need each other, directly or
-                              in a longer circle.
+  layers.py layers SRC SPEC...
+                              SPEC is "LIBFILE|DIR|LINKS|HEADERS" for each
+                              library (CMake's pf_layer(): its archive, its
+                              source directory under SRC, the pf_ libraries
+                              it links and the headers of include/preflight/
+                              it owns, comma-separated).  A library may use
+                              what it links, directly or through them, and
+                              nothing else: every symbol an object needs from
+                              the project, and every header a source or
+                              private header includes ("x.h" from a library's
+                              directory, "preflight/x.h" from its owner), comes
+                              from the library itself or one it reaches; no
+                              two source files need each other, directly or in
+                              a longer circle; every public header has one
+                              owner; checks/ includes only include/preflight/.
   layers.py contract LIB      the check objects of LIB (pf_checks) call no
                               libc function that reads the node, the process
                               or the clock: a check sees those only through
@@ -14,6 +24,7 @@
 Prints what is wrong and exits 1; exits 0 with a one-line summary.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -90,34 +101,102 @@ def cycles(graph):
     return found
 
 
-def layers(libs):
-    rank, where, objs = {}, {}, {}
-    for i, lib in enumerate(libs):
-        name = os.path.basename(lib)
-        for obj, (d, u) in nm_objects(lib).items():
-            key = f"{name}:{obj}"
-            objs[key] = (i, u)
+def parse_specs(specs):
+    """{name: (archive, dir, links, headers)} in declaration order."""
+    libs = {}
+    for spec in specs:
+        archive, d, links, headers = spec.split("|")
+        name = os.path.splitext(os.path.basename(archive))[0].removeprefix("lib")
+        libs[name] = (archive, d, [x for x in links.split(",") if x],
+                      [x for x in headers.split(",") if x])
+    return libs
+
+
+def reach(libs):
+    """{name: set of libraries it may use}: itself and what it links, transitively."""
+    out = {}
+
+    def walk(n, seen):
+        for m in libs[n][2]:
+            if m in libs and m not in seen:
+                seen.add(m)
+                walk(m, seen)
+        return seen
+    for n in libs:
+        out[n] = walk(n, {n})
+    return out
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def includes(src, libs, may):
+    """Problems with the quoted includes of each library's sources."""
+    bad, owner, private = [], {}, {}
+    for n, (_, d, _, headers) in libs.items():
+        for h in headers:
+            if h in owner:
+                bad.append(f"include/preflight/{h} is claimed by {owner[h]} and {n}")
+            owner[h] = n
+            if not os.path.exists(os.path.join(src, "include/preflight", h)):
+                bad.append(f"{n} claims include/preflight/{h}, which does not exist")
+        for f in os.listdir(os.path.join(src, d)):
+            if f.endswith(".h"):
+                private.setdefault(f, n)
+    for h in sorted(os.listdir(os.path.join(src, "include/preflight"))):
+        if h.endswith(".h") and h not in owner:
+            bad.append(f"include/preflight/{h} has no owner (HEADERS of a pf_layer())")
+    for n, (_, d, _, _) in libs.items():
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if not f.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(src, d, f), encoding="utf-8") as fh:
+                text = fh.read()
+            for inc in INCLUDE.findall(text):
+                if inc.startswith("preflight/"):
+                    o = owner.get(inc[len("preflight/"):])
+                elif d == "checks" and not inc.endswith(".def"):
+                    bad.append(f"{d}/{f} includes \"{inc}\": a check includes only "
+                               "include/preflight/")
+                    continue
+                else:
+                    o = n if os.path.exists(os.path.join(src, d, inc)) else private.get(inc)
+                if o is None:
+                    continue  # generated (version.h) or a system header
+                if o not in may[n]:
+                    bad.append(f"{d}/{f} includes \"{inc}\" of {o}, which {n} does not link")
+    return bad
+
+
+def layers(src, specs):
+    libs = parse_specs(specs)
+    may = reach(libs)
+    where, objs = {}, {}
+    for n, (archive, _, _, _) in libs.items():
+        for obj, (d, u) in nm_objects(archive).items():
+            key = f"{n}:{obj}"
+            objs[key] = (n, u)
             for sym in d:
-                where[sym] = (i, key)
-        rank[name] = i
+                where[sym] = (n, key)
     bad, graph = [], {}
-    for key, (i, undef) in sorted(objs.items()):
+    for key, (n, undef) in sorted(objs.items()):
         for sym in sorted(undef):
             if sym not in where:
                 continue
-            j, other = where[sym]
+            m, other = where[sym]
             if other != key:
                 graph.setdefault(key, set()).add(other)
-            if j > i:
-                bad.append(f"{key} needs {sym} from {other}, a layer above it")
+            if m not in may[n]:
+                bad.append(f"{key} needs {sym} from {other}: {n} does not link {m}")
     for comp in cycles(graph):
         bad.append("files that need each other: " + " <-> ".join(comp))
+    bad += includes(src, libs, may)
     for b in bad:
         print("layers:", b)
     if not bad:
         edges = sum(len(v) for v in graph.values())
-        print(f"layers: {len(libs)} layers, {len(objs)} objects, {edges} file dependencies, "
-              "all downward, no cycles")
+        print(f"layers: {len(libs)} libraries, {len(objs)} objects, {edges} file dependencies, "
+              "each within what its library links; includes likewise; no cycles")
     return 1 if bad else 0
 
 
@@ -136,8 +215,8 @@ def contract(lib):
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[1] == "layers":
-        return layers(argv[2:])
+    if len(argv) >= 4 and argv[1] == "layers":
+        return layers(argv[2], argv[3:])
     if len(argv) == 3 and argv[1] == "contract":
         return contract(argv[2])
     print(__doc__, file=sys.stderr)

@@ -12,7 +12,7 @@
  *   huge     send 80 MB without end (over the runner's 64 MiB cap)
  *   stdout   write to stdout (must not reach the report)
  * Only preflight-faults defines pf_runner_fault_hook(); the shipped
- * preflight binary leaves the weak reference in src/engine/runner.c NULL, so none
+ * preflight binary leaves the weak reference in src/runner/runner.c NULL, so none
  * of this is reachable there (docs/hardening.md).
  */
 #include <signal.h>

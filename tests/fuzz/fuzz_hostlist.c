@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "preflight/hostlist.h"
+#include "hostlist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

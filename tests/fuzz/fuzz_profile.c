@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "registry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fake_gpu.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "registry.h"
 
 struct pf_fake_gpu pf_fake;

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "preflight/check.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "preflight/providers.h"
 #include "runner.h"
 

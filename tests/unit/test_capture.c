@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "capture.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "registry.h"
 #include "testutil.h"
 

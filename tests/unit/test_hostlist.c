@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "preflight/hostlist.h"
+#include "hostlist.h"
 #include "testutil.h"
 
 static void expect(const char *text, const char *const *want, size_t n)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_loopback.c - the RDMA WRITE loopback engine (src/vendor/loopback.c) driven
+ * test_loopback.c - the RDMA WRITE loopback engine (src/traffic/loopback.c) driven
  * through the software verbs device (tests/lib/fake_verbs.c) and the fake
- * CUDA, plus the libibverbs loader (src/vendor/dl_verbs.c).
+ * CUDA, plus the libibverbs loader (src/wrap/dl_verbs.c).
  */
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "preflight/profile.h"
+#include "profile.h"
 #include "registry.h"
 #include "testutil.h"
 

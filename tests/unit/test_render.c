@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "preflight/profile.h"
+#include "profile.h"
 #include "report.h"
 #include "testutil.h"
 

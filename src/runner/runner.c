@@ -137,26 +137,6 @@ static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struc
 	_exit(0);
 }
 
-void pf_progress(const struct pf_ctx *ctx, const char *fmt, ...)
-{
-	char line[128];
-	va_list ap;
-	int n;
-
-	if (!ctx || ctx->progress_fd <= 2)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	/* non-blocking: a full pipe drops the update, never stalls the check */
-	(void)!write(ctx->progress_fd, line, (size_t)n);
-}
-
 /* The status line of a running check; cleared with "\r\033[K". */
 struct status_line {
 	FILE *out;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvml_min.h - the few NVML (libnvidia-ml.so.1) types, constants and
+ * nvml_api.h - the few NVML (libnvidia-ml.so.1) types, constants and
  * function types preflight uses, declared here so that the build never
  * needs nvml.h.  Checked against the real header by tests/decls/gpu_decls.c
  * when one is found at build time.
  */
-#ifndef PREFLIGHT_NVML_MIN_H
-#define PREFLIGHT_NVML_MIN_H
+#ifndef PREFLIGHT_NVML_API_H
+#define PREFLIGHT_NVML_API_H
 
 typedef unsigned int pf_nvmlReturn_t;
 typedef unsigned int pf_nvmlEnableState_t;

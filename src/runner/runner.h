@@ -14,14 +14,7 @@
 #include <stdio.h>
 
 #include "preflight/check.h"
-
-struct pf_run {
-	const struct pf_check *check;
-	void *cfg;
-	struct pf_result res;
-	double duration_ms;
-	unsigned int timeout_s; /* the deadline applied */
-};
+#include "report.h" /* struct pf_run */
 
 struct pf_runner_opts {
 	bool no_fork;           /* run in-process (debugging) */

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nccl_min.h - the few NCCL (libnccl.so.2) types, constants and function
+ * nccl_api.h - the few NCCL (libnccl.so.2) types, constants and function
  * types preflight uses, declared here so that the build never needs nccl.h.
  * Checked against the real header by tests/decls/gpu_decls.c when one is
  * found at build time.  Streams are the driver API's CUstream, which is
  * what cudaStream_t is.
  */
-#ifndef PREFLIGHT_NCCL_MIN_H
-#define PREFLIGHT_NCCL_MIN_H
+#ifndef PREFLIGHT_NCCL_API_H
+#define PREFLIGHT_NCCL_API_H
 
 #include <stddef.h>
 
-#include "preflight/cuda_min.h"
+#include "preflight/cuda_api.h"
 
 typedef unsigned int pf_ncclResult_t;
 typedef unsigned int pf_ncclDataType_t;

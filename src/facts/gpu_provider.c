@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * dl_gpu.c - the live and recorded GPU providers: what checks see through
- * ctx->prov->gpu, over the tables of dl_cuda.c, dl_nvml.c and dl_nccl.c.
+ * gpu_provider.c - the live and recorded GPU providers: what checks see through
+ * ctx->prov->gpu, over the tables of src/wrap/dl_cuda.c, dl_nvml.c and dl_nccl.c.
  */
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/parse.h"
-#include "preflight/profile.h"
+#include "profile.h"
 #include "preflight/strbuf.h"
 #include "strmap.h"
 

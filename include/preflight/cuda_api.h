@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cuda_min.h - the few CUDA driver API (libcuda.so.1) types, constants and
+ * cuda_api.h - the few CUDA driver API (libcuda.so.1) types, constants and
  * function types preflight uses, declared here so that the build never needs
  * the CUDA toolkit.
  *
  * Enums are plain unsigned ints (the ABI of the driver's enums); handle types
  * keep the driver's struct tags so that tests/decls/gpu_decls.c can check
  * every function type against the real cuda.h when the toolkit is present.
- * Symbol names are the ABI names (cuMemAlloc_v2, ...), see src/vendor/dl_cuda.c.
+ * Symbol names are the ABI names (cuMemAlloc_v2, ...), see src/wrap/dl_cuda.c.
  */
-#ifndef PREFLIGHT_CUDA_MIN_H
-#define PREFLIGHT_CUDA_MIN_H
+#ifndef PREFLIGHT_CUDA_API_H
+#define PREFLIGHT_CUDA_API_H
 
 #include <stddef.h>
 

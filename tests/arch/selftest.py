@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""layers.py on a made-up tree, so that the architecture test itself can fail:
+a library that calls or includes a sibling it does not link is caught, one
+that links it is not, a check that includes a private header is caught, and
+an unowned public header is caught.  Needs cc and ar."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import layers  # noqa: E402
+
+
+def write(root, path, text):
+    p = os.path.join(root, path)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def archive(root, d, name):
+    objs = []
+    for f in sorted(os.listdir(os.path.join(root, d))):
+        if f.endswith(".c"):
+            o = os.path.join(root, d, f + ".o")
+            subprocess.run(["cc", "-c", "-I", os.path.join(root, "include"), "-I",
+                            os.path.join(root, "a"), os.path.join(root, d, f), "-o", o],
+                           check=True)
+            objs.append(o)
+    a = os.path.join(root, f"lib{name}.a")
+    subprocess.run(["ar", "rcs", a] + objs, check=True)
+    return a
+
+
+def run(root, specs):
+    return layers.layers(root, specs)
+
+
+def main():
+    bad = 0
+    with tempfile.TemporaryDirectory() as root:
+        write(root, "include/preflight/a.h", "int fa(void);\n")
+        write(root, "a/a.c", '#include "preflight/a.h"\nint fa(void) { return 1; }\n')
+        write(root, "a/apriv.h", "#define A_PRIVATE 1\n")
+        write(root, "b/b.c", '#include "preflight/a.h"\nint fb(void) { return fa(); }\n')
+        write(root, "c/c.c", '#include "apriv.h"\nint fc(void) { return A_PRIVATE; }\n')
+        write(root, "checks/k.c", '#include "apriv.h"\nint fk(void) { return 0; }\n')
+        a, b, c = archive(root, "a", "pf_a"), archive(root, "b", "pf_b"), archive(root, "c", "pf_c")
+        k = archive(root, "checks", "pf_checks")
+        cases = [
+            ("a sibling's symbol and header, unlinked", 1,
+             [f"{a}|a||a.h", f"{b}|b||", f"{c}|c|pf_a|"]),
+            ("a sibling's private header, unlinked", 1,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c||"]),
+            ("a private header in checks/", 1,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_a|", f"{k}|checks|pf_a|"]),
+            ("an unowned public header", 1,
+             [f"{a}|a||", f"{b}|b|pf_a|", f"{c}|c|pf_a|"]),
+            ("everything linked", 0,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"]),
+        ]
+        for what, want, specs in cases:
+            got = run(root, specs)
+            print(f"selftest: {what}: exit {got} (want {want})")
+            bad += got != want
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
