@@ -33,6 +33,7 @@ GEN = [
     "--nccl-env NCCL_IB_HCA=mlx5_0,mlx5_1 --nccl-conf NCCL_SOCKET_IFNAME=eth9",
 ]
 TIMING = re.compile(r'("(duration_ms|started_at|finished_at|elapsed_ms|time_ms)": )[0-9.e+-]+')
+STAMP = re.compile(r'("(started_at|finished_at|generated_at)": )"[^"]*"')
 TEXT_MS = re.compile(r"\b[0-9]+(\.[0-9]+)? ms\b")
 
 
@@ -44,6 +45,7 @@ def run(binary, args):
 def normal(s, tmp):
     s = s.replace(tmp, "TMP")
     s = TIMING.sub(r"\1 0", s)
+    s = STAMP.sub(r'\1"T"', s)
     return TEXT_MS.sub("N ms", s)
 
 

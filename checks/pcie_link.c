@@ -201,6 +201,24 @@ static bool from_hwloc(const struct pf_node *node)
 	return node->source && !strcmp(node->source, "hwloc");
 }
 
+/* A link finding's values; @up only when its maximum limits the link. */
+static void observe_link(struct pf_finding *f, const struct pf_pci_dev *d,
+			 const struct pf_pci_dev *up, double want_gts, int want_width)
+{
+	pf_obs_str(f, "bdf", d->bdf);
+	pf_obs_num(f, "speed_gts", d->cur_speed_gts);
+	pf_obs_num(f, "width", d->cur_width);
+	if (pf_pci_gen(d->cur_speed_gts))
+		pf_obs_num(f, "gen", pf_pci_gen(d->cur_speed_gts));
+	pf_exp_num(f, "speed_gts", want_gts);
+	pf_exp_num(f, "width", want_width);
+	if (up) {
+		pf_obs_str(f, "upstream_port", up->bdf);
+		pf_obs_num(f, "device_max_speed_gts", d->max_speed_gts);
+		pf_obs_num(f, "device_max_width", d->max_width);
+	}
+}
+
 /*
  * One finding for the link of @t; returns its status.  A device whose
  * values an hwloc export does not record gets no finding: -1.
@@ -277,18 +295,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 				  "reseat the card and riser or retimer, and look for AER errors in "
 				  "dmesg; the link retrains at the next boot", pf_pci_gen(want_gts));
 	}
-	pf_obs_str(f, "bdf", d->bdf);
-	pf_obs_num(f, "speed_gts", d->cur_speed_gts);
-	pf_obs_num(f, "width", d->cur_width);
-	if (pf_pci_gen(d->cur_speed_gts))
-		pf_obs_num(f, "gen", pf_pci_gen(d->cur_speed_gts));
-	pf_exp_num(f, "speed_gts", want_gts);
-	pf_exp_num(f, "width", want_width);
-	if (slot_limited) {
-		pf_obs_str(f, "upstream_port", up->bdf);
-		pf_obs_num(f, "device_max_speed_gts", d->max_speed_gts);
-		pf_obs_num(f, "device_max_width", d->max_width);
-	}
+	observe_link(f, d, slot_limited ? up : NULL, want_gts, want_width);
 	return f->status;
 }
 
@@ -384,6 +391,34 @@ struct unread {
  * One finding for bridge @b, or, when its config file is absent or too
  * short to hold ACS, a note in @u for judge_acs() to report once.
  */
+/* ACS redirect on at bridge @d: a warn, with the remedy that fits the IOMMU mode. */
+static struct pf_finding *acs_redirect_warn(struct pf_result *res, const struct pf_node *node,
+					    const struct pf_pci_dev *d, const char *between,
+					    uint16_t ctrl, const struct target *translated)
+{
+	struct pf_finding *f;
+	char redir[64];
+
+	pf_pci_acs_ctrl_names(ctrl & REDIRECT_BITS, redir, sizeof(redir));
+	f = pf_add(res, PF_STATUS_WARN, d->bdf, "bridge %s (between %s): ACS %s enabled: "
+		   "GPUDirect peer-to-peer is redirected through the root complex", d->bdf,
+		   between, redir);
+	if (translated)
+		pf_remedy(f, "the IOMMU translates DMA for %s (group type %s): ACS redirect is "
+			  "what sends its peer traffic to the IOMMU for translation, so do not "
+			  "clear it while translation is on; first boot with the IOMMU in "
+			  "passthrough (iommu=pt, with intel_iommu=on or amd_iommu=on where "
+			  "needed), then disable ACS redirect on this port (pci=disable_acs_redir=%s "
+			  "or the BIOS ACS setting)", translated->name ? translated->name
+			  : node->pci[translated->pci].bdf, translated->iommu_type, d->bdf);
+	else
+		pf_remedy(f, "disable ACS redirect on this port: 'setpci -s %s ECAP_ACS+0x6.w=0000' "
+			  "(until reboot), or persistently with the kernel parameter "
+			  "pci=disable_acs_redir=%s or the BIOS ACS/IOMMU setting; iommu=pt alone keeps "
+			  "ACS enabled", d->bdf, d->bdf);
+	return f;
+}
+
 static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 			 const struct target *targets, const struct bridge *b, struct unread *u)
 {
@@ -446,25 +481,7 @@ static void judge_bridge(struct pf_result *res, const struct pf_ctx *ctx,
 	}
 	pf_pci_acs_ctrl_names(acs.ctrl, names, sizeof(names));
 	if (acs.ctrl & REDIRECT_BITS) {
-		char redir[64];
-
-		pf_pci_acs_ctrl_names(acs.ctrl & REDIRECT_BITS, redir, sizeof(redir));
-		f = pf_add(res, PF_STATUS_WARN, d->bdf, "bridge %s (between %s): ACS %s enabled: "
-			   "GPUDirect peer-to-peer is redirected through the root complex", d->bdf,
-			   between, redir);
-		if (translated)
-			pf_remedy(f, "the IOMMU translates DMA for %s (group type %s): ACS redirect is "
-				  "what sends its peer traffic to the IOMMU for translation, so do not "
-				  "clear it while translation is on; first boot with the IOMMU in "
-				  "passthrough (iommu=pt, with intel_iommu=on or amd_iommu=on where "
-				  "needed), then disable ACS redirect on this port (pci=disable_acs_redir=%s "
-				  "or the BIOS ACS setting)", translated->name ? translated->name
-				  : node->pci[translated->pci].bdf, translated->iommu_type, d->bdf);
-		else
-			pf_remedy(f, "disable ACS redirect on this port: 'setpci -s %s ECAP_ACS+0x6.w=0000' "
-				  "(until reboot), or persistently with the kernel parameter "
-				  "pci=disable_acs_redir=%s or the BIOS ACS/IOMMU setting; iommu=pt alone keeps "
-				  "ACS enabled", d->bdf, d->bdf);
+		f = acs_redirect_warn(res, node, d, between, acs.ctrl, translated);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, d->bdf, "bridge %s (between %s): ACS redirect off "
 			   "(ACSCtl %s)", d->bdf, between, *names ? names : "none");

@@ -31,6 +31,12 @@ struct pf_fs;
  * (tests exercise both).
  */
 int pf_fs_open(const char *root, struct pf_fs **ret_fs);
+/*
+ * A root that holds nothing, not even its top directory: every path is
+ * -ENOENT, pf_fs_root() is "".  For a topology export judged alone, so that
+ * no file of this machine is read.
+ */
+struct pf_fs *pf_fs_open_empty(void);
 /* Release @fs; NULL-safe; returns NULL. */
 struct pf_fs *pf_fs_free(struct pf_fs *fs);
 PF_DEFINE_AUTO(fs_free, struct pf_fs *, pf_fs_free)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "diff.h"
 #include "preflight/fs.h"
 #include "exit.h"
@@ -629,24 +630,24 @@ static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out,
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct pf_cmdopt cmd = { .cmd = "diff", .longopts = longopts, .usage = diff_usage,
+				 .out = out, .err = err };
+	int c, r;
 
 	*ret_exit = PF_EXIT_USAGE;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(err, "preflight diff: --format: unknown format '%s' "
-					     "(text or json)\n", optarg);
+				pf_cmdopt_error(&cmd, "--format: unknown format '%s' (text or json)",
+						optarg);
 				return false;
 			}
 			o->json = !strcmp(optarg, "json");
 			break;
 		case OPT_OUTPUT:
 			if (!*optarg) {
-				fputs("preflight diff: --output: empty file name\n", err);
+				pf_cmdopt_error(&cmd, "--output: empty file name");
 				return false;
 			}
 			o->output = optarg;
@@ -654,18 +655,11 @@ static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out,
 		case OPT_COMPACT:
 			o->compact = true;
 			break;
-		case OPT_HELP:
-			diff_usage(out);
-			*ret_exit = 0;
-			return false;
-		case ':':
-			fprintf(err, "preflight diff: option '%s' needs a value\n", argv[optind - 1]);
-			return false;
-		default:
-			fprintf(err, "preflight diff: unknown option '%s' (see preflight diff "
-				     "--help)\n", argv[optind - 1]);
-			return false;
 		}
+	}
+	if (r != PF_CMDOPT_END) {
+		*ret_exit = r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
+		return false;
 	}
 	if (argc - optind != 2) {
 		fprintf(err, "preflight diff: expected two reports, OLD.json NEW.json (got %d)\n",

@@ -38,6 +38,7 @@
 #include "output.h"
 #include "preflight/node.h"
 #include "preflight/strbuf.h"
+#include "cmdopt.h"
 #include "snapshot.h"
 #include "strmap.h"
 
@@ -1431,11 +1432,11 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 	pf_autofree char *why = NULL;
 	const char *root = "/";
 	double t0 = pf_now_ms();
+	struct pf_cmdopt cmd = { .cmd = "snapshot", .longopts = longopts, .usage = snapshot_usage,
+				 .out = out, .err = err };
 	int c, r;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
 		switch (c) {
 		case OPT_ROOT:
 			root = optarg;
@@ -1443,27 +1444,16 @@ int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 		case OPT_WINDOW: {
 			uint64_t v;
 
-			if (pf_parse_u64(optarg, &v) < 0 || v > 600000) {
-				fprintf(err, "preflight snapshot: --window: '%s' is not a number of "
-					     "milliseconds (0..600000)\n", optarg);
-				return PF_EXIT_USAGE;
-			}
+			if (pf_parse_u64(optarg, &v) < 0 || v > 600000)
+				return pf_cmdopt_error(&cmd, "--window: '%s' is not a number of "
+						       "milliseconds (0..600000)", optarg);
 			opts.window_ms = (unsigned int)v;
 			break;
 		}
-		case OPT_HELP:
-			snapshot_usage(out);
-			return 0;
-		case ':':
-			fprintf(err, "preflight snapshot: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return PF_EXIT_USAGE;
-		default:
-			fprintf(err, "preflight snapshot: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return PF_EXIT_USAGE;
 		}
 	}
+	if (r != PF_CMDOPT_END)
+		return r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
 	if (argc - optind != 1) {
 		snapshot_usage(err);
 		return PF_EXIT_USAGE;

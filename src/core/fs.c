@@ -25,6 +25,7 @@ struct pf_fs {
 	char *root;
 	bool live;
 	bool have_openat2;
+	bool empty; /* pf_fs_open_empty(): no file at all */
 };
 
 /*
@@ -81,6 +82,16 @@ int pf_fs_open(const char *root, struct pf_fs **ret_fs)
 	}
 	*ret_fs = fs;
 	return 0;
+}
+
+struct pf_fs *pf_fs_open_empty(void)
+{
+	struct pf_fs *fs = pf_xcalloc(1, sizeof(*fs));
+
+	fs->root_fd = -1;
+	fs->root = pf_xstrdup("");
+	fs->empty = true;
+	return fs;
 }
 
 struct pf_fs *pf_fs_free(struct pf_fs *fs)
@@ -238,6 +249,8 @@ int pf_fs_open_file(const struct pf_fs *fs, const char *path, int flags)
 	int fd, r;
 
 	flags |= O_RDONLY | O_CLOEXEC;
+	if (fs->empty)
+		return -ENOENT;
 	if (fs->live) {
 		fd = open(path, flags);
 		return fd < 0 ? -errno : fd;
@@ -446,6 +459,8 @@ int pf_fs_readlink(const struct pf_fs *fs, const char *path, char **ret_target)
 	pf_autofree char *rel = NULL;
 	int r;
 
+	if (fs->empty)
+		return -ENOENT;
 	if (fs->live)
 		return readlink_at(AT_FDCWD, path, ret_target);
 	r = resolve(fs, path, false, &rel);
@@ -461,6 +476,8 @@ int pf_fs_realpath(const struct pf_fs *fs, const char *path, char **ret_path)
 	pf_autofree char *rel = NULL;
 	int r;
 
+	if (fs->empty)
+		return -ENOENT;
 	if (fs->live) {
 		char *p = realpath(path, NULL);
 

@@ -318,6 +318,41 @@ static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
 	}
 }
 
+/*
+ * The result of a forked check from how it ended: @r the read's (-ETIME past
+ * the deadline, -EFBIG too big), @rr the wait's, @status and @killed the
+ * child's; else the JSON it sent in @buf.
+ */
+static void finish_forked(struct pf_run *run, int r, int rr, int status, bool killed,
+			  const char *buf, size_t len)
+{
+	char name[32];
+	cJSON *j;
+
+	if (interrupted_by)
+		result_error(run, "interrupted by %s",
+			     pf_signal_name(interrupted_by, name, sizeof(name)));
+	else if (r == -EFBIG)
+		result_error(run, "sent a result over %u MiB", PF_RESULT_MAX >> 20);
+	else if (r == -ETIME || killed)
+		result_error(run, "timed out after %u s", run->timeout_s);
+	else if (rr < 0)
+		result_error(run, "cannot wait for the check: %s", strerror(-rr));
+	else if (WIFSIGNALED(status))
+		result_error(run, "crashed: %s", pf_signal_name(WTERMSIG(status), name, sizeof(name)));
+	else if (r < 0)
+		result_error(run, "cannot read the check's result: %s", strerror(-r));
+	else if (WEXITSTATUS(status) != 0 || len == 0)
+		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
+	else {
+		j = cJSON_ParseWithLength(buf, len);
+		r = pf_result_from_json(j, &run->res);
+		cJSON_Delete(j);
+		if (r < 0)
+			result_error(run, "sent an unreadable result");
+	}
+}
+
 static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progress)
 {
 	double deadline = pf_now_ms() + run->timeout_s * 1000.0;
@@ -376,47 +411,26 @@ static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progr
 	rr = reap(pid, r == -ETIME || r == -EFBIG || r == -ECANCELED ? 0 : deadline, &status,
 		  &killed);
 	running_pgid = 0;
-	if (interrupted_by) {
-		char name[32];
+	finish_forked(run, r, rr, status, killed, buf, len);
+}
 
-		result_error(run, "interrupted by %s",
-			     pf_signal_name(interrupted_by, name, sizeof(name)));
-		return;
-	}
-	if (r == -EFBIG) {
-		result_error(run, "sent a result over %u MiB", PF_RESULT_MAX >> 20);
-		return;
-	}
-	if (r == -ETIME || killed) {
-		result_error(run, "timed out after %u s", run->timeout_s);
-		return;
-	}
-	if (rr < 0) {
-		result_error(run, "cannot wait for the check: %s", strerror(-rr));
-		return;
-	}
-	if (WIFSIGNALED(status)) {
-		char name[32];
-
-		result_error(run, "crashed: %s", pf_signal_name(WTERMSIG(status), name, sizeof(name)));
-		return;
-	}
-	if (r < 0) {
-		result_error(run, "cannot read the check's result: %s", strerror(-r));
-		return;
-	}
-	if (WEXITSTATUS(status) != 0 || len == 0) {
-		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
-		return;
-	}
-	{
-		cJSON *j = cJSON_ParseWithLength(buf, len);
-
-		r = pf_result_from_json(j, &run->res);
-		cJSON_Delete(j);
-		if (r < 0)
-			result_error(run, "sent an unreadable result");
-	}
+/*
+ * A check the run cannot judge (pf_runner_opts): an error naming the missing
+ * inventory, or a skip under a topology export alone.  True when decided.
+ */
+static bool not_judged(const struct pf_ctx *ctx, struct pf_run *run,
+		       const struct pf_runner_opts *opts)
+{
+	if (!ctx->node && opts->node_error && (run->check->flags & PF_CHECK_NEEDS_NODE))
+		pf_add(&run->res, PF_STATUS_ERROR, NULL, "%s", opts->node_error);
+	else if (opts->topology_only && !(run->check->flags & PF_CHECK_JUDGES_TOPOLOGY))
+		pf_add(&run->res, PF_STATUS_SKIP, NULL, "not run under --topology alone: the "
+		       "export holds the PCI, GPU and NIC inventory, not what %s judges; run it "
+		       "on the node, or with --root on a snapshot of it", run->check->name);
+	else
+		return false;
+	pf_result_finish(&run->res);
+	return true;
 }
 
 void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
@@ -425,6 +439,9 @@ void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct pf_run *run = &runs[i];
 		double t0 = pf_now_ms();
+
+		if (not_judged(ctx, run, opts))
+			continue;
 
 		run->timeout_s = opts->timeout_s ? opts->timeout_s
 				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)

@@ -25,9 +25,21 @@ struct pf_runner_opts {
 	 * and cleared when the check ends.  NULL: no status line.
 	 */
 	FILE *progress;
+	/*
+	 * What the run cannot judge, decided here rather than by each check:
+	 * with @node_error set and no inventory in ctx, a check that needs one
+	 * (PF_CHECK_NEEDS_NODE) is an error with that message, never a skip;
+	 * with @topology_only (an lstopo export is all there is), a check that
+	 * does not judge a topology (PF_CHECK_JUDGES_TOPOLOGY) is a skip.
+	 */
+	const char *node_error;
+	bool topology_only;
 };
 
-/* Run @runs in order; fills each run's res, duration_ms and timeout_s. */
+/*
+ * Run @runs in order; fills each run's res, duration_ms and timeout_s (a
+ * check decided by the policy above is not run: both stay 0).
+ */
 void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		   const struct pf_runner_opts *opts);
 

@@ -598,12 +598,35 @@ static void test_read_as(void **state)
 	pf_test_rmtree(dir);
 }
 
+/* pf_fs_open_empty(): no path exists, nothing of this machine is read. */
+static void test_empty(void **state)
+{
+	struct pf_fs *fs = pf_fs_open_empty();
+	char *s = NULL, **names = NULL;
+	DIR *d = NULL;
+
+	(void)state;
+	assert_string_equal(pf_fs_root(fs), "");
+	assert_false(pf_fs_is_live(fs));
+	assert_int_equal(pf_fs_open_file(fs, "/", O_DIRECTORY), -ENOENT);
+	assert_int_equal(pf_fs_open_file(fs, "/etc/passwd", 0), -ENOENT);
+	assert_int_equal(pf_fs_exists(fs, "/sys"), 0);
+	assert_int_equal(pf_fs_read_line(fs, "/proc/sys/kernel/hostname", &s), -ENOENT);
+	assert_int_equal(pf_fs_list(fs, "/sys/class/infiniband", &names), -ENOENT);
+	assert_int_equal(pf_fs_opendir(fs, "/", &d), -ENOENT);
+	assert_int_equal(pf_fs_readlink(fs, "/sys/class/net/eth0", &s), -ENOENT);
+	assert_int_equal(pf_fs_realpath(fs, "/", &s), -ENOENT);
+	assert_null(s);
+	pf_fs_free(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = { FS_TESTS };
 	const struct CMUnitTest pure[] = { cmocka_unit_test(test_parse_numbers),
 					   cmocka_unit_test(test_read_input),
-					   cmocka_unit_test(test_read_as) };
+					   cmocka_unit_test(test_read_as),
+					   cmocka_unit_test(test_empty) };
 	int failed = 0;
 
 	failed += cmocka_run_group_tests_name("fs_openat2", tests, group_openat2, NULL);

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run_opts.c - the default command's options: the site configuration put
+ * before the command line, getopt through cmdopt.c, --help texts, the
+ * selection of checks (--only, --skip, --all, the static default), and what
+ * the options and the profile decide before anything runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdopt.h"
+#include "exit.h"
+#include "output.h"
+#include "profdirs.h"
+#include "registry.h"
+#include "run.h"
+#include "version.h"
+
+void pf_print_help(FILE *out)
+{
+	fputs("usage: preflight [options]\n"
+	      "       preflight profile capture [options] > golden.json\n"
+	      "       preflight snapshot [--root SRC] [--window MS] DIR\n"
+	      "       preflight fleet [--format text|json|csv] REPORT.json|DIR...\n"
+	      "       preflight diff [--format text|json] OLD.json NEW.json\n"
+	      "\n"
+	      "Check that this node is fit to join a GPU/RDMA training job.\n"
+	      "\n"
+	      "  --list                 list the checks\n"
+	      "  --describe NAME        what a check reads and its thresholds\n"
+	      "  --all                  run every check, the traffic tests included\n"
+	      "                         (default: the static checks, in milliseconds)\n"
+	      "  --only A,B             run only these checks or tags (--only rdma,gpu); a\n"
+	      "                         traffic test only by name or by the tag traffic\n"
+	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
+	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
+	      "                         else json)\n"
+	      "  --output FILE          write the report to FILE atomically; %n in FILE is\n"
+	      "                         the hostname, %j the Slurm job id (srun, pdsh)\n"
+	      "  --compact              JSON on one line (default: indented like jq)\n"
+	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
+	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
+	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
+	      "  --profile FILE|NAME    expectations from a JSON profile (a path with a '/'),\n"
+	      "                         or a site or shipped one by name (--profile dgx-h100)\n"
+	      "  --list-profiles        the profile names --profile finds, and exit\n"
+	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
+	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
+	      "  --no-fork              run checks in this process (debugging)\n"
+	      "  --check-config         validate these arguments and the profile, print what a\n"
+	      "                         run would do, run nothing (exit 0 or 64)\n"
+	      "  --slurm                Slurm mode: a one-line reason on stderr, and exit 0\n"
+	      "                         unless the verdict drains (automatic under Slurm)\n"
+	      "  --drain                on fail (see --drain-on), drain this Slurm node with\n"
+	      "                         the reason; on a usage or profile error, with\n"
+	      "                         'preflight: config error: ...'\n"
+	      "  --drain-on LEVEL       fail (default), error or warn: the least verdict that\n"
+	      "                         drains the node (and exits non-zero under Slurm)\n"
+	      "  --undrain              on pass (or warn below --drain-on), resume the node if\n"
+	      "                         preflight drained it\n"
+	      "  --config FILE          site configuration (default " PF_SITECONF_PATH "\n"
+	      "                         and its .d/*.conf drop-ins; $PREFLIGHT_CONFIG)\n"
+	      "  --no-config            ignore the site configuration\n"
+	      "  --version              print the version\n"
+	      "  --help                 this text\n"
+	      "\n"
+	      "Exit status: 0 pass, 1 a check failed, 2 a check could not decide,\n"
+	      "64 usage or profile error, 70 internal error, 74 report not written.\n"
+	      "Under Slurm: 0 unless the verdict reaches --drain-on (fail by default).\n",
+	      out);
+}
+
+void pf_print_profile_help(FILE *out)
+{
+	fputs("usage: preflight profile capture [options] > golden.json\n"
+	      "\n"
+	      "Profiles hold a node's expectations (docs/capture.md, profiles/*.json):\n"
+	      "\n"
+	      "  capture    run the checks that send no traffic on this known-good node and\n"
+	      "             print a profile of what it observed (GPU and port counts, rates,\n"
+	      "             PCIe classes) for its identical peers: preflight --profile FILE\n"
+	      "\n"
+	      "See 'preflight profile capture --help'.\n",
+	      out);
+}
+
+void pf_print_capture_help(FILE *out)
+{
+	fputs("usage: preflight profile capture [--root DIR] [--topology FILE] [--profile FILE]\n"
+	      "                                 [--only A,B] [--skip C] [--set CHECK.KEY=V]\n"
+	      "                                 > golden.json\n"
+	      "\n"
+	      "Run the checks that send no traffic (or those of --only) on this known-good\n"
+	      "node, or on the snapshot DIR, and print a profile of what they observed: the\n"
+	      "GPU and RDMA port counts, port rates, PCIe link classes. Peers of the same\n"
+	      "build then check against it with preflight --profile golden.json. A failing\n"
+	      "check is not captured (a bad node makes a bad golden profile); notes on\n"
+	      "stderr say what was left out.\n"
+	      "\n"
+	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
+	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
+	      "  --profile FILE|NAME    start from this profile (its name and settings)\n"
+	      "  --only A,B, --skip C   checks or tags to run\n"
+	      "  --set CHECK.KEY=VALUE  a setting for the capture run\n"
+	      "  --help                 this text\n"
+	      "\n"
+	      "Exit status: 0 written, 64 usage or profile error, 70 internal error,\n"
+	      "74 not written.\n",
+	      out);
+}
+
+/* The first usage or profile error: under --drain it becomes the drain reason. */
+static char *first_usage_error;
+
+/* The default run's messages: "preflight: MSG", the first kept for --drain. */
+static const struct pf_cmdopt run_msgs = { .cmd = "", .first_error = &first_usage_error };
+
+int pf_usage_error(const char *fmt, ...)
+{
+	struct pf_cmdopt c = run_msgs;
+	va_list ap;
+	char *msg;
+
+	c.err = stderr;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	pf_cmdopt_error(&c, "%s", msg ? msg : fmt);
+	free(msg);
+	return PF_EXIT_USAGE;
+}
+
+/* Whether some check carries @tag. */
+static bool is_tag(const char *tag)
+{
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (pf_list_has(all[i]->tags, tag))
+			return true;
+	return false;
+}
+
+static int check_names(const char *list, const char *opt)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!pf_registry_find(t) && !is_tag(t))
+			return pf_usage_error("%s: unknown check or tag '%s' (see --list)", opt, t);
+	return 0;
+}
+
+/* Whether @list (names and tags, comma-separated) names @c by its name or one of its tags. */
+static bool list_matches(const char *list, const struct pf_check *c)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, c->name) || pf_list_has(c->tags, t))
+			return true;
+	return false;
+}
+
+enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
+       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
+       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
+       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_PROFILES };
+static const struct option longopts[] = {
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
+	{ "describe", required_argument, NULL, OPT_DESCRIBE },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "compact", no_argument, NULL, OPT_COMPACT },
+	{ "only", required_argument, NULL, OPT_ONLY },
+	{ "skip", required_argument, NULL, OPT_SKIP },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-fork", no_argument, NULL, OPT_NO_FORK },
+	{ "slurm", no_argument, NULL, OPT_SLURM },
+	{ "drain", no_argument, NULL, OPT_DRAIN },
+	{ "undrain", no_argument, NULL, OPT_UNDRAIN },
+	{ "drain-on", required_argument, NULL, OPT_DRAIN_ON },
+	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_args(int argc, char **argv, struct pf_opts *o)
+{
+	struct pf_cmdopt cmd = run_msgs;
+	int c, r;
+
+	cmd.longopts = longopts;
+	cmd.usage = o->capture ? pf_print_capture_help : pf_print_help;
+	cmd.out = stdout;
+	cmd.err = stderr;
+	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
+		switch (c) {
+		case OPT_LIST: o->list = true; break;
+		case OPT_LIST_PROFILES:
+			return pf_profile_list_names() < 0 ? PF_EXIT_IOERR : -1;
+		case OPT_DESCRIBE: o->describe = optarg; break;
+		case OPT_ALL: o->all = true; break;
+		case OPT_COMPACT: o->compact = true; break;
+		case OPT_ONLY: o->only = optarg; break;
+		case OPT_SKIP: o->skip = optarg; break;
+		case OPT_FORMAT: o->format = optarg; break;
+		case OPT_OUTPUT: o->output = optarg; break;
+		case OPT_ROOT: o->root = optarg; break;
+		case OPT_TOPOLOGY: o->topology = optarg; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_SET:
+			pf_profile_add_set(&o->prof, optarg);
+			if (optind - 1 <= o->n_site_args) /* the site's "--set=..." come first */
+				o->n_site_sets = o->prof.n_sets;
+			break;
+		case OPT_NO_FORK: o->runner.no_fork = true; break;
+		case OPT_SLURM: o->slurm = true; break;
+		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
+		case OPT_UNDRAIN: o->slurm = o->slurm_opts.undrain = true; break;
+		case OPT_CHECK_CONFIG: o->check_config = true; break;
+		case OPT_CONFIG: break;    /* read before the options (site_argv) */
+		case OPT_NO_CONFIG: break;
+		case OPT_DRAIN_ON:
+			if (pf_slurm_drain_on_from_name(optarg, &o->slurm_opts.drain_on) < 0)
+				return pf_usage_error("--drain-on: '%s' is not fail, error or warn",
+						   optarg);
+			break;
+		case OPT_TIMEOUT: {
+			uint64_t t;
+
+			if (pf_parse_u64(optarg, &t) < 0 || t == 0 || t > 86400)
+				return pf_usage_error("--timeout: '%s' is not a number of seconds "
+						   "(1..86400)", optarg);
+			o->runner.timeout_s = (unsigned int)t;
+			break;
+		}
+		case OPT_VERSION:
+			printf("preflight %s\n", PF_VERSION);
+			return -1;
+		}
+	}
+	if (r != PF_CMDOPT_END)
+		return r == PF_CMDOPT_HELP ? -1 : PF_EXIT_USAGE; /* -1: done (--help) */
+	if (optind < argc)
+		return pf_usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->all && o->only)
+		return pf_usage_error("--all and --only exclude each other (--all --skip C runs "
+				   "every check but C)");
+	if (o->only && check_names(o->only, "--only"))
+		return PF_EXIT_USAGE;
+	if (o->skip && check_names(o->skip, "--skip"))
+		return PF_EXIT_USAGE;
+	return 0;
+}
+
+#define PF_DEFAULT_TAG "static"
+
+/*
+ * Whether @c runs, and when not, why (*ret_why).  The default selection is
+ * the checks tagged static (milliseconds, no traffic), so that a bare
+ * `preflight` on a terminal never sits for minutes; --all adds the traffic
+ * tests and the sampling checks, --only picks checks or tags, --skip
+ * removes checks or tags from either.
+ */
+/* Whether a check that sends no traffic carries @tag. */
+static bool static_tag(const char *tag)
+{
+	size_t n;
+	const struct pf_check *const *all = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!(all[i]->flags & PF_CHECK_TRAFFIC) && pf_list_has(all[i]->tags, tag))
+			return true;
+	return false;
+}
+
+/*
+ * --only: a check by name or by tag, but a traffic test (minutes of load on
+ * the fabric) only by name or by a tag no static check carries (traffic,
+ * gdr, fabric): --only gpu runs the static GPU checks, never nccl_allreduce.
+ */
+static bool only_matches(const char *list, const struct pf_check *c)
+{
+	pf_autofree char *copy = pf_xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (!strcmp(t, c->name) || (pf_list_has(c->tags, t) &&
+					    (!(c->flags & PF_CHECK_TRAFFIC) || !static_tag(t))))
+			return true;
+	return false;
+}
+
+bool pf_run_selected_why(const struct pf_opts *o, const struct pf_check *c, const char **ret_why)
+{
+	const char *why = NULL;
+
+	if (o->only && !only_matches(o->only, c))
+		why = list_matches(o->only, c)
+			      ? "a traffic test (minutes): a tag that static checks share selects "
+				"the static ones; name it in --only"
+			      : "not in --only";
+	else if (!o->only && o->capture && !o->all && (c->flags & PF_CHECK_TRAFFIC))
+		why = "a capture runs the checks that send no traffic";
+	else if (!o->only && !o->capture && !o->all && !pf_list_has(c->tags, PF_DEFAULT_TAG))
+		why = "not static: the default runs the static checks; --all runs every check";
+	else if (o->skip && list_matches(o->skip, c))
+		why = "--skip";
+	if (ret_why)
+		*ret_why = why;
+	return !why;
+}
+
+bool pf_run_selected(const struct pf_opts *o, const struct pf_check *c)
+{
+	return pf_run_selected_why(o, c, NULL);
+}
+
+int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs **ret_fs)
+{
+	size_t n_all, n = 0;
+	const struct pf_check *const *all = pf_registry(&n_all);
+	pf_autofree char *err = NULL;
+	int r;
+
+	if (o->format) {
+		if (pf_format_from_name(o->format, ret_fmt) < 0)
+			return pf_usage_error("--format: unknown format '%s' (json, text, junit "
+					   "or prom)", o->format);
+	} else {
+		*ret_fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
+	}
+	if (o->profile) {
+		pf_autofree char *path = NULL;
+
+		r = pf_profile_resolve(o->profile, &path, &err);
+		if (r < 0)
+			return pf_usage_error("%s", err);
+		r = pf_profile_load(&o->prof, path, &err);
+		if (r < 0)
+			return pf_usage_error("%s", err ? err : "cannot load the profile");
+	}
+	r = pf_profile_validate(&o->prof, all, n_all, &err);
+	if (r < 0)
+		return pf_usage_error("%s", err ? err : "invalid profile");
+	/* --drain-on wins over the profile's "drain_on" (validated when loaded) */
+	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on)
+		PF_BUG_ON(pf_slurm_drain_on_from_name(o->prof.drain_on,
+						      &o->slurm_opts.drain_on) < 0);
+
+	for (size_t i = 0; i < n_all; i++)
+		n += pf_run_selected(o, all[i]);
+	/* an empty selection would pass every node: "--only $UNSET" is a usage error */
+	if (n == 0)
+		return pf_usage_error("no check selected (--only '%s', --skip '%s'; see --list)",
+				   o->only ? o->only : "", o->skip ? o->skip : "");
+
+	if (o->topology && !o->root && !o->capture) {
+		/* another node's export: judge it alone, never with this machine's facts */
+		o->no_root = true;
+		o->root = "none";
+		*ret_fs = pf_fs_open_empty();
+	} else {
+		o->root = o->root ? o->root : "/";
+		r = pf_fs_open(o->root, ret_fs);
+		if (r < 0)
+			return pf_usage_error("--root: cannot open '%s': %s", o->root, strerror(-r));
+	}
+	if (o->output && strchr(o->output, '%')) {
+		struct pf_report node = { 0 };
+
+		/* %n is the node's hostname (under --root, the recorded one), %j the Slurm job */
+		pf_report_describe_node(&node, *ret_fs);
+		o->output_template = o->output;
+		r = pf_output_expand(o->output, node.hostname, getenv("SLURM_JOB_ID"),
+				     &o->output_buf, &err);
+		if (r < 0)
+			return pf_usage_error("--output: %s", err);
+		o->output = o->output_buf;
+	}
+	return 0;
+}
+
+/* Whether a subcommand's @argv holds --@name or --@name=... before a "--". */
+bool pf_run_has_option(int argc, char **argv, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
+			return true;
+	return false;
+}
+
+/* The options that make no sense in a site configuration. */
+static const char *const site_deny[] = { "config", "no-config", "check-config", "list",
+					 "describe", "help", "version", NULL };
+
+/*
+ * Read the site configuration (--config FILE, else $PREFLIGHT_CONFIG, else
+ * PF_SITECONF_PATH; none with --no-config) and put its options before the
+ * command line's in a new argv (*ret_args, freed by the caller), so that
+ * the command line wins; (*ret_args)[1..*ret_owned] are allocated here.
+ * --all and --only exclude each other: the command line's one drops the
+ * site's other.
+ */
+static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char ***argv,
+		     char ***ret_args, int *ret_owned)
+{
+	const char *path = getenv("PREFLIGHT_CONFIG");
+	pf_autofree char *err = NULL;
+	char **v;
+	int n = 0;
+
+	if (!path || !*path)
+		path = PF_SITECONF_PATH;
+	for (int i = 1; i < *argc && strcmp((*argv)[i], "--"); i++) {
+		if (!strcmp((*argv)[i], "--no-config"))
+			return 0;
+		if (!strncmp((*argv)[i], "--config=", 9))
+			path = (*argv)[i] + 9;
+		else if (!strcmp((*argv)[i], "--config") && i + 1 < *argc)
+			path = (*argv)[++i];
+	}
+	o->site_path = path;
+	if (pf_siteconf_load(sc, path, longopts, site_deny, &err) < 0)
+		return pf_usage_error("site config: %s", err ? err : "cannot read");
+	o->site = sc;
+	v = pf_xcalloc(sc->n_entries + (size_t)*argc + 1, sizeof(*v));
+	v[n++] = (*argv)[0];
+	for (size_t i = 0; i < sc->n_entries; i++) {
+		const struct pf_siteconf_entry *e = &sc->entries[i];
+
+		if ((!strcmp(e->key, "all") && pf_run_has_option(*argc, *argv, "--only")) ||
+		    (!strcmp(e->key, "only") && pf_run_has_option(*argc, *argv, "--all")))
+			continue;
+		v[n++] = pf_xasprintf("--%s%s%s", e->key, e->value ? "=" : "",
+				      e->value ? e->value : "");
+	}
+	*ret_owned = n - 1;
+	for (int i = 1; i < *argc; i++)
+		v[n++] = (*argv)[i];
+	v[n] = NULL;
+	*ret_args = v;
+	*argc = n;
+	*argv = v;
+	return 0;
+}
+
+/*
+ * The site configuration's options, then the command line's, into @o
+ * (`profile capture` reads no site configuration).  0, -1 when the command
+ * ends here with exit 0 (--help, --version, --list-profiles), or the exit
+ * code of a usage error (said on stderr).
+ */
+int pf_run_options(struct pf_opts *o, struct pf_siteconf *site, int *argc, char ***argv,
+		   char ***ret_site_args, int *ret_n_owned)
+{
+	int rc = o->capture ? 0 : site_argv(o, site, argc, argv, ret_site_args, ret_n_owned);
+
+	o->n_site_args = *ret_n_owned;
+	return rc ? rc : parse_args(*argc, *argv, o);
+}
+
+const char *pf_run_first_error(void)
+{
+	return first_usage_error;
+}
+
+void pf_run_forget_errors(void)
+{
+	free(first_usage_error);
+	first_usage_error = NULL;
+}
