@@ -309,7 +309,7 @@ static struct pf_finding *judge_available(const struct peermem *p, const struct 
  * missing (undecided); the remedy names each wanted path.
  */
 static struct pf_finding *judge_missing(const struct want *w, const struct peermem *p,
-					const struct dmabuf *d, struct pf_result *res)
+					const struct dmabuf *d, bool recorded, struct pf_result *res)
 {
 	bool undecided = (w->peer && p->loaded == UNKNOWN) ||
 			 (w->dmabuf && d->all == UNKNOWN);
@@ -317,6 +317,17 @@ static struct pf_finding *judge_missing(const struct want *w, const struct peerm
 			    ? PF_STATUS_ERROR : PF_STATUS_FAIL;
 	struct pf_finding *f;
 
+	if (st == PF_STATUS_ERROR && recorded) {
+		/* a snapshot without the facts that decide it: absent data, not an error */
+		f = pf_add(res, PF_STATUS_SKIP, "gpudirect_rdma", "not judged: the snapshot does "
+			   "not hold what decides it: peermem %s, DMA-BUF %s%s%s%s",
+			   tri_name(p->loaded), tri_name(d->all), d->why[0] ? " (" : "", d->why,
+			   d->why[0] ? ")" : "");
+		pf_remedy(f, "take the snapshot with 'preflight snapshot' on the node, as root: "
+			  "it records /sys/module, /proc/modules, preflight/cuda/ and "
+			  "preflight/ibverbs/ (docs/snapshot.md)");
+		return f;
+	}
 	f = pf_add(res, st, "gpudirect_rdma", "%s: peermem %s, DMA-BUF %s%s%s%s",
 		   st == PF_STATUS_ERROR ? "cannot tell whether GPUDirect RDMA is available"
 					 : "GPUDirect RDMA unavailable",
@@ -393,13 +404,14 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	} else if (ok) {
 		f = judge_available(&p, &d, mode, res);
 	} else {
-		f = judge_missing(&w, &p, &d, res);
+		f = judge_missing(&w, &p, &d, !strcmp(ctx->prov->name, "recorded"), res);
 	}
 	report_probes(f, &p, &d, mode);
 	pf_exp_str(f, "require", cfg->require);
-	if (f->status == PF_STATUS_ERROR)
-		pf_summary(res, "GPUDirect RDMA: undecided (peermem %s, DMA-BUF %s)",
-			   tri_name(p.loaded), tri_name(d.all));
+	if (f->status == PF_STATUS_ERROR || f->status == PF_STATUS_SKIP)
+		pf_summary(res, "GPUDirect RDMA: undecided (peermem %s, DMA-BUF %s)%s",
+			   tri_name(p.loaded), tri_name(d.all), f->status == PF_STATUS_SKIP
+			   ? ": not in the snapshot" : "");
 	else
 		pf_summary(res, "GPUDirect RDMA: %s", mode);
 	return 0;
