@@ -26,6 +26,7 @@ void pf_print_help(FILE *out)
 	      "       preflight snapshot [--root SRC] [--window MS] DIR\n"
 	      "       preflight fleet [--format text|json|csv] REPORT.json|DIR...\n"
 	      "       preflight diff [--format text|json] OLD.json NEW.json\n"
+	      "       preflight mesh [--peers HOSTLIST --rank N] [--output DIR/%n.json]\n"
 	      "\n"
 	      "Check that this node is fit to join a GPU/RDMA training job.\n"
 	      "\n"
