@@ -16,31 +16,8 @@
 
 #include "preflight/net.h"
 #include "snapshot.h"
+#include "netns.h"
 #include "testutil.h"
-
-static char netns[64];
-static bool have_netns;
-static const char *why_skip = "not run";
-
-static int sh(const char *fmt, ...) PF_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-	char cmd[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static void remove_netns(void)
-{
-	if (!netns[0])
-		return;
-	sh("ip netns del %s >/dev/null 2>&1", netns);
-	netns[0] = '\0';
-}
 
 /*
  * Two veths in 192.0.2.0/24 (two rails of one subnet) with RHEL-style
@@ -48,67 +25,25 @@ static void remove_netns(void)
  */
 static int group_setup(void **state)
 {
-	if (geteuid() != 0) {
-		why_skip = "needs root to create a network namespace";
-		return 0;
-	}
-	if (sh("ip -V >/dev/null 2>&1") < 0) {
-		why_skip = "iproute2 'ip' not found";
-		return 0;
-	}
-	snprintf(netns, sizeof(netns), "pftest_rule_%ld", (long)getpid());
-	atexit(remove_netns);
-	if (sh("ip netns add %s 2>/dev/null", netns) < 0) {
-		why_skip = "'ip netns add' failed (no CAP_SYS_ADMIN or no netns support)";
-		netns[0] = '\0';
-		return 0;
-	}
-	if (sh("ip -n %1$s link add r0 type veth peer name r1 2>/dev/null && "
-	       "ip -n %1$s link set r0 up && ip -n %1$s link set r1 up && "
-	       "ip -n %1$s addr add 192.0.2.1/24 dev r0 && ip -n %1$s addr add 192.0.2.2/24 dev r1 && "
-	       "ip -n %1$s route add 192.0.2.0/24 dev r0 src 192.0.2.1 table 101 && "
-	       "ip -n %1$s route add 192.0.2.0/24 dev r1 src 192.0.2.2 table 102 && "
-	       "ip -n %1$s rule add pref 100 from 192.0.2.1 lookup 101 && "
-	       "ip -n %1$s rule add pref 101 from 192.0.2.2 iif lo lookup 102 && "
-	       "ip -n %1$s rule add pref 200 not from 10.9.0.0/16 to 10.8.0.1 fwmark 3 table 7 && "
-	       "ip -n %1$s rule add pref 300 from all oif r1 blackhole", netns) < 0) {
-		why_skip = "cannot create the veth pair, its addresses or rules";
-		remove_netns();
-		return 0;
-	}
-	have_netns = true;
+	pf_test_netns_create("pftest_rule",
+			     "ip -n %1$s link add r0 type veth peer name r1 2>/dev/null && "
+			     "ip -n %1$s link set r0 up && ip -n %1$s link set r1 up && "
+			     "ip -n %1$s addr add 192.0.2.1/24 dev r0 && "
+			     "ip -n %1$s addr add 192.0.2.2/24 dev r1 && "
+			     "ip -n %1$s route add 192.0.2.0/24 dev r0 src 192.0.2.1 table 101 && "
+			     "ip -n %1$s route add 192.0.2.0/24 dev r1 src 192.0.2.2 table 102 && "
+			     "ip -n %1$s rule add pref 100 from 192.0.2.1 lookup 101 && "
+			     "ip -n %1$s rule add pref 101 from 192.0.2.2 iif lo lookup 102 && "
+			     "ip -n %1$s rule add pref 200 not from 10.9.0.0/16 to 10.8.0.1 fwmark 3 "
+			     "table 7 && ip -n %1$s rule add pref 300 from all oif r1 blackhole",
+			     "cannot create the veth pair, its addresses or rules");
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	remove_netns();
+	pf_test_netns_remove();
 	return 0;
-}
-
-static int enter(void)
-{
-	char path[128];
-	int self, ns;
-
-	if (!have_netns) {
-		print_message("skip: %s\n", why_skip);
-		skip();
-	}
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	assert_true(self >= 0);
-	snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	ns = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(ns >= 0);
-	assert_int_equal(setns(ns, CLONE_NEWNET), 0);
-	close(ns);
-	return self;
-}
-
-static void leave(int self)
-{
-	assert_int_equal(setns(self, CLONE_NEWNET), 0);
-	close(self);
 }
 
 static const struct pf_ip_rule *by_pref(const struct pf_ip_rules *r, uint32_t pref)
@@ -155,10 +90,10 @@ static void test_live_dump(void **state)
 	pf_autofree struct pf_ip_rules *live = pf_xcalloc(1, sizeof(*live));
 	pf_autofree struct pf_ip_rules *back = pf_xcalloc(1, sizeof(*back));
 	pf_autofree char *text = NULL;
-	int self = enter(), r;
+	int self = pf_test_netns_enter(), r;
 
 	r = pf_providers_live.ip_rules(NULL, live);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
 	assert_rules(live);
 	text = pf_format_ip_rule(live);
@@ -175,12 +110,9 @@ static void test_iproute2_text(void **state)
 	FILE *p;
 	size_t n;
 
-	if (!have_netns) {
-		print_message("skip: %s\n", why_skip);
-		skip();
-	}
+	pf_test_netns_leave(pf_test_netns_enter()); /* skips without the namespace */
 	out = pf_xcalloc(1, 8192);
-	snprintf(cmd, sizeof(cmd), "ip -n %s -4 rule show", netns);
+	snprintf(cmd, sizeof(cmd), "ip -n %s -4 rule show", pf_test_netns_name());
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	n = fread(out, 1, 8191, p);
@@ -240,9 +172,9 @@ static void test_snapshot_records_rules(void **state)
 		snprintf(srcdir, sizeof(srcdir), "%s/src", top);
 		assert_int_equal(pf_fs_open(srcdir, &src), 0);
 	}
-	self = enter();
+	self = pf_test_netns_enter();
 	r = pf_snapshot_write(src, dst, &opts, &st, &err);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
 	assert_int_equal(pf_fs_open(dst, &rec), 0);
 	ctx.fs = rec;
@@ -300,7 +232,7 @@ static void test_sysctl_with_live_rules(void **state)
 	char *dir;
 	struct pf_result res;
 	const struct pf_finding *f;
-	int self = enter();
+	int self = pf_test_netns_enter();
 
 	dir = rxe_root();
 	pf_test_run_check("sysctl", dir, &pf_providers_live, NULL, &res);
@@ -310,11 +242,12 @@ static void test_sysctl_with_live_rules(void **state)
 	pf_test_assert_contains(f->message, "rule 101");
 	pf_result_release(&res);
 
-	assert_int_equal(sh("ip -n %s rule del pref 101", netns), 0);
+	assert_int_equal(pf_test_sh("ip -n %s rule del pref 101", pf_test_netns_name()), 0);
 	pf_test_run_check("sysctl", dir, &pf_providers_live, NULL, &res);
-	assert_int_equal(sh("ip -n %s rule add pref 101 from 192.0.2.2 iif lo lookup 102", netns),
+	assert_int_equal(pf_test_sh("ip -n %s rule add pref 101 from 192.0.2.2 iif lo lookup 102",
+				    pf_test_netns_name()),
 			 0);
-	leave(self);
+	pf_test_netns_leave(self);
 	pf_test_need(&res, "net.ipv4.conf.r0.rp_filter", PF_STATUS_PASS);
 	pf_test_need(&res, "net.ipv4.conf.r1.rp_filter", PF_STATUS_FAIL);
 	assert_int_equal(res.status, PF_STATUS_FAIL);

@@ -19,100 +19,31 @@
 #include "preflight/net.h"
 #include "preflight/node.h"
 #include "registry.h"
+#include "netns.h"
 #include "testutil.h"
-
-static char netns[64];
-static bool have_netns;
-static const char *why_skip = "not run";
-
-static int sh(const char *fmt, ...) PF_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	r = system(cmd);
-	return r == 0 ? 0 : -1;
-}
-
-static void remove_netns(void)
-{
-	if (!netns[0])
-		return;
-	sh("ip netns del %s >/dev/null 2>&1", netns);
-	netns[0] = '\0';
-}
 
 static int group_setup(void **state)
 {
-	if (geteuid() != 0) {
-		why_skip = "needs root to create a network namespace";
-		return 0;
-	}
-	if (sh("ip -V >/dev/null 2>&1") < 0) {
-		why_skip = "iproute2 'ip' not found";
-		return 0;
-	}
-	snprintf(netns, sizeof(netns), "pftest_net_%ld", (long)getpid());
-	atexit(remove_netns);
-	if (sh("ip netns add %s 2>/dev/null", netns) < 0) {
-		why_skip = "'ip netns add' failed (no CAP_SYS_ADMIN or no netns support)";
-		netns[0] = '\0';
-		return 0;
-	}
-	if (sh("ip -n %s link add vt0 type veth peer name vt1 2>/dev/null", netns) < 0 ||
-	    sh("ip -n %s link set vt0 up && ip -n %s link set vt1 up", netns, netns) < 0) {
-		why_skip = "cannot create a veth pair (no veth module?)";
-		remove_netns();
-		return 0;
-	}
-	have_netns = true;
+	pf_test_netns_create("pftest_net",
+			     "ip -n %1$s link add vt0 type veth peer name vt1 2>/dev/null && "
+			     "ip -n %1$s link set vt0 up && ip -n %1$s link set vt1 up",
+			     "cannot create a veth pair (no veth module?)");
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	remove_netns();
+	pf_test_netns_remove();
 	return 0;
-}
-
-/* Enter the test namespace; returns the fd of the original one. */
-static int enter(void)
-{
-	char path[128];
-	int self, ns;
-
-	if (!have_netns) {
-		print_message("skip: %s\n", why_skip);
-		skip();
-	}
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	assert_true(self >= 0);
-	snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	ns = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(ns >= 0);
-	assert_int_equal(setns(ns, CLONE_NEWNET), 0);
-	close(ns);
-	return self;
-}
-
-static void leave(int self)
-{
-	assert_int_equal(setns(self, CLONE_NEWNET), 0);
-	close(self);
 }
 
 static void test_linkmodes_veth(void **state)
 {
 	struct pf_linkmodes lm;
-	int self = enter(), r;
+	int self = pf_test_netns_enter(), r;
 
 	r = pf_providers_live.linkmodes(NULL, "vt0", &lm);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
 	assert_int_equal(lm.speed_mbps, 10000);
 	assert_int_equal(lm.duplex, 1);
@@ -121,20 +52,20 @@ static void test_linkmodes_veth(void **state)
 static void test_pause_not_supported(void **state)
 {
 	struct pf_pause pa;
-	int self = enter(), r;
+	int self = pf_test_netns_enter(), r;
 
 	r = pf_providers_live.pause(NULL, "vt0", &pa);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, -EOPNOTSUPP);
 }
 
 static void test_dcb_not_supported(void **state)
 {
 	struct pf_pfc pfc;
-	int self = enter(), r;
+	int self = pf_test_netns_enter(), r;
 
 	r = pf_providers_live.pfc(NULL, "vt0", &pfc);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, -EOPNOTSUPP);
 }
 
@@ -143,11 +74,11 @@ static void test_driver_stats(void **state)
 	struct pf_stats s = { 0 };
 	uint64_t peer;
 	unsigned int vt1;
-	int self = enter(), r, r2;
+	int self = pf_test_netns_enter(), r, r2;
 
 	r = pf_providers_live.ethtool_stats(NULL, "vt0", 0, &s);
 	vt1 = if_nametoindex("vt1");
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
 	assert_true(s.n >= 1);
 	r2 = pf_stats_get(&s, "peer_ifindex", &peer);
@@ -162,12 +93,12 @@ static void test_no_such_device(void **state)
 	struct pf_linkmodes lm;
 	struct pf_stats s = { 0 };
 	struct pf_pfc pfc;
-	int self = enter(), r1, r2, r3;
+	int self = pf_test_netns_enter(), r1, r2, r3;
 
 	r1 = pf_ethtool_linkmodes_get("pfnosuch0", &lm);
 	r2 = pf_ethtool_stats_get("pfnosuch0", &s);
 	r3 = pf_dcb_pfc_get("pfnosuch0", &pfc);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r1, -ENODEV);
 	assert_int_equal(r2, -ENODEV);
 	assert_int_equal(r3, -ENODEV);
@@ -202,9 +133,9 @@ static void test_check_live_veth(void **state)
 	assert_int_equal(pf_fs_open("/", &fs), 0);
 	ctx.fs = fs;
 	run.check = c;
-	self = enter();
+	self = pf_test_netns_enter();
 	pf_run_inline(&ctx, &run);
-	leave(self);
+	pf_test_netns_leave(self);
 	f = pf_test_finding(&run.res, "vt0");
 	assert_non_null(f);
 	assert_int_equal(f->status, PF_STATUS_WARN);
@@ -233,13 +164,13 @@ static void test_ioctl_fallback_veth(void **state)
 	struct pf_ethtool_ops saved = pf_ethtool_ops;
 	struct pf_linkmodes lm;
 	struct pf_pause pa;
-	int self = enter(), r_lm, r_pa;
+	int self = pf_test_netns_enter(), r_lm, r_pa;
 
 	pf_ethtool_ops.genl = no_genl_family;
 	r_lm = pf_providers_live.linkmodes(NULL, "vt0", &lm);
 	r_pa = pf_providers_live.pause(NULL, "vt0", &pa);
 	pf_ethtool_ops = saved;
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r_lm, 0);
 	assert_int_equal(lm.speed_mbps, 10000);
 	assert_int_equal(lm.duplex, 1);
@@ -252,15 +183,15 @@ static void test_ipv4_addrs_veth(void **state)
 	struct pf_ipv4_addrs a0, a1, back;
 	pf_autofree char *text = NULL;
 	char cidr[24];
-	int self = enter(), r0, r1, r2;
+	int self = pf_test_netns_enter(), r0, r1, r2;
 
-	assert_int_equal(sh("ip -n %s addr add 10.9.0.1/24 dev vt0 && "
-			    "ip -n %s addr add 10.9.1.1/24 dev vt1 && "
-			    "ip -n %s addr add 192.168.5.5/16 dev vt1", netns, netns, netns), 0);
+	assert_int_equal(pf_test_sh("ip -n %1$s addr add 10.9.0.1/24 dev vt0 && "
+				    "ip -n %1$s addr add 10.9.1.1/24 dev vt1 && "
+				    "ip -n %1$s addr add 192.168.5.5/16 dev vt1", pf_test_netns_name()), 0);
 	r0 = pf_providers_live.ipv4_addrs(NULL, "vt0", &a0);
 	r1 = pf_providers_live.ipv4_addrs(NULL, "vt1", &a1);
 	r2 = pf_providers_live.ipv4_addrs(NULL, "pf-nosuch0", &back);
-	leave(self);
+	pf_test_netns_leave(self);
 	assert_int_equal(r0, 0);
 	assert_int_equal(a0.n, 1);
 	pf_format_ipv4(&a0.v[0], cidr, sizeof(cidr));
