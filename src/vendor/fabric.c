@@ -856,7 +856,7 @@ int pf_fabi_refill(struct fab *f)
 	return 0;
 }
 
-static int transfer(struct fab *f)
+int pf_fabi_transfer(struct fab *f)
 {
 	uint64_t n, ns;
 	int r;
@@ -880,7 +880,7 @@ static int transfer(struct fab *f)
 	f->r->bytes = n * f->o->msg_size;
 	f->r->seconds = (double)ns / 1e9;
 	f->r->gbps = pf_lb_gbps(f->r->bytes, ns);
-	r = verify(f, 1, f->n_written < f->slots ? (unsigned int)f->n_written : f->slots);
+	r = f->verify(f, 1, f->n_written < f->slots ? (unsigned int)f->n_written : f->slots);
 	if (!r)
 		r = pf_fabi_refill(f);
 	if (!r)
@@ -890,7 +890,7 @@ static int transfer(struct fab *f)
 			f->r->stage = PF_FAB_VERIFY;
 		return r;
 	}
-	return verify(f, 2, f->slots);
+	return f->verify(f, 2, f->slots);
 }
 
 /* ---- lifetime --------------------------------------------------------- */
@@ -973,7 +973,8 @@ static void gate_arrive(struct gate *g)
 
 static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, struct gate *g)
 {
-	struct fab f = { .o = o, .r = ret, .s = { { .e = &o->src }, { .e = &o->dst } } };
+	struct fab f = { .o = o, .r = ret, .s = { { .e = &o->src }, { .e = &o->dst } },
+			.verify = verify };
 	int r;
 
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
@@ -988,7 +989,7 @@ static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, stru
 		r = o->conn == PF_FAB_CM ? cm_connect(&f) : verbs_connect(&f);
 	gate_arrive(g);
 	if (!r)
-		r = transfer(&f);
+		r = pf_fabi_transfer(&f);
 	if (!r)
 		ret->stage = PF_FAB_DONE;
 	release(&f);

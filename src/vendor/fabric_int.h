@@ -57,6 +57,8 @@ struct fab {
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
 	uint64_t n_written;
+	/* the first @n slots of side 1 hold pass @pass's patterns (pf_fabi_transfer) */
+	int (*verify)(struct fab *f, unsigned int pass, unsigned int n);
 };
 
 /* ret->stage = @st, ret->err = the message; returns @err. */
@@ -87,6 +89,11 @@ int pf_fabi_pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_
 void pf_fabi_prepare_wrs(struct fab *f);
 /* Every one of the first @n slots of @buf holds pass @pass's pattern, else -EBADMSG. */
 int pf_fabi_check_slots(struct fab *f, const uint8_t *buf, unsigned int pass, unsigned int n);
+/*
+ * ib_write_bw's run: warm-up, the timed WRITEs (ret: gbps, seconds, bytes),
+ * f->verify of pass 1, pass 2's patterns written once per slot, f->verify.
+ */
+int pf_fabi_transfer(struct fab *f);
 /* Pass 2's patterns into side 0's buffer. */
 int pf_fabi_refill(struct fab *f);
 /* MR, buffer and GPU context of @s. */
