@@ -80,7 +80,16 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 	f->o.fab.cm = c->cm;
 	f->o.fab.msg_size = c->msg_size;
 	f->o.fab.duration_ms = c->duration_ms;
-	f->o.fab.warmup = 50;
+	/*
+	 * ib_write_bw's 64 KiB WRITEs, 16 outstanding, every 8th signalled: 1 MiB
+	 * in flight covers a 400 Gb/s rail's bandwidth-delay product within a
+	 * leaf and does not flood a shaped or lossy queue into retransmits;
+	 * 8 slots (512 KiB) to write and read back twice after the timed run
+	 */
+	f->o.fab.tx_depth = 16;
+	f->o.fab.cq_mod = 8;
+	f->o.fab.warmup = 16;
+	f->o.fab.slots = 8;
 	f->o.fab.timeout_ms = c->timeout_ms;
 	f->o.port = c->port;
 	f->o.round = round;
