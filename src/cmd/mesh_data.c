@@ -187,10 +187,13 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 			cJSON_AddItemToArray(out->sends, measurement(round, c->rank, partner, f->rail, f));
 		else if (f->rc)
 			skipped(out->rx_errors, round, partner, f->rail, f->r.err);
-		if (log)
-			fprintf(log, "  round %u rail %u %s rank %u: %s%s%.2f Gb/s\n", round, f->rail,
-				f->writer ? "->" : "<-", partner, f->rc ? f->r.err : "",
-				f->rc ? " " : "", f->rc ? 0 : f->r.gbps);
+		if (log && f->rc)
+			fprintf(log, "  round %u rail %u %s rank %u: %s\n", round, f->rail,
+				f->writer ? "->" : "<-", partner, f->r.err);
+		else if (log)
+			fprintf(log, f->writer ? "  round %u rail %u -> rank %u: %.3f Gb/s, verified\n"
+				: "  round %u rail %u <- rank %u: the writer finished\n", round,
+				f->rail, partner, f->r.gbps);
 	}
 	if (log)
 		fprintf(log, "round %u with rank %u: %.1f s\n", round, partner,

@@ -8,6 +8,8 @@
   mesh_report.py status FILE STATUS[,...]    the mesh check's status is one of these
   mesh_report.py suspects FILE KIND[,...]    the suspects' kinds, in order, are these
                                              ("-" for none)
+  mesh_report.py none-of FILE KIND[,...]     no suspect is of these kinds
+  mesh_report.py ratio-below FILE X          the worst suspect is below X of the healthy
   mesh_report.py slower FILE SRC DST         SRC -> DST moved less than every other flow
   mesh_report.py same FILE FILE              both reports hold the same measurements
   mesh_report.py show FILE                   print the matrix and the suspects
@@ -71,6 +73,14 @@ def main(argv):
         kinds = [s["kind"] for s in o.get("suspects", [])] or ["-"]
         return verdict(kinds == argv[3].split(","), f"{path}: suspects {kinds} "
                        f"(want {argv[3]})", path)
+    if cmd == "none-of":
+        kinds = [s["kind"] for s in o.get("suspects", [])]
+        bad = [k for k in kinds if k in argv[3].split(",")]
+        return verdict(not bad, f"{path}: suspects {kinds}, none of {argv[3]}", path)
+    if cmd == "ratio-below":
+        r = [s["ratio"] for s in o.get("suspects", [])]
+        return verdict(bool(r) and min(r) < float(argv[3]),
+                       f"{path}: worst suspect ratio {min(r) if r else None} < {argv[3]}", path)
     if cmd == "slower":
         a, b = int(argv[3]), int(argv[4])
         slow = [m["gbps"] for m in ms if (m["src"], m["dst"]) == (a, b)]
