@@ -731,6 +731,60 @@ static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64
 	return 0;
 }
 
+/* Under the lock: the keys of @wr checked as a real HCA does; its MRs in *local, *remote. */
+static enum ibv_wc_status wr_access(struct fqp *q, const struct ibv_send_wr *wr,
+				    const struct pf_fake_verbs_dev *d,
+				    const struct pf_fake_verbs_dev *peer, struct fmr **local,
+				    struct fmr **remote)
+{
+	bool read = wr->opcode == IBV_WR_RDMA_READ;
+	uint64_t len = wr->sg_list[0].length;
+
+	/* a READ writes the local buffer: LOCAL_WRITE; the responder's MR REMOTE_READ */
+	*local = find_mr(registry, n_registry, wr->sg_list[0].lkey,
+			 read ? IBV_ACCESS_LOCAL_WRITE : 0, wr->sg_list[0].addr, len);
+	*remote = find_mr(registry, n_registry, wr->wr.rdma.rkey,
+			  read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE,
+			  wr->wr.rdma.remote_addr, len);
+	/*
+	 * the lkey must be of the QP's own PD, the rkey of the responder QP's
+	 * PD (two contexts: two PDs)
+	 */
+	if (!*local || (*local)->mr.pd != q->qp.pd)
+		return IBV_WC_LOC_PROT_ERR;
+	if (!*remote || fctx_of((*remote)->mr.context)->idx != q->peer ||
+	    (pd_of_qpn(q->dest_qpn) && (*remote)->mr.pd != pd_of_qpn(q->dest_qpn)))
+		return IBV_WC_REM_ACCESS_ERR;
+	if (d->wc_error || peer->wc_error)
+		return d->wc_error ? d->wc_error : peer->wc_error;
+	if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs == pf_fake_verbs.fail_wr)
+		return pf_fake_verbs.fail_status;
+	return IBV_WC_SUCCESS;
+}
+
+/* Under the lock: move @wr's bytes (a READ from the remote MR, a WRITE into it, faults). */
+static void wr_data(const struct ibv_send_wr *wr, const struct fmr *remote, bool read,
+		    bool corrupt)
+{
+	uint64_t len = wr->sg_list[0].length;
+	uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+	uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
+
+	if (read) {
+		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, dst, len);
+		return;
+	}
+	memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+	if (corrupt && len)
+		dst[len / 2] ^= 0xff;
+	if (pf_fake_verbs.corrupt_offset >= 0 && (uint64_t)pf_fake_verbs.corrupt_offset < len)
+		dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
+	if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
+		dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
+}
+
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fqp *q = (struct fqp *)qp;
@@ -762,49 +816,15 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		}
 		len = wr->sg_list[0].length;
 		read = wr->opcode == IBV_WR_RDMA_READ;
-		/* a READ writes the local buffer: LOCAL_WRITE; the responder's MR REMOTE_READ */
-		local = find_mr(registry, n_registry, wr->sg_list[0].lkey,
-				read ? IBV_ACCESS_LOCAL_WRITE : 0, wr->sg_list[0].addr, len);
-		remote = find_mr(registry, n_registry, wr->wr.rdma.rkey,
-				 read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE,
-				 wr->wr.rdma.remote_addr, len);
-		/*
-		 * as a real HCA: the lkey must be of the QP's own PD, the rkey of
-		 * the responder QP's PD (two contexts: two PDs)
-		 */
-		if (!local || local->mr.pd != qp->pd)
-			st = IBV_WC_LOC_PROT_ERR;
-		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer ||
-			 (pd_of_qpn(q->dest_qpn) && remote->mr.pd != pd_of_qpn(q->dest_qpn)))
-			st = IBV_WC_REM_ACCESS_ERR;
-		else if (d->wc_error || peer->wc_error)
-			st = d->wc_error ? d->wc_error : peer->wc_error;
-		else if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs ==
-			 pf_fake_verbs.fail_wr)
-			st = pf_fake_verbs.fail_status;
+		st = wr_access(q, wr, d, peer, &local, &remote);
 		if (q->error)
 			st = IBV_WC_WR_FLUSH_ERR;
 		q->posted++;
 		pf_fake_verbs.wrs++;
 		if (q->posted - q->freed > pf_fake_verbs.max_outstanding)
 			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
-		if (st == IBV_WC_SUCCESS && read) {
-			memcpy((void *)(uintptr_t)wr->sg_list[0].addr,
-			       (void *)(uintptr_t)wr->wr.rdma.remote_addr, len);
-		} else if (st == IBV_WC_SUCCESS) {
-			uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
-			uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
-
-			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
-			if ((d->corrupt || peer->corrupt) && len)
-				dst[len / 2] ^= 0xff;
-			if (pf_fake_verbs.corrupt_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
-				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
-			if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
-				dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
+		if (st == IBV_WC_SUCCESS) {
+			wr_data(wr, remote, read, d->corrupt || peer->corrupt);
 		} else {
 			q->error = true;
 		}
