@@ -9,6 +9,8 @@
   mesh_report.py suspects FILE KIND[,...]    the suspects' kinds, in order, are these
                                              ("-" for none)
   mesh_report.py none-of FILE KIND[,...]     no suspect is of these kinds
+  mesh_report.py path FILE A B DIR           the first suspect is the path of ranks A and B
+                                             in direction DIR (tx: what A sends to B)
   mesh_report.py ratio-below FILE X          the worst suspect is below X of the healthy
   mesh_report.py slower FILE SRC DST         SRC -> DST moved less than every other flow
   mesh_report.py same FILE FILE              both reports hold the same measurements
@@ -77,6 +79,11 @@ def main(argv):
         kinds = [s["kind"] for s in o.get("suspects", [])]
         bad = [k for k in kinds if k in argv[3].split(",")]
         return verdict(not bad, f"{path}: suspects {kinds}, none of {argv[3]}", path)
+    if cmd == "path":
+        s = (o.get("suspects") or [{}])[0]
+        got = (s.get("kind"), s.get("rank"), s.get("peer_rank"), s.get("dir"))
+        want = ("path", int(argv[3]), int(argv[4]), argv[5])
+        return verdict(got == want, f"{path}: first suspect {got} (want {want})", path)
     if cmd == "ratio-below":
         r = [s["ratio"] for s in o.get("suspects", [])]
         return verdict(bool(r) and min(r) < float(argv[3]),

@@ -44,6 +44,7 @@ for r in 0 1; do
 	mexpect status "/vmwork/slow.r$r.json" warn
 	mexpect flows "/vmwork/slow.r$r.json" 2
 	mexpect suspects "/vmwork/slow.r$r.json" path
+	mexpect path "/vmwork/slow.r$r.json" 0 1 tx
 	mexpect ratio-below "/vmwork/slow.r$r.json" 0.2
 done
 mexpect slower /vmwork/slow.r1.json 0 1
