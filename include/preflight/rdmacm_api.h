@@ -86,8 +86,28 @@ struct pf_cm_event {
 	struct pf_cm_id *listen_id;
 	enum pf_cm_event_type event;
 	int status;
-	/* union { conn, ud, arg } param; (not read) */
+	/*
+	 * union { struct rdma_conn_param conn; struct rdma_ud_param ud; } param:
+	 * only conn is read.  Its private data (CONNECT_REQUEST: the REQ's,
+	 * ESTABLISHED on the active side: the REP's, REJECTED: the REJ's) lives
+	 * until the event is acked; on InfiniBand and RoCE private_data_len is
+	 * the whole field of the CM message (56, 196, 148 bytes for RDMA_PS_TCP),
+	 * zero past what the sender gave (kernel cma.c: cma_ib_handler,
+	 * cma_ib_req_handler).
+	 */
+	union {
+		struct pf_cm_conn_param conn;
+	} param;
+	/* struct ibv_ece ece; (not read) */
 };
+
+/* Most private data a sender may give (IB CM field minus the CMA header for REQ). */
+#define PF_CM_REQ_PRIVATE_MAX 56
+#define PF_CM_REP_PRIVATE_MAX 196
+#define PF_CM_REJ_PRIVATE_MAX 148
+/* IB CM reject reasons a REJECTED event's status carries */
+#define PF_CM_REJ_INVALID_SERVICE_ID 8 /* nobody listens on the port */
+#define PF_CM_REJ_CONSUMER_DEFINED 28  /* rdma_reject by the application */
 
 /* Member names are not rdma_* (no clash with a real rdma_cma.h in the same unit). */
 struct pf_rdmacm_api {
@@ -106,6 +126,7 @@ struct pf_rdmacm_api {
 	void (*destroy_qp)(struct pf_cm_id *id);
 	int (*connect)(struct pf_cm_id *id, struct pf_cm_conn_param *param);
 	int (*accept)(struct pf_cm_id *id, struct pf_cm_conn_param *param);
+	int (*reject)(struct pf_cm_id *id, const void *private_data, uint8_t private_data_len);
 	int (*disconnect)(struct pf_cm_id *id);
 	int (*get_cm_event)(struct pf_cm_channel *channel, struct pf_cm_event **event);
 	int (*ack_cm_event)(struct pf_cm_event *event);

@@ -3,9 +3,11 @@
  * mesh.c - `preflight mesh`: run on every node of an allocation (srun -N N
  * --ntasks-per-node=1 preflight mesh --output DIR/%n.json), the ranks meet
  * (mesh_rdv.c), each prints the exchanged rail tables and the schedule of
- * node pairs (mesh_schedule.c) and writes a preflight.report/v1 report.
- * The data path is not wired yet: the report's one check, "mesh", is a skip
- * that says so, never a pass (docs/mesh.md).
+ * node pairs (mesh_schedule.c), runs its rounds of RDMA traffic with its
+ * partners (mesh_data.c), meets the others again to gather every rank's
+ * measurements, and writes a preflight.report/v1 report whose one check,
+ * "mesh", judges this node from the whole matrix (mesh_judge.c,
+ * docs/mesh.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,16 +24,20 @@
 #include "preflight/fs.h"
 #include "hostlist.h"
 #include "preflight/node.h"
+#include "preflight/providers.h"
 #include "report.h"
 #include "version.h"
 
 #define MESH_PORT_DEFAULT 29517
 #define MESH_TIMEOUT_DEFAULT 30
+#define MESH_DURATION_DEFAULT 2000
+#define MESH_MSG_SIZE 65536
+#define MESH_GATHER_MAX 4096 /* measurements one rank may bring */
 
 struct mesh_opts {
-	const char *peers, *output, *bind;
+	const char *peers, *output, *bind, *nics;
 	long rank, size;
-	unsigned long port, timeout_s, seed;
+	unsigned long port, timeout_s, seed, duration_ms, data_port;
 	bool compact;
 };
 
@@ -39,17 +45,19 @@ static const struct pf_check mesh_check = {
 	.name = "mesh",
 	.summary = "pairwise traffic between the nodes of an allocation",
 	.tags = "rdma,multinode",
-	.reads = "the other ranks over TCP (rendezvous)",
+	.reads = "the other ranks over TCP (rendezvous) and RDMA-CM (traffic)",
 };
 
 static int mesh_usage(FILE *f, int rc)
 {
 	fputs("usage: preflight mesh [--peers HOSTLIST] [--rank N] [--size N] [--port P]\n"
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
+	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
 	      "                      [--output FILE] [--compact]\n"
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
-	      "The data path is not wired yet: the report is a skip (docs/mesh.md).\n", f);
+	      "Each round, rail i of this node and rail i of its partner write to each\n"
+	      "other for --duration ms over RDMA-CM on --data-port (docs/mesh.md).\n", f);
 	return rc;
 }
 
@@ -73,6 +81,9 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		{ "timeout", required_argument, NULL, 't' }, { "seed", required_argument, NULL, 'S' },
 		{ "bind", required_argument, NULL, 'b' },  { "output", required_argument, NULL, 'o' },
 		{ "compact", no_argument, NULL, 'c' },     { "help", no_argument, NULL, 'h' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "data-port", required_argument, NULL, 'D' },
+		{ "nics", required_argument, NULL, 'n' },
 		{ 0 },
 	};
 	unsigned long v;
@@ -85,6 +96,16 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		case 'o': o->output = optarg; break;
 		case 'b': o->bind = optarg; break;
 		case 'c': o->compact = true; break;
+		case 'n': o->nics = optarg; break;
+		case 'd': case 'D':
+			if (!mesh_num(optarg, 1, c == 'd' ? 600000 : 65535, &v)) {
+				fprintf(err, "preflight mesh: bad --%s '%s'\n",
+					c == 'd' ? "duration" : "data-port", optarg);
+				return PF_EXIT_USAGE;
+			}
+			if (c == 'd') o->duration_ms = v;
+			else o->data_port = v;
+			break;
 		case 'h': mesh_usage(out, PF_EXIT_OK); return -1; /* done */
 		case 'r': case 's': case 'p': case 't': case 'S':
 			if (!mesh_num(optarg, c == 's' || c == 'p' || c == 't', c == 'S' ? ULONG_MAX :
@@ -189,42 +210,6 @@ static cJSON *mesh_partners(const struct pf_mesh_schedule *s, uint32_t rank)
 	return a;
 }
 
-/* The mesh check's result: a skip (data path not wired), missing ranks named. */
-static void mesh_result(struct pf_result *res, const cJSON *table,
-			const struct pf_mesh_schedule *s, uint32_t rank)
-{
-	char names[512];
-	size_t missing = pf_mesh_missing(table, names, sizeof(names));
-	const cJSON *e;
-	struct pf_finding *f;
-
-	f = pf_add(res, PF_STATUS_SKIP, NULL,
-		   "the data path is not yet wired: rendezvous and schedule only, no traffic "
-		   "was measured (docs/mesh.md)");
-	pf_obs_num(f, "rank", rank);
-	pf_obs_num(f, "size", s->size);
-	pf_obs_num(f, "rounds", (double)s->n_rounds);
-	pf_obs_json(f, "partners", mesh_partners(s, rank));
-	pf_obs_json(f, "table", cJSON_Duplicate(table, true));
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(table, "ranks")) {
-		const cJSON *host = cJSON_GetObjectItemCaseSensitive(e, "host");
-		char subject[300];
-
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")))
-			continue;
-		snprintf(subject, sizeof(subject), "rank %d%s%s%s",
-			 cJSON_GetObjectItemCaseSensitive(e, "rank")->valueint,
-			 cJSON_IsString(host) ? " (" : "", cJSON_IsString(host) ? host->valuestring : "",
-			 cJSON_IsString(host) ? ")" : "");
-		pf_add(res, PF_STATUS_SKIP, subject, "%s",
-		       cJSON_GetObjectItemCaseSensitive(e, "why")->valuestring);
-	}
-	pf_summary(res, "data path not wired yet: %u of %u ranks arrived%s%s; %zu rounds scheduled",
-		   s->size - (uint32_t)missing, s->size, missing ? ", missing " : "",
-		   missing ? names : "", s->n_rounds);
-	pf_result_finish(res);
-}
-
 static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const char *host,
 		      FILE *out, FILE *err)
 {
@@ -257,14 +242,116 @@ static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const ch
 }
 
 /* This node's rails; an unreadable inventory leaves the table empty, said on @err. */
-static cJSON *mesh_my_rails(const struct pf_fs *fs, FILE *err)
+static cJSON *mesh_my_rails(const struct pf_fs *fs, const char *nics, FILE *err)
 {
 	pf_autonode struct pf_node *node = NULL;
 	pf_autofree char *why = NULL;
 
 	if (fs && pf_node_load(fs, NULL, &node, &why) < 0)
 		fprintf(err, "preflight mesh: no rail table: %s\n", why ? why : "inventory failed");
-	return pf_mesh_rails(fs, node);
+	return pf_mesh_rails(fs, node, nics);
+}
+
+/* Every name of --nics is one of this node's RDMA devices, else a usage error. */
+static int mesh_check_nics(const char *nics, const cJSON *rails, FILE *err)
+{
+	pf_autofree char *copy = nics ? pf_xstrdup(nics) : NULL;
+	char *save = NULL;
+
+	for (char *n = copy ? strtok_r(copy, ",", &save) : NULL; n; n = strtok_r(NULL, ",", &save)) {
+		const cJSON *r;
+		bool found = false;
+
+		cJSON_ArrayForEach(r, rails) {
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "device");
+
+			found |= cJSON_IsString(d) && strcmp(d->valuestring, n) == 0;
+		}
+		if (!found) {
+			fprintf(err, "preflight mesh: --nics: %s is not an RDMA device of this node\n",
+				n);
+			return PF_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* The RDMA libraries, or why not (into @why). */
+static bool mesh_libs(const struct pf_verbs_api **api, const struct pf_rdmacm_api **cm,
+		      char *why, size_t wl)
+{
+	pf_autofree char *e1 = NULL, *e2 = NULL;
+
+	if (pf_providers_live.verbs(api, &e1) < 0 || pf_providers_live.rdmacm(cm, &e2) < 0) {
+		snprintf(why, wl, "%s", e1 ? e1 : e2 ? e2 : "RDMA libraries unavailable");
+		return false;
+	}
+	return true;
+}
+
+/* Send this rank's measurements to rank 0 and get every rank's (second gather). */
+static cJSON *mesh_gather(const struct mesh_opts *o, struct pf_mesh_rdv_cfg cfg,
+			  const cJSON *table, const cJSON *sends, FILE *err)
+{
+	pf_autofree bool *absent = pf_xcalloc(cfg.size, sizeof(*absent));
+	cJSON *gathered = NULL;
+	char why[256];
+
+	for (uint32_t i = 0; i < cfg.size; i++)
+		absent[i] = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"), (int)i),
+			"arrived"));
+	cfg.key = "measurements";
+	cfg.max_items = MESH_GATHER_MAX;
+	cfg.absent = absent;
+	/* the ranks finish their rounds within about one flow of each other */
+	cfg.timeout_ms += (unsigned int)(o->timeout_s * 500 + o->duration_ms * 2);
+	if (pf_mesh_rendezvous(&cfg, sends, &gathered, why, sizeof(why)) < 0) {
+		fprintf(err, "preflight mesh: second gather: %s\n", why);
+		return NULL;
+	}
+	return gathered;
+}
+
+/* The rounds, the second gather and the verdict into @res. */
+static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg *cfg,
+			 const cJSON *table, const struct pf_mesh_schedule *s,
+			 struct pf_result *res, FILE *log, FILE *err)
+{
+	struct pf_mesh_data_cfg dc = {
+		.rank = cfg->rank, .sched = s, .table = table, .port = (uint16_t)o->data_port,
+		.duration_ms = (unsigned int)o->duration_ms, .msg_size = MESH_MSG_SIZE,
+		.connect_ms = (unsigned int)o->timeout_s * 500, .timeout_ms = 5000,
+	};
+	struct pf_mesh_data_out data = { 0 };
+	cJSON *partners = mesh_partners(s, cfg->rank), *gathered;
+	char why[512];
+
+	const cJSON *me = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
+					     (int)cfg->rank);
+
+	/* no rail here: nothing to send, and no library needed to say so */
+	if (s->n_rounds && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(me, "rails")) &&
+	    !mesh_libs(&dc.api, &dc.cm, why, sizeof(why))) {
+		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, "mesh", "%s", why);
+
+		pf_remedy(f, "apt-get install ibverbs-providers librdmacm1 (Debian/Ubuntu) or dnf "
+			  "install rdma-core (RHEL)");
+		pf_obs_json(f, "table", cJSON_Duplicate(table, true));
+		pf_result_finish(res);
+		cJSON_Delete(partners);
+		return;
+	}
+	pf_mesh_data_run(&dc, &data, log);
+	gathered = mesh_gather(o, *cfg, table, data.sends, err);
+	pf_mesh_judge(res, &(struct pf_mesh_judge_in){
+		.rank = cfg->rank, .size = cfg->size, .sched = s, .table = table,
+		.gathered = gathered ? gathered : table, .partners = partners, .data = &data });
+	cJSON_Delete(gathered);
+	cJSON_Delete(partners);
+	cJSON_Delete(data.sends);
+	cJSON_Delete(data.skipped);
+	cJSON_Delete(data.rx_errors);
 }
 
 static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FILE *out,
@@ -287,7 +374,12 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 
 	if (pf_fs_open("/", &fs) < 0)
 		fs = NULL;
-	rails = mesh_my_rails(fs, err);
+	rails = mesh_my_rails(fs, o->nics, err);
+	rc = mesh_check_nics(o->nics, rails, err);
+	if (rc) {
+		cJSON_Delete(rails);
+		return rc;
+	}
 	pf_result_init(&run.res);
 	rc = pf_mesh_rendezvous(&cfg, rails, &table, why, sizeof(why));
 	if (cfg.size >= 2)
@@ -298,7 +390,7 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 		pf_result_finish(&run.res);
 	} else {
 		mesh_print(o->output ? out : err, table, &s);
-		mesh_result(&run.res, table, &s, cfg.rank);
+		mesh_measure(o, &cfg, table, &s, &run.res, o->output ? out : err, err);
 	}
 	rep.runs = &run;
 	rep.n_runs = 1;
@@ -306,7 +398,9 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 		pf_report_describe_node(&rep, fs);
 	rep.duration_ms = pf_now_ms() - t0;
 	rc = mesh_write(o, &rep, cfg.self, out, err);
-	if (rc == PF_EXIT_OK && run.res.status == PF_STATUS_ERROR)
+	if (rc == PF_EXIT_OK && run.res.status == PF_STATUS_FAIL)
+		rc = PF_EXIT_FAIL;
+	else if (rc == PF_EXIT_OK && run.res.status == PF_STATUS_ERROR)
 		rc = PF_EXIT_ERROR;
 	pf_result_release(&run.res);
 	pf_mesh_schedule_release(&s);
@@ -318,7 +412,8 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct mesh_opts o = { .rank = -1, .size = -1, .port = MESH_PORT_DEFAULT,
-			       .timeout_s = MESH_TIMEOUT_DEFAULT, .seed = 1 };
+			       .timeout_s = MESH_TIMEOUT_DEFAULT, .seed = 1,
+			       .duration_ms = MESH_DURATION_DEFAULT };
 	pf_autohostlist struct pf_hostlist hl = { 0 };
 	int rc = mesh_parse(argc, argv, &o, out, err);
 
@@ -327,5 +422,7 @@ int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err)
 	rc = mesh_world(&o, &hl, err);
 	if (rc)
 		return rc;
+	if (!o.data_port)
+		o.data_port = o.port < 65535 ? o.port + 1 : o.port - 1;
 	return mesh_run(&o, &hl, out, err);
 }

@@ -8,6 +8,7 @@
 #define PREFLIGHT_MESH_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "mesh_plan.h"
@@ -17,7 +18,56 @@ struct pf_fs;
 struct pf_node;
 
 int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err);
-/* This node's rail table, a JSON array (src/cmd/mesh_rails.c). */
-cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node);
+/*
+ * This node's rail table, a JSON array (src/cmd/mesh_rails.c): the ports
+ * of the RDMA devices named in the comma-separated @nics (NULL: all).
+ */
+cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const char *nics);
+/* Is @name in the comma-separated @list (NULL: every device is)? */
+bool pf_mesh_nic_listed(const char *list, const char *name);
+
+struct pf_verbs_api;
+struct pf_rdmacm_api;
+
+/* The data path (src/cmd/mesh_data.c). */
+struct pf_mesh_data_cfg {
+	const struct pf_verbs_api *api;
+	const struct pf_rdmacm_api *cm;
+	uint32_t rank;
+	const struct pf_mesh_schedule *sched;
+	const cJSON *table;       /* the rendezvous table: every rank's rails with "ip" */
+	uint16_t port;            /* RDMA-CM port every rank listens on */
+	unsigned int duration_ms; /* the timed run of each flow */
+	unsigned int connect_ms;  /* how long a flow's two ends wait for each other */
+	unsigned int timeout_ms;  /* no completion for this long fails a transfer */
+	size_t msg_size;
+};
+
+struct pf_mesh_data_out {
+	cJSON *sends;     /* [{"round","src","dst","rail","src_dev","dst_dev","gbps","seconds",
+			   *   "bytes"[,"error","stage"]}]: what this rank sent */
+	cJSON *skipped;   /* [{"round"[,"peer"][,"rail"],"why"}]: flows not run */
+	cJSON *rx_errors; /* [{"round","peer","rail","why"}]: listeners that failed */
+};
+
+/* Run this rank's rounds; @log (or NULL) gets a line per flow and per round. */
+void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log);
+/* The verdict (src/cmd/mesh_judge.c). */
+struct pf_result;
+struct pf_mesh_judge_in {
+	uint32_t rank, size;
+	const struct pf_mesh_schedule *sched;
+	const cJSON *table;    /* the first rendezvous: rails */
+	const cJSON *gathered; /* the second: every rank's "measurements" */
+	const cJSON *partners; /* this rank's partner per round, -1 none */
+	const struct pf_mesh_data_out *data;
+};
+
+/* The "mesh" check of this rank: the matrix, its suspects, this node's verdict. */
+void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in);
+/* Every valid measurement of @gathered (a rank's only as its source), as one array. */
+cJSON *pf_mesh_matrix(const cJSON *gathered, uint32_t size);
+/* The partner of @rank in round @r (0-based), or -1. */
+long pf_mesh_partner(const struct pf_mesh_schedule *s, size_t r, uint32_t rank);
 
 #endif

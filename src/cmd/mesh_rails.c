@@ -3,14 +3,20 @@
  * mesh_rails.c - this node's rail table for the mesh rendezvous: one entry
  * per RDMA port from the node model (device, port, link layer, rate, NUMA,
  * netdev) plus the port's LID and GID 0 from sysfs
- * (Documentation/ABI/stable/sysfs-class-infiniband).  What cannot be read
+ * (Documentation/ABI/stable/sysfs-class-infiniband), and "ip", the first
+ * IPv4 address of the port's netdev (RTM_GETADDR; a recorded root's
+ * preflight/ip/<if>/addr): what RDMA-CM connects to.  What cannot be read
  * is left out of the entry, never guessed.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "mesh.h"
+#include "preflight/check.h"
 #include "preflight/fs.h"
+#include "preflight/net.h"
 #include "preflight/node.h"
+#include "preflight/providers.h"
 
 static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, cJSON *e)
 {
@@ -25,12 +31,41 @@ static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, 
 		cJSON_AddStringToObject(e, "gid", gid);
 }
 
-cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node)
+static void rails_ip(const struct pf_fs *fs, const char *netdev, cJSON *e)
+{
+	struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs) };
+	struct pf_ipv4_addrs a = { .n = 0 };
+	char buf[24];
+
+	if (!fs || !ctx.prov->ipv4_addrs || ctx.prov->ipv4_addrs(&ctx, netdev, &a) < 0 || !a.n)
+		return;
+	pf_format_ipv4(&a.v[0], buf, sizeof(buf));
+	buf[strcspn(buf, "/")] = '\0';
+	cJSON_AddStringToObject(e, "ip", buf);
+}
+
+/* Is @name in the comma-separated @list (NULL: every device is)? */
+bool pf_mesh_nic_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return !list;
+}
+
+cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const char *nics)
 {
 	cJSON *rails = cJSON_CreateArray();
 
 	for (size_t d = 0; node && d < node->n_rdma; d++) {
 		const struct pf_rdma_dev *dev = &node->rdma[d];
+
+		if (!pf_mesh_nic_listed(nics, dev->name))
+			continue;
 
 		for (size_t p = 0; p < dev->n_ports; p++) {
 			const struct pf_rdma_port *port = &dev->ports[p];
@@ -48,8 +83,10 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node)
 				cJSON_AddStringToObject(e, "state", port->state_name);
 			if (dev->pci >= 0)
 				cJSON_AddNumberToObject(e, "numa", node->pci[dev->pci].numa_node);
-			if (port->netdev >= 0)
+			if (port->netdev >= 0) {
 				cJSON_AddStringToObject(e, "netdev", node->netdevs[port->netdev].name);
+				rails_ip(fs, node->netdevs[port->netdev].name, e);
+			}
 			rails_sysfs(fs, dev->name, port->num, e);
 			if (cJSON_GetArraySize(rails) < PF_MESH_RAILS_MAX)
 				cJSON_AddItemToArray(rails, e);

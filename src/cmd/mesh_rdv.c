@@ -44,14 +44,21 @@ struct rdv_server {
 	size_t n_conns, max_conns;
 };
 
-static cJSON *rdv_entry(uint32_t rank, const char *host, const cJSON *rails)
+static const char *rdv_key(const struct pf_mesh_rdv_cfg *cfg)
+{
+	return cfg->key ? cfg->key : "rails";
+}
+
+static cJSON *rdv_entry(const struct pf_mesh_rdv_cfg *cfg, uint32_t rank, const char *host,
+			const cJSON *rails)
 {
 	cJSON *e = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(e, "rank", rank);
 	cJSON_AddBoolToObject(e, "arrived", true);
 	cJSON_AddStringToObject(e, "host", host ? host : "");
-	cJSON_AddItemToObject(e, "rails", rails ? cJSON_Duplicate(rails, true) : cJSON_CreateArray());
+	cJSON_AddItemToObject(e, rdv_key(cfg), rails ? cJSON_Duplicate(rails, true)
+						     : cJSON_CreateArray());
 	return e;
 }
 
@@ -86,7 +93,8 @@ static int rdv_check_hello(const struct rdv_server *s, const cJSON *h, char *why
 	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(h, "rank");
 	const cJSON *size = cJSON_GetObjectItemCaseSensitive(h, "size");
 	const cJSON *host = cJSON_GetObjectItemCaseSensitive(h, "host");
-	const cJSON *rails = cJSON_GetObjectItemCaseSensitive(h, "rails");
+	const cJSON *rails = cJSON_GetObjectItemCaseSensitive(h, rdv_key(s->cfg));
+	size_t max = s->cfg->max_items ? s->cfg->max_items : PF_MESH_RAILS_MAX;
 
 	if (!cJSON_IsObject(h) || !cJSON_IsString(magic) || strcmp(magic->valuestring, PF_MESH_MAGIC))
 		return snprintf(why, wl, "not a preflight mesh hello"), -1;
@@ -97,8 +105,8 @@ static int rdv_check_hello(const struct rdv_server *s, const cJSON *h, char *why
 		return snprintf(why, wl, "bad rank"), -1;
 	if (!cJSON_IsString(host) || strlen(host->valuestring) > 253)
 		return snprintf(why, wl, "bad host"), -1;
-	if (!cJSON_IsArray(rails) || cJSON_GetArraySize(rails) > PF_MESH_RAILS_MAX)
-		return snprintf(why, wl, "bad rail table"), -1;
+	if (!cJSON_IsArray(rails) || (size_t)cJSON_GetArraySize(rails) > max)
+		return snprintf(why, wl, "bad %s", rdv_key(s->cfg)), -1;
 	if (!cJSON_IsNull(cJSON_GetArrayItem(s->ranks, (int)rank->valuedouble)))
 		return snprintf(why, wl, "rank %u arrived twice", (uint32_t)rank->valuedouble), -1;
 	return (int)rank->valuedouble;
@@ -119,8 +127,8 @@ static void rdv_hello(struct rdv_server *s, struct rdv_conn *c)
 	} else {
 		cJSON_ReplaceItemInArray(
 			s->ranks, rank,
-			rdv_entry((uint32_t)rank, cJSON_GetObjectItem(h, "host")->valuestring,
-				  cJSON_GetObjectItem(h, "rails")));
+			rdv_entry(s->cfg, (uint32_t)rank, cJSON_GetObjectItem(h, "host")->valuestring,
+				  cJSON_GetObjectItem(h, rdv_key(s->cfg))));
 		s->rank_fd[rank] = c->fd;
 		s->arrived++;
 	}
@@ -146,7 +154,7 @@ static int rdv_read(struct rdv_server *s, struct rdv_conn *c)
 	if (c->have == 4) {
 		c->need = (uint32_t)c->hdr[0] << 24 | (uint32_t)c->hdr[1] << 16 |
 			  (uint32_t)c->hdr[2] << 8 | c->hdr[3];
-		if (c->need == 0 || c->need > 64 * 1024) { /* a hello is small */
+		if (c->need == 0 || c->need > PF_MESH_HELLO_MAX) {
 			rdv_reject(s, c->peer, "bad frame length");
 			close(c->fd);
 			return 1;
@@ -281,9 +289,14 @@ static int rdv_serve(const struct pf_mesh_rdv_cfg *cfg, const cJSON *rails, cJSO
 		abort();
 	for (uint32_t i = 0; i < cfg->size; i++) {
 		s.rank_fd[i] = -1;
-		cJSON_AddItemToArray(s.ranks, i ? cJSON_CreateNull() : rdv_entry(0, cfg->self, rails));
+		if (i && cfg->absent && cfg->absent[i])
+			cJSON_AddItemToArray(s.ranks, rdv_absent(cfg, i, "did not arrive at the first "
+								   "rendezvous: not waited for"));
+		else
+			cJSON_AddItemToArray(s.ranks, i ? cJSON_CreateNull()
+							: rdv_entry(cfg, 0, cfg->self, rails));
+		s.arrived += !i || (cfg->absent && cfg->absent[i]);
 	}
-	s.arrived = 1;
 	rdv_collect(&s, lfd, deadline);
 	for (uint32_t i = 1; i < cfg->size; i++)
 		if (cJSON_IsNull(cJSON_GetArrayItem(s.ranks, (int)i)))
@@ -310,7 +323,7 @@ static cJSON *rdv_alone(const struct pf_mesh_rdv_cfg *cfg, const cJSON *rails, c
 
 	for (uint32_t i = 0; i < cfg->size; i++) {
 		if (i == cfg->rank)
-			cJSON_AddItemToArray(ranks, rdv_entry(i, cfg->self, rails));
+			cJSON_AddItemToArray(ranks, rdv_entry(cfg, i, cfg->self, rails));
 		else
 			cJSON_AddItemToArray(ranks, rdv_absent(cfg, i, i ? "unknown: rank 0 did not answer"
 									: why));
@@ -340,7 +353,7 @@ static bool rdv_table_ok(const struct pf_mesh_rdv_cfg *cfg, const cJSON *t)
 			return false;
 		if (cJSON_IsTrue(arrived) &&
 		    (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "host")) ||
-		     !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(e, "rails"))))
+		     !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(e, rdv_key(cfg)))))
 			return false;
 		if (!cJSON_IsTrue(arrived) &&
 		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "why")))
@@ -351,7 +364,7 @@ static bool rdv_table_ok(const struct pf_mesh_rdv_cfg *cfg, const cJSON *t)
 
 static char *rdv_hello_text(const struct pf_mesh_rdv_cfg *cfg, const cJSON *rails)
 {
-	rdv_autojson cJSON *h = rdv_entry(cfg->rank, cfg->self, rails);
+	rdv_autojson cJSON *h = rdv_entry(cfg, cfg->rank, cfg->self, rails);
 
 	cJSON_DeleteItemFromObject(h, "arrived");
 	cJSON_AddStringToObject(h, "magic", PF_MESH_MAGIC);

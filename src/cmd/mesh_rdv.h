@@ -9,6 +9,8 @@
  * Wire: frames of a 4-byte big-endian length and that many bytes of JSON,
  * at most PF_MESH_FRAME_MAX.  Hello (rank > 0 to rank 0):
  *   {"magic":"preflight-mesh/1","rank":R,"size":N,"host":"...","rails":[...]}
+ * ("rails" is cfg->key: the second gather of `preflight mesh` brings
+ * "measurements")
  * Table (rank 0 to each rank), the same on every rank:
  *   {"magic":...,"size":N,"ranks":[{"rank":0,"arrived":true,"host":...,
  *    "rails":[...]}, {"rank":1,"arrived":false,"why":"..."}, ...],
@@ -18,11 +20,13 @@
 #define PREFLIGHT_MESH_RDV_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define PF_MESH_MAGIC "preflight-mesh/1"
-#define PF_MESH_FRAME_MAX (1u << 20)
+#define PF_MESH_FRAME_MAX (16u << 20) /* a table: every rank's measurements */
+#define PF_MESH_HELLO_MAX (1u << 20)  /* a hello: one rank's rails or measurements */
 #define PF_MESH_RAILS_MAX 64
 #define PF_MESH_RANKS_MAX 65536
 
@@ -35,6 +39,16 @@ struct pf_mesh_rdv_cfg {
 	const char *self;      /* this rank's host name, as the table shows it */
 	const char *const *hosts; /* every rank's host (the nodelist), or NULL:
 				     names a rank that did not arrive */
+	/*
+	 * What each rank brings: the key of its array in the hello and in its
+	 * table entry (NULL: "rails") and the most items it may hold (0:
+	 * PF_MESH_RAILS_MAX).  The second gather of `preflight mesh` brings
+	 * "measurements".
+	 */
+	const char *key;
+	size_t max_items;
+	/* rank 0 does not wait for the ranks marked here (NULL: waits for all) */
+	const bool *absent;
 };
 
 /*
@@ -45,7 +59,7 @@ struct pf_mesh_rdv_cfg {
  * rank cannot take part at all (rank 0 cannot bind its port, a bad @cfg),
  * with a sentence in @err.
  */
-int pf_mesh_rendezvous(const struct pf_mesh_rdv_cfg *cfg, const cJSON *rails, cJSON **table,
+int pf_mesh_rendezvous(const struct pf_mesh_rdv_cfg *cfg, const cJSON *items, cJSON **table,
 		       char *err, size_t err_len);
 
 /* Frame I/O bounded by @deadline_ns of pf_now_ns() (src/cmd/mesh_wire.c). */

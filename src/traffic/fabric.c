@@ -21,11 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preflight/fabric.h"
-#include "preflight/macro.h"
 #include "clock.h"
+#include "fabric_int.h"
 
-#define FAB_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 #define FAB_SLOT_BUDGET (32u << 20)
 #define FAB_MIN_SLOTS 2u
 #define FAB_MAX_SLOTS 64u
@@ -57,46 +55,7 @@ const char *pf_fab_stage_name(enum pf_fab_stage s)
 	return s <= PF_FAB_DONE ? names[s] : "?";
 }
 
-/* One end: 0 the source (it posts the WRITEs), 1 the destination. */
-struct side {
-	const struct pf_fab_end *e;
-	struct ibv_context *ctx;  /* CM: the id's (librdmacm owns it); verbs: ours */
-	bool own_ctx;
-	struct pf_cm_id *id;      /* CM: the connecting id, or the accepted one */
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;        /* verbs: ours; CM: id->qp */
-	struct ibv_mr *mr;
-	struct ibv_port_attr pa;
-	union ibv_gid gid;        /* verbs on RoCE: the port's RoCE v2 GID */
-	void *host;
-	size_t host_len;
-	bool host_numa;
-	pf_CUdeviceptr dptr, dalloc;
-	pf_CUcontext cctx;
-	bool gpu_ctx;
-	uint64_t addr;            /* the buffer as the NIC sees it */
-	bool established;
-};
-
-struct fab {
-	const struct pf_fab_opts *o;
-	struct pf_fab_result *r;
-	struct side s[2];
-	struct ibv_device **list;
-	struct pf_cm_channel *ch;
-	struct pf_cm_id *listen;
-	bool connected;
-	int ev_errno;             /* errno right after the last rdma_get_cm_event */
-	size_t page, stride, span;
-	unsigned int slots;
-	struct ibv_send_wr *wrs;
-	struct ibv_sge *sges;
-	uint64_t n_written;
-};
-
-static int fail(struct fab *f, enum pf_fab_stage st, int err, const char *fmt, ...) PF_PRINTF(4, 5);
-static int fail(struct fab *f, enum pf_fab_stage st, int err, const char *fmt, ...)
+int pf_fabi_fail(struct fab *f, enum pf_fab_stage st, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -107,8 +66,7 @@ static int fail(struct fab *f, enum pf_fab_stage st, int err, const char *fmt, .
 	return err;
 }
 
-static void note(struct fab *f, const char *fmt, ...) PF_PRINTF(2, 3);
-static void note(struct fab *f, const char *fmt, ...)
+void pf_fabi_note(struct fab *f, const char *fmt, ...)
 {
 	size_t used = strlen(f->r->note);
 	va_list ap;
@@ -122,7 +80,7 @@ static void note(struct fab *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int errno_or(int fallback)
+int pf_fabi_errno_or(int fallback)
 {
 	return errno ? errno : fallback;
 }
@@ -139,13 +97,13 @@ static size_t round_up(size_t v, size_t to)
 	return (v + to - 1) / to * to;
 }
 
-static int layout(struct fab *f)
+int pf_fabi_layout(struct fab *f)
 {
 	long sys = sysconf(_SC_PAGESIZE);
 
 	f->page = f->o->page_size ? f->o->page_size : sys > 0 ? (size_t)sys : 4096;
 	if (f->page & (f->page - 1))
-		return fail(f, PF_FAB_OPEN, -EINVAL, "page size %zu is not a power of two", f->page);
+		return pf_fabi_fail(f, PF_FAB_OPEN, -EINVAL, "page size %zu is not a power of two", f->page);
 	f->stride = round_up(f->o->msg_size, FAB_SLOT_ALIGN);
 	f->slots = f->o->slots;
 	if (!f->slots) {
@@ -165,7 +123,7 @@ static uint64_t seed(unsigned int pass, unsigned int slot)
 	return (uint64_t)pass << 16 | (slot + 1);
 }
 
-static void fill_slots(struct fab *f, uint8_t *buf, unsigned int pass)
+void pf_fabi_fill_slots(struct fab *f, uint8_t *buf, unsigned int pass)
 {
 	for (unsigned int j = 0; j < f->slots; j++)
 		pf_lb_fill_pattern(buf + j * f->stride, f->o->msg_size, seed(pass, j));
@@ -187,22 +145,22 @@ static int host_memory(struct fab *f, struct side *s, int i)
 	s->host_numa = node >= 0 && numa_available() >= 0 && node <= numa_max_node();
 	s->host = s->host_numa ? numa_alloc_onnode(len, node) : aligned_alloc(f->page, len);
 	if (!s->host)
-		return fail(f, PF_FAB_MEMORY, -ENOMEM, "cannot allocate %zu bytes for %s", len,
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOMEM, "cannot allocate %zu bytes for %s", len,
 			    s->e->dev);
 	if (!s->host_numa)
-		note(f, "%s buffer not bound to a NUMA node (%s)", s->e->dev,
+		pf_fabi_note(f, "%s buffer not bound to a NUMA node (%s)", s->e->dev,
 		     node < 0 ? "the NIC's NUMA node is unknown" : "libnuma unavailable");
 	if (i == 0)
-		fill_slots(f, s->host, 1);
+		pf_fabi_fill_slots(f, s->host, 1);
 	else
 		memset(s->host, 0, len);
 	s->addr = (uint64_t)(uintptr_t)s->host;
 	errno = 0;
 	s->mr = f->o->api->reg_mr(s->pd, s->host, len, FAB_ACCESS);
 	if (!s->mr) {
-		int e = errno_or(EFAULT);
+		int e = pf_fabi_errno_or(EFAULT);
 
-		return fail(f, PF_FAB_MEMORY, -EFAULT, "ibv_reg_mr of %zu bytes of host memory on "
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -EFAULT, "ibv_reg_mr of %zu bytes of host memory on "
 			    "%s: %s%s", len, s->e->dev, strerror(e),
 			    e == ENOMEM || e == EPERM ? " (RLIMIT_MEMLOCK too low?)" : "");
 	}
@@ -221,13 +179,13 @@ static struct ibv_mr *reg_dmabuf(struct fab *f, struct side *s, size_t len)
 	int fd = -1, e;
 
 	if (!api->reg_dmabuf_mr || !f->o->export_dmabuf) {
-		note(f, "DMA-BUF: %s", !api->reg_dmabuf_mr ? "libibverbs has no ibv_reg_dmabuf_mr"
+		pf_fabi_note(f, "DMA-BUF: %s", !api->reg_dmabuf_mr ? "libibverbs has no ibv_reg_dmabuf_mr"
 							   : "no cuMemGetHandleForAddressRange");
 		return NULL;
 	}
 	cr = f->o->export_dmabuf(&fd, base, span, PF_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (cr != PF_CUDA_SUCCESS) {
-		note(f, "DMA-BUF: cuMemGetHandleForAddressRange: %s",
+		pf_fabi_note(f, "DMA-BUF: cuMemGetHandleForAddressRange: %s",
 		     cu_err(f->o->cu, cr, buf, sizeof(buf)));
 		return NULL;
 	}
@@ -236,7 +194,7 @@ static struct ibv_mr *reg_dmabuf(struct fab *f, struct side *s, size_t len)
 	e = errno;
 	close(fd);
 	if (!mr)
-		note(f, "DMA-BUF on %s: ibv_reg_dmabuf_mr: %s", s->e->dev, strerror(e ? e : EFAULT));
+		pf_fabi_note(f, "DMA-BUF on %s: ibv_reg_dmabuf_mr: %s", s->e->dev, strerror(e ? e : EFAULT));
 	return mr;
 }
 
@@ -255,7 +213,7 @@ static int gpu_current(struct fab *f, struct side *s)
 	if (cr == PF_CUDA_SUCCESS)
 		cr = cu->cuCtxSetCurrent(s->cctx);
 	if (cr != PF_CUDA_SUCCESS)
-		return fail(f, PF_FAB_MEMORY, -EIO, "CUDA device %d: %s", s->e->gpu,
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -EIO, "CUDA device %d: %s", s->e->gpu,
 			    cu_err(cu, cr, buf, sizeof(buf)));
 	return 0;
 }
@@ -270,23 +228,23 @@ static int gpu_memory(struct fab *f, struct side *s, int i)
 	int r;
 
 	if (!cu)
-		return fail(f, PF_FAB_MEMORY, -ENOSYS, "no CUDA driver table for GPU buffers");
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOSYS, "no CUDA driver table for GPU buffers");
 	r = gpu_current(f, s);
 	if (r)
 		return r;
 	cr = cu->cuMemAlloc(&s->dalloc, alloc);
 	if (cr != PF_CUDA_SUCCESS) {
 		s->dalloc = 0;
-		return fail(f, PF_FAB_MEMORY, -ENOMEM, "cuMemAlloc of %zu bytes on GPU %d: %s",
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOMEM, "cuMemAlloc of %zu bytes on GPU %d: %s",
 			    alloc, s->e->gpu, cu_err(cu, cr, buf, sizeof(buf)));
 	}
 	s->dptr = (pf_CUdeviceptr)round_up((size_t)s->dalloc, f->page);
 	stage = pf_xcalloc(1, len);
 	if (i == 0)
-		fill_slots(f, stage, 1);
+		pf_fabi_fill_slots(f, stage, 1);
 	cr = cu->cuMemcpyHtoD(s->dptr, stage, len);
 	if (cr != PF_CUDA_SUCCESS)
-		return fail(f, PF_FAB_MEMORY, -EIO, "cuMemcpyHtoD: %s",
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -EIO, "cuMemcpyHtoD: %s",
 			    cu_err(cu, cr, buf, sizeof(buf)));
 	s->addr = (uint64_t)s->dptr;
 	if (f->o->reg != PF_LB_REG_DMABUF) {
@@ -295,8 +253,8 @@ static int gpu_memory(struct fab *f, struct side *s, int i)
 		if (s->mr)
 			f->r->reg[i] = "peermem";
 		else
-			note(f, "peermem on %s: ibv_reg_mr of GPU memory: %s", s->e->dev,
-			     strerror(errno_or(EFAULT)));
+			pf_fabi_note(f, "peermem on %s: ibv_reg_mr of GPU memory: %s", s->e->dev,
+			     strerror(pf_fabi_errno_or(EFAULT)));
 	}
 	if (!s->mr && f->o->reg != PF_LB_REG_PEERMEM) {
 		s->mr = reg_dmabuf(f, s, len);
@@ -304,29 +262,33 @@ static int gpu_memory(struct fab *f, struct side *s, int i)
 			f->r->reg[i] = "dmabuf";
 	}
 	if (!s->mr)
-		return fail(f, PF_FAB_MEMORY, -EFAULT, "GPU memory cannot be registered with %s: %s",
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -EFAULT, "GPU memory cannot be registered with %s: %s",
 			    s->e->dev, f->r->note);
 	return 0;
 }
 
 /* PD, CQ and the buffer of side @i on s->ctx. */
-static int side_resources(struct fab *f, int i)
+int pf_fabi_side_resources(struct fab *f, int i)
 {
 	const struct pf_verbs_api *api = f->o->api;
 	struct side *s = &f->s[i];
-	int cqe = (int)f->o->tx_depth * 2;
+	int cqe = (int)f->o->tx_depth * 2, r;
 
 	s->pd = api->alloc_pd(s->ctx);
 	if (!s->pd)
-		return fail(f, PF_FAB_MEMORY, -ENOMEM, "ibv_alloc_pd(%s) failed", s->e->dev);
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOMEM, "ibv_alloc_pd(%s) failed", s->e->dev);
 	s->cq = api->create_cq(s->ctx, cqe, NULL, NULL, 0);
 	if (!s->cq)
-		return fail(f, PF_FAB_MEMORY, -ENOMEM, "ibv_create_cq(%s, %d) failed", s->e->dev,
+		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOMEM, "ibv_create_cq(%s, %d) failed", s->e->dev,
 			    cqe);
-	return s->e->mem == PF_LB_GPU ? gpu_memory(f, s, i) : host_memory(f, s, i);
+	r = s->e->mem == PF_LB_GPU ? gpu_memory(f, s, i) : host_memory(f, s, i);
+
+	if (!r)
+		s->rkey = s->mr->rkey;
+	return r;
 }
 
-static struct ibv_qp_init_attr qp_attr(struct fab *f, struct side *s)
+struct ibv_qp_init_attr pf_fabi_qp_attr(struct fab *f, struct side *s)
 {
 	return (struct ibv_qp_init_attr){
 		.send_cq = s->cq,
@@ -343,7 +305,7 @@ static struct ibv_qp_init_attr qp_attr(struct fab *f, struct side *s)
 
 /* ---- RDMA-CM --------------------------------------------------------- */
 
-static int sockaddr_of(const char *ip, uint16_t port_be, struct sockaddr_in *sa)
+int pf_fabi_sockaddr(const char *ip, uint16_t port_be, struct sockaddr_in *sa)
 {
 	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = port_be };
 	return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? 0 : -EINVAL;
@@ -353,7 +315,7 @@ static int sockaddr_of(const char *ip, uint16_t port_be, struct sockaddr_in *sa)
  * The next event within @ms: 0 and *ret (ack it), -ETIMEDOUT, or the errno
  * of poll/rdma_get_cm_event.
  */
-static int cm_next(struct fab *f, int ms, struct pf_cm_event **ret)
+int pf_fabi_cm_next(struct fab *f, int ms, struct pf_cm_event **ret)
 {
 	struct pollfd p = { .fd = f->ch->fd, .events = POLLIN };
 	int r;
@@ -367,7 +329,7 @@ static int cm_next(struct fab *f, int ms, struct pf_cm_event **ret)
 		return -ETIMEDOUT;
 	errno = 0;
 	if (f->o->cm->get_cm_event(f->ch, ret))
-		return -errno_or(EIO);
+		return -pf_fabi_errno_or(EIO);
 	f->ev_errno = errno; /* librdmacm's own processing of the event may have set it */
 	return 0;
 }
@@ -379,7 +341,7 @@ static int cm_next(struct fab *f, int ms, struct pf_cm_event **ret)
  * errno, or a positive errno from ibv_set_ece) is that errno; otherwise
  * the kernel's negative errno.
  */
-static int event_errno(const struct fab *f, int type, int status)
+int pf_fabi_event_errno(const struct fab *f, int type, int status)
 {
 	if (type == PF_CM_EVENT_REJECTED)
 		return -ECONNREFUSED;
@@ -391,24 +353,24 @@ static int event_errno(const struct fab *f, int type, int status)
 }
 
 /* The device name of an ibv_context. */
-static const char *ctx_name(struct fab *f, struct ibv_context *c)
+const char *pf_fabi_ctx_name(struct fab *f, struct ibv_context *c)
 {
 	return c && c->device ? f->o->api->get_device_name(c->device) : "?";
 }
 
 /* ADDR_RESOLVED / ROUTE_RESOLVED for the source id, or why not. */
-static int cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_type bad,
+int pf_fabi_cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_type bad,
 		     enum pf_fab_stage st, const char *call, unsigned int timeout_ms)
 {
 	struct pf_cm_event *ev = NULL;
 	int type, status, r;
 
-	r = cm_next(f, (int)timeout_ms + 1000, &ev);
+	r = pf_fabi_cm_next(f, (int)timeout_ms + 1000, &ev);
 	if (r == -ETIMEDOUT)
-		return fail(f, st, -ETIMEDOUT, "%s %s -> %s: no RDMA-CM event within %u ms", call,
+		return pf_fabi_fail(f, st, -ETIMEDOUT, "%s %s -> %s: no RDMA-CM event within %u ms", call,
 			    f->s[0].e->ip, f->s[1].e->ip, timeout_ms + 1000);
 	if (r)
-		return fail(f, st, r, "rdma_get_cm_event after %s: %s", call, strerror(-r));
+		return pf_fabi_fail(f, st, r, "rdma_get_cm_event after %s: %s", call, strerror(-r));
 	type = (int)ev->event;
 	status = ev->status;
 	f->o->cm->ack_cm_event(ev);
@@ -417,12 +379,12 @@ static int cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_t
 	f->r->cm_event = type;
 	f->r->cm_status = status;
 	if (type == (int)bad) {
-		r = event_errno(f, type, status);
-		return fail(f, st, r, "%s %s (%s) -> %s (%s): %s, status %d (%s)", call,
+		r = pf_fabi_event_errno(f, type, status);
+		return pf_fabi_fail(f, st, r, "%s %s (%s) -> %s (%s): %s, status %d (%s)", call,
 			    f->s[0].e->ip, f->s[0].e->dev, f->s[1].e->ip, f->s[1].e->dev,
 			    pf_cm_event_name(type), status, strerror(-r));
 	}
-	return fail(f, st, -EPROTO, "%s: unexpected %s (status %d)", call, pf_cm_event_name(type),
+	return pf_fabi_fail(f, st, -EPROTO, "%s: unexpected %s (status %d)", call, pf_cm_event_name(type),
 		    status);
 }
 
@@ -434,70 +396,70 @@ static int cm_resolve(struct fab *f)
 	uint16_t port;
 	int r;
 
-	if (sockaddr_of(f->o->src.ip, 0, &src) || sockaddr_of(f->o->dst.ip, 0, &dst))
-		return fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' or '%s'", f->o->src.ip,
+	if (pf_fabi_sockaddr(f->o->src.ip, 0, &src) || pf_fabi_sockaddr(f->o->dst.ip, 0, &dst))
+		return pf_fabi_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' or '%s'", f->o->src.ip,
 			    f->o->dst.ip);
 	errno = 0;
 	f->ch = cm->create_event_channel();
 	if (!f->ch) {
-		r = errno_or(ENODEV);
-		return fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s", strerror(r),
+		r = pf_fabi_errno_or(ENODEV);
+		return pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s", strerror(r),
 			    r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)" : "");
 	}
 	if (cm->create_id(f->ch, &f->listen, f, PF_RDMA_PS_TCP)) {
 		f->listen = NULL;
-		return fail(f, PF_FAB_OPEN, -errno_or(ENOMEM), "rdma_create_id: %s",
-			    strerror(errno_or(ENOMEM)));
+		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
+			    strerror(pf_fabi_errno_or(ENOMEM)));
 	}
 	if (cm->bind_addr(f->listen, (struct sockaddr *)&dst)) {
-		r = errno_or(EADDRNOTAVAIL);
-		return fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s) for %s: %s", f->o->dst.ip,
+		r = pf_fabi_errno_or(EADDRNOTAVAIL);
+		return pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s) for %s: %s", f->o->dst.ip,
 			    f->o->dst.dev, strerror(r));
 	}
 	if (cm->listen(f->listen, 4)) {
-		r = errno_or(EINVAL);
-		return fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s: %s", f->o->dst.ip, strerror(r));
+		r = pf_fabi_errno_or(EINVAL);
+		return pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s: %s", f->o->dst.ip, strerror(r));
 	}
 	port = cm->get_src_port(f->listen);
 	if (f->listen->verbs)
 		snprintf(f->r->bound[1], sizeof(f->r->bound[1]), "%s",
-			 ctx_name(f, f->listen->verbs));
+			 pf_fabi_ctx_name(f, f->listen->verbs));
 	dst.sin_port = port;
 
 	if (cm->create_id(f->ch, &f->s[0].id, f, PF_RDMA_PS_TCP)) {
 		f->s[0].id = NULL;
-		return fail(f, PF_FAB_OPEN, -errno_or(ENOMEM), "rdma_create_id: %s",
-			    strerror(errno_or(ENOMEM)));
+		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
+			    strerror(pf_fabi_errno_or(ENOMEM)));
 	}
 	if (cm->resolve_addr(f->s[0].id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
 			     (int)f->o->resolve_timeout_ms)) {
-		r = errno_or(EINVAL);
-		return fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s", f->o->src.ip,
+		r = pf_fabi_errno_or(EINVAL);
+		return pf_fabi_fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s", f->o->src.ip,
 			    f->o->src.dev, f->o->dst.ip, strerror(r));
 	}
-	r = cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
+	r = pf_fabi_cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
 		      "rdma_resolve_addr", f->o->resolve_timeout_ms);
 	if (r)
 		return r;
 	f->s[0].ctx = f->s[0].id->verbs;
-	snprintf(f->r->bound[0], sizeof(f->r->bound[0]), "%s", ctx_name(f, f->s[0].ctx));
+	snprintf(f->r->bound[0], sizeof(f->r->bound[0]), "%s", pf_fabi_ctx_name(f, f->s[0].ctx));
 	if (strcmp(f->r->bound[0], f->o->src.dev) != 0)
-		return fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s: the traffic "
+		return pf_fabi_fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s: the traffic "
 			    "would leave through another rail", f->o->src.ip, f->r->bound[0],
 			    f->o->src.dev);
 	if (f->r->bound[1][0] && strcmp(f->r->bound[1], f->o->dst.dev) != 0)
-		return fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s",
+		return pf_fabi_fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s",
 			    f->o->dst.ip, f->r->bound[1], f->o->dst.dev);
 	if (cm->resolve_route(f->s[0].id, (int)f->o->resolve_timeout_ms)) {
-		r = errno_or(EINVAL);
-		return fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s", f->o->src.ip,
+		r = pf_fabi_errno_or(EINVAL);
+		return pf_fabi_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s", f->o->src.ip,
 			    f->o->dst.ip, strerror(r));
 	}
-	return cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR, PF_FAB_ROUTE,
+	return pf_fabi_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR, PF_FAB_ROUTE,
 			 "rdma_resolve_route", f->o->resolve_timeout_ms);
 }
 
-static struct pf_cm_conn_param conn_param(void)
+struct pf_cm_conn_param pf_fabi_conn_param(void)
 {
 	return (struct pf_cm_conn_param){
 		.responder_resources = 1,
@@ -513,22 +475,22 @@ static int cm_accept(struct fab *f, struct pf_cm_id *id)
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct side *s = &f->s[1];
 	struct ibv_qp_init_attr ia;
-	struct pf_cm_conn_param p = conn_param();
+	struct pf_cm_conn_param p = pf_fabi_conn_param();
 	int r;
 
 	s->id = id;
 	s->ctx = id->verbs;
-	r = side_resources(f, 1);
+	r = pf_fabi_side_resources(f, 1);
 	if (r)
 		return r;
-	ia = qp_attr(f, s);
+	ia = pf_fabi_qp_attr(f, s);
 	if (cm->create_qp(id, s->pd, &ia))
-		return fail(f, PF_FAB_CONNECT, -errno_or(ENOMEM), "rdma_create_qp on %s: %s",
-			    s->e->dev, strerror(errno_or(ENOMEM)));
+		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(ENOMEM), "rdma_create_qp on %s: %s",
+			    s->e->dev, strerror(pf_fabi_errno_or(ENOMEM)));
 	s->qp = id->qp;
 	if (cm->accept(id, &p))
-		return fail(f, PF_FAB_CONNECT, -errno_or(EINVAL), "rdma_accept on %s: %s",
-			    s->e->dev, strerror(errno_or(EINVAL)));
+		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(EINVAL), "rdma_accept on %s: %s",
+			    s->e->dev, strerror(pf_fabi_errno_or(EINVAL)));
 	return 0;
 }
 
@@ -536,34 +498,34 @@ static int cm_connect(struct fab *f)
 {
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct side *s = &f->s[0];
-	struct pf_cm_conn_param p = conn_param();
+	struct pf_cm_conn_param p = pf_fabi_conn_param();
 	struct ibv_qp_init_attr ia;
 	int r;
 
-	r = side_resources(f, 0);
+	r = pf_fabi_side_resources(f, 0);
 	if (r)
 		return r;
-	ia = qp_attr(f, s);
+	ia = pf_fabi_qp_attr(f, s);
 	if (cm->create_qp(s->id, s->pd, &ia))
-		return fail(f, PF_FAB_CONNECT, -errno_or(ENOMEM), "rdma_create_qp on %s: %s",
-			    s->e->dev, strerror(errno_or(ENOMEM)));
+		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(ENOMEM), "rdma_create_qp on %s: %s",
+			    s->e->dev, strerror(pf_fabi_errno_or(ENOMEM)));
 	s->qp = s->id->qp;
 	if (cm->connect(s->id, &p))
-		return fail(f, PF_FAB_CONNECT, -errno_or(EINVAL), "rdma_connect %s -> %s: %s",
-			    f->o->src.ip, f->o->dst.ip, strerror(errno_or(EINVAL)));
+		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(EINVAL), "rdma_connect %s -> %s: %s",
+			    f->o->src.ip, f->o->dst.ip, strerror(pf_fabi_errno_or(EINVAL)));
 	f->connected = true;
 	while (!f->s[0].established || !f->s[1].established) {
 		struct pf_cm_event *ev = NULL;
 		struct pf_cm_id *id;
 		int type, status;
 
-		r = cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
+		r = pf_fabi_cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
 		if (r == -ETIMEDOUT)
-			return fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "connection %s -> %s: no RDMA-CM "
+			return pf_fabi_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "connection %s -> %s: no RDMA-CM "
 				    "event within %u ms", f->o->src.ip, f->o->dst.ip,
 				    f->o->timeout_ms * 2 + 1000);
 		if (r)
-			return fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
+			return pf_fabi_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
 		type = (int)ev->event;
 		status = ev->status;
 		id = ev->id;
@@ -582,8 +544,8 @@ static int cm_connect(struct fab *f)
 		}
 		f->r->cm_event = type;
 		f->r->cm_status = status;
-		r = event_errno(f, type, status);
-		return fail(f, PF_FAB_CONNECT, r, "connection %s (%s) -> %s (%s): %s, status %d (%s)",
+		r = pf_fabi_event_errno(f, type, status);
+		return pf_fabi_fail(f, PF_FAB_CONNECT, r, "connection %s (%s) -> %s (%s): %s, status %d (%s)",
 			    f->o->src.ip, f->o->src.dev, f->o->dst.ip, f->o->dst.dev,
 			    pf_cm_event_name(type), status, type == PF_CM_EVENT_REJECTED
 			    ? "rejected" : strerror(-r));
@@ -604,40 +566,40 @@ static int verbs_open(struct fab *f, int i)
 		errno = 0;
 		f->list = api->get_device_list(&n);
 		if (!f->list)
-			return fail(f, PF_FAB_OPEN, -errno_or(ENODEV), "ibv_get_device_list: %s",
-				    strerror(errno_or(ENODEV)));
+			return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENODEV), "ibv_get_device_list: %s",
+				    strerror(pf_fabi_errno_or(ENODEV)));
 	}
 	for (int k = 0; f->list[k] && !dev; k++)
 		if (strcmp(api->get_device_name(f->list[k]), s->e->dev) == 0)
 			dev = f->list[k];
 	if (!dev)
-		return fail(f, PF_FAB_OPEN, -ENODEV, "%s is not among the RDMA devices libibverbs "
+		return pf_fabi_fail(f, PF_FAB_OPEN, -ENODEV, "%s is not among the RDMA devices libibverbs "
 			    "lists", s->e->dev);
 	errno = 0;
 	s->ctx = api->open_device(dev);
 	if (!s->ctx)
-		return fail(f, PF_FAB_OPEN, -errno_or(EIO), "ibv_open_device(%s): %s", s->e->dev,
-			    strerror(errno_or(EIO)));
+		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(EIO), "ibv_open_device(%s): %s", s->e->dev,
+			    strerror(pf_fabi_errno_or(EIO)));
 	s->own_ctx = true;
 	memset(&s->pa, 0, sizeof(s->pa));
 	if (api->query_port(s->ctx, (uint8_t)s->e->port, &s->pa))
-		return fail(f, PF_FAB_OPEN, -ENODEV, "ibv_query_port(%s, %u) failed", s->e->dev,
+		return pf_fabi_fail(f, PF_FAB_OPEN, -ENODEV, "ibv_query_port(%s, %u) failed", s->e->dev,
 			    s->e->port);
 	if (s->pa.state != IBV_PORT_ACTIVE)
-		return fail(f, PF_FAB_OPEN, -ENETDOWN, "port %s/%u is not ACTIVE (state %d)",
+		return pf_fabi_fail(f, PF_FAB_OPEN, -ENETDOWN, "port %s/%u is not ACTIVE (state %d)",
 			    s->e->dev, s->e->port, s->pa.state);
 	if (i == 1 && s->pa.link_layer != f->s[0].pa.link_layer)
-		return fail(f, PF_FAB_OPEN, -EPROTO, "%s/%u and %s/%u have different link layers",
+		return pf_fabi_fail(f, PF_FAB_OPEN, -EPROTO, "%s/%u and %s/%u have different link layers",
 			    f->s[0].e->dev, f->s[0].e->port, s->e->dev, s->e->port);
 	if (s->pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
 		if (s->e->gid_index < 0)
-			return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "RoCE port %s/%u has no RoCE v2 "
+			return pf_fabi_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "RoCE port %s/%u has no RoCE v2 "
 				    "GID with an IPv4 address", s->e->dev, s->e->port);
 		if (api->query_gid(s->ctx, (uint8_t)s->e->port, s->e->gid_index, &s->gid))
-			return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "ibv_query_gid(%s, %u, %d) failed",
+			return pf_fabi_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "ibv_query_gid(%s, %u, %d) failed",
 				    s->e->dev, s->e->port, s->e->gid_index);
 	} else if (!s->pa.lid) {
-		return fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "InfiniBand port %s/%u has no LID (no "
+		return pf_fabi_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "InfiniBand port %s/%u has no LID (no "
 			    "subnet manager?)", s->e->dev, s->e->port);
 	}
 	return 0;
@@ -648,8 +610,8 @@ static int modify(struct fab *f, struct side *s, struct ibv_qp_attr *a, int mask
 	int r = f->o->api->modify_qp(s->qp, a, mask);
 
 	if (r)
-		return fail(f, PF_FAB_CONNECT, -EPROTO, "ibv_modify_qp to %s on %s/%u: %s", to,
-			    s->e->dev, s->e->port, strerror(r > 0 ? r : errno_or(EINVAL)));
+		return pf_fabi_fail(f, PF_FAB_CONNECT, -EPROTO, "ibv_modify_qp to %s on %s/%u: %s", to,
+			    s->e->dev, s->e->port, strerror(r > 0 ? r : pf_fabi_errno_or(EINVAL)));
 	return 0;
 }
 
@@ -662,7 +624,7 @@ static int verbs_connect(struct fab *f)
 	for (int i = 0; i < 2; i++) {
 		r = verbs_open(f, i);
 		if (!r)
-			r = side_resources(f, i);
+			r = pf_fabi_side_resources(f, i);
 		if (r)
 			return r;
 	}
@@ -671,7 +633,7 @@ static int verbs_connect(struct fab *f)
 	f->r->mtu = pf_ibv_mtu_bytes(mtu);
 	for (int i = 0; i < 2; i++) {
 		struct side *s = &f->s[i];
-		struct ibv_qp_init_attr ia = qp_attr(f, s);
+		struct ibv_qp_init_attr ia = pf_fabi_qp_attr(f, s);
 		struct ibv_qp_attr a = {
 			.qp_state = IBV_QPS_INIT,
 			.port_num = (uint8_t)s->e->port,
@@ -681,8 +643,8 @@ static int verbs_connect(struct fab *f)
 		errno = 0;
 		s->qp = api->create_qp(s->pd, &ia);
 		if (!s->qp)
-			return fail(f, PF_FAB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: "
-				    "%s", f->o->tx_depth, s->e->dev, strerror(errno_or(ENOMEM)));
+			return pf_fabi_fail(f, PF_FAB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: "
+				    "%s", f->o->tx_depth, s->e->dev, strerror(pf_fabi_errno_or(ENOMEM)));
 		r = modify(f, s, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			   IBV_QP_ACCESS_FLAGS, "INIT");
 		if (r)
@@ -738,7 +700,7 @@ static int verbs_connect(struct fab *f)
  * Post @n WRITEs (UINT64_MAX with @duration_ns: until then, up to the next
  * signalled WR), tx_depth outstanding; *ret_n, *ret_ns as in loopback.c.
  */
-static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n, uint64_t *ret_ns)
+int pf_fabi_pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n, uint64_t *ret_ns)
 {
 	const struct pf_verbs_api *api = f->o->api;
 	struct side *s = &f->s[0];
@@ -776,19 +738,19 @@ static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n
 			int r = api->post_send(s->qp, f->wrs, &bad);
 
 			if (r)
-				return fail(f, PF_FAB_TRANSFER, -EIO, "ibv_post_send of WR %llu on %s: "
+				return pf_fabi_fail(f, PF_FAB_TRANSFER, -EIO, "ibv_post_send of WR %llu on %s: "
 					    "%s", (unsigned long long)(bad ? bad->wr_id : posted),
 					    s->e->dev, strerror(r > 0 ? r : EINVAL));
 			posted += batch;
 		}
 		got = api->poll_cq(s->cq, (int)PF_ARRAY_SIZE(wc), wc);
 		if (got < 0)
-			return fail(f, PF_FAB_TRANSFER, -EIO, "ibv_poll_cq on %s failed", s->e->dev);
+			return pf_fabi_fail(f, PF_FAB_TRANSFER, -EIO, "ibv_poll_cq on %s failed", s->e->dev);
 		t_now = now_ns(f);
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				f->r->wc_status = wc[i].status;
-				return fail(f, PF_FAB_TRANSFER, -EIO, "WR %llu %s -> %s completed with "
+				return pf_fabi_fail(f, PF_FAB_TRANSFER, -EIO, "WR %llu %s -> %s completed with "
 					    "%s (status %d, vendor error 0x%x)",
 					    (unsigned long long)wc[i].wr_id, s->e->dev,
 					    f->s[1].e->dev, pf_ibv_wc_status_name(wc[i].status),
@@ -800,7 +762,7 @@ static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n
 		}
 		if (!got && t_now - t_last > timeout_ns) {
 			f->r->below_gbps = pf_lb_below_gbps(done, cq_mod, f->o->msg_size, t_now - t0);
-			return fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "no completion for %u ms on %s "
+			return pf_fabi_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "no completion for %u ms on %s "
 				    "-> %s (%llu of %llu WRs done): below %.3g Gb/s", timeout_ms,
 				    s->e->dev, f->s[1].e->dev, (unsigned long long)done,
 				    (unsigned long long)posted, f->r->below_gbps);
@@ -811,7 +773,7 @@ static int pump(struct fab *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n
 	return 0;
 }
 
-static void prepare_wrs(struct fab *f)
+void pf_fabi_prepare_wrs(struct fab *f)
 {
 	f->wrs = pf_xcalloc(f->o->tx_depth, sizeof(*f->wrs));
 	f->sges = pf_xcalloc(f->o->tx_depth, sizeof(*f->sges));
@@ -824,7 +786,7 @@ static void prepare_wrs(struct fab *f)
 		f->wrs[i].sg_list = &f->sges[i];
 		f->wrs[i].num_sge = 1;
 		f->wrs[i].opcode = IBV_WR_RDMA_WRITE;
-		f->wrs[i].wr.rdma.rkey = f->s[1].mr->rkey;
+		f->wrs[i].wr.rdma.rkey = f->s[1].rkey;
 	}
 }
 
@@ -845,27 +807,32 @@ static int verify(struct fab *f, unsigned int pass, unsigned int n)
 		copy = pf_xcalloc(1, f->span);
 		cr = f->o->cu->cuMemcpyDtoH(copy, d->dptr, f->span);
 		if (cr != PF_CUDA_SUCCESS)
-			return fail(f, PF_FAB_VERIFY, -EIO, "cuMemcpyDtoH: %s",
+			return pf_fabi_fail(f, PF_FAB_VERIFY, -EIO, "cuMemcpyDtoH: %s",
 				    cu_err(f->o->cu, cr, buf, sizeof(buf)));
 		dst = copy;
 	}
+	return pf_fabi_check_slots(f, dst, pass, n);
+}
+
+int pf_fabi_check_slots(struct fab *f, const uint8_t *buf, unsigned int pass, unsigned int n)
+{
 	for (unsigned int j = 0; j < n; j++) {
-		ssize_t bad = pf_lb_check_pattern(dst + j * f->stride, f->o->msg_size, seed(pass, j));
+		ssize_t bad = pf_lb_check_pattern(buf + j * f->stride, f->o->msg_size, seed(pass, j));
 
 		if (bad < 0)
 			continue;
 		f->r->bad_offset = (size_t)bad;
 		f->r->bad_slot = j;
 		f->r->bad_pass = pass;
-		return fail(f, PF_FAB_VERIFY, -EBADMSG, "data written %s -> %s differs from the "
+		return pf_fabi_fail(f, PF_FAB_VERIFY, -EBADMSG, "data written %s -> %s differs from the "
 			    "source at byte %zd of %zu in slot %u of %u (pass %u)", f->s[0].e->dev,
-			    d->e->dev, bad, f->o->msg_size, j, f->slots, pass);
+			    f->s[1].e->dev, bad, f->o->msg_size, j, f->slots, pass);
 	}
 	return 0;
 }
 
 /* New patterns in every source slot (pass 2). */
-static int refill(struct fab *f)
+int pf_fabi_refill(struct fab *f)
 {
 	struct side *s = &f->s[0];
 	pf_autofree uint8_t *stage = NULL;
@@ -874,38 +841,38 @@ static int refill(struct fab *f)
 	int r;
 
 	if (s->e->mem != PF_LB_GPU) {
-		fill_slots(f, s->host, 2);
+		pf_fabi_fill_slots(f, s->host, 2);
 		return 0;
 	}
 	r = gpu_current(f, s);
 	if (r)
 		return r;
 	stage = pf_xcalloc(1, f->span);
-	fill_slots(f, stage, 2);
+	pf_fabi_fill_slots(f, stage, 2);
 	cr = f->o->cu->cuMemcpyHtoD(s->dptr, stage, f->span);
 	if (cr != PF_CUDA_SUCCESS)
-		return fail(f, PF_FAB_VERIFY, -EIO, "cuMemcpyHtoD: %s",
+		return pf_fabi_fail(f, PF_FAB_VERIFY, -EIO, "cuMemcpyHtoD: %s",
 			    cu_err(f->o->cu, cr, buf, sizeof(buf)));
 	return 0;
 }
 
-static int transfer(struct fab *f)
+int pf_fabi_transfer(struct fab *f)
 {
 	uint64_t n, ns;
 	int r;
 
 	f->r->stage = PF_FAB_TRANSFER;
-	prepare_wrs(f);
+	pf_fabi_prepare_wrs(f);
 	if (f->o->warmup) {
-		r = pump(f, f->o->warmup, 0, &n, &ns);
+		r = pf_fabi_pump(f, f->o->warmup, 0, &n, &ns);
 		if (r)
 			return r;
 		f->n_written += n;
 	}
 	if (f->o->duration_ms)
-		r = pump(f, UINT64_MAX, f->o->duration_ms * 1000000u, &n, &ns);
+		r = pf_fabi_pump(f, UINT64_MAX, f->o->duration_ms * 1000000u, &n, &ns);
 	else
-		r = pump(f, f->o->iterations, 0, &n, &ns);
+		r = pf_fabi_pump(f, f->o->iterations, 0, &n, &ns);
 	if (r)
 		return r;
 	f->n_written += n;
@@ -913,22 +880,22 @@ static int transfer(struct fab *f)
 	f->r->bytes = n * f->o->msg_size;
 	f->r->seconds = (double)ns / 1e9;
 	f->r->gbps = pf_lb_gbps(f->r->bytes, ns);
-	r = verify(f, 1, f->n_written < f->slots ? (unsigned int)f->n_written : f->slots);
+	r = f->verify(f, 1, f->n_written < f->slots ? (unsigned int)f->n_written : f->slots);
 	if (!r)
-		r = refill(f);
+		r = pf_fabi_refill(f);
 	if (!r)
-		r = pump(f, f->slots, 0, &n, &ns);
+		r = pf_fabi_pump(f, f->slots, 0, &n, &ns);
 	if (r) {
 		if (f->r->stage == PF_FAB_TRANSFER)
 			f->r->stage = PF_FAB_VERIFY;
 		return r;
 	}
-	return verify(f, 2, f->slots);
+	return f->verify(f, 2, f->slots);
 }
 
 /* ---- lifetime --------------------------------------------------------- */
 
-static void release_side(struct fab *f, struct side *s)
+void pf_fabi_release_side(struct fab *f, struct side *s)
 {
 	const struct pf_verbs_api *api = f->o->api;
 
@@ -965,7 +932,7 @@ static void release(struct fab *f)
 		if (f->s[i].cq)
 			api->destroy_cq(f->s[i].cq);
 	for (int i = 0; i < 2; i++)
-		release_side(f, &f->s[i]);
+		pf_fabi_release_side(f, &f->s[i]);
 	for (int i = 0; i < 2; i++)
 		if (f->s[i].pd)
 			api->dealloc_pd(f->s[i].pd);
@@ -1006,22 +973,23 @@ static void gate_arrive(struct gate *g)
 
 static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, struct gate *g)
 {
-	struct fab f = { .o = o, .r = ret, .s = { { .e = &o->src }, { .e = &o->dst } } };
+	struct fab f = { .o = o, .r = ret, .s = { { .e = &o->src }, { .e = &o->dst } },
+			.verify = verify };
 	int r;
 
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 	if (!o->api || !o->src.dev || !o->dst.dev || !o->msg_size || o->msg_size > UINT32_MAX ||
 	    !o->tx_depth || (o->conn == PF_FAB_CM && !o->cm))
-		r = fail(&f, PF_FAB_OPEN, -EINVAL, "invalid fabric options");
+		r = pf_fabi_fail(&f, PF_FAB_OPEN, -EINVAL, "invalid fabric options");
 	else
-		r = layout(&f);
+		r = pf_fabi_layout(&f);
 	if (!r)
 		r = o->conn == PF_FAB_CM ? cm_resolve(&f) : 0;
 	if (!r)
 		r = o->conn == PF_FAB_CM ? cm_connect(&f) : verbs_connect(&f);
 	gate_arrive(g);
 	if (!r)
-		r = transfer(&f);
+		r = pf_fabi_transfer(&f);
 	if (!r)
 		ret->stage = PF_FAB_DONE;
 	release(&f);

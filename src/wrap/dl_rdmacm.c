@@ -25,7 +25,7 @@ static const struct {
 #define SYM(field) { "rdma_" #field, offsetof(struct pf_rdmacm_api, field) }
 	SYM(create_event_channel), SYM(destroy_event_channel), SYM(create_id), SYM(destroy_id),
 	SYM(bind_addr), SYM(resolve_addr), SYM(resolve_route), SYM(listen), SYM(get_src_port),
-	SYM(create_qp), SYM(destroy_qp), SYM(connect), SYM(accept), SYM(disconnect),
+	SYM(create_qp), SYM(destroy_qp), SYM(connect), SYM(accept), SYM(reject), SYM(disconnect),
 	SYM(get_cm_event), SYM(ack_cm_event),
 #undef SYM
 };

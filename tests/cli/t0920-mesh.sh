@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `preflight mesh` (docs/mesh.md), the skeleton without a data path: ranks
-# started as srun would (SLURM_PROCID, SLURM_NTASKS, SLURM_JOB_NODELIST) on
-# 127.0.0.x meet over TCP; a rank that never starts is named in every
-# report within the deadline; each report is a valid preflight.report/v1
-# whose one check "mesh" is a skip saying the data path is not wired (never
-# a pass); bad rank, size and peer lists are usage errors.
+# `preflight mesh` (docs/mesh.md) without RDMA (--nics names no device, so
+# this machine's own NICs, if any, stay out): ranks started as srun would
+# (SLURM_PROCID, SLURM_NTASKS, SLURM_JOB_NODELIST) on 127.0.0.x meet over
+# TCP twice (rail tables, then measurements); a rank that never starts is
+# named in every report within the deadline; each report is a valid
+# preflight.report/v1 whose one check "mesh" is a skip saying nothing was
+# measured (never a pass); bad rank, size, peer lists, --duration,
+# --data-port and a --nics device the node lacks are usage errors.  The
+# traffic itself: tests/unit/test_fabric_peer.c and the VM job mesh_pair.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -20,6 +23,9 @@ expect_usage "one task per host" mesh --peers 'n[1-3]' --rank 0 --size 2
 expect_usage "one task per host" mesh --peers 'n[1-3]' --rank 3
 expect_usage "bad --port" mesh --peers 'n1' --rank 0 --port 70000
 expect_usage "bad --timeout" mesh --peers 'n1' --rank 0 --timeout 0
+expect_usage "bad --duration" mesh --peers 'n1' --rank 0 --duration 0
+expect_usage "bad --data-port" mesh --peers 'n1' --rank 0 --data-port 65536
+expect_usage "nonesuch0 is not an RDMA device" mesh --peers 'n1' --rank 0 --nics nonesuch0
 pf mesh --help
 expect_rc 0 "--help"
 
@@ -27,7 +33,7 @@ expect_rc 0 "--help"
 start=$(date +%s)
 for r in 0 1 3; do
 	SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_NODELIST='127.0.0.[1-4]' \
-		"$PREFLIGHT" mesh --port "$port" --timeout 2 --output "$T/r$r.json" \
+		"$PREFLIGHT" mesh --port "$port" --timeout 2 --nics '' --output "$T/r$r.json" \
 		>"$T/r$r.out" 2>"$T/r$r.err" &
 done
 wait
@@ -41,14 +47,16 @@ grep -q "rank 2 127.0.0.3: did not arrive by the deadline" "$T/r1.out" &&
 	ok "rank 1 prints the missing rank" || not_ok "rank 1 output: $(cat "$T/r1.out" "$T/r1.err")"
 grep -q "round 3:" "$T/r0.out" && ok "the schedule is printed" || not_ok "no schedule"
 
-py_ok "every report is a skip naming rank 2" "$T/r0.json" "$T/r1.json" "$T/r3.json" <<'PY'
+py_ok "every report is a skip (no rail) naming rank 2" "$T/r0.json" "$T/r1.json" "$T/r3.json" <<'PY'
 import json, sys
 for path in sys.argv[1:]:
     r = json.load(open(path))
     assert r["schema"] == "preflight.report/v1", r.get("schema")
     [c] = r["checks"]
     assert c["name"] == "mesh" and c["status"] == "skip", c
-    assert "not yet wired" in c["findings"][0]["message"], c
+    f = c["findings"][0]
+    assert f["subject"] == "mesh" and "nothing measured" in f["message"], c
+    assert f["observed"]["measurements"] == [] and f["observed"]["suspects"] == [], f
     assert "missing 2 (127.0.0.3)" in c["summary"], c["summary"]
     subjects = [f.get("subject") for f in c["findings"]]
     assert "rank 2 (127.0.0.3)" in subjects, subjects

@@ -20,8 +20,7 @@ struct pf_fake_rdmacm pf_fake_rdmacm;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* IB CM reject reason when nobody listens on the service ID */
-#define REJ_INVALID_SERVICE_ID 8
+#define REJ_INVALID_SERVICE_ID PF_CM_REJ_INVALID_SERVICE_ID
 
 struct fevent;
 
@@ -41,11 +40,13 @@ struct fid {
 	bool bound, listening, addr_ok, route_ok, connected;
 	struct fid *peer;        /* the other end of a connection (request or established) */
 	bool request;            /* made by a CONNECT_REQUEST */
+	uint8_t req_priv[PF_CM_REQ_PRIVATE_MAX]; /* the REQ's private data (request ids) */
 	int taken;               /* events handed out, not yet acked */
 };
 
 struct fevent {
 	struct pf_cm_event ev;   /* first */
+	uint8_t priv[PF_CM_REP_PRIVATE_MAX]; /* param.conn.private_data points here */
 	int err;                 /* errno rdma_get_cm_event leaves behind (0: untouched) */
 	struct fid *owner;
 	struct fevent *next;
@@ -144,6 +145,19 @@ static struct fevent *post(struct fid *owner, struct fid *listen, enum pf_cm_eve
 	if (write(c->wfd, "e", 1) != 1)
 		misuse("event pipe full");
 	return e;
+}
+
+/*
+ * The private data of a CM message as the receiver sees it: the whole
+ * field (@field bytes), the sender's bytes then zeros (kernel cma.c).
+ */
+static void with_private(struct fevent *e, const void *data, uint8_t len, uint8_t field)
+{
+	memset(e->priv, 0, field);
+	if (data && len)
+		memcpy(e->priv, data, len);
+	e->ev.param.conn.private_data = e->priv;
+	e->ev.param.conn.private_data_len = field;
 }
 
 static struct pf_cm_channel *f_create_event_channel(void)
@@ -414,7 +428,8 @@ static int f_connect(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 	const struct pf_fake_cm_addr *a;
 
 	pthread_mutex_lock(&lock);
-	if (!f->route_ok || !id->qp || f->connected || !param) {
+	if (!f->route_ok || !id->qp || f->connected || !param ||
+	    param->private_data_len > PF_CM_REQ_PRIVATE_MAX) { /* ib_send_cm_req: -EINVAL */
 		pthread_mutex_unlock(&lock);
 		return err(EINVAL);
 	}
@@ -430,9 +445,11 @@ static int f_connect(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 	} else if (p && p->conn_resp_errno) {
 		post(f, NULL, PF_CM_EVENT_CONNECT_ERROR, -1)->err = p->conn_resp_errno;
 	} else if (p && p->reject) {
-		post(f, NULL, PF_CM_EVENT_REJECTED, p->reject);
+		with_private(post(f, NULL, PF_CM_EVENT_REJECTED, p->reject), NULL, 0,
+			     PF_CM_REJ_PRIVATE_MAX);
 	} else if (!l) {
-		post(f, NULL, PF_CM_EVENT_REJECTED, REJ_INVALID_SERVICE_ID);
+		with_private(post(f, NULL, PF_CM_EVENT_REJECTED, REJ_INVALID_SERVICE_ID), NULL, 0,
+			     PF_CM_REJ_PRIVATE_MAX);
 	} else {
 		pthread_mutex_unlock(&lock);
 		if (f_create_id(&l->chan->ch, (struct pf_cm_id **)&s, l->id.context, PF_RDMA_PS_TCP))
@@ -445,7 +462,10 @@ static int f_connect(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 		s->id.verbs = ctx_get(l->dev);
 		s->peer = f;
 		f->peer = s;
-		post(s, l, PF_CM_EVENT_CONNECT_REQUEST, 0);
+		if (param->private_data && param->private_data_len)
+			memcpy(s->req_priv, param->private_data, param->private_data_len);
+		with_private(post(s, l, PF_CM_EVENT_CONNECT_REQUEST, 0), s->req_priv,
+			     PF_CM_REQ_PRIVATE_MAX, PF_CM_REQ_PRIVATE_MAX);
 	}
 	pthread_mutex_unlock(&lock);
 	return 0;
@@ -497,7 +517,8 @@ static int f_accept(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 
 	pthread_mutex_lock(&lock);
 	c = s->peer;
-	if (!s->request || !c || !id->qp || !c->id.qp || s->connected || !param) {
+	if (!s->request || !c || !id->qp || !c->id.qp || s->connected || !param ||
+	    param->private_data_len > PF_CM_REP_PRIVATE_MAX) {
 		pthread_mutex_unlock(&lock);
 		return err(EINVAL);
 	}
@@ -507,8 +528,31 @@ static int f_accept(struct pf_cm_id *id, struct pf_cm_conn_param *param)
 	}
 	s->connected = c->connected = true;
 	pf_fake_rdmacm.n_established++;
-	post(c, NULL, PF_CM_EVENT_ESTABLISHED, 0);
+	/* the active side's ESTABLISHED carries the REP's private data (ucma_copy_conn_event) */
+	with_private(post(c, NULL, PF_CM_EVENT_ESTABLISHED, 0), param->private_data,
+		     param->private_data_len, PF_CM_REP_PRIVATE_MAX);
 	post(s, NULL, PF_CM_EVENT_ESTABLISHED, 0);
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+/* rdma_reject of a CONNECT_REQUEST's id: the active side gets REJECTED, reason 28. */
+static int f_reject(struct pf_cm_id *id, const void *data, uint8_t len)
+{
+	struct fid *s = (struct fid *)id, *c;
+
+	pthread_mutex_lock(&lock);
+	c = s->peer;
+	if (!s->request || s->connected || len > PF_CM_REJ_PRIVATE_MAX) {
+		pthread_mutex_unlock(&lock);
+		return err(EINVAL);
+	}
+	if (c) {
+		with_private(post(c, NULL, PF_CM_EVENT_REJECTED, PF_CM_REJ_CONSUMER_DEFINED), data,
+			     len, PF_CM_REJ_PRIVATE_MAX);
+		c->peer = NULL;
+	}
+	s->peer = NULL;
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -582,6 +626,7 @@ const struct pf_rdmacm_api pf_fake_rdmacm_api = {
 	.destroy_qp = f_destroy_qp,
 	.connect = f_connect,
 	.accept = f_accept,
+	.reject = f_reject,
 	.disconnect = f_disconnect,
 	.get_cm_event = f_get_cm_event,
 	.ack_cm_event = f_ack_cm_event,

@@ -15,7 +15,12 @@
  * verbs context per device (as librdmacm's cma_device does); rdma_create_qp
  * takes the QP to INIT; rdma_accept takes both QPs through RTR/RTS with the
  * other device's LID or RoCE v2 GID, so the fake verbs device checks the
- * attributes and paces WRITEs at the slower end's rate.
+ * attributes and paces WRITEs at the slower end's rate.  Private data as the
+ * kernel delivers it: at most 56 bytes in rdma_connect, 196 in rdma_accept,
+ * 148 in rdma_reject (more: EINVAL); the receiver's event carries the whole
+ * field, zero-padded (CONNECT_REQUEST: the REQ's, the active side's
+ * ESTABLISHED: the REP's, REJECTED: the REJ's); rdma_reject of a request
+ * gives the active side REJECTED with reason 28 (consumer defined).
  */
 #ifndef PF_FAKE_RDMACM_H
 #define PF_FAKE_RDMACM_H

@@ -628,9 +628,11 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 }
 
 /* The MR holding [addr, addr+len) with @key (lkey or rkey), or NULL. */
-static struct fmr *find_mr(struct fmr **mrs, size_t n, uint32_t key, bool remote, uint64_t addr,
+static struct fmr *find_mr(struct fmr **mrs, size_t n, uint32_t key, int need, uint64_t addr,
 			   uint64_t len)
 {
+	bool remote = need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+
 	for (size_t i = 0; i < n; i++) {
 		struct fmr *m = mrs[i];
 		uint64_t lo = (uint64_t)(uintptr_t)m->mr.addr;
@@ -639,7 +641,7 @@ static struct fmr *find_mr(struct fmr **mrs, size_t n, uint32_t key, bool remote
 			continue;
 		if (addr < lo || addr + len > lo + m->mr.length)
 			return NULL;
-		if (remote && !(m->access & IBV_ACCESS_REMOTE_WRITE))
+		if ((m->access & need) != need)
 			return NULL;
 		return m;
 	}
@@ -707,7 +709,8 @@ static bool gpu_mem(const struct fmr *m)
 	return false;
 }
 
-static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64_t due)
+static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64_t due,
+		    enum ibv_wc_opcode op)
 {
 	struct fcq *cq = (struct fcq *)q->qp.send_cq;
 	int tail;
@@ -718,7 +721,7 @@ static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64
 	cq->q[tail].wc = (struct ibv_wc){
 		.wr_id = wr_id,
 		.status = st,
-		.opcode = IBV_WC_RDMA_WRITE,
+		.opcode = op,
 		.qp_num = q->qp.qp_num,
 	};
 	cq->q[tail].due_ns = due;
@@ -726,6 +729,60 @@ static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64
 	cq->q[tail].seq = q->posted;
 	cq->n++;
 	return 0;
+}
+
+/* Under the lock: the keys of @wr checked as a real HCA does; its MRs in *local, *remote. */
+static enum ibv_wc_status wr_access(struct fqp *q, const struct ibv_send_wr *wr,
+				    const struct pf_fake_verbs_dev *d,
+				    const struct pf_fake_verbs_dev *peer, struct fmr **local,
+				    struct fmr **remote)
+{
+	bool read = wr->opcode == IBV_WR_RDMA_READ;
+	uint64_t len = wr->sg_list[0].length;
+
+	/* a READ writes the local buffer: LOCAL_WRITE; the responder's MR REMOTE_READ */
+	*local = find_mr(registry, n_registry, wr->sg_list[0].lkey,
+			 read ? IBV_ACCESS_LOCAL_WRITE : 0, wr->sg_list[0].addr, len);
+	*remote = find_mr(registry, n_registry, wr->wr.rdma.rkey,
+			  read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE,
+			  wr->wr.rdma.remote_addr, len);
+	/*
+	 * the lkey must be of the QP's own PD, the rkey of the responder QP's
+	 * PD (two contexts: two PDs)
+	 */
+	if (!*local || (*local)->mr.pd != q->qp.pd)
+		return IBV_WC_LOC_PROT_ERR;
+	if (!*remote || fctx_of((*remote)->mr.context)->idx != q->peer ||
+	    (pd_of_qpn(q->dest_qpn) && (*remote)->mr.pd != pd_of_qpn(q->dest_qpn)))
+		return IBV_WC_REM_ACCESS_ERR;
+	if (d->wc_error || peer->wc_error)
+		return d->wc_error ? d->wc_error : peer->wc_error;
+	if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs == pf_fake_verbs.fail_wr)
+		return pf_fake_verbs.fail_status;
+	return IBV_WC_SUCCESS;
+}
+
+/* Under the lock: move @wr's bytes (a READ from the remote MR, a WRITE into it, faults). */
+static void wr_data(const struct ibv_send_wr *wr, const struct fmr *remote, bool read,
+		    bool corrupt)
+{
+	uint64_t len = wr->sg_list[0].length;
+	uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+	uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
+
+	if (read) {
+		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, dst, len);
+		return;
+	}
+	memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+	if (corrupt && len)
+		dst[len / 2] ^= 0xff;
+	if (pf_fake_verbs.corrupt_offset >= 0 && (uint64_t)pf_fake_verbs.corrupt_offset < len)
+		dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
+	if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
+		dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
 }
 
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
@@ -742,6 +799,7 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		enum ibv_wc_status st = IBV_WC_SUCCESS;
 		uint64_t len = 0;
 		struct fmr *local = NULL, *remote = NULL;
+		bool read;
 
 		if (qp->state != IBV_QPS_RTS) {
 			r = EINVAL;
@@ -751,29 +809,14 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 			r = ENOMEM;
 			break;
 		}
-		if (wr->opcode != IBV_WR_RDMA_WRITE || wr->num_sge != 1) {
+		if ((wr->opcode != IBV_WR_RDMA_WRITE && wr->opcode != IBV_WR_RDMA_READ) ||
+		    wr->num_sge != 1) {
 			r = EINVAL;
 			break;
 		}
 		len = wr->sg_list[0].length;
-		local = find_mr(registry, n_registry, wr->sg_list[0].lkey, false,
-				wr->sg_list[0].addr, len);
-		remote = find_mr(registry, n_registry, wr->wr.rdma.rkey, true,
-				 wr->wr.rdma.remote_addr, len);
-		/*
-		 * as a real HCA: the lkey must be of the QP's own PD, the rkey of
-		 * the responder QP's PD (two contexts: two PDs)
-		 */
-		if (!local || local->mr.pd != qp->pd)
-			st = IBV_WC_LOC_PROT_ERR;
-		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer ||
-			 (pd_of_qpn(q->dest_qpn) && remote->mr.pd != pd_of_qpn(q->dest_qpn)))
-			st = IBV_WC_REM_ACCESS_ERR;
-		else if (d->wc_error || peer->wc_error)
-			st = d->wc_error ? d->wc_error : peer->wc_error;
-		else if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs ==
-			 pf_fake_verbs.fail_wr)
-			st = pf_fake_verbs.fail_status;
+		read = wr->opcode == IBV_WR_RDMA_READ;
+		st = wr_access(q, wr, d, peer, &local, &remote);
 		if (q->error)
 			st = IBV_WC_WR_FLUSH_ERR;
 		q->posted++;
@@ -781,19 +824,7 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		if (q->posted - q->freed > pf_fake_verbs.max_outstanding)
 			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
 		if (st == IBV_WC_SUCCESS) {
-			uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
-			uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
-
-			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
-			if ((d->corrupt || peer->corrupt) && len)
-				dst[len / 2] ^= 0xff;
-			if (pf_fake_verbs.corrupt_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
-				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
-			if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
-				dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
+			wr_data(wr, remote, read, d->corrupt || peer->corrupt);
 		} else {
 			q->error = true;
 		}
@@ -813,7 +844,8 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		if (st != IBV_WC_SUCCESS || (wr->send_flags & IBV_SEND_SIGNALED)) {
 			if (st == IBV_WC_SUCCESS)
 				pf_fake_verbs.signalled++;
-			r = complete(q, wr->wr_id, st, (uint64_t)ceil(c->wire_free_ns));
+			r = complete(q, wr->wr_id, st, (uint64_t)ceil(c->wire_free_ns),
+				     read ? IBV_WC_RDMA_READ : IBV_WC_RDMA_WRITE);
 			if (r)
 				break;
 		}

@@ -8,7 +8,8 @@
  * GID, dgid = a device's RoCE v2 GID): the device so named is the QP's peer,
  * itself for a loopback; the local MR must be of the QP's PD and the remote MR of
  * the responder QP's PD (as a real HCA checks lkey and rkey); an RDMA WRITE is a memcpy into
- * the remote MR after lkey/rkey/bounds checks; completions come only for
+ * the remote MR after lkey/rkey/bounds checks, an RDMA READ one from it (the remote MR
+ * needs REMOTE_READ, the local one LOCAL_WRITE, else an access error); completions come only for
  * signalled WRs (and errors), a WR beyond the SQ depth fails with ENOMEM.
  * Each context has a virtual clock: the wire moves bytes at `gbps`, and
  * poll_cq waits (advances the clock) towards the next completion, at most a

@@ -40,6 +40,10 @@ struct rank_proc {
 	int rfd;
 };
 
+/* What the forked ranks bring (the second gather: "measurements"), whom rank 0 skips. */
+static const char *g_key;
+static const bool *g_absent;
+
 /* Fork rank @rank of @size after @delay_ms; its table comes back on a pipe. */
 static struct rank_proc start_rank(uint32_t rank, uint32_t size, uint16_t port, unsigned timeout,
 				   unsigned delay_ms)
@@ -54,7 +58,7 @@ static struct rank_proc start_rank(uint32_t rank, uint32_t size, uint16_t port, 
 		struct pf_mesh_rdv_cfg cfg = { .rank = rank, .size = size, .root_host = "127.0.0.1",
 					       .bind = "127.0.0.1", .port = port,
 					       .timeout_ms = timeout, .self = hosts[rank],
-					       .hosts = hosts };
+					       .hosts = hosts, .key = g_key, .absent = g_absent };
 		cJSON *rails = cJSON_CreateArray(), *table = NULL;
 		cJSON *rail = cJSON_CreateObject();
 		char err[128], *text;
@@ -96,6 +100,52 @@ static bool arrived(const cJSON *t, int rank)
 {
 	return cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(t, "ranks"),
 								   rank), "arrived"));
+}
+
+/*
+ * The second gather: "measurements" instead of "rails"; rank 2, absent at
+ * the first, is not waited for; a rank that brings rails is rejected.
+ */
+static void test_second_gather(void **state)
+{
+	static const bool absent[4] = { false, false, true, false };
+	uint16_t port = free_port();
+	struct rank_proc rp[4];
+	double t0 = pf_now_ms();
+	cJSON *t;
+
+	(void)state;
+	g_key = "measurements";
+	g_absent = absent;
+	rp[0] = start_rank(0, 4, port, 4000, 0);
+	rp[1] = start_rank(1, 4, port, 4000, 100);
+	rp[3] = start_rank(3, 4, port, 4000, 100);
+	for (uint32_t r = 0; r < 4; r++) {
+		if (r == 2)
+			continue;
+		t = finish_rank(rp[r]);
+		assert_non_null(t);
+		assert_true(arrived(t, 0) && arrived(t, 1) && !arrived(t, 2) && arrived(t, 3));
+		assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(t, "ranks"),
+								       3), "measurements"));
+		assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(t, "ranks"), 3),
+						"rails"));
+		cJSON_Delete(t);
+	}
+	assert_true(pf_now_ms() - t0 < 3000); /* nobody waited for rank 2 */
+
+	/* a rank of the first gather (rails) knocking at the second: rejected */
+	port = free_port();
+	g_absent = NULL;
+	rp[0] = start_rank(0, 2, port, 1500, 0);
+	g_key = NULL;
+	rp[1] = start_rank(1, 2, port, 1500, 100);
+	t = finish_rank(rp[0]);
+	assert_false(arrived(t, 1));
+	assert_non_null(strstr(cJSON_PrintUnformatted(cJSON_GetObjectItem(t, "rejected")),
+			       "bad measurements"));
+	cJSON_Delete(t);
+	cJSON_Delete(finish_rank(rp[1]));
 }
 
 static void test_all_meet(void **state)
@@ -274,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_meet),
+		cmocka_unit_test(test_second_gather),
 		cmocka_unit_test(test_rank_never_starts),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_root_never_starts),

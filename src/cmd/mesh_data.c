@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mesh_data.c - the data path of `preflight mesh` (docs/mesh.md): for each
+ * round of the schedule, this rank and its partner run rail i to rail i
+ * (the i-th entry of each rank's rail table) in both directions at once,
+ * every rail at once: per rail a listener (the partner writes into this
+ * rail) and a writer (this rail writes into the partner's), each in its
+ * own thread, with the cross-node fabric engine (fabric_peer.h).  The
+ * writer records what it sent: one measurement per (round, rail).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "mesh.h"
+#include "preflight/fabric_peer.h"
+
+struct flow {
+	struct pf_fabp_opts o;
+	struct pf_fab_result r;
+	int rc;
+	bool writer;
+	unsigned int rail;
+	pthread_t t;
+	bool started;
+};
+
+static const cJSON *rank_entry(const cJSON *table, uint32_t rank)
+{
+	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
+					    (int)rank);
+
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")) ? e : NULL;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void *flow_main(void *arg)
+{
+	struct flow *f = arg;
+
+	f->rc = f->writer ? pf_fabp_write(&f->o, &f->r) : pf_fabp_listen(&f->o, &f->r);
+	return NULL;
+}
+
+/* The partner of @rank in round @r, or -1. */
+long pf_mesh_partner(const struct pf_mesh_schedule *s, size_t r, uint32_t rank)
+{
+	for (size_t i = 0; i < s->rounds[r].n; i++) {
+		if (s->rounds[r].pairs[i].a == rank)
+			return s->rounds[r].pairs[i].b;
+		if (s->rounds[r].pairs[i].b == rank)
+			return s->rounds[r].pairs[i].a;
+	}
+	return -1;
+}
+
+/* The options of one end; false when a rail has no usable address (said in @why). */
+static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJSON *mine,
+		      const cJSON *theirs, uint32_t round, uint32_t partner, char *why, size_t wl)
+{
+	const cJSON *numa = cJSON_GetObjectItemCaseSensitive(mine, "numa");
+	struct pf_fab_end *me = f->writer ? &f->o.fab.src : &f->o.fab.dst;
+	struct pf_fab_end *peer = f->writer ? &f->o.fab.dst : &f->o.fab.src;
+
+	if (!str_of(mine, "ip") || !str_of(theirs, "ip")) {
+		snprintf(why, wl, "%s %s has no IPv4 address", str_of(mine, "ip") ? "the partner's rail"
+			 : "this rail", str_of(str_of(mine, "ip") ? theirs : mine, "device"));
+		return false;
+	}
+	pf_fabp_opts_default(&f->o);
+	f->o.fab.api = c->api;
+	f->o.fab.cm = c->cm;
+	f->o.fab.msg_size = c->msg_size;
+	f->o.fab.duration_ms = c->duration_ms;
+	/*
+	 * ib_write_bw's 64 KiB WRITEs, 16 outstanding, every 8th signalled: 1 MiB
+	 * in flight covers a 400 Gb/s rail's bandwidth-delay product within a
+	 * leaf and does not flood a shaped or lossy queue into retransmits;
+	 * 8 slots (512 KiB) to write and read back twice after the timed run
+	 */
+	f->o.fab.tx_depth = 16;
+	f->o.fab.cq_mod = 8;
+	f->o.fab.warmup = 16;
+	f->o.fab.slots = 8;
+	f->o.fab.timeout_ms = c->timeout_ms;
+	f->o.port = c->port;
+	f->o.round = round;
+	f->o.src = f->writer ? c->rank : partner;
+	f->o.connect_ms = c->connect_ms;
+	f->o.linger_ms = c->duration_ms + c->connect_ms;
+	me->dev = str_of(mine, "device");
+	peer->dev = str_of(theirs, "device");
+	me->port = peer->port = 1;
+	me->numa_node = cJSON_IsNumber(numa) ? numa->valueint : -1;
+	snprintf(me->ip, sizeof(me->ip), "%s", str_of(mine, "ip"));
+	snprintf(peer->ip, sizeof(peer->ip), "%s", str_of(theirs, "ip"));
+	return me->dev && peer->dev;
+}
+
+static cJSON *measurement(uint32_t round, uint32_t src, uint32_t dst, unsigned int rail,
+			  const struct flow *f)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(m, "round", round);
+	cJSON_AddNumberToObject(m, "src", src);
+	cJSON_AddNumberToObject(m, "dst", dst);
+	cJSON_AddNumberToObject(m, "rail", rail);
+	cJSON_AddStringToObject(m, "src_dev", f->o.fab.src.dev);
+	cJSON_AddStringToObject(m, "dst_dev", f->o.fab.dst.dev);
+	cJSON_AddNumberToObject(m, "gbps", f->rc ? 0 : f->r.gbps);
+	cJSON_AddNumberToObject(m, "seconds", f->rc ? 0 : f->r.seconds);
+	cJSON_AddNumberToObject(m, "bytes", f->rc ? 0 : (double)f->r.bytes);
+	if (f->rc) {
+		char err[400];
+
+		snprintf(err, sizeof(err), "%s: %s (%s)", pf_fab_stage_name(f->r.stage), f->r.err,
+			 strerror(-f->rc));
+		cJSON_AddStringToObject(m, "error", err);
+		cJSON_AddStringToObject(m, "stage", pf_fab_stage_name(f->r.stage));
+	}
+	return m;
+}
+
+static void skipped(cJSON *list, uint32_t round, long partner, long rail, const char *why)
+{
+	cJSON *s = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(s, "round", round);
+	if (partner >= 0)
+		cJSON_AddNumberToObject(s, "peer", (double)partner);
+	if (rail >= 0)
+		cJSON_AddNumberToObject(s, "rail", (double)rail);
+	cJSON_AddStringToObject(s, "why", why);
+	cJSON_AddItemToArray(list, s);
+}
+
+/* One round with @partner: every rail's listener and writer at once. */
+static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_t partner,
+		       struct pf_mesh_data_out *out, FILE *log)
+{
+	const cJSON *mine = cJSON_GetObjectItemCaseSensitive(rank_entry(c->table, c->rank), "rails");
+	const cJSON *theirs = cJSON_GetObjectItemCaseSensitive(rank_entry(c->table, partner),
+							       "rails");
+	int n = cJSON_GetArraySize(mine) < cJSON_GetArraySize(theirs) ? cJSON_GetArraySize(mine)
+								      : cJSON_GetArraySize(theirs);
+	pf_autofree struct flow *fl = pf_xcalloc((size_t)(n > 0 ? n : 1) * 2, sizeof(*fl));
+	double t0 = pf_now_ms();
+
+	if (n <= 0)
+		skipped(out->skipped, round, partner, -1, cJSON_GetArraySize(mine) ? "the partner has "
+			"no rail" : "this node has no rail");
+	for (int i = 0; i < 2 * n; i++) {
+		struct flow *f = &fl[i];
+		char why[160];
+
+		f->writer = i % 2;
+		f->rail = (unsigned int)i / 2;
+		if (!flow_opts(c, f, cJSON_GetArrayItem(mine, i / 2), cJSON_GetArrayItem(theirs, i / 2),
+			       round, partner, why, sizeof(why))) {
+			if (f->writer)
+				skipped(out->skipped, round, partner, i / 2, why);
+			continue;
+		}
+		f->started = pthread_create(&f->t, NULL, flow_main, f) == 0;
+		if (!f->started) {
+			f->rc = -EAGAIN;
+			snprintf(f->r.err, sizeof(f->r.err), "pthread_create failed");
+		}
+	}
+	for (int i = 0; i < 2 * n; i++) {
+		struct flow *f = &fl[i];
+
+		if (f->started)
+			pthread_join(f->t, NULL);
+		if (!f->started && !f->rc)
+			continue; /* skipped: no address */
+		if (f->writer)
+			cJSON_AddItemToArray(out->sends, measurement(round, c->rank, partner, f->rail, f));
+		else if (f->rc)
+			skipped(out->rx_errors, round, partner, f->rail, f->r.err);
+		if (log && f->rc)
+			fprintf(log, "  round %u rail %u %s rank %u: %s\n", round, f->rail,
+				f->writer ? "->" : "<-", partner, f->r.err);
+		else if (log)
+			fprintf(log, f->writer ? "  round %u rail %u -> rank %u: %.3f Gb/s, verified\n"
+				: "  round %u rail %u <- rank %u: the writer finished\n", round,
+				f->rail, partner, f->r.gbps);
+	}
+	if (log)
+		fprintf(log, "round %u with rank %u: %.1f s\n", round, partner,
+			(pf_now_ms() - t0) / 1000);
+}
+
+void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log)
+{
+	out->sends = cJSON_CreateArray();
+	out->skipped = cJSON_CreateArray();
+	out->rx_errors = cJSON_CreateArray();
+	for (size_t r = 0; c->sched && r < c->sched->n_rounds; r++) {
+		long p = pf_mesh_partner(c->sched, r, c->rank);
+
+		if (p < 0)
+			continue;
+		if (!rank_entry(c->table, (uint32_t)p)) {
+			skipped(out->skipped, (uint32_t)r + 1, p, -1, "the partner did not arrive at "
+				"the rendezvous");
+			continue;
+		}
+		data_round(c, (uint32_t)r + 1, (uint32_t)p, out, log);
+	}
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mesh_judge.c - the verdict of `preflight mesh` on one rank (docs/mesh.md):
+ * the matrix every rank sent (second gather), triangulated into suspects
+ * (mesh_triage.c), and the "mesh" check of this rank's report.
+ *
+ * The first finding, subject "mesh", holds the observations every reader
+ * (`preflight fleet`) relies on: "table", "measurements" (every flow of the
+ * run) and "suspects".  Then one finding per suspect that touches this node
+ * and per flow this node failed to send, and a skip per rank that never
+ * came.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh.h"
+#include "preflight/macro.h"
+#include "preflight/result.h"
+
+static double num_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool whole(double v, double max)
+{
+	return v >= 0 && v < max && v == floor(v);
+}
+
+/* A measurement from rank @src as received: every field checked (hostile input). */
+static bool measurement_ok(const cJSON *m, uint32_t src, uint32_t size)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
+
+	return cJSON_IsObject(m) && num_of(m, "src") == src && whole(num_of(m, "dst"), size) &&
+	       num_of(m, "dst") != src && whole(num_of(m, "round"), 1e6) &&
+	       whole(num_of(m, "rail"), PF_MESH_RAILS_MAX) && str_of(m, "src_dev") &&
+	       str_of(m, "dst_dev") && num_of(m, "gbps") >= 0 && num_of(m, "seconds") >= 0 &&
+	       num_of(m, "bytes") >= 0 && (!e || cJSON_IsString(e));
+}
+
+cJSON *pf_mesh_matrix(const cJSON *gathered, uint32_t size)
+{
+	cJSON *all = cJSON_CreateArray();
+	const cJSON *e, *m;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(gathered, "ranks")) {
+		double rank = num_of(e, "rank");
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")) ||
+		    !whole(rank, size))
+			continue;
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(e, "measurements"))
+			if (measurement_ok(m, (uint32_t)rank, size))
+				cJSON_AddItemToArray(all, cJSON_Duplicate(m, true));
+	}
+	return all;
+}
+
+/* Rank @r's host and the device of its rail @rail, from the rendezvous table. */
+static void names(const cJSON *table, uint32_t r, uint32_t rail, const char **host,
+		  const char **dev)
+{
+	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"), (int)r);
+
+	*host = str_of(e, "host");
+	*dev = rail == UINT32_MAX ? NULL
+				  : str_of(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e,
+						   "rails"), (int)rail), "device");
+}
+
+static cJSON *suspect_json(const struct pf_mesh_suspect *s, const cJSON *table)
+{
+	cJSON *j = cJSON_CreateObject();
+	const char *host, *dev, *phost, *pdev;
+
+	names(table, s->node, s->rail, &host, &dev);
+	cJSON_AddStringToObject(j, "kind", pf_mesh_kind_name(s->kind));
+	cJSON_AddStringToObject(j, "dir", pf_mesh_dir_name(s->dir));
+	cJSON_AddNumberToObject(j, "rank", s->node);
+	cJSON_AddStringToObject(j, "host", host ? host : "");
+	if (s->kind != PF_MESH_NODE) {
+		cJSON_AddNumberToObject(j, "rail", s->rail);
+		cJSON_AddStringToObject(j, "device", dev ? dev : "");
+	}
+	if (s->kind == PF_MESH_PATH) {
+		names(table, s->peer, s->rail, &phost, &pdev);
+		cJSON_AddNumberToObject(j, "peer_rank", s->peer);
+		cJSON_AddStringToObject(j, "peer_host", phost ? phost : "");
+	}
+	cJSON_AddNumberToObject(j, "ratio", round(s->ratio * 1000) / 1000);
+	cJSON_AddNumberToObject(j, "n_slow", (double)s->n_slow);
+	cJSON_AddNumberToObject(j, "n_seen", (double)s->n_seen);
+	return j;
+}
+
+struct verdict {
+	enum pf_status st;
+	size_t n_sent, n_failed, n_suspects_here;
+	bool any;
+};
+
+static void worst(struct verdict *v, enum pf_status st)
+{
+	v->st = v->any ? pf_status_worst(v->st, st) : st;
+	v->any = true;
+}
+
+/* Triangulate the matrix: the suspects as JSON, and the triage in @t. */
+static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_triage *t)
+{
+	size_t n = (size_t)cJSON_GetArraySize(matrix), i = 0;
+	pf_autofree struct pf_mesh_obs *obs = pf_xcalloc(n + 1, sizeof(*obs));
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, matrix) {
+		obs[i++] = (struct pf_mesh_obs){
+			.src = (uint32_t)num_of(m, "src"), .dst = (uint32_t)num_of(m, "dst"),
+			.rail = (uint32_t)num_of(m, "rail"),
+			.value = str_of(m, "error") ? 0 : num_of(m, "gbps"),
+		};
+	}
+	if (!n || pf_mesh_triangulate(obs, n, PF_MESH_SLOW_FRACTION, t) < 0)
+		*t = (struct pf_mesh_triage){ .healthy_median = NAN };
+	for (size_t k = 0; k < t->n; k++)
+		cJSON_AddItemToArray(out, suspect_json(&t->suspects[k], table));
+	return out;
+}
+
+/* This rank's verdict on the flows it sent (failed ones counted). */
+static void judge_sends(const struct pf_mesh_judge_in *in, const cJSON *matrix,
+			struct verdict *v)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, matrix) {
+		const char *stage = str_of(m, "stage");
+
+		if (num_of(m, "src") != in->rank)
+			continue;
+		v->n_sent++;
+		if (!str_of(m, "error"))
+			continue;
+		v->n_failed++;
+		worst(v, stage && (!strcmp(stage, "open") || !strcmp(stage, "memory"))
+				 ? PF_STATUS_ERROR : PF_STATUS_FAIL);
+	}
+}
+
+static bool touches(const struct pf_mesh_suspect *s, uint32_t rank)
+{
+	return s->node == rank || (s->kind == PF_MESH_PATH && s->peer == rank);
+}
+
+static void judge_suspects(const struct pf_mesh_judge_in *in, const struct pf_mesh_triage *t,
+			   struct verdict *v)
+{
+	for (size_t k = 0; k < t->n; k++) {
+		if (!touches(&t->suspects[k], in->rank))
+			continue;
+		v->n_suspects_here++;
+		worst(v, t->suspects[k].kind == PF_MESH_PATH ? PF_STATUS_WARN : PF_STATUS_FAIL);
+	}
+}
+
+static void finding_suspect(struct pf_result *res, const struct pf_mesh_judge_in *in,
+			    const struct pf_mesh_suspect *s)
+{
+	const char *host, *dev, *phost, *pdev;
+	char subject[160];
+	struct pf_finding *f;
+
+	names(in->table, s->node, s->rail, &host, &dev);
+	names(in->table, s->peer, s->rail, &phost, &pdev);
+	if (s->kind == PF_MESH_NODE)
+		snprintf(subject, sizeof(subject), "node %s", host ? host : "?");
+	else if (s->kind == PF_MESH_RAIL)
+		snprintf(subject, sizeof(subject), "rail %u (%s) %s", s->rail, dev ? dev : "?",
+			 pf_mesh_dir_name(s->dir));
+	else
+		snprintf(subject, sizeof(subject), "path %s <-> %s rail %u", host ? host : "?",
+			 phost ? phost : "?", s->rail);
+	f = pf_add(res, s->kind == PF_MESH_PATH ? PF_STATUS_WARN : PF_STATUS_FAIL, subject,
+		   "%s %s: %zu of %zu measurements slow, at %.0f%% of the run's healthy median "
+		   "(%s)", pf_mesh_kind_name(s->kind), pf_mesh_dir_name(s->dir), s->n_slow,
+		   s->n_seen, s->ratio * 100, s->kind == PF_MESH_NODE ? "every rail with every "
+		   "partner: the host side (PCIe, memory, IOMMU)" : s->kind == PF_MESH_RAIL ?
+		   "with every partner: this NIC, its port or cable" : "only between these two "
+		   "nodes: the path between them, or either end (two nodes cannot tell)");
+	pf_obs_num(f, "ratio", round(s->ratio * 1000) / 1000);
+	pf_obs_num(f, "n_slow", (double)s->n_slow);
+	pf_obs_num(f, "n_seen", (double)s->n_seen);
+}
+
+static void finding_failed(struct pf_result *res, const cJSON *m)
+{
+	char subject[160];
+	const char *stage = str_of(m, "stage");
+	bool ours = stage && (!strcmp(stage, "open") || !strcmp(stage, "memory"));
+	struct pf_finding *f;
+
+	snprintf(subject, sizeof(subject), "round %.0f rail %.0f %s -> rank %.0f %s",
+		 num_of(m, "round"), num_of(m, "rail"), str_of(m, "src_dev"), num_of(m, "dst"),
+		 str_of(m, "dst_dev"));
+	f = pf_add(res, ours ? PF_STATUS_ERROR : PF_STATUS_FAIL, subject, "%s",
+		   str_of(m, "error"));
+	pf_obs_str(f, "stage", stage ? stage : "?");
+}
+
+static void findings_missing(struct pf_result *res, const cJSON *table)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(table, "ranks")) {
+		const char *host = str_of(e, "host");
+		char subject[300];
+
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")))
+			continue;
+		snprintf(subject, sizeof(subject), "rank %.0f%s%s%s", num_of(e, "rank"),
+			 host ? " (" : "", host ? host : "", host ? ")" : "");
+		pf_add(res, PF_STATUS_SKIP, subject, "%s", str_of(e, "why"));
+	}
+}
+
+static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *in,
+			 const struct verdict *v, cJSON *matrix, cJSON *sus, double median)
+{
+	struct pf_finding *f;
+
+	if (v->st == PF_STATUS_SKIP)
+		f = pf_add(res, v->st, "mesh", "nothing measured from this node: %s",
+			   in->size < 2 ? "no partner (one rank)" : "no flow could run (see skipped)");
+	else
+		f = pf_add(res, v->st, "mesh", "%zu flows sent from this node (%zu failed), %d "
+			   "measured in the run, %d suspects (%zu touch this node)", v->n_sent,
+			   v->n_failed, cJSON_GetArraySize(matrix), cJSON_GetArraySize(sus),
+			   v->n_suspects_here);
+	pf_obs_num(f, "rank", in->rank);
+	pf_obs_num(f, "size", in->size);
+	pf_obs_num(f, "rounds", (double)in->sched->n_rounds);
+	pf_obs_json(f, "partners", cJSON_Duplicate(in->partners, true));
+	pf_obs_json(f, "table", cJSON_Duplicate(in->table, true));
+	pf_obs_json(f, "measurements", matrix);
+	pf_obs_json(f, "suspects", sus);
+	if (!isnan(median))
+		pf_obs_num(f, "healthy_median_gbps", median);
+	pf_obs_json(f, "skipped", cJSON_Duplicate(in->data->skipped, true));
+	pf_obs_json(f, "rx_errors", cJSON_Duplicate(in->data->rx_errors, true));
+}
+
+void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
+{
+	cJSON *matrix = pf_mesh_matrix(in->gathered, in->size), *sus;
+	struct pf_mesh_triage t = { 0 };
+	struct verdict v = { .st = PF_STATUS_SKIP };
+	char names_missing[512];
+	size_t missing = pf_mesh_missing(in->table, names_missing, sizeof(names_missing));
+	const cJSON *m;
+
+	sus = suspects(matrix, in->table, &t);
+	judge_sends(in, matrix, &v);
+	judge_suspects(in, &t, &v);
+	if (!v.any && v.n_sent)
+		worst(&v, PF_STATUS_PASS);
+	main_finding(res, in, &v, matrix, sus, t.healthy_median);
+	for (size_t k = 0; k < t.n; k++)
+		if (touches(&t.suspects[k], in->rank))
+			finding_suspect(res, in, &t.suspects[k]);
+	cJSON_ArrayForEach(m, matrix)
+		if (num_of(m, "src") == in->rank && str_of(m, "error"))
+			finding_failed(res, m);
+	findings_missing(res, in->table);
+	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this node%s%s",
+		   v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,
+		   missing ? "; missing " : "", missing ? names_missing : "");
+	pf_result_finish(res);
+	pf_mesh_triage_release(&t);
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_fabric_peer.c - the cross-node fabric engine (src/traffic/fabric_peer.c)
+ * with two threads as two nodes over the fake verbs devices and the fake
+ * RDMA-CM (tests/lib/): a listener on one rail, a writer on another.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "fake_rdmacm.h"
+#include "fake_verbs.h"
+#include "preflight/fabric_peer.h"
+#include "testutil.h"
+
+struct node {
+	struct pf_fabp_opts o;
+	struct pf_fab_result r;
+	int rc;
+	unsigned int delay_ms; /* the listener starts this late */
+	pthread_t t;
+};
+
+static void opts_for(struct pf_fabp_opts *o, int src, int dst, uint32_t round, uint32_t rank)
+{
+	pf_fabp_opts_default(o);
+	o->fab.api = &pf_fake_verbs_api;
+	o->fab.cm = &pf_fake_rdmacm_api;
+	o->fab.src.dev = pf_fake_verbs.devs[src].name;
+	o->fab.dst.dev = pf_fake_verbs.devs[dst].name;
+	snprintf(o->fab.src.ip, sizeof(o->fab.src.ip), "10.10.0.%d", src + 1);
+	snprintf(o->fab.dst.ip, sizeof(o->fab.dst.ip), "10.10.0.%d", dst + 1);
+	o->fab.msg_size = 65536;
+	o->fab.slots = 8;
+	o->fab.warmup = 20;
+	o->fab.duration_ms = 50;
+	o->fab.timeout_ms = 100;
+	o->fab.resolve_timeout_ms = 200;
+	o->port = 18515;
+	o->round = round;
+	o->src = rank;
+	o->connect_ms = 2000;
+	o->linger_ms = 2000;
+	o->retry_ms = 20;
+}
+
+static void *listener_main(void *arg)
+{
+	struct node *n = arg;
+
+	if (n->delay_ms)
+		nanosleep(&(struct timespec){ .tv_nsec = (long)n->delay_ms * 1000000 }, NULL);
+	n->rc = pf_fabp_listen(&n->o, &n->r);
+	return NULL;
+}
+
+static void start(struct node *n)
+{
+	assert_int_equal(pthread_create(&n->t, NULL, listener_main, n), 0);
+}
+
+static void reset(void)
+{
+	pf_fake_verbs_reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(2);
+}
+
+static void assert_clean(void)
+{
+	assert_int_equal(pf_fake_verbs.live, 0);
+	assert_int_equal(pf_fake_rdmacm.live_ids, 0);
+	assert_int_equal(pf_fake_rdmacm.live_channels, 0);
+	if (pf_fake_rdmacm.misuse)
+		fail_msg("misuse: %s", pf_fake_rdmacm.misuse_why);
+}
+
+/* Node A's rail 0 writes to node B's rail 1; the data checked by READ; both end clean. */
+static void test_write_and_read_back(void **state)
+{
+	struct node lst = { 0 };
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+
+	reset();
+	pf_fake_verbs.devs[0].gbps = pf_fake_verbs.devs[1].gbps = 100;
+	opts_for(&lst.o, 0, 1, 3, 0);
+	opts_for(&w, 0, 1, 3, 0);
+	start(&lst);
+	if (pf_fabp_write(&w, &r))
+		fail_msg("writer: %s", r.err);
+	pthread_join(lst.t, NULL);
+	if (lst.rc)
+		fail_msg("listener: %s", lst.r.err);
+	assert_int_equal(r.stage, PF_FAB_DONE);
+	assert_int_equal(lst.r.stage, PF_FAB_DONE);
+	assert_float_equal(r.gbps, 100, 1);
+	assert_true(r.bytes > 0 && r.seconds >= 0.05);
+	assert_int_equal(r.slots, 8);
+	assert_string_equal(r.bound[0], "mlx5_0");
+	assert_string_equal(lst.r.bound[1], "mlx5_1");
+	assert_int_equal(pf_fake_rdmacm.n_established, 1);
+	/* writes: warm-up + timed + one per slot; reads: the written slots twice */
+	assert_true(pf_fake_verbs.wrs >= 20 + r.iterations + 8 + 16);
+	assert_clean();
+}
+
+/* The writer starts first: refused (nobody listening) until the listener is up. */
+static void test_writer_retries_until_listening(void **state)
+{
+	struct node lst = { .delay_ms = 300 };
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+
+	reset();
+	opts_for(&lst.o, 1, 0, 1, 1);
+	opts_for(&w, 1, 0, 1, 1);
+	start(&lst);
+	if (pf_fabp_write(&w, &r))
+		fail_msg("writer: %s", r.err);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, 0);
+	assert_true(pf_fake_rdmacm.n_connects > 1);
+	assert_int_equal(pf_fake_rdmacm.n_established, 1);
+	assert_clean();
+}
+
+/* Corruption on the wire into the listener's rail: the READ back finds it. */
+static void test_data_mismatch(void **state)
+{
+	struct node lst = { 0 };
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+
+	reset();
+	pf_fake_verbs.devs[1].corrupt = true;
+	opts_for(&lst.o, 0, 1, 2, 0);
+	opts_for(&w, 0, 1, 2, 0);
+	start(&lst);
+	assert_int_equal(pf_fabp_write(&w, &r), -EBADMSG);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, 0); /* the writer disconnected after its verdict */
+	assert_int_equal(r.stage, PF_FAB_VERIFY);
+	assert_int_equal(r.bad_pass, 1);
+	assert_int_equal(r.bad_offset, 65536 / 2);
+	assert_non_null(strstr(r.err, "differs from the source"));
+	assert_clean();
+
+	/* one slot only, in pass 2's fresh patterns: the first pass's leftovers are not taken */
+	reset();
+	pf_fake_verbs.corrupt_mr_offset = 3 * 65536 + 7;
+	opts_for(&lst.o, 0, 1, 2, 0);
+	opts_for(&w, 0, 1, 2, 0);
+	w.fab.warmup = 0;
+	start(&lst);
+	assert_int_equal(pf_fabp_write(&w, &r), -EBADMSG);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(r.bad_slot, 3);
+	assert_int_equal(r.bad_offset, 7);
+	assert_clean();
+}
+
+/* Nobody ever listens: the writer gives up at its deadline, saying why. */
+static void test_partner_never_listening(void **state)
+{
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+	double t0;
+
+	reset();
+	opts_for(&w, 0, 1, 1, 0);
+	w.connect_ms = 400;
+	t0 = pf_now_ms();
+	assert_int_equal(pf_fabp_write(&w, &r), -ETIMEDOUT);
+	assert_true(pf_now_ms() - t0 < 1500);
+	assert_int_equal(r.stage, PF_FAB_CONNECT);
+	assert_true(pf_fake_rdmacm.n_connects >= 3);
+	assert_non_null(strstr(r.err, "within 400 ms"));
+	assert_non_null(strstr(r.err, "nobody listening"));
+	assert_clean();
+
+	/* the same, the partner's address never answering ARP */
+	reset();
+	pf_fake_rdmacm.ports[1].arp_timeout = true;
+	opts_for(&w, 0, 1, 1, 0);
+	w.connect_ms = 300;
+	w.fab.resolve_timeout_ms = 50;
+	assert_int_equal(pf_fabp_write(&w, &r), -ETIMEDOUT);
+	assert_non_null(strstr(r.err, "RDMA_CM_EVENT_ADDR_ERROR"));
+	assert_clean();
+
+	/* a listener nobody connects to: bounded too */
+	struct node lst = { 0 };
+
+	reset();
+	opts_for(&lst.o, 0, 1, 1, 0);
+	lst.o.connect_ms = 300;
+	t0 = pf_now_ms();
+	start(&lst);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, -ETIMEDOUT);
+	assert_true(pf_now_ms() - t0 < 1500);
+	assert_non_null(strstr(lst.r.err, "no connection from rank 0"));
+	assert_clean();
+}
+
+/* A writer with another tag is rejected; the listener keeps waiting for its own. */
+static void test_wrong_tag_rejected(void **state)
+{
+	struct node lst = { 0 };
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+
+	reset();
+	opts_for(&lst.o, 0, 1, 4, 2); /* expects round 4 from rank 2 */
+	lst.o.connect_ms = 1500;
+	opts_for(&w, 0, 1, 4, 7);     /* rank 7 */
+	start(&lst);
+	nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
+	assert_int_equal(pf_fabp_write(&w, &r), -ECONNREFUSED);
+	assert_int_equal(r.cm_event, PF_CM_EVENT_REJECTED);
+	assert_int_equal(r.cm_status, PF_CM_REJ_CONSUMER_DEFINED);
+	assert_non_null(strstr(r.err, "expects round 4 from rank 2"));
+	/* the right writer still gets in */
+	opts_for(&w, 0, 1, 4, 2);
+	if (pf_fabp_write(&w, &r))
+		fail_msg("writer: %s", r.err);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, 0);
+	assert_non_null(strstr(lst.r.note, "rejected a request tagged round 4 from rank 7"));
+	assert_clean();
+
+	/* a writer a round ahead waits for the listener to get there: here it never does */
+	reset();
+	opts_for(&lst.o, 0, 1, 4, 2);
+	lst.o.connect_ms = 600;
+	opts_for(&w, 0, 1, 5, 2);
+	w.connect_ms = 400;
+	start(&lst);
+	assert_int_equal(pf_fabp_write(&w, &r), -ETIMEDOUT);
+	assert_non_null(strstr(r.err, "earlier round"));
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, -ETIMEDOUT);
+	assert_clean();
+}
+
+/* The fake RDMA-CM's private data as librdmacm's: sizes, padding, reject reason. */
+static void test_fake_private_data(void **state)
+{
+	struct pf_cm_channel *ch;
+	struct pf_cm_id *id;
+	uint8_t big[PF_CM_REQ_PRIVATE_MAX + 1] = { 0 };
+	struct pf_cm_conn_param p = { .private_data = big, .private_data_len = sizeof(big) };
+
+	reset();
+	ch = pf_fake_rdmacm_api.create_event_channel();
+	assert_int_equal(pf_fake_rdmacm_api.create_id(ch, &id, NULL, PF_RDMA_PS_TCP), 0);
+	/* a connect before the route and a reject of an id that is no request: EINVAL */
+	errno = 0;
+	assert_int_equal(pf_fake_rdmacm_api.connect(id, &p), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(pf_fake_rdmacm_api.reject(id, NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	pf_fake_rdmacm_api.destroy_id(id);
+	pf_fake_rdmacm_api.destroy_event_channel(ch);
+	assert_clean();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_and_read_back),
+		cmocka_unit_test(test_writer_retries_until_listening),
+		cmocka_unit_test(test_data_mismatch),
+		cmocka_unit_test(test_partner_never_listening),
+		cmocka_unit_test(test_wrong_tag_rejected),
+		cmocka_unit_test(test_fake_private_data),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_mesh_rails.c - this node's rail table for `preflight mesh`
+ * (src/cmd/mesh_rails.c) from generated roots: every RDMA port with its
+ * device, netdev and the netdev's IPv4 address ("ip", what RDMA-CM connects
+ * to), --nics keeping only the devices named, an uncaptured address left
+ * out (never guessed).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh.h"
+#include "preflight/fs.h"
+#include "preflight/node.h"
+#include "testutil.h"
+
+static cJSON *rails_of(const char *args, const char *nics)
+{
+	char *root = pf_test_gen_root(args);
+	struct pf_fs *fs = NULL;
+	struct pf_node *node = NULL;
+	char *why = NULL;
+	cJSON *rails;
+
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load(fs, NULL, &node, &why), 0);
+	rails = pf_mesh_rails(fs, node, nics);
+	pf_node_free(node);
+	pf_fs_free(fs);
+	pf_test_rmtree(root);
+	free(root);
+	return rails;
+}
+
+static const char *str(const cJSON *rails, int i, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetArrayItem(rails, i), key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_ip_and_nics(void **state)
+{
+	cJSON *rails = rails_of("--nics 4 --link-layer eth", NULL);
+
+	assert_int_equal(cJSON_GetArraySize(rails), 4);
+	assert_string_equal(str(rails, 0, "device"), "mlx5_0");
+	assert_string_equal(str(rails, 0, "ip"), "10.10.0.1");
+	assert_string_equal(str(rails, 3, "ip"), "10.10.0.4");
+	cJSON_Delete(rails);
+
+	rails = rails_of("--nics 4 --link-layer eth", "mlx5_3,mlx5_1");
+	assert_int_equal(cJSON_GetArraySize(rails), 2);
+	assert_string_equal(str(rails, 0, "device"), "mlx5_1");
+	assert_string_equal(str(rails, 1, "device"), "mlx5_3");
+	assert_string_equal(str(rails, 1, "ip"), "10.10.0.4");
+	cJSON_Delete(rails);
+
+	/* an empty list takes no rail; a prefix of a name is not the name */
+	rails = rails_of("--nics 2 --link-layer eth", "");
+	assert_int_equal(cJSON_GetArraySize(rails), 0);
+	cJSON_Delete(rails);
+	assert_false(pf_mesh_nic_listed("mlx5_1", "mlx5_10"));
+	assert_true(pf_mesh_nic_listed("a,mlx5_10", "mlx5_10"));
+	assert_true(pf_mesh_nic_listed(NULL, "x"));
+
+	/* no captured address: no "ip" (the flows of that rail are skipped) */
+	rails = rails_of("--nics 2 --link-layer eth --rail-subnets none", NULL);
+	assert_int_equal(cJSON_GetArraySize(rails), 2);
+	assert_null(str(rails, 0, "ip"));
+	assert_non_null(str(rails, 0, "netdev"));
+	cJSON_Delete(rails);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ip_and_nics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
