@@ -46,7 +46,8 @@ def normal(s, tmp):
     s = s.replace(tmp, "TMP")
     s = TIMING.sub(r"\1 0", s)
     s = STAMP.sub(r'\1"T"', s)
-    return TEXT_MS.sub("N ms", s)
+    s = TEXT_MS.sub("N ms", s)
+    return re.sub(r" {2,}", " ", s)  # the text view pads its TIME column to the widest
 
 
 def matrix(tmp):
