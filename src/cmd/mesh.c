@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cmdopt.h"
 #include "exit.h"
 #include "mesh.h"
 #include "output.h"
@@ -73,6 +74,36 @@ static bool mesh_num(const char *s, unsigned long min, unsigned long max, unsign
 	return !errno && !*end && *v >= min && *v <= max;
 }
 
+static void mesh_help(FILE *f)
+{
+	mesh_usage(f, PF_EXIT_OK);
+}
+
+/* The numeric options: the letter, the name, the bounds. */
+static const struct mesh_num_opt {
+	int c;
+	const char *name;
+	unsigned long min, max;
+} mesh_nums[] = {
+	{ 'r', "rank", 0, PF_MESH_RANKS_MAX }, { 's', "size", 1, PF_MESH_RANKS_MAX },
+	{ 'p', "port", 1, 65535 },             { 't', "timeout", 1, 3600 },
+	{ 'S', "seed", 0, ULONG_MAX },         { 'd', "duration", 1, 600000 },
+	{ 'D', "data-port", 1, 65535 },
+};
+
+static void mesh_set_num(struct mesh_opts *o, int c, unsigned long v)
+{
+	switch (c) {
+	case 'r': o->rank = (long)v; break;
+	case 's': o->size = (long)v; break;
+	case 'p': o->port = v; break;
+	case 't': o->timeout_s = v; break;
+	case 'S': o->seed = v; break;
+	case 'd': o->duration_ms = v; break;
+	case 'D': o->data_port = v; break;
+	}
+}
+
 static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FILE *err)
 {
 	static const struct option lo[] = {
@@ -86,48 +117,34 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		{ "nics", required_argument, NULL, 'n' },
 		{ 0 },
 	};
+	struct pf_cmdopt cmd = { .cmd = "mesh", .longopts = lo, .shortopts = "o:",
+				 .usage = mesh_help, .out = out, .err = err };
 	unsigned long v;
-	int c;
+	int c, r;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
 		switch (c) {
 		case 'P': o->peers = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'b': o->bind = optarg; break;
 		case 'c': o->compact = true; break;
 		case 'n': o->nics = optarg; break;
-		case 'd': case 'D':
-			if (!mesh_num(optarg, 1, c == 'd' ? 600000 : 65535, &v)) {
-				fprintf(err, "preflight mesh: bad --%s '%s'\n",
-					c == 'd' ? "duration" : "data-port", optarg);
-				return PF_EXIT_USAGE;
+		default:
+			for (size_t i = 0; i < PF_ARRAY_SIZE(mesh_nums); i++) {
+				const struct mesh_num_opt *m = &mesh_nums[i];
+
+				if (m->c != c)
+					continue;
+				if (!mesh_num(optarg, m->min, m->max, &v))
+					return pf_cmdopt_error(&cmd, "bad --%s '%s'", m->name, optarg);
+				mesh_set_num(o, c, v);
 			}
-			if (c == 'd') o->duration_ms = v;
-			else o->data_port = v;
-			break;
-		case 'h': mesh_usage(out, PF_EXIT_OK); return -1; /* done */
-		case 'r': case 's': case 'p': case 't': case 'S':
-			if (!mesh_num(optarg, c == 's' || c == 'p' || c == 't', c == 'S' ? ULONG_MAX :
-				      c == 'p' ? 65535 : c == 't' ? 3600 : PF_MESH_RANKS_MAX, &v)) {
-				fprintf(err, "preflight mesh: bad --%s '%s'\n",
-					c == 'r' ? "rank" : c == 's' ? "size" : c == 'p' ? "port" :
-					c == 't' ? "timeout" : "seed", optarg);
-				return PF_EXIT_USAGE;
-			}
-			if (c == 'r') o->rank = (long)v;
-			else if (c == 's') o->size = (long)v;
-			else if (c == 'p') o->port = v;
-			else if (c == 't') o->timeout_s = v;
-			else o->seed = v;
-			break;
-		default: return mesh_usage(err, PF_EXIT_USAGE);
 		}
 	}
-	if (optind < argc) {
-		fprintf(err, "preflight mesh: unexpected argument '%s'\n", argv[optind]);
-		return PF_EXIT_USAGE;
-	}
+	if (r != PF_CMDOPT_END)
+		return r == PF_CMDOPT_HELP ? -1 : PF_EXIT_USAGE; /* -1: done */
+	if (optind < argc)
+		return pf_cmdopt_error(&cmd, "unexpected argument '%s'", argv[optind]);
 	return 0;
 }
 
