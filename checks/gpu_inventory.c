@@ -1036,7 +1036,7 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 		pf_add(res, PF_STATUS_ERROR, NULL, "the node inventory was not loaded");
 		return -ENODATA;
 	}
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider (%s providers)",
 		       ctx->prov ? ctx->prov->name : "no");
 		return -ENODEV;

@@ -275,10 +275,11 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 	pf_CUresult cr;
 	int n, r, code = 0;
 
-	if (!ctx->prov || !(gpu = ctx->prov->gpu)) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}
+	gpu = ctx->prov->gpu;
 	if (ctx->node) {
 		size_t on_bus = 0;
 

@@ -136,7 +136,7 @@ static void load_conf(struct state *st)
 	bool recorded_env = pf_fs_is_live(ctx->fs) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
 	int r;
 
-	st->user_known = ctx->prov->job_user && ctx->prov->job_user(ctx, &st->user) == 0;
+	st->user_known = ctx->prov->job_user(ctx, &st->user) == 0;
 	r = pf_env(ctx, "SLURM_SCRIPT_CONTEXT", &script);
 	if (r == -ENOSYS || !recorded_env) {
 		st->env_note = "the environment was not recorded: only the files are judged";
@@ -578,10 +578,6 @@ static int dmabuf_works(const struct state *st, char *why, size_t len)
 	char *err = NULL;
 	int v, r;
 
-	if (!gpu || !gpu->verbs_dmabuf || !gpu->cuda_dmabuf) {
-		snprintf(why, len, "no peer-memory module, and the DMA-BUF path cannot be probed");
-		return -1;
-	}
 	v = gpu->verbs_dmabuf(ctx, &err);
 	free(err);
 	err = NULL;
@@ -1145,7 +1141,7 @@ static void judge_devnodes(struct state *st)
 
 	if (!node->n_rdma)
 		return;
-	r = ctx->prov->devnodes ? ctx->prov->devnodes(ctx, "/dev/infiniband", &dn) : -ENOSYS;
+	r = ctx->prov->devnodes(ctx, "/dev/infiniband", &dn);
 	if (r < 0 && (r != -ENOENT || !live)) {
 		pf_add(st->res, PF_STATUS_SKIP, "/dev/infiniband", "device nodes not %s (%s): "
 		       "uverbs/rdma_cm not judged", live ? "listed" : "recorded", strerror(-r));

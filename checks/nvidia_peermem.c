@@ -269,7 +269,7 @@ static int applies(const struct pf_ctx *ctx, struct pf_result *res)
 {
 	size_t n_gpus = 0;
 
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}

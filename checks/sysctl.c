@@ -612,7 +612,7 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 	iprules = pf_xcalloc(1, sizeof(*iprules));
 	rl = (struct rails){ .names = names, .n = n, .shared = shared, .addrs = addrs,
 			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_fs_is_live(ctx->fs) };
-	if (ctx->prov && ctx->prov->ip_rules) {
+	if (ctx->prov) {
 		int r = ctx->prov->ip_rules(ctx, iprules);
 
 		rl.rules_r = r < 0 ? r : 0;

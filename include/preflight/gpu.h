@@ -157,6 +157,8 @@ struct pf_gpu_provider {
 
 extern const struct pf_gpu_provider pf_gpu_live;
 extern const struct pf_gpu_provider pf_gpu_recorded;
+/* No GPU facts: every member answers -ENOSYS, *ret_err "no GPU provider". */
+extern const struct pf_gpu_provider pf_gpu_none;
 
 /* The live implementations, for tests that swap only some entries. */
 int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);

@@ -81,8 +81,7 @@ int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
 	char *why = NULL;
 	int r;
 
-	r = ctx && ctx->prov && ctx->prov->verbs ? ctx->prov->verbs(&api, ret_err)
-						 : pf_dl_verbs(&api, ret_err);
+	r = ctx && ctx->prov ? ctx->prov->verbs(ctx, &api, ret_err) : pf_dl_verbs(&api, ret_err);
 	if (r < 0)
 		return r == -ENOSYS ? r : -ENOENT;
 	r = pf_verbs_probe_dmabuf(api, &why);
@@ -118,7 +117,7 @@ static int live_cuda_attr(const struct pf_ctx *ctx, const char *bdf, int attr,
 	char msg[160];
 	int n, r, v;
 
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		*ret_err = pf_xstrdup("no GPU provider");
 		return -ENODEV;
 	}
@@ -245,6 +244,52 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.cuda_gdr = recorded_cuda_gdr,
 };
 
+static int none_table(char **ret_err)
+{
+	*ret_err = pf_xstrdup("no GPU provider");
+	return -ENOSYS;
+}
+
+static int none_cuda(const struct pf_cuda_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_nvml(const struct pf_nvml_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_nccl(const struct pf_nccl_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_cuda_attr(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+const struct pf_gpu_provider pf_gpu_none = {
+	.cuda = none_cuda,
+	.nvml = none_nvml,
+	.nccl = none_nccl,
+	.kmsg = none_kmsg,
+	.verbs_dmabuf = none_verbs_dmabuf,
+	.cuda_dmabuf = none_cuda_attr,
+	.cuda_gdr = none_cuda_attr,
+};
+
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,
 		     char (**ret_bdfs)[16], char **ret_err)
 {
@@ -253,7 +298,7 @@ int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_
 	char buf[160];
 	int r, n;
 
-	if (!gp || !gp->cuda) {
+	if (!gp) {
 		*ret_err = pf_xstrdup("no CUDA provider");
 		return -ENOSYS;
 	}

@@ -121,12 +121,39 @@ static int recorded_page_size(const struct pf_ctx *ctx, uint64_t *ret)
 	return 0;
 }
 
+static int live_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret, char **ret_err)
+{
+	return pf_dl_verbs(ret, ret_err);
+}
+
+static int live_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret,
+		       char **ret_err)
+{
+	return pf_dl_rdmacm(ret, ret_err);
+}
+
+/* A recorded root sends no traffic: the checks that would skip. */
+static int recorded_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret,
+			  char **ret_err)
+{
+	*ret_err = pf_xstrdup("a recorded root cannot send traffic");
+	return -ENOMEDIUM;
+}
+
+static int recorded_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret,
+			   char **ret_err)
+{
+	*ret_err = pf_xstrdup("a recorded root cannot send traffic");
+	return -ENOMEDIUM;
+}
+
 const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
-	.verbs = pf_dl_verbs,
-	.rdmacm = pf_dl_rdmacm,
+	.ethtool = &pf_ethtool_sys,
+	.verbs = live_verbs,
+	.rdmacm = live_rdmacm,
 	.linkmodes = pf_live_linkmodes,
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,
@@ -146,6 +173,9 @@ const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
 	.memlock = recorded_memlock,
 	.gpu = &pf_gpu_recorded,
+	.ethtool = &pf_ethtool_none,
+	.verbs = recorded_verbs,
+	.rdmacm = recorded_rdmacm,
 	.linkmodes = pf_recorded_linkmodes,
 	.pause = pf_recorded_pause,
 	.ethtool_stats = pf_recorded_ethtool_stats,
@@ -168,7 +198,7 @@ const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
 
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret)
 {
-	if (!ctx->prov || !ctx->prov->env)
+	if (!ctx->prov)
 		return -ENOSYS;
 	return ctx->prov->env(ctx, name, ret);
 }
@@ -182,7 +212,7 @@ bool pf_env_isset(const struct pf_ctx *ctx, const char *name)
 
 int pf_euid(const struct pf_ctx *ctx, unsigned int *ret)
 {
-	if (!ctx->prov || !ctx->prov->euid)
+	if (!ctx->prov)
 		return -ENOSYS;
 	return ctx->prov->euid(ctx, ret);
 }

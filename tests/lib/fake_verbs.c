@@ -888,7 +888,8 @@ const struct pf_verbs_api pf_fake_verbs_api = {
 	.now_ns = f_now_ns,
 };
 
-static int fake_verbs_load(const struct pf_verbs_api **ret, char **ret_err)
+static int fake_verbs_load(const struct pf_ctx *ctx, const struct pf_verbs_api **ret,
+			   char **ret_err)
 {
 	*ret = &pf_fake_verbs_api;
 	return 0;

@@ -2,7 +2,8 @@
 /*
  * test_providers.c - the process facts a check may not read itself: the
  * environment and the effective uid, live and recorded, the uptime reader,
- * and what a provider table without them answers.
+ * and what a provider table without them answers; no table (live,
+ * recorded, none, the tests' fakes) has a NULL member.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +11,12 @@
 #include <unistd.h>
 
 #include "preflight/fs.h"
+#include "preflight/gpu.h"
+#include "preflight/net.h"
 #include "preflight/parse.h"
+#include "fake_gpu.h"
+#include "fake_rdmacm.h"
+#include "fake_verbs.h"
 #include "testutil.h"
 
 struct root {
@@ -112,8 +118,7 @@ static void test_euid(void **state)
 /* A test's provider table without the entries: -ENOSYS, never a crash. */
 static void test_missing_entries(void **state)
 {
-	static const struct pf_providers bare = { .name = "bare" };
-	struct pf_ctx ctx = { .prov = &bare };
+	struct pf_ctx ctx = { .prov = &pf_providers_none };
 	unsigned int uid;
 	char *v = NULL, buf[32];
 
@@ -122,6 +127,98 @@ static void test_missing_entries(void **state)
 	assert_false(pf_env_isset(&ctx, "HOME"));
 	assert_int_equal(pf_euid(&ctx, &uid), -ENOSYS);
 	assert_string_equal(pf_euid_note(&ctx, buf), "");
+}
+
+/*
+ * Every member of struct pf_providers, by name: the size check fails when a
+ * member is added without being listed here.
+ */
+#define PROVIDER_MEMBERS(X)                                                                  \
+	X(memlock) X(gpu) X(ethtool) X(linkmodes) X(pause) X(ethtool_stats) X(pfc)        \
+	X(ipv4_addrs) X(ip_rules) X(nv_query) X(page_size) X(wait) X(verbs) X(env) X(euid) \
+	X(rdmacm) X(job_user) X(devnodes)
+#define COUNT(m) +1
+_Static_assert(sizeof(struct pf_providers) == (1 PROVIDER_MEMBERS(COUNT)) * sizeof(void *),
+	       "a member of struct pf_providers is missing from PROVIDER_MEMBERS");
+#define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr)
+_Static_assert(sizeof(struct pf_gpu_provider) == (0 GPU_MEMBERS(COUNT)) * sizeof(void *),
+	       "a member of struct pf_gpu_provider is missing from GPU_MEMBERS");
+_Static_assert(sizeof(struct pf_ethtool_ops) == 2 * sizeof(void *),
+	       "a member of struct pf_ethtool_ops is not checked");
+
+static void assert_complete(const struct pf_providers *p)
+{
+#define NOT_NULL(m)                                                                        \
+	if (!p->m)                                                                         \
+		fail_msg("providers '%s': member %s is NULL", p->name, #m);
+#define GPU_NOT_NULL(m)                                                                    \
+	if (!p->gpu->m)                                                                    \
+		fail_msg("providers '%s': gpu->%s is NULL", p->name, #m);
+	assert_non_null(p->name);
+	PROVIDER_MEMBERS(NOT_NULL)
+	GPU_MEMBERS(GPU_NOT_NULL)
+	if (!p->ethtool->genl || !p->ethtool->ioctl)
+		fail_msg("providers '%s': an ethtool op is NULL", p->name);
+#undef NOT_NULL
+#undef GPU_NOT_NULL
+}
+
+static void test_no_null_member(void **state)
+{
+	(void)state;
+	assert_complete(&pf_providers_live);
+	assert_complete(&pf_providers_recorded);
+	assert_complete(&pf_providers_none);
+	assert_complete(pf_fake_providers());
+	assert_complete(pf_fake_verbs_providers());
+	assert_complete(pf_fake_fabric_providers());
+}
+
+/* The empty table answers -ENOSYS everywhere, traffic and GPU tables included. */
+static void test_none_answers_enosys(void **state)
+{
+	const struct pf_providers *p = &pf_providers_none;
+	struct pf_ctx ctx = { .prov = p };
+	const struct pf_verbs_api *va = NULL;
+	const struct pf_rdmacm_api *ca = NULL;
+	const struct pf_cuda_table *cu = NULL;
+	char *err = NULL, *text = NULL;
+	uint64_t v;
+	double ms;
+
+	(void)state;
+	assert_int_equal(p->page_size(&ctx, &v), -ENOSYS);
+	assert_int_equal(p->wait(&ctx, 1, &ms), -ENOSYS);
+	assert_int_equal(p->verbs(&ctx, &va, &err), -ENOSYS);
+	assert_null(err);
+	assert_int_equal(p->rdmacm(&ctx, &ca, &err), -ENOSYS);
+	assert_null(err);
+	assert_int_equal(p->nv_query(&ctx, "0000:17:00.0", "X", &text), -ENOSYS);
+	assert_int_equal(p->ethtool->ioctl("eth0", NULL), -ENOSYS);
+	assert_int_equal(p->gpu->cuda(&cu, &err), -ENOSYS);
+	assert_string_equal(err, "no GPU provider");
+	free(err);
+	err = NULL;
+	assert_int_equal(p->gpu->kmsg(&ctx, &text, &err), -ENOSYS);
+	free(err);
+}
+
+/* A recorded root sends no traffic: -ENOMEDIUM, the checks' "run it on the node" skip. */
+static void test_recorded_no_traffic(void **state)
+{
+	const struct pf_providers *p = &pf_providers_recorded;
+	struct pf_ctx ctx = { .prov = p };
+	const struct pf_verbs_api *va = NULL;
+	const struct pf_rdmacm_api *ca = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(p->verbs(&ctx, &va, &err), -ENOMEDIUM);
+	free(err);
+	err = NULL;
+	assert_int_equal(p->rdmacm(&ctx, &ca, &err), -ENOMEDIUM);
+	free(err);
+	assert_int_equal(p->ethtool->genl(1, 1, "eth0", 0, NULL, NULL), -ENOSYS);
 }
 
 static void test_uptime(void **state)
@@ -158,6 +255,9 @@ int main(void)
 		cmocka_unit_test(test_live_env),
 		cmocka_unit_test(test_euid),
 		cmocka_unit_test(test_missing_entries),
+		cmocka_unit_test(test_no_null_member),
+		cmocka_unit_test(test_none_answers_enosys),
+		cmocka_unit_test(test_recorded_no_traffic),
 		cmocka_unit_test(test_uptime),
 	};
 
