@@ -99,11 +99,17 @@ static int fake_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **re
 	return 0;
 }
 
-static const struct pf_gpu_provider fake_gpu = {
-	.kmsg = fake_kmsg,
-	.verbs_dmabuf = fake_verbs_dmabuf,
-	.cuda_dmabuf = fake_cuda_dmabuf,
-};
+/* The GPU facts this test fakes; the rest answer -ENOSYS (pf_gpu_none). */
+static const struct pf_gpu_provider *fake_gpu(void)
+{
+	static struct pf_gpu_provider g;
+
+	g = pf_gpu_none;
+	g.kmsg = fake_kmsg;
+	g.verbs_dmabuf = fake_verbs_dmabuf;
+	g.cuda_dmabuf = fake_cuda_dmabuf;
+	return &g;
+}
 
 static int fake_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)
 {
@@ -180,7 +186,7 @@ static const struct pf_providers *fake_prov(void)
 	p = pf_providers_none;
 	p.name = "fake";
 	p.page_size = fake_page_size;
-	p.gpu = &fake_gpu;
+	p.gpu = fake_gpu();
 	p.linkmodes = fake_linkmodes;
 	p.pause = fake_pause;
 	p.ethtool_stats = fake_stats;
