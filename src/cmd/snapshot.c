@@ -279,6 +279,20 @@ static int mirror(struct snap *s, const char *path, bool follow_last, char **ret
 	return pf_path_resolve(path, follow_last, mirror_step, s, ret_canon);
 }
 
+/*
+ * mirror() of a source path that is copied: true when its chain is in the
+ * snapshot (*ret_canon set), false when it is absent or unreadable (logged
+ * unless @quiet).
+ */
+static bool mirror_source(struct snap *s, const char *path, bool quiet, char **ret_canon)
+{
+	int r = mirror(s, path, true, ret_canon);
+
+	if (r < 0 && r != -ENOENT && !quiet)
+		log_skip(s, path, r);
+	return r >= 0;
+}
+
 static int put_file(struct snap *s, const char *rel, const char *buf, size_t len)
 {
 	pf_autoclose int fd = -1;
@@ -312,14 +326,8 @@ static int copy_file(struct snap *s, const char *path, bool quiet)
 	uint32_t v;
 	int r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, quiet, &canon))
 		return 0;
-	if (r < 0) {
-		if (!quiet)
-			log_skip(s, path, r);
-		return 0;
-	}
 	if (pf_strmap_get(&s->seen, canon, &v))
 		return v == SEEN_FILE;
 	abs = pf_xasprintf("/%s", canon);
@@ -347,13 +355,8 @@ static int copy_link(struct snap *s, const char *path)
 	uint32_t v;
 	int r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, false, &canon))
 		return 0;
-	if (r < 0) {
-		log_skip(s, path, r);
-		return 0;
-	}
 	if (pf_strmap_get(&s->seen, canon, &v))
 		return 1;
 	{
@@ -372,13 +375,8 @@ static int copy_tree(struct snap *s, const char *path, int depth)
 	pf_autostrv char **names = NULL;
 	int n, r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, false, &canon))
 		return 0;
-	if (r < 0) {
-		log_skip(s, path, r);
-		return 0;
-	}
 	abs = pf_xasprintf("/%s", canon);
 	n = pf_fs_list(s->src, abs, &names);
 	if (n == -ENOTDIR)
