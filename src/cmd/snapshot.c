@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * snapshot.c - write a recorded root: the files the checks read, and the
- * provider facts that are not files (docs/snapshot.md, "Writing a snapshot").
+ * provider facts that are not files (docs/snapshot.md, "Writing a snapshot"),
+ * which the pf_record_*() functions beside their recorded readers write
+ * through this file's sink (src/facts/record.h, record_facts() below).
  *
  * The paths are one table, snap_rules[] below: a pattern per line whose
  * components may hold fnmatch(3) wildcards with extended patterns
