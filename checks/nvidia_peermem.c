@@ -123,9 +123,55 @@ static void probe_peermem(const struct pf_ctx *ctx, struct peermem *p)
 		p->loaded = UNKNOWN;
 }
 
+/* CUDA's DMA_BUF_SUPPORTED of every NVIDIA GPU on the bus (GPU 0 of CUDA is not enough). */
+static void probe_cuda_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	if (!ctx->node || !ctx->node->n_gpus) {
+		why_add(d, "no GPU in the inventory to ask CUDA about");
+		return;
+	}
+	d->cuda = YES;
+	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+		const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
+		pf_autofree char *err = NULL;
+		int r;
+
+		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+			continue;
+		r = ctx->prov->gpu->cuda_dmabuf(ctx, pci->bdf, &err);
+		if (r == 0) {
+			d->cuda = NO;
+			why_add(d, "CUDA reports no DMA-BUF support on %s", pci->bdf);
+			break;
+		}
+		if (r < 0) {
+			d->cuda = UNKNOWN;
+			why_add(d, "CUDA DMA-BUF attribute unknown: %s", err ? err : strerror(-r));
+			break;
+		}
+	}
+}
+
+/* Whether the RDMA devices register DMA-BUF memory (NCCL's probe). */
+static void probe_verbs_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	pf_autofree char *err = NULL;
+	int r = ctx->prov->gpu->verbs_dmabuf(ctx, &err);
+
+	if (r == 1) {
+		d->verbs = YES;
+	} else if (r == 0) {
+		d->verbs = NO;
+		why_add(d, "the RDMA devices cannot register DMA-BUF memory "
+			"(ibv_reg_dmabuf_mr answers EOPNOTSUPP/EPROTONOSUPPORT, or "
+			"rdma-core older than v34)");
+	} else {
+		why_add(d, "DMA-BUF registration unknown: %s", err ? err : strerror(-r));
+	}
+}
+
 static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 {
-	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
 	pf_autofree char *rel = NULL, *ver = NULL;
 	int major, minor, r;
 
@@ -149,47 +195,8 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 	} else if (r == -ENOENT) {
 		d->open_module = NO;
 	}
-
-	/* every GPU on the bus must support it; without an inventory, GPU 0 of CUDA is not enough */
-	if (ctx->node && ctx->node->n_gpus) {
-		d->cuda = YES;
-		for (size_t i = 0; i < ctx->node->n_gpus; i++) {
-			const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
-			pf_autofree char *err = NULL;
-
-			if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
-				continue;
-			r = gpu->cuda_dmabuf(ctx, pci->bdf, &err);
-			if (r == 0) {
-				d->cuda = NO;
-				why_add(d, "CUDA reports no DMA-BUF support on %s", pci->bdf);
-				break;
-			}
-			if (r < 0) {
-				d->cuda = UNKNOWN;
-				why_add(d, "CUDA DMA-BUF attribute unknown: %s", err ? err : strerror(-r));
-				break;
-			}
-		}
-	} else {
-		why_add(d, "no GPU in the inventory to ask CUDA about");
-	}
-
-	{
-		pf_autofree char *err = NULL;
-
-		r = gpu->verbs_dmabuf(ctx, &err);
-		if (r == 1) {
-			d->verbs = YES;
-		} else if (r == 0) {
-			d->verbs = NO;
-			why_add(d, "the RDMA devices cannot register DMA-BUF memory "
-				"(ibv_reg_dmabuf_mr answers EOPNOTSUPP/EPROTONOSUPPORT, or "
-				"rdma-core older than v34)");
-		} else {
-			why_add(d, "DMA-BUF registration unknown: %s", err ? err : strerror(-r));
-		}
-	}
+	probe_cuda_dmabuf(ctx, d);
+	probe_verbs_dmabuf(ctx, d);
 
 	/*
 	 * CUDA's attribute unknown (not recorded, libcuda missing) but the

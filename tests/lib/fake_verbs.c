@@ -544,10 +544,47 @@ static bool has(int mask, int need)
 	return (mask & need) == need;
 }
 
+/* The port an RTR's address vector names (IB: a LID; RoCE: a RoCE v2 GID): 0, or refused. */
+static int rtr_peer(const struct pf_fake_verbs_dev *d, const struct ibv_qp_attr *a,
+		    int *ret_peer)
+{
+	int peer = -1;
+
+	if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		if (a->ah_attr.is_global)
+			return refuse("IB RTR with a GRH (is_global) on one subnet");
+		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
+			if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
+			    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
+				peer = i;
+		if (peer < 0)
+			return refuse("IB RTR dlid is no port's LID");
+	} else {
+		if (!a->ah_attr.is_global)
+			return refuse("RoCE RTR without a GRH (is_global 0)");
+		if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
+			return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
+		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
+			const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
+
+			if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
+			    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
+				    sizeof(union ibv_gid)))
+				peer = i;
+		}
+		if (peer < 0)
+			return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
+		if (!a->ah_attr.grh.hop_limit)
+			return refuse("RoCE RTR hop_limit 0");
+	}
+	*ret_peer = peer;
+	return 0;
+}
+
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	struct pf_fake_verbs_dev *d = dev_of(qp->context);
-	int peer;
+	int peer, r;
 
 	if (!(mask & IBV_QP_STATE))
 		return refuse("no IBV_QP_STATE");
@@ -573,34 +610,9 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			return refuse("RTR path MTU above the port's active MTU");
 		if (a->ah_attr.port_num != 1)
 			return refuse("RTR address vector on another port");
-		peer = -1;
-		if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
-			if (a->ah_attr.is_global)
-				return refuse("IB RTR with a GRH (is_global) on one subnet");
-			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
-				if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
-				    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
-					peer = i;
-			if (peer < 0)
-				return refuse("IB RTR dlid is no port's LID");
-		} else {
-			if (!a->ah_attr.is_global)
-				return refuse("RoCE RTR without a GRH (is_global 0)");
-			if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
-				return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
-			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
-				const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
-
-				if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
-				    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
-					    sizeof(union ibv_gid)))
-					peer = i;
-			}
-			if (peer < 0)
-				return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
-			if (!a->ah_attr.grh.hop_limit)
-				return refuse("RoCE RTR hop_limit 0");
-		}
+		r = rtr_peer(d, a, &peer);
+		if (r)
+			return r;
 		if (a->path_mtu > pf_fake_verbs.devs[peer].active_mtu)
 			return refuse("RTR path MTU above the peer port's active MTU");
 		((struct fqp *)qp)->peer = peer;
@@ -728,6 +740,53 @@ static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64
 	return 0;
 }
 
+/*
+ * The completion status of an RDMA write, as a real HCA decides it: the
+ * lkey must be of the QP's own PD, the rkey of the responder QP's PD (two
+ * contexts: two PDs); then the injected errors.  Called with the lock held.
+ */
+static enum ibv_wc_status wr_status(struct fqp *q, const struct ibv_send_wr *wr,
+				    const struct pf_fake_verbs_dev *d,
+				    const struct pf_fake_verbs_dev *peer, struct fmr **ret_local,
+				    struct fmr **ret_remote)
+{
+	uint64_t len = wr->sg_list[0].length;
+	struct fmr *local, *remote;
+
+	local = *ret_local = find_mr(registry, n_registry, wr->sg_list[0].lkey, false,
+				     wr->sg_list[0].addr, len);
+	remote = *ret_remote = find_mr(registry, n_registry, wr->wr.rdma.rkey, true,
+				       wr->wr.rdma.remote_addr, len);
+	if (!local || local->mr.pd != q->qp.pd)
+		return IBV_WC_LOC_PROT_ERR;
+	if (!remote || fctx_of(remote->mr.context)->idx != q->peer ||
+	    (pd_of_qpn(q->dest_qpn) && remote->mr.pd != pd_of_qpn(q->dest_qpn)))
+		return IBV_WC_REM_ACCESS_ERR;
+	if (d->wc_error || peer->wc_error)
+		return d->wc_error ? d->wc_error : peer->wc_error;
+	if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs == pf_fake_verbs.fail_wr)
+		return pf_fake_verbs.fail_status;
+	return IBV_WC_SUCCESS;
+}
+
+/* The bytes of a successful write land in @remote, corrupted where a test asks. */
+static void wr_write(const struct ibv_send_wr *wr, const struct fmr *remote, bool corrupt)
+{
+	uint64_t len = wr->sg_list[0].length;
+	uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+	uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
+
+	memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+	if (corrupt && len)
+		dst[len / 2] ^= 0xff;
+	if (pf_fake_verbs.corrupt_offset >= 0 && (uint64_t)pf_fake_verbs.corrupt_offset < len)
+		dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
+	if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
+	    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
+		dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
+}
+
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fqp *q = (struct fqp *)qp;
@@ -756,47 +815,17 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 			break;
 		}
 		len = wr->sg_list[0].length;
-		local = find_mr(registry, n_registry, wr->sg_list[0].lkey, false,
-				wr->sg_list[0].addr, len);
-		remote = find_mr(registry, n_registry, wr->wr.rdma.rkey, true,
-				 wr->wr.rdma.remote_addr, len);
-		/*
-		 * as a real HCA: the lkey must be of the QP's own PD, the rkey of
-		 * the responder QP's PD (two contexts: two PDs)
-		 */
-		if (!local || local->mr.pd != qp->pd)
-			st = IBV_WC_LOC_PROT_ERR;
-		else if (!remote || fctx_of(remote->mr.context)->idx != q->peer ||
-			 (pd_of_qpn(q->dest_qpn) && remote->mr.pd != pd_of_qpn(q->dest_qpn)))
-			st = IBV_WC_REM_ACCESS_ERR;
-		else if (d->wc_error || peer->wc_error)
-			st = d->wc_error ? d->wc_error : peer->wc_error;
-		else if (pf_fake_verbs.fail_wr >= 0 && (long)pf_fake_verbs.wrs ==
-			 pf_fake_verbs.fail_wr)
-			st = pf_fake_verbs.fail_status;
+		st = wr_status(q, wr, d, peer, &local, &remote);
 		if (q->error)
 			st = IBV_WC_WR_FLUSH_ERR;
 		q->posted++;
 		pf_fake_verbs.wrs++;
 		if (q->posted - q->freed > pf_fake_verbs.max_outstanding)
 			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
-		if (st == IBV_WC_SUCCESS) {
-			uint8_t *dst = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
-			uint64_t at = wr->wr.rdma.remote_addr - (uint64_t)(uintptr_t)remote->mr.addr;
-
-			memcpy(dst, (void *)(uintptr_t)wr->sg_list[0].addr, len);
-			if ((d->corrupt || peer->corrupt) && len)
-				dst[len / 2] ^= 0xff;
-			if (pf_fake_verbs.corrupt_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_offset < len)
-				dst[pf_fake_verbs.corrupt_offset] ^= 0xff;
-			if (pf_fake_verbs.corrupt_mr_offset >= 0 &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset >= at &&
-			    (uint64_t)pf_fake_verbs.corrupt_mr_offset < at + len)
-				dst[(uint64_t)pf_fake_verbs.corrupt_mr_offset - at] ^= 0xff;
-		} else {
+		if (st == IBV_WC_SUCCESS)
+			wr_write(wr, remote, d->corrupt || peer->corrupt);
+		else
 			q->error = true;
-		}
 		if (c->wire_free_ns < (double)c->clock_ns)
 			c->wire_free_ns = (double)c->clock_ns;
 		rate = d->gpu_gbps > 0 && local && gpu_mem(local) ? d->gpu_gbps : d->gbps;
