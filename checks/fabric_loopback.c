@@ -434,8 +434,7 @@ static int rail_addresses(const struct pf_ctx *ctx, struct plan *p, char **ret_m
 	for (size_t i = 0; i < p->n_rails; i++) {
 		struct rail *r = &p->rails[i];
 		struct pf_ipv4_addrs a = { .n = 0 };
-		int rc = r->ifname && ctx->prov->ipv4_addrs
-				 ? ctx->prov->ipv4_addrs(ctx, r->ifname, &a) : -ENOENT;
+		int rc = r->ifname ? ctx->prov->ipv4_addrs(ctx, r->ifname, &a) : -ENOENT;
 		char *next;
 
 		if (rc == 0 && a.n) {

@@ -952,7 +952,7 @@ static bool judge_socket_family(struct state *st, const struct pf_nccl_iflist *l
 	size_t n_known = 0, n_v4 = 0;
 	struct pf_finding *f;
 
-	if ((fam && !v4_only) || !st->ctx->prov->ipv4_addrs)
+	if (fam && !v4_only)
 		return false; /* AF_INET6 (or a word NCCL ignores): not judged */
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		const struct pf_netdev *nd = &node->netdevs[i];

@@ -123,32 +123,29 @@ static void probe_peermem(const struct pf_ctx *ctx, struct peermem *p)
 		p->loaded = UNKNOWN;
 }
 
-/* CUDA's DMA_BUF_SUPPORTED of every NVIDIA GPU on the bus (GPU 0 of CUDA is not enough). */
-static void probe_cuda_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+/* The kernel release (5.12: DMA-BUF MRs) and whether the NVIDIA module is the open one. */
+static void probe_kernel(const struct pf_ctx *ctx, struct dmabuf *d)
 {
-	if (!ctx->node || !ctx->node->n_gpus) {
-		why_add(d, "no GPU in the inventory to ask CUDA about");
-		return;
-	}
-	d->cuda = YES;
-	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
-		const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
-		pf_autofree char *err = NULL;
-		int r;
+	pf_autofree char *rel = NULL, *ver = NULL;
+	int major, minor, r;
 
-		if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
-			continue;
-		r = ctx->prov->gpu->cuda_dmabuf(ctx, pci->bdf, &err);
-		if (r == 0) {
-			d->cuda = NO;
-			why_add(d, "CUDA reports no DMA-BUF support on %s", pci->bdf);
-			break;
-		}
-		if (r < 0) {
-			d->cuda = UNKNOWN;
-			why_add(d, "CUDA DMA-BUF attribute unknown: %s", err ? err : strerror(-r));
-			break;
-		}
+	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/osrelease", &rel);
+	if (r == 0 && pf_parse_kernel_release(rel, &major, &minor) == 0) {
+		snprintf(d->kernel_release, sizeof(d->kernel_release), "%s", rel);
+		/* upstream 5.12; RHEL 8 and others backport it: reported, not a gate */
+		d->kernel = major > 5 || (major == 5 && minor >= 12) ? YES : NO;
+	}
+
+	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &ver);
+	if (r == 0) {
+		char v[32];
+		bool open;
+
+		/* CUDA's DMA_BUF_SUPPORTED answers for the module: reported, not a gate */
+		if (pf_parse_nvidia_version(ver, v, sizeof(v), &open) == 0)
+			d->open_module = open ? YES : NO;
+	} else if (r == -ENOENT) {
+		d->open_module = NO;
 	}
 }
 
@@ -172,30 +169,37 @@ static void probe_verbs_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 
 static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 {
-	pf_autofree char *rel = NULL, *ver = NULL;
-	int major, minor, r;
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	int r;
 
 	d->kernel = d->open_module = d->cuda = d->verbs = UNKNOWN;
+	probe_kernel(ctx, d);
 
-	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/osrelease", &rel);
-	if (r == 0 && pf_parse_kernel_release(rel, &major, &minor) == 0) {
-		snprintf(d->kernel_release, sizeof(d->kernel_release), "%s", rel);
-		/* upstream 5.12; RHEL 8 and others backport it: reported, not a gate */
-		d->kernel = major > 5 || (major == 5 && minor >= 12) ? YES : NO;
+	/* every GPU on the bus must support it; without an inventory, GPU 0 of CUDA is not enough */
+	if (ctx->node && ctx->node->n_gpus) {
+		d->cuda = YES;
+		for (size_t i = 0; i < ctx->node->n_gpus; i++) {
+			const struct pf_pci_dev *pci = &ctx->node->pci[ctx->node->gpus[i].pci];
+			pf_autofree char *err = NULL;
+
+			if (pci->vendor != PF_PCI_VENDOR_NVIDIA)
+				continue;
+			r = gpu->cuda_dmabuf(ctx, pci->bdf, &err);
+			if (r == 0) {
+				d->cuda = NO;
+				why_add(d, "CUDA reports no DMA-BUF support on %s", pci->bdf);
+				break;
+			}
+			if (r < 0) {
+				d->cuda = UNKNOWN;
+				why_add(d, "CUDA DMA-BUF attribute unknown: %s", err ? err : strerror(-r));
+				break;
+			}
+		}
+	} else {
+		why_add(d, "no GPU in the inventory to ask CUDA about");
 	}
 
-	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &ver);
-	if (r == 0) {
-		char v[32];
-		bool open;
-
-		/* CUDA's DMA_BUF_SUPPORTED answers for the module: reported, not a gate */
-		if (pf_parse_nvidia_version(ver, v, sizeof(v), &open) == 0)
-			d->open_module = open ? YES : NO;
-	} else if (r == -ENOENT) {
-		d->open_module = NO;
-	}
-	probe_cuda_dmabuf(ctx, d);
 	probe_verbs_dmabuf(ctx, d);
 
 	/*
@@ -223,7 +227,7 @@ static void probe_gdr(const struct pf_ctx *ctx, struct dmabuf *d)
 	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
 
 	d->gdr = UNKNOWN;
-	if (!gpu->cuda_gdr || !ctx->node || !ctx->node->n_gpus)
+	if (!ctx->node || !ctx->node->n_gpus)
 		return;
 	d->gdr = YES;
 	for (size_t i = 0; i < ctx->node->n_gpus; i++) {

@@ -379,8 +379,7 @@ static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *sh
 	int n_shared = 0, n_missing = 0;
 
 	for (int i = 0; i < n; i++) {
-		int r = ctx->prov->ipv4_addrs ? ctx->prov->ipv4_addrs(ctx, rails[i], &addrs[i])
-					       : -ENOENT;
+		int r = ctx->prov->ipv4_addrs(ctx, rails[i], &addrs[i]);
 		char *next;
 
 		if (r == -ENOENT || r == -ENODEV) {

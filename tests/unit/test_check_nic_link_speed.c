@@ -232,7 +232,7 @@ static void test_linkmodes_provider(void **state)
 	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_PASS);
 	run_free(&r);
 
-	prov.linkmodes = NULL; /* a table without the function: sysfs speed */
+	prov.linkmodes = pf_providers_none.linkmodes; /* a table without the fact: sysfs speed */
 	run_on(&r, "--gpus 2 --nics 2 --link-layer eth", &prov, NULL);
 	assert_int_equal(r.res.status, PF_STATUS_PASS);
 	run_free(&r);
