@@ -129,49 +129,15 @@ static void test_missing_entries(void **state)
 	assert_string_equal(pf_euid_note(&ctx, buf), "");
 }
 
-/*
- * Every member of struct pf_providers, by name: the size check fails when a
- * member is added without being listed here.
- */
-#define PROVIDER_MEMBERS(X)                                                                  \
-	X(memlock) X(gpu) X(ethtool) X(linkmodes) X(pause) X(ethtool_stats) X(pfc)        \
-	X(ipv4_addrs) X(ip_rules) X(nv_query) X(page_size) X(wait) X(verbs) X(env) X(euid) \
-	X(rdmacm) X(job_user) X(devnodes)
-#define COUNT(m) +1
-_Static_assert(sizeof(struct pf_providers) == (1 PROVIDER_MEMBERS(COUNT)) * sizeof(void *),
-	       "a member of struct pf_providers is missing from PROVIDER_MEMBERS");
-#define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr)
-_Static_assert(sizeof(struct pf_gpu_provider) == (0 GPU_MEMBERS(COUNT)) * sizeof(void *),
-	       "a member of struct pf_gpu_provider is missing from GPU_MEMBERS");
-_Static_assert(sizeof(struct pf_ethtool_ops) == 2 * sizeof(void *),
-	       "a member of struct pf_ethtool_ops is not checked");
-
-static void assert_complete(const struct pf_providers *p)
-{
-#define NOT_NULL(m)                                                                        \
-	if (!p->m)                                                                         \
-		fail_msg("providers '%s': member %s is NULL", p->name, #m);
-#define GPU_NOT_NULL(m)                                                                    \
-	if (!p->gpu->m)                                                                    \
-		fail_msg("providers '%s': gpu->%s is NULL", p->name, #m);
-	assert_non_null(p->name);
-	PROVIDER_MEMBERS(NOT_NULL)
-	GPU_MEMBERS(GPU_NOT_NULL)
-	if (!p->ethtool->genl || !p->ethtool->ioctl)
-		fail_msg("providers '%s': an ethtool op is NULL", p->name);
-#undef NOT_NULL
-#undef GPU_NOT_NULL
-}
-
 static void test_no_null_member(void **state)
 {
 	(void)state;
-	assert_complete(&pf_providers_live);
-	assert_complete(&pf_providers_recorded);
-	assert_complete(&pf_providers_none);
-	assert_complete(pf_fake_providers());
-	assert_complete(pf_fake_verbs_providers());
-	assert_complete(pf_fake_fabric_providers());
+	pf_test_assert_providers_complete(&pf_providers_live);
+	pf_test_assert_providers_complete(&pf_providers_recorded);
+	pf_test_assert_providers_complete(&pf_providers_none);
+	pf_test_assert_providers_complete(pf_fake_providers());
+	pf_test_assert_providers_complete(pf_fake_verbs_providers());
+	pf_test_assert_providers_complete(pf_fake_fabric_providers());
 }
 
 /* The empty table answers -ENOSYS everywhere, traffic and GPU tables included. */

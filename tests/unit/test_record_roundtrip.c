@@ -252,6 +252,7 @@ static const struct pf_providers *fake_live(void)
 	p.euid = fake_euid;
 	p.job_user = fake_job_user;
 	p.devnodes = fake_devnodes;
+	pf_test_assert_providers_complete(&p);
 	return &p;
 }
 

@@ -257,6 +257,7 @@ static void snapshot(const char *src, const char *dst, const struct pf_providers
 	struct pf_fs *fs = NULL;
 	char *err = NULL;
 
+	pf_test_assert_providers_complete(prov);
 	assert_int_equal(pf_fs_open(src, &fs), 0);
 	if (pf_snapshot_write(fs, dst, &opts, st, &err) < 0)
 		fail_msg("snapshot failed: %s", err);
