@@ -167,6 +167,7 @@ static void run(struct fixture *fx, const struct pf_providers *prov, const char 
 	ctx.node = load(fx, &fs);
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
+	pf_test_assert_providers_complete(ctx.prov);
 	r.check = c;
 	pf_run_inline(&ctx, &r);
 	*res = r.res;

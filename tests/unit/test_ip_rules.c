@@ -224,6 +224,7 @@ static const struct pf_providers *rules_only(void)
 	p = pf_providers_none;
 	p.name = "rules-only";
 	p.ip_rules = pf_live_ip_rules;
+	pf_test_assert_providers_complete(&p);
 	return &p;
 }
 
