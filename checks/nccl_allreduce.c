@@ -290,7 +290,7 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 			return pf_skip(res, "%zu NVIDIA GPU%s on the PCI bus: an all-reduce needs at "
 				       "least 2", on_bus, on_bus == 1 ? "" : "s");
 	}
-	r = gpu->cuda(&cu, &err);
+	r = gpu->cuda(ctx, &cu, &err);
 	if (r == -ENOMEDIUM)
 		return pf_skip(res, "the all-reduce only runs on the live node, not under a "
 			       "recorded root");
@@ -314,7 +314,7 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 			       n == 1 ? "" : "s");
 	if (n > MAX_GPUS)
 		n = MAX_GPUS;
-	r = gpu->nccl(&nc, &nerr);
+	r = gpu->nccl(ctx, &nc, &nerr);
 	if (r < 0) {
 		f = pf_add(res, PF_STATUS_ERROR, "nccl", "%s", nerr);
 		pf_remedy(f, "install NCCL (the libnccl2 package) or set PF_NCCL_PATH");

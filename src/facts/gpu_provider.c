@@ -121,7 +121,7 @@ static int live_cuda_attr(const struct pf_ctx *ctx, const char *bdf, int attr,
 		*ret_err = pf_xstrdup("no GPU provider");
 		return -ENODEV;
 	}
-	r = ctx->prov->gpu->cuda(&cu, ret_err);
+	r = ctx->prov->gpu->cuda(ctx, &cu, ret_err);
 	if (r < 0)
 		return r;
 	n = pf_cuda_devices(cu, &bdfs, &cr);
@@ -206,28 +206,43 @@ static int recorded_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **r
 	return recorded_cuda_attr(ctx, "gdr_supported", bdf, ret_err);
 }
 
-static int recorded_cuda(const struct pf_cuda_table **ret, char **ret_err)
+static int recorded_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("CUDA is only queried on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
-static int recorded_nvml(const struct pf_nvml_table **ret, char **ret_err)
+static int recorded_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("NVML is only queried on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
-static int recorded_nccl(const struct pf_nccl_table **ret, char **ret_err)
+static int recorded_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("NCCL only runs on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
+static int live_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
+{
+	return pf_dl_cuda(ret, ret_err);
+}
+
+static int live_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
+{
+	return pf_dl_nvml(ret, ret_err);
+}
+
+static int live_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
+{
+	return pf_dl_nccl(ret, ret_err);
+}
+
 const struct pf_gpu_provider pf_gpu_live = {
-	.cuda = pf_dl_cuda,
-	.nvml = pf_dl_nvml,
-	.nccl = pf_dl_nccl,
+	.cuda = live_cuda,
+	.nvml = live_nvml,
+	.nccl = live_nccl,
 	.kmsg = pf_gpu_live_kmsg,
 	.verbs_dmabuf = pf_gpu_live_verbs_dmabuf,
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
@@ -250,17 +265,17 @@ static int none_table(char **ret_err)
 	return -ENOSYS;
 }
 
-static int none_cuda(const struct pf_cuda_table **ret, char **ret_err)
+static int none_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
 {
 	return none_table(ret_err);
 }
 
-static int none_nvml(const struct pf_nvml_table **ret, char **ret_err)
+static int none_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
 {
 	return none_table(ret_err);
 }
 
-static int none_nccl(const struct pf_nccl_table **ret, char **ret_err)
+static int none_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
 {
 	return none_table(ret_err);
 }
@@ -302,7 +317,7 @@ int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_
 		*ret_err = pf_xstrdup("no CUDA provider");
 		return -ENOSYS;
 	}
-	r = gp->cuda(ret_cu, ret_err);
+	r = gp->cuda(ctx, ret_cu, ret_err);
 	if (r < 0)
 		return r;
 	n = pf_cuda_devices(*ret_cu, ret_bdfs, &cr);

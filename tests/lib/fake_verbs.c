@@ -344,10 +344,11 @@ static pf_CUresult w_cuMemFree(pf_CUdeviceptr p)
 	return CUDA_LOCKED(real_cuda->cuMemFree(p));
 }
 
-static int wrapped_cuda(const struct pf_cuda_table **ret, char **ret_err)
+static int wrapped_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret,
+			char **ret_err)
 {
 	const struct pf_cuda_table *real;
-	int r = pf_fake_gpu_provider.cuda(&real, ret_err);
+	int r = pf_fake_gpu_provider.cuda(ctx, &real, ret_err);
 
 	if (r < 0)
 		return r;
@@ -370,7 +371,7 @@ const struct pf_cuda_table *pf_fake_verbs_cuda(void)
 	const struct pf_cuda_table *t = NULL;
 	char *err = NULL;
 
-	wrapped_cuda(&t, &err);
+	wrapped_cuda(NULL, &t, &err);
 	free(err);
 	return t;
 }

@@ -161,7 +161,7 @@ static void test_none_answers_enosys(void **state)
 	assert_null(err);
 	assert_int_equal(p->nv_query(&ctx, "0000:17:00.0", "X", &text), -ENOSYS);
 	assert_int_equal(p->ethtool->ioctl("eth0", NULL), -ENOSYS);
-	assert_int_equal(p->gpu->cuda(&cu, &err), -ENOSYS);
+	assert_int_equal(p->gpu->cuda(&ctx, &cu, &err), -ENOSYS);
 	assert_string_equal(err, "no GPU provider");
 	free(err);
 	err = NULL;
