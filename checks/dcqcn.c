@@ -190,7 +190,7 @@ static void judge_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg,
 		snprintf(vt->why, sizeof(vt->why), "not an NVIDIA/Mellanox NIC");
 		return;
 	}
-	if (!ctx->prov || !ctx->prov->nv_query) {
+	if (!ctx->prov) {
 		snprintf(vt->why, sizeof(vt->why), "no firmware configuration reader");
 		return;
 	}

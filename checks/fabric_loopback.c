@@ -434,8 +434,7 @@ static int rail_addresses(const struct pf_ctx *ctx, struct plan *p, char **ret_m
 	for (size_t i = 0; i < p->n_rails; i++) {
 		struct rail *r = &p->rails[i];
 		struct pf_ipv4_addrs a = { .n = 0 };
-		int rc = r->ifname && ctx->prov->ipv4_addrs
-				 ? ctx->prov->ipv4_addrs(ctx, r->ifname, &a) : -ENOENT;
+		int rc = r->ifname ? ctx->prov->ipv4_addrs(ctx, r->ifname, &a) : -ENOENT;
 		char *next;
 
 		if (rc == 0 && a.n) {
@@ -1123,9 +1122,6 @@ static int plan_or_skip(struct run *x, struct plan *p)
 	if (cfg->rail_only)
 		return pf_skip(x->res, "rail-only fabric (fabric_loopback.rail_only): the rails do "
 			       "not reach each other by design"), 1;
-	if (!x->ctx->prov->verbs)
-		return pf_skip(x->res, "a recorded root cannot send traffic: run fabric_loopback on "
-			       "the node itself"), 1;
 	return 0;
 }
 
@@ -1134,9 +1130,13 @@ static int open_verbs(struct run *x)
 {
 	pf_autofree char *err = NULL;
 	struct ibv_device **list;
-	int n_dev = 0;
+	int n_dev = 0, r;
 
-	if (x->ctx->prov->verbs(&x->api, &err) < 0) {
+	r = x->ctx->prov->verbs(x->ctx, &x->api, &err);
+	if (r == -ENOMEDIUM)
+		return pf_skip(x->res, "a recorded root cannot send traffic: run fabric_loopback on "
+			       "the node itself"), 1;
+	if (r < 0) {
 		struct pf_finding *f = pf_add(x->res, PF_STATUS_ERROR, NULL, "%s", err);
 
 		pf_remedy(f, "apt-get install ibverbs-providers (Debian/Ubuntu) or dnf install "
@@ -1172,10 +1172,7 @@ static int choose_connection(struct run *x, struct plan *p)
 				strerror(-r));
 	p->cm = !strcmp(cfg->connect, "rdma_cm") ||
 		(!strcmp(cfg->connect, "auto") && (x->ll == PF_LINK_ETH || r == 0));
-	if (p->cm && x->ctx->prov->rdmacm)
-		r = x->ctx->prov->rdmacm(&x->cm, &cm_err);
-	else
-		r = p->cm ? -ENOSYS : 0;
+	r = p->cm ? x->ctx->prov->rdmacm(x->ctx, &x->cm, &cm_err) : 0;
 	if (r < 0 && x->ll == PF_LINK_IB && !strcmp(cfg->connect, "auto")) {
 		x->note = pf_xasprintf("LID/QPN in-process: %s", cm_err ? cm_err : "no librdmacm");
 		p->cm = false;
@@ -1306,7 +1303,7 @@ static void run_rounds(struct run *x, struct plan *p)
 	const struct pf_ctx *ctx = x->ctx;
 	uint64_t page_size = 0;
 
-	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
+	if (ctx->prov->page_size(ctx, &page_size) < 0)
 		page_size = 0;
 	p->before = pf_xcalloc((size_t)p->n_rounds * p->n_rails, sizeof(*p->before));
 	p->after = pf_xcalloc((size_t)p->n_rounds * p->n_rails, sizeof(*p->after));

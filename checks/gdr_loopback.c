@@ -860,10 +860,10 @@ static int open_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret_
 		return pf_error(res, -ENODATA, "no node inventory");
 	if (!ctx->node->n_rdma)
 		return pf_skip(res, "no RDMA devices in /sys/class/infiniband");
-	if (!ctx->prov->verbs)
+	r = ctx->prov->verbs(ctx, ret_api, &err);
+	if (r == -ENOMEDIUM)
 		return pf_skip(res, "a recorded root cannot send traffic: run gdr_loopback on the "
 			       "node itself");
-	r = ctx->prov->verbs(ret_api, &err);
 	if (r < 0) {
 		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, NULL, "%s", err);
 
@@ -1070,7 +1070,7 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	}
 	plan_cuda(ctx, &p, &cu, res);
 	/* DMA-BUF ranges are whole pages of the node's page size (0: the engine asks) */
-	if (ctx->prov->page_size && ctx->prov->page_size(ctx, &page_size) < 0)
+	if (ctx->prov->page_size(ctx, &page_size) < 0)
 		page_size = 0;
 	jobs = pf_xcalloc(p.n_nics + p.n_pairs + 1, sizeof(*jobs));
 	run_host(ctx, cfg, api, &p, page_size, jobs, res);

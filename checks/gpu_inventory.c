@@ -325,7 +325,7 @@ static void cuda_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	int n, r, ver = 0, seen;
 
 	*ret_ver = -1;
-	r = ctx->prov->gpu->cuda(&cu, &err);
+	r = ctx->prov->gpu->cuda(ctx, &cu, &err);
 	if (r == -ENOMEDIUM) {
 		pf_add(res, PF_STATUS_SKIP, "cuda", "%s", err);
 		*ret_why = pf_xasprintf("%s", err ? err : "CUDA is not queried here");
@@ -435,7 +435,7 @@ static void nvml_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 	char msg[160], ver[96] = "";
 	unsigned int n = 0, matched = 0;
 
-	if (ctx->prov->gpu->nvml(&nv, &err) < 0) {
+	if (ctx->prov->gpu->nvml(ctx, &nv, &err) < 0) {
 		pf_add(res, PF_STATUS_SKIP, "nvml", "%s; persistence mode, retired pages and row "
 		       "remapping not checked", err ? err : "NVML unavailable");
 		return;
@@ -1036,7 +1036,7 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 		pf_add(res, PF_STATUS_ERROR, NULL, "the node inventory was not loaded");
 		return -ENODATA;
 	}
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider (%s providers)",
 		       ctx->prov ? ctx->prov->name : "no");
 		return -ENODEV;

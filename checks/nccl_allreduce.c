@@ -275,10 +275,11 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 	pf_CUresult cr;
 	int n, r, code = 0;
 
-	if (!ctx->prov || !(gpu = ctx->prov->gpu)) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}
+	gpu = ctx->prov->gpu;
 	if (ctx->node) {
 		size_t on_bus = 0;
 
@@ -289,7 +290,7 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 			return pf_skip(res, "%zu NVIDIA GPU%s on the PCI bus: an all-reduce needs at "
 				       "least 2", on_bus, on_bus == 1 ? "" : "s");
 	}
-	r = gpu->cuda(&cu, &err);
+	r = gpu->cuda(ctx, &cu, &err);
 	if (r == -ENOMEDIUM)
 		return pf_skip(res, "the all-reduce only runs on the live node, not under a "
 			       "recorded root");
@@ -313,7 +314,7 @@ static int open_libraries(const struct pf_ctx *ctx, struct bench *b, char *ver, 
 			       n == 1 ? "" : "s");
 	if (n > MAX_GPUS)
 		n = MAX_GPUS;
-	r = gpu->nccl(&nc, &nerr);
+	r = gpu->nccl(ctx, &nc, &nerr);
 	if (r < 0) {
 		f = pf_add(res, PF_STATUS_ERROR, "nccl", "%s", nerr);
 		pf_remedy(f, "install NCCL (the libnccl2 package) or set PF_NCCL_PATH");

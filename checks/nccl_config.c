@@ -136,7 +136,7 @@ static void load_conf(struct state *st)
 	bool recorded_env = pf_fs_is_live(ctx->fs) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
 	int r;
 
-	st->user_known = ctx->prov->job_user && ctx->prov->job_user(ctx, &st->user) == 0;
+	st->user_known = ctx->prov->job_user(ctx, &st->user) == 0;
 	r = pf_env(ctx, "SLURM_SCRIPT_CONTEXT", &script);
 	if (r == -ENOSYS || !recorded_env) {
 		st->env_note = "the environment was not recorded: only the files are judged";
@@ -463,6 +463,63 @@ static bool gid_rules_changed(struct state *st)
 	return true;
 }
 
+/* One judged port: its index @idx holds an address GID (@v4: IPv4) described by @desc. */
+static void gid_usable(struct state *st, const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+		       const char *subject, long idx, bool v4, bool want_v4, const char *desc)
+{
+	struct pf_finding *f;
+	/* the other family than NCCL's own choice: peers on that family differ */
+	long fix = v4 == want_v4 ? -1 : auto_gid(st->ctx, d->name, p->num, want_v4);
+
+	if (fix >= 0) {
+		f = pf_add(st->res, PF_STATUS_WARN, subject, "NCCL_IB_GID_INDEX="
+			   "%ld: %s, an %s address while the port has %s RoCE "
+			   "v2 GIDs: the index NCCL should use here is %ld (nodes "
+			   "whose index %ld is %s cannot reach this one)", idx, desc,
+			   v4 ? "IPv4" : "IPv6", want_v4 ? "IPv4" : "IPv6", fix,
+			   idx, want_v4 ? "IPv4" : "IPv6");
+		pf_exp_num(f, "gid_index", (double)fix);
+		pf_remedy(f, "unset NCCL_IB_GID_INDEX (NCCL picks per port) or "
+			  "remove the extra address; NCCL_IB_ADDR_FAMILY=AF_INET6 "
+			  "if the fabric is IPv6");
+	} else {
+		f = pf_add(st->res, PF_STATUS_PASS, subject, "NCCL_IB_GID_INDEX=%ld: %s", idx, desc);
+	}
+	pf_obs_str(f, "gid", desc);
+}
+
+/* One judged port whose index @idx is no RoCE v2 address GID: the fail; returns NCCL's index. */
+static long gid_unusable(struct state *st, const struct pf_rdma_dev *d,
+			 const struct pf_rdma_port *p, const char *subject, long idx, bool want_v4,
+			 const char *desc)
+{
+	long fix = auto_gid(st->ctx, d->name, p->num, want_v4);
+	struct pf_finding *f;
+	char fixmsg[96];
+
+	if (fix >= 0)
+		snprintf(fixmsg, sizeof(fixmsg), "the index NCCL should use here is %ld", fix);
+	else
+		snprintf(fixmsg, sizeof(fixmsg), "no index fits: the port has no RoCE v2 "
+			 "GID with an address");
+	f = pf_add(st->res, PF_STATUS_FAIL, subject, "NCCL_IB_GID_INDEX=%ld (%s) is not a "
+		   "RoCE v2 GID with an address on this port (%s): its QPs cannot "
+		   "connect, or go over RoCE v1 / link-local; %s", idx,
+		   origin(st, "NCCL_IB_GID_INDEX"), desc, fixmsg);
+	pf_obs_str(f, "gid", desc);
+	pf_obs_num(f, "gid_index", (double)idx);
+	if (fix >= 0) {
+		pf_exp_num(f, "gid_index", (double)fix);
+		pf_remedy(f, "NCCL's own choice here is %ld: unset NCCL_IB_GID_INDEX (NCCL "
+			  "picks per port) or set it to %ld; show_gids lists the table",
+			  fix, fix);
+	} else {
+		pf_remedy(f, "give the netdev of %s an IP address (RoCE v2 GIDs follow "
+			  "the addresses); show_gids lists the table", subject);
+	}
+	return fix;
+}
+
 static void judge_gid(struct state *st)
 {
 	const struct pf_node *node = st->node;
@@ -488,9 +545,7 @@ static void judge_gid(struct state *st)
 			const struct pf_rdma_port *p = &d->ports[j];
 			pf_autofree char *desc = NULL;
 			char subject[96];
-			struct pf_finding *f;
 			bool v4 = false;
-			char fixmsg[96];
 			long fix;
 			int r;
 
@@ -506,52 +561,14 @@ static void judge_gid(struct state *st)
 				continue;
 			}
 			if (r == 1) {
-				/* the other family than NCCL's own choice: peers on that family differ */
-				fix = v4 == want_v4 ? -1 : auto_gid(st->ctx, d->name, p->num, want_v4);
-				if (fix >= 0) {
-					f = pf_add(st->res, PF_STATUS_WARN, subject, "NCCL_IB_GID_INDEX="
-						   "%ld: %s, an %s address while the port has %s RoCE "
-						   "v2 GIDs: the index NCCL should use here is %ld (nodes "
-						   "whose index %ld is %s cannot reach this one)", idx, desc,
-						   v4 ? "IPv4" : "IPv6", want_v4 ? "IPv4" : "IPv6", fix,
-						   idx, want_v4 ? "IPv4" : "IPv6");
-					pf_exp_num(f, "gid_index", (double)fix);
-					pf_remedy(f, "unset NCCL_IB_GID_INDEX (NCCL picks per port) or "
-						  "remove the extra address; NCCL_IB_ADDR_FAMILY=AF_INET6 "
-						  "if the fabric is IPv6");
-				} else {
-					f = pf_add(st->res, PF_STATUS_PASS, subject,
-						   "NCCL_IB_GID_INDEX=%ld: %s", idx, desc);
-				}
-				pf_obs_str(f, "gid", desc);
+				gid_usable(st, d, p, subject, idx, v4, want_v4, desc);
 				continue;
 			}
 			bad++;
-			fix = auto_gid(st->ctx, d->name, p->num, want_v4);
+			fix = gid_unusable(st, d, p, subject, idx, want_v4, desc);
 			if (first_fix == -2)
 				first_fix = fix;
 			same_fix = same_fix && fix == first_fix;
-			if (fix >= 0)
-				snprintf(fixmsg, sizeof(fixmsg), "the index NCCL should use here is %ld",
-					 fix);
-			else
-				snprintf(fixmsg, sizeof(fixmsg), "no index fits: the port has no RoCE v2 "
-					 "GID with an address");
-			f = pf_add(st->res, PF_STATUS_FAIL, subject, "NCCL_IB_GID_INDEX=%ld (%s) is not a "
-				   "RoCE v2 GID with an address on this port (%s): its QPs cannot "
-				   "connect, or go over RoCE v1 / link-local; %s", idx,
-				   origin(st, "NCCL_IB_GID_INDEX"), desc, fixmsg);
-			pf_obs_str(f, "gid", desc);
-			pf_obs_num(f, "gid_index", (double)idx);
-			if (fix >= 0) {
-				pf_exp_num(f, "gid_index", (double)fix);
-				pf_remedy(f, "NCCL's own choice here is %ld: unset NCCL_IB_GID_INDEX (NCCL "
-					  "picks per port) or set it to %ld; show_gids lists the table",
-					  fix, fix);
-			} else {
-				pf_remedy(f, "give the netdev of %s an IP address (RoCE v2 GIDs follow "
-					  "the addresses); show_gids lists the table", subject);
-			}
 		}
 	}
 	if (!n_judged)
@@ -578,10 +595,6 @@ static int dmabuf_works(const struct state *st, char *why, size_t len)
 	char *err = NULL;
 	int v, r;
 
-	if (!gpu || !gpu->verbs_dmabuf || !gpu->cuda_dmabuf) {
-		snprintf(why, len, "no peer-memory module, and the DMA-BUF path cannot be probed");
-		return -1;
-	}
 	v = gpu->verbs_dmabuf(ctx, &err);
 	free(err);
 	err = NULL;
@@ -939,7 +952,7 @@ static bool judge_socket_family(struct state *st, const struct pf_nccl_iflist *l
 	size_t n_known = 0, n_v4 = 0;
 	struct pf_finding *f;
 
-	if ((fam && !v4_only) || !st->ctx->prov->ipv4_addrs)
+	if (fam && !v4_only)
 		return false; /* AF_INET6 (or a word NCCL ignores): not judged */
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		const struct pf_netdev *nd = &node->netdevs[i];
@@ -1145,7 +1158,7 @@ static void judge_devnodes(struct state *st)
 
 	if (!node->n_rdma)
 		return;
-	r = ctx->prov->devnodes ? ctx->prov->devnodes(ctx, "/dev/infiniband", &dn) : -ENOSYS;
+	r = ctx->prov->devnodes(ctx, "/dev/infiniband", &dn);
 	if (r < 0 && (r != -ENOENT || !live)) {
 		pf_add(st->res, PF_STATUS_SKIP, "/dev/infiniband", "device nodes not %s (%s): "
 		       "uverbs/rdma_cm not judged", live ? "listed" : "recorded", strerror(-r));

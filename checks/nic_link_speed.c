@@ -296,8 +296,7 @@ static int64_t netdev_speed(const struct pf_ctx *ctx, const struct pf_netdev *nd
 {
 	struct pf_linkmodes lm;
 
-	if (ctx->prov && ctx->prov->linkmodes &&
-	    ctx->prov->linkmodes(ctx, nd->name, &lm) == 0 && lm.speed_mbps != PF_SPEED_UNKNOWN) {
+	if (ctx->prov && ctx->prov->linkmodes(ctx, nd->name, &lm) == 0 && lm.speed_mbps != PF_SPEED_UNKNOWN) {
 		*ret_src = "ethtool";
 		return lm.speed_mbps;
 	}

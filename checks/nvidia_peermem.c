@@ -123,13 +123,11 @@ static void probe_peermem(const struct pf_ctx *ctx, struct peermem *p)
 		p->loaded = UNKNOWN;
 }
 
-static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+/* The kernel release (5.12: DMA-BUF MRs) and whether the NVIDIA module is the open one. */
+static void probe_kernel(const struct pf_ctx *ctx, struct dmabuf *d)
 {
-	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
 	pf_autofree char *rel = NULL, *ver = NULL;
 	int major, minor, r;
-
-	d->kernel = d->open_module = d->cuda = d->verbs = UNKNOWN;
 
 	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/osrelease", &rel);
 	if (r == 0 && pf_parse_kernel_release(rel, &major, &minor) == 0) {
@@ -149,6 +147,33 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 	} else if (r == -ENOENT) {
 		d->open_module = NO;
 	}
+}
+
+/* Whether the RDMA devices register DMA-BUF memory (NCCL's probe). */
+static void probe_verbs_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	pf_autofree char *err = NULL;
+	int r = ctx->prov->gpu->verbs_dmabuf(ctx, &err);
+
+	if (r == 1) {
+		d->verbs = YES;
+	} else if (r == 0) {
+		d->verbs = NO;
+		why_add(d, "the RDMA devices cannot register DMA-BUF memory "
+			"(ibv_reg_dmabuf_mr answers EOPNOTSUPP/EPROTONOSUPPORT, or "
+			"rdma-core older than v34)");
+	} else {
+		why_add(d, "DMA-BUF registration unknown: %s", err ? err : strerror(-r));
+	}
+}
+
+static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
+{
+	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
+	int r;
+
+	d->kernel = d->open_module = d->cuda = d->verbs = UNKNOWN;
+	probe_kernel(ctx, d);
 
 	/* every GPU on the bus must support it; without an inventory, GPU 0 of CUDA is not enough */
 	if (ctx->node && ctx->node->n_gpus) {
@@ -175,21 +200,7 @@ static void probe_dmabuf(const struct pf_ctx *ctx, struct dmabuf *d)
 		why_add(d, "no GPU in the inventory to ask CUDA about");
 	}
 
-	{
-		pf_autofree char *err = NULL;
-
-		r = gpu->verbs_dmabuf(ctx, &err);
-		if (r == 1) {
-			d->verbs = YES;
-		} else if (r == 0) {
-			d->verbs = NO;
-			why_add(d, "the RDMA devices cannot register DMA-BUF memory "
-				"(ibv_reg_dmabuf_mr answers EOPNOTSUPP/EPROTONOSUPPORT, or "
-				"rdma-core older than v34)");
-		} else {
-			why_add(d, "DMA-BUF registration unknown: %s", err ? err : strerror(-r));
-		}
-	}
+	probe_verbs_dmabuf(ctx, d);
 
 	/*
 	 * CUDA's attribute unknown (not recorded, libcuda missing) but the
@@ -216,7 +227,7 @@ static void probe_gdr(const struct pf_ctx *ctx, struct dmabuf *d)
 	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
 
 	d->gdr = UNKNOWN;
-	if (!gpu->cuda_gdr || !ctx->node || !ctx->node->n_gpus)
+	if (!ctx->node || !ctx->node->n_gpus)
 		return;
 	d->gdr = YES;
 	for (size_t i = 0; i < ctx->node->n_gpus; i++) {
@@ -269,7 +280,7 @@ static int applies(const struct pf_ctx *ctx, struct pf_result *res)
 {
 	size_t n_gpus = 0;
 
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		pf_add(res, PF_STATUS_ERROR, NULL, "no GPU provider");
 		return -ENODEV;
 	}

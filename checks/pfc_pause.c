@@ -645,8 +645,6 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
-	if (!prov->pfc || !prov->pause || !prov->ethtool_stats || !prov->wait)
-		return pf_error(res, -ENOSYS, "providers '%s' lack PFC/pause facts", prov->name);
 
 	n = collect(ctx->node, pf_fs_is_live(ctx->fs), res, &nds, &ports);
 	if (ports == 0)

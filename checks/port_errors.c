@@ -486,7 +486,7 @@ static int sample_window(const struct pf_ctx *ctx, const struct port_errors_cfg 
 {
 	int r;
 
-	if (!ctx->prov || !ctx->prov->wait)
+	if (!ctx->prov)
 		return pf_error(res, -ENOSYS, "no wait provider (%s providers)",
 				ctx->prov ? ctx->prov->name : "no");
 	pf_progress(ctx, "%zu port%s, sampling for %.1f s", n, n == 1 ? "" : "s",

@@ -379,8 +379,7 @@ static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *sh
 	int n_shared = 0, n_missing = 0;
 
 	for (int i = 0; i < n; i++) {
-		int r = ctx->prov->ipv4_addrs ? ctx->prov->ipv4_addrs(ctx, rails[i], &addrs[i])
-					       : -ENOENT;
+		int r = ctx->prov->ipv4_addrs(ctx, rails[i], &addrs[i]);
 		char *next;
 
 		if (r == -ENOENT || r == -ENODEV) {
@@ -612,7 +611,7 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 	iprules = pf_xcalloc(1, sizeof(*iprules));
 	rl = (struct rails){ .names = names, .n = n, .shared = shared, .addrs = addrs,
 			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_fs_is_live(ctx->fs) };
-	if (ctx->prov && ctx->prov->ip_rules) {
+	if (ctx->prov) {
 		int r = ctx->prov->ip_rules(ctx, iprules);
 
 		rl.rules_r = r < 0 ? r : 0;

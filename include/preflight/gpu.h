@@ -126,9 +126,9 @@ int pf_dl_nccl(const struct pf_nccl_table **ret, char **ret_err);
  */
 struct pf_gpu_provider {
 	/* Symbol tables.  The recorded provider answers -ENOMEDIUM: not the live node. */
-	int (*cuda)(const struct pf_cuda_table **ret, char **ret_err);
-	int (*nvml)(const struct pf_nvml_table **ret, char **ret_err);
-	int (*nccl)(const struct pf_nccl_table **ret, char **ret_err);
+	int (*cuda)(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err);
+	int (*nvml)(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err);
+	int (*nccl)(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err);
 	/*
 	 * The kernel log as text, /dev/kmsg records or dmesg lines (live:
 	 * /dev/kmsg, -EPERM without root/CAP_SYSLOG; recorded: <root>/preflight/kmsg,
@@ -157,6 +157,8 @@ struct pf_gpu_provider {
 
 extern const struct pf_gpu_provider pf_gpu_live;
 extern const struct pf_gpu_provider pf_gpu_recorded;
+/* No GPU facts: every member answers -ENOSYS, *ret_err "no GPU provider". */
+extern const struct pf_gpu_provider pf_gpu_none;
 
 /* The live implementations, for tests that swap only some entries. */
 int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);

@@ -238,33 +238,42 @@ int pf_nl_route_dump(const void *req, size_t len, int type, pf_nl_one_fn one, vo
  */
 int pf_nl_transact(struct nl_sock *sk, struct nl_msg *msg, void **ret_buf, size_t *ret_len);
 
+struct pf_ethtool_ops;
+
 /*
  * Socket I/O, the live backend: each opens its own socket in the caller's
  * network namespace, so a caller that entered another namespace queries it.
  */
-int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret);
-int pf_ethtool_pause_get(const char *ifname, struct pf_pause *ret);
+int pf_ethtool_linkmodes_get(const struct pf_ethtool_ops *ops, const char *ifname,
+			     struct pf_linkmodes *ret);
+int pf_ethtool_pause_get(const struct pf_ethtool_ops *ops, const char *ifname,
+			 struct pf_pause *ret);
 int pf_ethtool_stats_get(const char *ifname, struct pf_stats *ret);
 int pf_dcb_pfc_get(const char *ifname, struct pf_pfc *ret);
 
 /*
- * The kernel interfaces under the ethtool facts, replaceable by tests to
- * answer as an old kernel does: @genl sends one ethtool netlink GET and
- * returns the raw reply (-EPROTONOSUPPORT when the kernel has no "ethtool"
- * genl family, < 5.6); @ioctl is one SIOCETHTOOL request.
+ * The kernel interfaces under the ethtool facts, the provider member
+ * ctx->prov->ethtool (a test's table answers as an old kernel does): @genl
+ * sends one ethtool netlink GET and returns the raw reply
+ * (-EPROTONOSUPPORT when the kernel has no "ethtool" genl family, < 5.6);
+ * @ioctl is one SIOCETHTOOL request.
  */
 struct pf_ethtool_ops {
 	int (*genl)(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
 		    void **ret_buf, size_t *ret_len);
 	int (*ioctl)(const char *ifname, void *data);
 };
-extern struct pf_ethtool_ops pf_ethtool_ops;
+/* The running kernel's (live), and none (-ENOSYS: a recorded root asks no kernel). */
+extern const struct pf_ethtool_ops pf_ethtool_sys;
+extern const struct pf_ethtool_ops pf_ethtool_none;
 /* One SIOCETHTOOL ioctl of @data for @ifname on @fd: 0 or -errno. */
 int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data);
 int pf_ethtool_ioctl_sys(const char *ifname, void *data);
 /* The SIOCETHTOOL fallbacks: GPAUSEPARAM; GLINKSETTINGS, else the legacy GSET. */
-int pf_ethtool_ioctl_pause(const char *ifname, struct pf_pause *ret);
-int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret);
+int pf_ethtool_ioctl_pause(const struct pf_ethtool_ops *ops, const char *ifname,
+			   struct pf_pause *ret);
+int pf_ethtool_ioctl_linkmodes(const struct pf_ethtool_ops *ops, const char *ifname,
+			       struct pf_linkmodes *ret);
 /* RTM_GETADDR dump (AF_INET) filtered to @ifname; -ENODEV when there is no such interface. */
 int pf_rtaddr_get(const char *ifname, unsigned int *ret_ifindex, struct pf_ipv4_addrs *ret);
 

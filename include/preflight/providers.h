@@ -18,6 +18,7 @@
 
 
 struct pf_gpu_provider;
+struct pf_ethtool_ops;
 struct pf_verbs_api;
 struct pf_rdmacm_api;
 
@@ -35,8 +36,17 @@ struct pf_providers {
 	const char *name; /* "live", "recorded", or a test's name */
 	/* RLIMIT_MEMLOCK of the process that runs the checks. */
 	int (*memlock)(const struct pf_ctx *ctx, struct pf_rlimit *ret);
-	/* CUDA, NVML and NCCL tables, kernel log, DMA-BUF facts (preflight/gpu.h); may be NULL. */
+	/*
+	 * CUDA, NVML and NCCL tables, kernel log, DMA-BUF facts (preflight/gpu.h);
+	 * pf_gpu_none where a table has no GPU facts.
+	 */
 	const struct pf_gpu_provider *gpu;
+	/*
+	 * The kernel interfaces under the live ethtool facts (preflight/net.h:
+	 * netlink and SIOCETHTOOL), which a test replaces to answer as an old
+	 * kernel does; pf_ethtool_none where a table does not ask the kernel.
+	 */
+	const struct pf_ethtool_ops *ethtool;
 	/*
 	 * RoCE netdev facts (include/preflight/net.h); -EOPNOTSUPP when the
 	 * driver lacks the operation, -ENOENT when a snapshot lacks the file.
@@ -52,7 +62,7 @@ struct pf_providers {
 			  struct pf_ipv4_addrs *ret);
 	/*
 	 * The IPv4 policy routing rules (RTM_GETRULE; recorded: preflight/ip/rule,
-	 * `ip -4 rule show`).  May be NULL.
+	 * `ip -4 rule show`).
 	 */
 	int (*ip_rules)(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
 	/*
@@ -62,7 +72,6 @@ struct pf_providers {
 	 * preflight/mstconfig/<bdf>/<name>).  0 and the text in *ret_text;
 	 * -ENOENT when no tool is installed or nothing was recorded;
 	 * -ETIMEDOUT; -EIO with the tool's output in *ret_text when it failed.
-	 * May be NULL.
 	 */
 	int (*nv_query)(const struct pf_ctx *ctx, const char *bdf, const char *name,
 			char **ret_text);
@@ -76,9 +85,10 @@ struct pf_providers {
 	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 	/*
 	 * The libibverbs table (preflight/verbs_api.h) for checks that send
-	 * traffic; NULL where none can be sent (a recorded root).
+	 * traffic; -ENOMEDIUM where none can be sent (a recorded root), another
+	 * -errno with *ret_err (may stay NULL) when it cannot be loaded.
 	 */
-	int (*verbs)(const struct pf_verbs_api **ret, char **ret_err);
+	int (*verbs)(const struct pf_ctx *ctx, const struct pf_verbs_api **ret, char **ret_err);
 	/*
 	 * A variable of the environment under judgement (live: preflight's own;
 	 * recorded: preflight/env, NAME=VALUE lines): 0 and a malloc'd copy in
@@ -89,19 +99,20 @@ struct pf_providers {
 	int (*euid)(const struct pf_ctx *ctx, unsigned int *ret);
 	/*
 	 * The librdmacm table (preflight/rdmacm_api.h) for traffic between
-	 * NICs over RDMA-CM; NULL where none can be sent (a recorded root).
+	 * NICs over RDMA-CM; -ENOMEDIUM where none can be sent (a recorded
+	 * root), another -errno with *ret_err (may stay NULL) otherwise.
 	 */
-	int (*rdmacm)(const struct pf_rdmacm_api **ret, char **ret_err);
+	int (*rdmacm)(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret, char **ret_err);
 	/*
 	 * The user the job runs as: SLURM_JOB_UID, else the real uid (live);
-	 * preflight/job_user (recorded).  May be NULL.
+	 * preflight/job_user (recorded).
 	 */
 	int (*job_user)(const struct pf_ctx *ctx, struct pf_job_user *ret);
 	/*
 	 * The entries of a device directory ("/dev/infiniband") with type,
 	 * mode, owner and group (live: fstatat; recorded: preflight/ls<dir>,
 	 * `ls -ln <dir>`).  -ENOENT when the directory (or the listing) is
-	 * absent.  May be NULL.
+	 * absent.
 	 */
 	int (*devnodes)(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret);
 };
@@ -127,10 +138,12 @@ int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, ch
 
 extern const struct pf_providers pf_providers_live;
 extern const struct pf_providers pf_providers_recorded;
+/* A table that knows nothing: every member answers -ENOSYS (tests start from it). */
+extern const struct pf_providers pf_providers_none;
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs);
 
-/* ctx->prov->env and ->euid, -ENOSYS where the table has none (a test's fake). */
+/* ctx->prov->env and ->euid, -ENOSYS where the context has no table. */
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret);
 bool pf_env_isset(const struct pf_ctx *ctx, const char *name);
 int pf_euid(const struct pf_ctx *ctx, unsigned int *ret);

@@ -19,8 +19,8 @@
  * REJECTED whose status is the positive IB CM reject reason.  Every event
  * taken with rdma_get_cm_event must be acked before its id is destroyed.
  *
- * Checks reach the table through ctx->prov->rdmacm (NULL for the recorded
- * providers).  PF_RDMACM_PATH names a library file to load instead.
+ * Checks reach the table through ctx->prov->rdmacm (-ENOMEDIUM from the
+ * recorded providers).  PF_RDMACM_PATH names a library file to load instead.
  */
 #ifndef PREFLIGHT_RDMACM_API_H
 #define PREFLIGHT_RDMACM_API_H

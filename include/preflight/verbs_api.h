@@ -11,8 +11,8 @@
  * the engine calls every verb through the table and a test can install a
  * whole software device (tests/lib/fake_verbs.c).
  *
- * Checks reach the table through ctx->prov->verbs (NULL for the recorded
- * providers: a snapshot cannot send traffic).  PF_VERBS_PATH names a library
+ * Checks reach the table through ctx->prov->verbs (-ENOMEDIUM from the
+ * recorded providers: a snapshot cannot send traffic).  PF_VERBS_PATH names a library
  * file to load instead of the soname.
  */
 #ifndef PREFLIGHT_VERBS_API_H

@@ -297,9 +297,10 @@ static int mesh_check_nics(const char *nics, const cJSON *rails, FILE *err)
 static bool mesh_libs(const struct pf_verbs_api **api, const struct pf_rdmacm_api **cm,
 		      char *why, size_t wl)
 {
+	const struct pf_ctx ctx = { .prov = &pf_providers_live };
 	pf_autofree char *e1 = NULL, *e2 = NULL;
 
-	if (pf_providers_live.verbs(api, &e1) < 0 || pf_providers_live.rdmacm(cm, &e2) < 0) {
+	if (ctx.prov->verbs(&ctx, api, &e1) < 0 || ctx.prov->rdmacm(&ctx, cm, &e2) < 0) {
 		snprintf(why, wl, "%s", e1 ? e1 : e2 ? e2 : "RDMA libraries unavailable");
 		return false;
 	}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * snapshot.c - write a recorded root: the files the checks read, and the
- * provider facts that are not files (docs/snapshot.md, "Writing a snapshot").
+ * provider facts that are not files (docs/snapshot.md, "Writing a snapshot"),
+ * which the pf_record_*() functions beside their recorded readers write
+ * through this file's sink (src/facts/record.h, record_facts() below).
  *
  * The paths are one table, snap_rules[] below: a pattern per line whose
  * components may hold fnmatch(3) wildcards with extended patterns
@@ -23,22 +25,18 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "preflight/gpu.h"
-#include "preflight/job.h"
 #include "preflight/nccl_conf.h"
-#include "preflight/net.h"
 #include "clock.h"
 #include "exit.h"
 #include "output.h"
-#include "preflight/node.h"
 #include "preflight/strbuf.h"
 #include "cmdopt.h"
+#include "record.h"
 #include "snapshot.h"
 #include "strmap.h"
 
@@ -283,6 +281,20 @@ static int mirror(struct snap *s, const char *path, bool follow_last, char **ret
 	return pf_path_resolve(path, follow_last, mirror_step, s, ret_canon);
 }
 
+/*
+ * mirror() of a source path that is copied: true when its chain is in the
+ * snapshot (*ret_canon set), false when it is absent or unreadable (logged
+ * unless @quiet).
+ */
+static bool mirror_source(struct snap *s, const char *path, bool quiet, char **ret_canon)
+{
+	int r = mirror(s, path, true, ret_canon);
+
+	if (r < 0 && r != -ENOENT && !quiet)
+		log_skip(s, path, r);
+	return r >= 0;
+}
+
 static int put_file(struct snap *s, const char *rel, const char *buf, size_t len)
 {
 	pf_autoclose int fd = -1;
@@ -316,14 +328,8 @@ static int copy_file(struct snap *s, const char *path, bool quiet)
 	uint32_t v;
 	int r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, quiet, &canon))
 		return 0;
-	if (r < 0) {
-		if (!quiet)
-			log_skip(s, path, r);
-		return 0;
-	}
 	if (pf_strmap_get(&s->seen, canon, &v))
 		return v == SEEN_FILE;
 	abs = pf_xasprintf("/%s", canon);
@@ -351,13 +357,8 @@ static int copy_link(struct snap *s, const char *path)
 	uint32_t v;
 	int r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, false, &canon))
 		return 0;
-	if (r < 0) {
-		log_skip(s, path, r);
-		return 0;
-	}
 	if (pf_strmap_get(&s->seen, canon, &v))
 		return 1;
 	{
@@ -376,13 +377,8 @@ static int copy_tree(struct snap *s, const char *path, int depth)
 	pf_autostrv char **names = NULL;
 	int n, r;
 
-	r = mirror(s, path, true, &canon);
-	if (r == -ENOENT)
+	if (!mirror_source(s, path, false, &canon))
 		return 0;
-	if (r < 0) {
-		log_skip(s, path, r);
-		return 0;
-	}
 	abs = pf_xasprintf("/%s", canon);
 	n = pf_fs_list(s->src, abs, &names);
 	if (n == -ENOTDIR)
@@ -544,664 +540,51 @@ static int copy_slurmd(struct snap *s)
 }
 
 /*
- * Provider facts in the standard tools' text (docs/snapshot.md).  Errors
- * other than "not supported" leave the file out and are logged; "not
- * supported" is written as the tool's own message, which the recorded
- * parsers turn back into -EOPNOTSUPP.
+ * The sink of the provider facts (src/facts/record.h): each pf_record_*()
+ * beside its recorded reader asks the providers and writes through these.
  */
-static int put_fact(struct snap *s, const char *dir, const char *ifname, const char *file,
-		    char *text, size_t len)
+static int rec_put(struct pf_record *rec, const char *rel, const char *buf, size_t len)
 {
-	pf_autofree char *d = pf_xasprintf("preflight/%s/%s", dir, ifname);
-	pf_autofree char *f = pf_xasprintf("%s/%s", d, file);
-	int r = make_dirs(s, d);
-
-	if (r < 0)
-		return r;
-	r = put_file(s, f, text, len);
-	if (r < 0)
-		return r;
-	s->st.facts++;
-	return 0;
-}
-
-static FILE *text_open(char **buf, size_t *len)
-{
-	FILE *f = open_memstream(buf, len);
-
-	if (!f)
-		abort();
-	return f;
-}
-
-static int fact_done(struct snap *s, int r, const char *dir, const char *ifname,
-		     const char *file, const char *unsupported, FILE *f, char **buf, size_t *len)
-{
-	fclose(f);
-	if (r == -EOPNOTSUPP) {
-		free(*buf);
-		*buf = pf_xasprintf("%s\n", unsupported);
-		*len = strlen(*buf);
-	} else if (r < 0) {
-		pf_autofree char *what = pf_xasprintf("%s of %s", file, ifname);
-
-		if (r != -ENOENT) /* a recorded source without it */
-			log_skip(s, what, r);
-		return 0;
-	}
-	return put_fact(s, dir, ifname, file, *buf, *len);
-}
-
-/* `ethtool -S`: 1 when the provider gave statistics, 0 when not, or -errno. */
-static int stats_text(struct snap *s, const struct pf_ctx *ctx, const char *ifname,
-		      unsigned int sample)
-{
-	pf_autofree char *buf = NULL;
-	struct pf_stats st = { 0 };
-	size_t len = 0;
-	FILE *f = text_open(&buf, &len);
-	int r = ctx->prov->ethtool_stats(ctx, ifname, sample, &st);
-	bool got;
-
-	if (r >= 0) {
-		fputs("NIC statistics:\n", f);
-		for (size_t i = 0; i < st.n; i++)
-			fprintf(f, "     %s: %llu\n", st.v[i].name,
-				(unsigned long long)st.v[i].value);
-		pf_stats_release(&st);
-	}
-	got = r >= 0;
-	r = fact_done(s, r < 0 ? r : 0, "ethtool", ifname, sample ? "stats.after" : "stats",
-		      "no stats available", f, &buf, &len);
-	return r < 0 ? r : got;
-}
-
-/* Writes one provider answer (@fact) as its tool prints it for @ifname. */
-typedef void fact_printer(FILE *f, const void *fact, const char *ifname);
-
-/* Record a provider's answer (@r its call's result) as text; see fact_done(). */
-static int fact_text(struct snap *s, int r, const char *dir, const char *ifname,
-		     const char *file, const char *unsupported, fact_printer *print,
-		     const void *fact)
-{
-	pf_autofree char *buf = NULL;
-	size_t len = 0;
-	FILE *f = text_open(&buf, &len);
-
-	if (r >= 0)
-		print(f, fact, ifname);
-	return fact_done(s, r < 0 ? r : 0, dir, ifname, file, unsupported, f, &buf, &len);
-}
-
-/* `ethtool IF` (settings). */
-static void print_linkmodes(FILE *f, const void *fact, const char *ifname)
-{
-	const struct pf_linkmodes *lm = fact;
-
-	fprintf(f, "Settings for %s:\n", ifname);
-	if (lm->speed_mbps == PF_SPEED_UNKNOWN)
-		fputs("\tSpeed: Unknown!\n", f);
-	else
-		fprintf(f, "\tSpeed: %uMb/s\n", lm->speed_mbps);
-	if (lm->lanes)
-		fprintf(f, "\tLanes: %u\n", lm->lanes);
-	fprintf(f, "\tDuplex: %s\n",
-		lm->duplex == 1 ? "Full" : lm->duplex == 0 ? "Half" : "Unknown! (255)");
-	if (lm->autoneg >= 0)
-		fprintf(f, "\tAuto-negotiation: %s\n", lm->autoneg ? "on" : "off");
-}
-
-/* `ethtool -a IF` (pause) with its statistics. */
-static void print_pause(FILE *f, const void *fact, const char *ifname)
-{
-	const struct pf_pause *pa = fact;
-
-	fprintf(f, "Pause parameters for %s:\n", ifname);
-	fprintf(f, "Autonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n",
-		pa->autoneg ? "on" : "off", pa->rx ? "on" : "off", pa->tx ? "on" : "off");
-	if (pa->has_stats)
-		fprintf(f, "Statistics:\n  tx_pause_frames: %llu\n"
-			   "  rx_pause_frames: %llu\n",
-			(unsigned long long)pa->tx_frames,
-			(unsigned long long)pa->rx_frames);
-}
-
-/* A netdev's IPv4 addresses and its ifindex, as `ip addr show` needs them. */
-struct addr_fact {
-	struct pf_ipv4_addrs addrs;
-	uint64_t ifindex;
-};
-
-/* `ip addr show IF`. */
-static void print_addrs(FILE *f, const void *fact, const char *ifname)
-{
-	const struct addr_fact *a = fact;
-	pf_autofree char *text = pf_format_ip_addr(ifname, (unsigned int)a->ifindex, &a->addrs);
-
-	fputs(text, f);
-}
-
-/* `dcb pfc show dev IF` with its counters. */
-static void print_pfc(FILE *f, const void *fact, const char *ifname)
-{
-	const struct pf_pfc *pfc = fact;
-
-	(void)ifname;
-	fprintf(f, "pfc-cap %u macsec-bypass %s delay %u\nprio-pfc", pfc->pfc_cap,
-		pfc->mbc ? "on" : "off", pfc->delay);
-	for (int i = 0; i < PF_PRIOS; i++)
-		fprintf(f, " %d:%s", i, pfc->pfc_en & (1u << i) ? "on" : "off");
-	fputc('\n', f);
-	if (pfc->has_counters) {
-		fputs("requests", f);
-		for (int i = 0; i < PF_PRIOS; i++)
-			fprintf(f, " %d:%llu", i, (unsigned long long)pfc->requests[i]);
-		fputs("\nindications", f);
-		for (int i = 0; i < PF_PRIOS; i++)
-			fprintf(f, " %d:%llu", i, (unsigned long long)pfc->indications[i]);
-		fputc('\n', f);
-	}
-}
-
-/* `dcb app show dev IF`: the DSCP to priority map. */
-static void print_app(FILE *f, const void *fact, const char *ifname)
-{
-	const struct pf_pfc *pfc = fact;
-
-	(void)ifname;
-	fputs("dscp-prio", f);
-	for (int d = 0; d < 64; d++)
-		if (pfc->dscp_mapped & (1ull << d))
-			fprintf(f, " %d:%u", d, pfc->dscp_prio[d]);
-	fputc('\n', f);
-}
-
-/* The settings, pause and address facts of @ifname, from the providers that exist. */
-static int link_facts(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
-{
-	const struct pf_providers *p = ctx->prov;
-	struct pf_linkmodes lm;
-	struct pf_pause pa;
-	int r;
-
-	if (p->linkmodes) {
-		r = fact_text(s, p->linkmodes(ctx, ifname, &lm), "ethtool", ifname, "settings",
-			      "netlink error: Operation not supported", print_linkmodes, &lm);
-		if (r < 0)
-			return r;
-	}
-	if (p->pause) {
-		r = fact_text(s, p->pause(ctx, ifname, &pa), "ethtool", ifname, "pause",
-			      "netlink error: Operation not supported", print_pause, &pa);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* The address fact of @ifname (its ifindex read only when the provider answered). */
-static int addr_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
-{
-	struct addr_fact a = { .ifindex = 0 };
-	int r = ctx->prov->ipv4_addrs(ctx, ifname, &a.addrs);
-
-	if (r >= 0)
-		(void)pf_fs_readf_u64(ctx->fs, &a.ifindex, "/sys/class/net/%s/ifindex", ifname);
-	return fact_text(s, r, "ip", ifname, "addr", "", print_addrs, &a);
-}
-
-/* The PFC fact of @ifname, then its app table when the answer has one. */
-static int pfc_fact(struct snap *s, const struct pf_ctx *ctx, const char *ifname)
-{
-	struct pf_pfc pfc;
-	bool app;
-	int r;
-
-	r = ctx->prov->pfc(ctx, ifname, &pfc);
-	app = r >= 0 && pfc.has_app;
-	r = fact_text(s, r, "dcb", ifname, "pfc", "Attribute read: Operation not supported",
-		      print_pfc, &pfc);
-	if (r < 0 || !app)
-		return r;
-	return fact_text(s, 0, "dcb", ifname, "app", "", print_app, &pfc);
-}
-
-/* A netdev's provider facts as the tools print them; *ret_stats: ethtool -S recorded. */
-static int netdev_facts(struct snap *s, const struct pf_ctx *ctx, const char *ifname,
-			bool *ret_stats)
-{
-	const struct pf_providers *p = ctx->prov;
-	int r;
-
-	*ret_stats = false;
-	r = link_facts(s, ctx, ifname);
-	if (r < 0)
-		return r;
-	if (p->ethtool_stats) {
-		r = stats_text(s, ctx, ifname, 0);
-		if (r < 0)
-			return r;
-		*ret_stats = r > 0;
-	}
-	if (p->ipv4_addrs) {
-		r = addr_fact(s, ctx, ifname);
-		if (r < 0)
-			return r;
-	}
-	if (p->pfc) {
-		r = pfc_fact(s, ctx, ifname);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * The address fact of a RoCE netdev without a PCI function (soft-RoCE's
- * veth, a RoCE LAG bond, a VLAN), named by an RDMA port's GID table: the
- * sysctl check needs its addresses as much as a PF's.  Netdevs already
- * recorded are left alone.
- */
-static int gid_addr_facts(struct snap *s, const struct pf_ctx *ctx, const char *dir)
-{
-	pf_autofree char *ndevs = pf_xasprintf("%s/gid_attrs/ndevs", dir), *ll = NULL;
-	pf_autostrv char **gids = NULL;
-	int m, r = 0;
-
-	if (pf_fs_readf_line(s->src, &ll, "%s/link_layer", dir) < 0 || strcmp(ll, "Ethernet"))
-		return 0;
-	m = pf_fs_list(s->src, ndevs, &gids);
-	for (int j = 0; j < m && r >= 0; j++) {
-		pf_autofree char *name = NULL, *rel = NULL, *dev = NULL;
-
-		if (pf_fs_readf_line(s->src, &name, "%s/%s", ndevs, gids[j]) < 0 || !*name ||
-		    strchr(name, '/') || name[0] == '.')
-			continue;
-		dev = pf_xasprintf("/sys/class/net/%s/device", name);
-		rel = pf_xasprintf("preflight/ip/%s/addr", name);
-		if (pf_fs_exists(s->src, dev) == 1 ||
-		    faccessat(s->dfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		r = addr_fact(s, ctx, name);
-	}
-	return r;
-}
-
-static int copy_gid_addr_facts(struct snap *s, const struct pf_snapshot_opts *opts)
-{
-	struct pf_ctx ctx = { .fs = s->src, .prov = opts->prov };
-	pf_autostrv char **devs = NULL;
-	int n = pf_fs_list(s->src, "/sys/class/infiniband", &devs), r = 0;
-
-	for (int i = 0; i < n && r >= 0 && opts->prov->ipv4_addrs; i++) {
-		pf_autofree char *pdir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
-		pf_autostrv char **ports = NULL;
-		int m = pf_fs_list(s->src, pdir, &ports);
-
-		for (int j = 0; j < m && r >= 0; j++) {
-			pf_autofree char *dir = pf_xasprintf("%s/%s", pdir, ports[j]);
-
-			r = gid_addr_facts(s, &ctx, dir);
-		}
-	}
-	return r;
-}
-
-/*
- * Is @ifname the netdev of an RDMA port (its GID 0's ndev: rxe's veth, a
- * RoCE LAG's bond)?  pfc_pause reads those live, with or without a device.
- */
-static bool rdma_port_netdev(const struct pf_fs *fs, const char *ifname)
-{
-	pf_autostrv char **devs = NULL;
-	int n = pf_fs_list(fs, "/sys/class/infiniband", &devs);
-
-	for (int i = 0; i < n; i++) {
-		pf_autofree char *dir = pf_xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
-		pf_autostrv char **ports = NULL;
-		int m = pf_fs_list(fs, dir, &ports);
-
-		for (int k = 0; k < m; k++) {
-			pf_autofree char *nd = NULL;
-
-			if (pf_fs_readf_line(fs, &nd, "%s/%s/gid_attrs/ndevs/0", dir, ports[k]) == 0 &&
-			    !strcmp(nd, ifname))
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Netdevs with a device (physical functions, not bridges or veths), and
- * the netdevs of RDMA ports (veth, bond).  The second statistics sample is
- * taken only for netdevs of an RDMA device, after one shared wait.
- */
-static int copy_facts(struct snap *s, const struct pf_snapshot_opts *opts)
-{
-	struct pf_ctx ctx = { .fs = s->src, .prov = opts->prov };
-	pf_autostrv char **names = NULL;
-	pf_autofree bool *again = NULL;
-	size_t n_again = 0;
-	int n, r;
-
-	n = pf_fs_list(s->src, "/sys/class/net", &names);
-	if (n <= 0)
-		return 0;
-	again = pf_xcalloc((size_t)n, sizeof(*again));
-	for (int i = 0; i < n; i++) {
-		pf_autofree char *dev = pf_xasprintf("/sys/class/net/%s/device", names[i]);
-		pf_autofree char *ib = pf_xasprintf("%s/infiniband", dev);
-		bool stats, rdma = rdma_port_netdev(s->src, names[i]);
-
-		if (pf_fs_exists(s->src, dev) != 1 && !rdma)
-			continue;
-		r = netdev_facts(s, &ctx, names[i], &stats);
-		if (r < 0)
-			return r;
-		if (stats && (rdma || pf_fs_exists(s->src, ib) == 1)) {
-			again[i] = true;
-			n_again++;
-		}
-	}
-	if (!n_again || !opts->window_ms || !opts->prov->wait)
-		return 0;
-	{
-		double ms = 0;
-		char text[32];
-
-		r = opts->prov->wait(&ctx, opts->window_ms, &ms);
-		if (r < 0) {
-			log_skip(s, "preflight/window_ms", r);
-			return 0;
-		}
-		for (int i = 0; i < n; i++) {
-			if (!again[i])
-				continue;
-			r = stats_text(s, &ctx, names[i], 1);
-			if (r < 0)
-				return r;
-		}
-		snprintf(text, sizeof(text), "%.0f\n", ms > 0 ? ceil(ms) : 1.0);
-		r = put_file(s, "preflight/window_ms", text, strlen(text));
-		if (r < 0)
-			return r;
-		s->st.facts++;
-	}
-	return 0;
-}
-
-/* preflight/page_size from the provider (sysconf live). */
-static int copy_page_size(struct snap *s, const struct pf_ctx *ctx)
-{
-	uint64_t v;
-	char text[32];
-	int r;
-
-	if (!ctx->prov->page_size)
-		return 0;
-	r = ctx->prov->page_size(ctx, &v);
-	if (r < 0) {
-		if (r != -ENOENT || pf_fs_is_live(s->src))
-			log_skip(s, "preflight/page_size", r);
-		return 0;
-	}
-	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
-	r = put_file(s, "preflight/page_size", text, strlen(text));
-	if (r < 0)
-		return r;
-	s->st.facts++;
-	return 0;
-}
-
-/* preflight/ip/rule (`ip -4 rule show`) from the provider (RTM_GETRULE live). */
-static int copy_ip_rules(struct snap *s, const struct pf_ctx *ctx)
-{
-	pf_autofree struct pf_ip_rules *rules = pf_xcalloc(1, sizeof(*rules));
-	pf_autofree char *text = NULL;
-	int r;
-
-	if (!ctx->prov->ip_rules)
-		return 0;
-	r = ctx->prov->ip_rules(ctx, rules);
-	if (r < 0) {
-		if (r != -ENOENT || pf_fs_is_live(s->src))
-			log_skip(s, "preflight/ip/rule", r);
-		return 0;
-	}
-	r = make_dirs(s, "preflight/ip");
-	if (r < 0)
-		return r;
-	text = pf_format_ip_rule(rules);
-	r = put_file(s, "preflight/ip/rule", text, strlen(text));
-	if (r < 0)
-		return r;
-	s->st.facts++;
-	return 0;
-}
-
-/*
- * preflight/mstconfig/<bdf>/ROCE_CC_PRIO_MASK_P<n>: the firmware's DCQCN
- * enable of each NVIDIA/Mellanox RoCE port, as `mstconfig -e q` prints it.
- */
-static int copy_nv_facts(struct snap *s, const struct pf_ctx *ctx)
-{
-	struct pf_node *node = NULL;
-	pf_autofree char *err = NULL;
-	int r = 0;
-
-	if (!ctx->prov->nv_query || pf_node_load(s->src, NULL, &node, &err) < 0)
-		return 0;
-	for (size_t i = 0; i < node->n_rdma && r >= 0; i++) {
-		const struct pf_rdma_dev *dev = &node->rdma[i];
-
-		for (size_t j = 0; j < dev->n_ports && r >= 0; j++) {
-			const struct pf_pci_dev *pci = dev->pci >= 0 ? &node->pci[dev->pci] : NULL;
-			pf_autofree char *text = NULL, *d = NULL, *f = NULL;
-			char param[48];
-
-			if (dev->ports[j].link_layer != PF_LINK_ETH || !pci || pci->vendor != 0x15b3)
-				continue;
-			pf_roce_cc_param(pci->bdf, dev->n_ports, dev->ports[j].num, param,
-					 sizeof(param));
-			d = pf_xasprintf("preflight/mstconfig/%s", pci->bdf);
-			f = pf_xasprintf("%s/%s", d, param);
-			r = ctx->prov->nv_query(ctx, pci->bdf, param, &text);
-			if (r < 0) {
-				if (r != -ENOENT || pf_fs_is_live(s->src))
-					log_skip(s, f, r);
-				r = 0;
-				continue;
-			}
-			r = make_dirs(s, d);
-			if (r >= 0)
-				r = put_file(s, f, text, strlen(text));
-			if (r >= 0)
-				s->st.facts++;
-		}
-	}
-	pf_node_free(node);
-	return r;
-}
-
-/*
- * The environment variables a check judges: NCCL's own, CUDA's device mask,
- * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
- * in a prolog or epilog, whose environment is not the job's).
- */
-static bool env_recorded(const char *entry)
-{
-	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
-	       strncmp(entry, "HOME=", 5) == 0 || strncmp(entry, "SLURM_SCRIPT_CONTEXT=", 21) == 0;
-}
-
-/*
- * preflight/env (NAME=VALUE lines of env_recorded() variables, none: an
- * empty file) and preflight/euid.  A recorded source's files are copied.
- */
-static int copy_process_facts(struct snap *s, const struct pf_ctx *ctx)
-{
-	extern char **environ;
-	pf_autofree char *buf = NULL;
-	unsigned int uid;
-	char text[32];
-	size_t len = 0;
-	FILE *f;
-	int r;
-
-	if (!pf_fs_is_live(s->src)) {
-		r = copy_file(s, "/preflight/env", true);
-		if (r >= 0)
-			r = copy_file(s, "/preflight/euid", true);
-		return r < 0 ? r : 0;
-	}
-	f = text_open(&buf, &len);
-	for (char **e = environ; *e; e++)
-		if (env_recorded(*e) && !strchr(*e, '\n'))
-			fprintf(f, "%s\n", *e);
-	fclose(f);
-	r = put_file(s, "preflight/env", buf, len);
-	if (r < 0)
-		return r;
-	s->st.facts++;
-	if (pf_euid(ctx, &uid) < 0)
-		return 0;
-	snprintf(text, sizeof(text), "%u\n", uid);
-	r = put_file(s, "preflight/euid", text, strlen(text));
-	if (r < 0)
-		return r;
-	s->st.facts++;
-	return 0;
-}
-
-/* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
-static int gpu_fact(struct snap *s, const char *rel, int r, char *why, FILE *text)
-{
-	if (r == -ENOENT && !pf_fs_is_live(s->src)) {
-		/* a recorded source without it */
-	} else if (r < 0) {
-		fprintf(s->logf, "%s: %s\n", rel, why ? why : strerror(-r));
-		s->st.skipped++;
-	} else {
-		fprintf(text, "%d\n", r);
-	}
-	free(why);
-	return r;
-}
-
-/* preflight/cuda/<file>: "<bdf> <0|1>" per GPU from @attr (a CUDA device attribute). */
-static int cuda_attr_fact(struct snap *s, const struct pf_ctx *ctx, const struct pf_node *node,
-			  const char *file,
-			  int (*attr)(const struct pf_ctx *, const char *, char **))
-{
-	pf_autofree char *buf = NULL, *path = pf_xasprintf("preflight/cuda/%s", file);
-	size_t len = 0, n = 0;
-	FILE *f;
-
-	if (!attr)
-		return 0;
-	f = text_open(&buf, &len);
-	for (size_t i = 0; i < node->n_gpus; i++) {
-		const char *bdf = node->pci[node->gpus[i].pci].bdf;
-		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
-		char *why = NULL;
-		int v = attr(ctx, bdf, &why);
-
-		if (v >= 0)
-			fprintf(f, "%s ", bdf);
-		n += gpu_fact(s, rel, v, why, f) >= 0;
-	}
-	fclose(f);
-	if (!n)
-		return 0;
-	s->st.facts++;
-	return put_file(s, path, buf, len);
-}
-
-/*
- * The GPU provider's facts, only on a node with NVIDIA GPUs: the kernel log
- * (Xid errors), whether the RDMA devices register DMA-BUF (NCCL's probe),
- * and CUDA's DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED per GPU
- * ("<bdf> <0|1>" lines).  Live, the last one
- * initialises CUDA in this process.
- */
-static int copy_gpu_facts(struct snap *s, const struct pf_ctx *ctx)
-{
-	const struct pf_gpu_provider *gpu = ctx->prov->gpu;
-	struct pf_node *node = NULL;
-	pf_autofree char *err = NULL;
-	int r = 0;
-
-	if (!gpu || pf_node_load(s->src, NULL, &node, &err) < 0)
-		return 0;
-	if (!node->n_gpus)
-		goto out;
-	r = make_dirs(s, "preflight/ibverbs");
-	if (r >= 0)
-		r = make_dirs(s, "preflight/cuda");
-	if (r < 0)
-		goto out;
-	if (gpu->kmsg) {
-		pf_autofree char *text = NULL;
-		char *why = NULL;
-
-		r = gpu->kmsg(ctx, &text, &why);
-		if (r < 0) {
-			gpu_fact(s, "preflight/kmsg", r, why, NULL);
-		} else {
-			free(why);
-			r = put_file(s, "preflight/kmsg", text, strlen(text));
-			if (r < 0)
-				goto out;
-			s->st.facts++;
-		}
-	}
-	if (gpu->verbs_dmabuf) {
-		pf_autofree char *buf = NULL;
-		size_t len = 0;
-		FILE *f = text_open(&buf, &len);
-		char *why = NULL;
-
-		r = gpu->verbs_dmabuf(ctx, &why);
-		r = gpu_fact(s, "preflight/ibverbs/reg_dmabuf_mr", r, why, f);
-		fclose(f);
-		if (r >= 0) {
-			r = put_file(s, "preflight/ibverbs/reg_dmabuf_mr", buf, len);
-			if (r < 0)
-				goto out;
-			s->st.facts++;
-		}
-	}
-	r = cuda_attr_fact(s, ctx, node, "dmabuf_supported", gpu->cuda_dmabuf);
-	if (r >= 0)
-		r = cuda_attr_fact(s, ctx, node, "gdr_supported", gpu->cuda_gdr);
-	if (r < 0)
-		goto out;
-	r = 0;
-out:
-	pf_node_free(node);
-	return r < 0 ? r : 0;
-}
-
-/* A provider's text as preflight/<rel>; a recorded source without it is left out quietly. */
-static int put_job_fact(struct snap *s, const char *rel, int r, char *text)
-{
-	pf_autofree char *owned = text;
+	struct snap *s = rec->userdata;
 	pf_autofree char *dir = pf_xstrdup(rel);
+	char *slash = strrchr(dir, '/');
+	int r = 0;
 
-	if (r < 0) {
-		if (r != -ENOENT || pf_fs_is_live(s->src))
-			log_skip(s, rel, r);
-		return 0;
+	if (slash) {
+		*slash = '\0';
+		r = make_dirs(s, dir);
 	}
-	*strrchr(dir, '/') = '\0';
-	r = make_dirs(s, dir);
 	if (r >= 0)
-		r = put_file(s, rel, owned, strlen(owned));
+		r = put_file(s, rel, buf, len);
 	if (r < 0)
 		return r;
 	s->st.facts++;
 	return 0;
+}
+
+static int rec_mkdirs(struct pf_record *rec, const char *rel)
+{
+	return make_dirs(rec->userdata, rel);
+}
+
+static int rec_copy(struct pf_record *rec, const char *path)
+{
+	return copy_file(rec->userdata, path, true);
+}
+
+static bool rec_has(struct pf_record *rec, const char *rel)
+{
+	struct snap *s = rec->userdata;
+
+	return faccessat(s->dfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static void rec_skip(struct pf_record *rec, const char *what, const char *why)
+{
+	struct snap *s = rec->userdata;
+
+	fprintf(s->logf, "%s: %s\n", what, why);
+	s->st.skipped++;
 }
 
 /*
@@ -1247,55 +630,62 @@ static int copy_user_file(struct snap *s, const char *path, const struct pf_job_
 }
 
 /*
- * What nccl_config judges that is not a sysfs file (preflight/env is written
- * by copy_process_facts): the job's user, the /dev/infiniband listing, and
- * the files the environment and the user name: NCCL_CONF_FILE or
- * ~/.nccl.conf (of the environment's HOME and of the passwd home),
- * NCCL_TOPO_FILE.
+ * The files nccl_config judges that the environment and the job's user
+ * (@u, NULL when unknown) name: NCCL_CONF_FILE or ~/.nccl.conf (of the
+ * environment's HOME and of the passwd home), NCCL_TOPO_FILE.
  */
-static int copy_nccl_facts(struct snap *s, const struct pf_ctx *ctx)
+static int copy_nccl_files(struct snap *s, const struct pf_ctx *ctx, const struct pf_job_user *u)
 {
-	const struct pf_providers *p = ctx->prov;
 	pf_autofree char *conf_file = NULL, *home = NULL, *topo = NULL;
-	struct pf_job_user user = { 0 };
-	bool has_user = false;
 	int r = 0;
 
-	if (p->job_user) {
-		r = p->job_user(ctx, &user);
-		has_user = r >= 0;
-		r = put_job_fact(s, "preflight/job_user", r,
-				 has_user ? pf_format_job_user(&user) : NULL);
-	}
-	if (r >= 0 && p->devnodes) {
-		struct pf_devnodes d = { 0 };
-
-		r = p->devnodes(ctx, "/dev/infiniband", &d);
-		if (r == -ENOENT && pf_fs_is_live(s->src))
-			r = 0; /* no directory is a fact: an empty listing */
-		r = put_job_fact(s, "preflight/ls/dev/infiniband", r,
-				 r >= 0 ? pf_format_ls_ln(&d) : NULL);
-		pf_devnodes_release(&d);
-	}
 	(void)pf_env(ctx, "NCCL_CONF_FILE", &conf_file);
 	(void)pf_env(ctx, "HOME", &home);
 	for (int i = 0; r >= 0 && i < 2; i++) {
 		char *paths[PF_NCCL_CONF_FILES];
 		const char *why[PF_NCCL_CONF_FILES];
-		size_t n = pf_nccl_conf_paths(conf_file, i == 0 ? home : has_user ? user.home : NULL,
+		size_t n = pf_nccl_conf_paths(conf_file, i == 0 ? home : u ? u->home : NULL,
 					      paths, why);
 
 		for (size_t k = 0; k < n; k++) {
 			if (r >= 0 && paths[k][0] == '/')
-				r = has_user && strcmp(paths[k], "/etc/nccl.conf")
-					    ? copy_user_file(s, paths[k], &user)
+				r = u && strcmp(paths[k], "/etc/nccl.conf")
+					    ? copy_user_file(s, paths[k], u)
 					    : copy_file(s, paths[k], false);
 			free(paths[k]);
 		}
 	}
 	if (r >= 0 && pf_env(ctx, "NCCL_TOPO_FILE", &topo) == 0 && topo[0] == '/')
-		r = has_user ? copy_user_file(s, topo, &user) : copy_file(s, topo, false);
+		r = u ? copy_user_file(s, topo, u) : copy_file(s, topo, false);
 	return r < 0 ? r : 0;
+}
+
+/* The facts that are not files, each recorded beside its reader, in this order. */
+static int record_facts(struct snap *s, const struct pf_snapshot_opts *o)
+{
+	struct pf_ctx ctx = { .fs = s->src, .prov = o->prov };
+	struct pf_record rec = { .ctx = &ctx, .put = rec_put, .mkdirs = rec_mkdirs,
+				 .copy = rec_copy, .has = rec_has, .skip = rec_skip,
+				 .userdata = s };
+	struct pf_job_user user;
+	bool known = false;
+	int r = pf_record_net(&rec, o->window_ms);
+
+	if (r >= 0)
+		r = pf_record_page_size(&rec);
+	if (r >= 0)
+		r = pf_record_ip_rules(&rec);
+	if (r >= 0)
+		r = pf_record_nv(&rec);
+	if (r >= 0)
+		r = pf_record_process(&rec);
+	if (r >= 0)
+		r = pf_record_gpu(&rec);
+	if (r >= 0)
+		r = pf_record_job(&rec, &user, &known);
+	if (r >= 0)
+		r = copy_nccl_files(s, &ctx, known ? &user : NULL);
+	return r;
 }
 
 /*
@@ -1367,24 +757,7 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 	if (r >= 0)
 		r = make_dirs(&s, "preflight");
 	if (r >= 0)
-		r = copy_facts(&s, &o);
-	if (r >= 0)
-		r = copy_gid_addr_facts(&s, &o);
-	if (r >= 0) {
-		struct pf_ctx ctx = { .fs = src, .prov = o.prov };
-
-		r = copy_page_size(&s, &ctx);
-		if (r >= 0)
-			r = copy_ip_rules(&s, &ctx);
-		if (r >= 0)
-			r = copy_nv_facts(&s, &ctx);
-		if (r >= 0)
-			r = copy_process_facts(&s, &ctx);
-		if (r >= 0)
-			r = copy_gpu_facts(&s, &ctx);
-		if (r >= 0)
-			r = copy_nccl_facts(&s, &ctx);
-	}
+		r = record_facts(&s, &o);
 	fclose(s.logf);
 	if (r >= 0)
 		r = put_file(&s, "preflight/snapshot.log", s.log, s.log_len);

@@ -6,8 +6,10 @@
  * another recorded root such as an unpacked hwloc-gather-topology capture)
  * into DIR, keeping sysfs's symlinks as symlinks and copying each regular
  * file by reading it, then records the facts that are not files (ethtool,
- * pause, PFC) through the providers in the text formats of docs/snapshot.md.
- * The paths are one table in src/cmd/snapshot.c.  Unreadable files are skipped
+ * pause, PFC, ...) through the providers in the text formats of
+ * docs/snapshot.md: each with its pf_record_*() beside its recorded reader
+ * (src/facts/record.h).  The paths are one table in src/cmd/snapshot.c.
+ * Unreadable files are skipped
  * and listed in DIR/preflight/snapshot.log.
  */
 #ifndef PREFLIGHT_SNAPSHOT_H

@@ -124,10 +124,11 @@ int pf_ethtool_stats_get(const char *ifname, struct pf_stats *ret)
 	return r < 0 ? r : 0;
 }
 
-int pf_ethtool_ioctl_pause(const char *ifname, struct pf_pause *ret)
+int pf_ethtool_ioctl_pause(const struct pf_ethtool_ops *ops, const char *ifname,
+			   struct pf_pause *ret)
 {
 	struct ethtool_pauseparam pp = { .cmd = ETHTOOL_GPAUSEPARAM };
-	int r = pf_ethtool_ops.ioctl(ifname, &pp);
+	int r = ops->ioctl(ifname, &pp);
 
 	if (r < 0)
 		return r;
@@ -146,7 +147,8 @@ static void settings(uint32_t speed, uint8_t duplex, uint8_t autoneg, struct pf_
 	};
 }
 
-int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret)
+int pf_ethtool_ioctl_linkmodes(const struct pf_ethtool_ops *ops, const char *ifname,
+			       struct pf_linkmodes *ret)
 {
 	/* ETHTOOL_GLINKSETTINGS (4.6+): a first call with no masks returns their size, negated */
 	union { /* the request and room for its three masks of up to 127 words */
@@ -158,14 +160,14 @@ int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret)
 
 	memset(&ls, 0, sizeof(ls));
 	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
-	r = pf_ethtool_ops.ioctl(ifname, &ls);
+	r = ops->ioctl(ifname, &ls);
 	if (r == 0 && ls.req.link_mode_masks_nwords < 0 && ls.req.link_mode_masks_nwords >= -127) {
 		int8_t nwords = (int8_t)-ls.req.link_mode_masks_nwords;
 
 		memset(&ls, 0, sizeof(ls));
 		ls.req.cmd = ETHTOOL_GLINKSETTINGS;
 		ls.req.link_mode_masks_nwords = nwords;
-		r = pf_ethtool_ops.ioctl(ifname, &ls);
+		r = ops->ioctl(ifname, &ls);
 		if (r == 0 && ls.req.link_mode_masks_nwords == nwords) {
 			settings(ls.req.speed, ls.req.duplex, ls.req.autoneg, ret);
 			return 0;
@@ -174,7 +176,7 @@ int pf_ethtool_ioctl_linkmodes(const char *ifname, struct pf_linkmodes *ret)
 	if (r < 0 && r != -EOPNOTSUPP)
 		return r;
 	/* the legacy ETHTOOL_GSET, for drivers with only get_settings */
-	r = pf_ethtool_ops.ioctl(ifname, &legacy);
+	r = ops->ioctl(ifname, &legacy);
 	if (r < 0)
 		return r;
 	settings(ethtool_cmd_speed(&legacy), legacy.duplex, legacy.autoneg, ret);

@@ -19,6 +19,7 @@
 #include <netlink/msg.h>
 
 #include "preflight/net.h"
+#include "preflight/providers.h"
 
 
 /* The genl reply carrying command @cmd, its attributes parsed into @tb. */
@@ -122,19 +123,20 @@ int pf_ethtool_parse_pause(const void *buf, size_t len, struct pf_pause *ret)
  * Link modes: ethtool netlink (5.6+), else SIOCETHTOOL (RHEL 8's 4.18 and
  * anything older than 5.6 have no "ethtool" genl family).
  */
-int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret)
+int pf_ethtool_linkmodes_get(const struct pf_ethtool_ops *ops, const char *ifname,
+			     struct pf_linkmodes *ret)
 {
 	pf_autofree void *buf = NULL;
 	size_t len;
 	int r;
 
 	/* Compact bitsets keep the reply small; the link-mode masks are not used. */
-	r = pf_ethtool_ops.genl(ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname,
-				ETHTOOL_FLAG_COMPACT_BITSETS, &buf, &len);
+	r = ops->genl(ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_A_LINKMODES_HEADER, ifname,
+		      ETHTOOL_FLAG_COMPACT_BITSETS, &buf, &len);
 	if (r >= 0)
 		return pf_ethtool_parse_linkmodes(buf, len, ret);
 	if (r == -EPROTONOSUPPORT)
-		return pf_ethtool_ioctl_linkmodes(ifname, ret);
+		return pf_ethtool_ioctl_linkmodes(ops, ifname, ret);
 	return r;
 }
 
@@ -145,34 +147,35 @@ int pf_ethtool_linkmodes_get(const char *ifname, struct pf_linkmodes *ret)
  * later kernels' policy says EINVAL): asked again without it.  No genl
  * family (< 5.6): ETHTOOL_GPAUSEPARAM.
  */
-int pf_ethtool_pause_get(const char *ifname, struct pf_pause *ret)
+int pf_ethtool_pause_get(const struct pf_ethtool_ops *ops, const char *ifname,
+			 struct pf_pause *ret)
 {
 	pf_autofree void *buf = NULL;
 	size_t len;
 	int r;
 
-	r = pf_ethtool_ops.genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname,
-				ETHTOOL_FLAG_STATS, &buf, &len);
+	r = ops->genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname,
+		      ETHTOOL_FLAG_STATS, &buf, &len);
 	if (r >= 0)
 		r = pf_ethtool_parse_pause(buf, len, ret);
 	if (r == -EOPNOTSUPP || r == -EINVAL) {
 		free(PF_TAKE_PTR(buf));
-		r = pf_ethtool_ops.genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname, 0,
-					&buf, &len);
+		r = ops->genl(ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ifname, 0,
+			      &buf, &len);
 		if (r >= 0)
 			r = pf_ethtool_parse_pause(buf, len, ret);
 	}
 	if (r == -EPROTONOSUPPORT)
-		return pf_ethtool_ioctl_pause(ifname, ret);
+		return pf_ethtool_ioctl_pause(ops, ifname, ret);
 	return r;
 }
 
 int pf_live_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)
 {
-	return pf_ethtool_linkmodes_get(ifname, ret);
+	return pf_ethtool_linkmodes_get(ctx->prov->ethtool, ifname, ret);
 }
 
 int pf_live_pause(const struct pf_ctx *ctx, const char *ifname, struct pf_pause *ret)
 {
-	return pf_ethtool_pause_get(ifname, ret);
+	return pf_ethtool_pause_get(ctx->prov->ethtool, ifname, ret);
 }

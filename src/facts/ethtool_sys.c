@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * ethtool_sys.c - the two ways of asking the kernel, one request each: an
- * ethtool generic netlink GET (5.6+) and a SIOCETHTOOL ioctl, and the
- * pf_ethtool_ops table through which ethtool_nl.c and ethtool_ioctl.c use
- * them (tests answer as old kernels do by replacing the table).
+ * ethtool generic netlink GET (5.6+) and a SIOCETHTOOL ioctl, in the
+ * pf_ethtool_sys table through which ethtool_nl.c and ethtool_ioctl.c use
+ * them (ctx->prov->ethtool: tests answer as old kernels do with a table of
+ * their own).
  */
 #include <string.h>
 
@@ -35,7 +36,7 @@ int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data)
 	return pf_nerrno(ioctl(fd, SIOCETHTOOL, &ifr));
 }
 
-/* One SIOCETHTOOL request on a socket of its own: pf_ethtool_ops' real ioctl. */
+/* One SIOCETHTOOL request on a socket of its own: pf_ethtool_sys's ioctl. */
 int pf_ethtool_ioctl_sys(const char *ifname, void *data)
 {
 	pf_autoclose int fd = -1;
@@ -85,7 +86,23 @@ static int ethtool_request(uint8_t cmd, int header_attr, const char *ifname, uin
 	return pf_nl_transact(sk, msg, ret_buf, ret_len);
 }
 
-struct pf_ethtool_ops pf_ethtool_ops = {
+const struct pf_ethtool_ops pf_ethtool_sys = {
 	.genl = ethtool_request,
 	.ioctl = pf_ethtool_ioctl_sys,
+};
+
+static int no_genl(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
+		   void **ret_buf, size_t *ret_len)
+{
+	return -ENOSYS;
+}
+
+static int no_ioctl(const char *ifname, void *data)
+{
+	return -ENOSYS;
+}
+
+const struct pf_ethtool_ops pf_ethtool_none = {
+	.genl = no_genl,
+	.ioctl = no_ioctl,
 };

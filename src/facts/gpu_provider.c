@@ -81,8 +81,7 @@ int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
 	char *why = NULL;
 	int r;
 
-	r = ctx && ctx->prov && ctx->prov->verbs ? ctx->prov->verbs(&api, ret_err)
-						 : pf_dl_verbs(&api, ret_err);
+	r = ctx && ctx->prov ? ctx->prov->verbs(ctx, &api, ret_err) : pf_dl_verbs(&api, ret_err);
 	if (r < 0)
 		return r == -ENOSYS ? r : -ENOENT;
 	r = pf_verbs_probe_dmabuf(api, &why);
@@ -118,11 +117,11 @@ static int live_cuda_attr(const struct pf_ctx *ctx, const char *bdf, int attr,
 	char msg[160];
 	int n, r, v;
 
-	if (!ctx->prov || !ctx->prov->gpu) {
+	if (!ctx->prov) {
 		*ret_err = pf_xstrdup("no GPU provider");
 		return -ENODEV;
 	}
-	r = ctx->prov->gpu->cuda(&cu, ret_err);
+	r = ctx->prov->gpu->cuda(ctx, &cu, ret_err);
 	if (r < 0)
 		return r;
 	n = pf_cuda_devices(cu, &bdfs, &cr);
@@ -207,28 +206,43 @@ static int recorded_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **r
 	return recorded_cuda_attr(ctx, "gdr_supported", bdf, ret_err);
 }
 
-static int recorded_cuda(const struct pf_cuda_table **ret, char **ret_err)
+static int recorded_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("CUDA is only queried on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
-static int recorded_nvml(const struct pf_nvml_table **ret, char **ret_err)
+static int recorded_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("NVML is only queried on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
-static int recorded_nccl(const struct pf_nccl_table **ret, char **ret_err)
+static int recorded_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("NCCL only runs on the live node, not under a recorded root");
 	return -ENOMEDIUM;
 }
 
+static int live_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
+{
+	return pf_dl_cuda(ret, ret_err);
+}
+
+static int live_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
+{
+	return pf_dl_nvml(ret, ret_err);
+}
+
+static int live_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
+{
+	return pf_dl_nccl(ret, ret_err);
+}
+
 const struct pf_gpu_provider pf_gpu_live = {
-	.cuda = pf_dl_cuda,
-	.nvml = pf_dl_nvml,
-	.nccl = pf_dl_nccl,
+	.cuda = live_cuda,
+	.nvml = live_nvml,
+	.nccl = live_nccl,
 	.kmsg = pf_gpu_live_kmsg,
 	.verbs_dmabuf = pf_gpu_live_verbs_dmabuf,
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
@@ -245,6 +259,52 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.cuda_gdr = recorded_cuda_gdr,
 };
 
+static int none_table(char **ret_err)
+{
+	*ret_err = pf_xstrdup("no GPU provider");
+	return -ENOSYS;
+}
+
+static int none_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_nvml(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_nccl(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_cuda_attr(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+const struct pf_gpu_provider pf_gpu_none = {
+	.cuda = none_cuda,
+	.nvml = none_nvml,
+	.nccl = none_nccl,
+	.kmsg = none_kmsg,
+	.verbs_dmabuf = none_verbs_dmabuf,
+	.cuda_dmabuf = none_cuda_attr,
+	.cuda_gdr = none_cuda_attr,
+};
+
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,
 		     char (**ret_bdfs)[16], char **ret_err)
 {
@@ -253,11 +313,11 @@ int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_
 	char buf[160];
 	int r, n;
 
-	if (!gp || !gp->cuda) {
+	if (!gp) {
 		*ret_err = pf_xstrdup("no CUDA provider");
 		return -ENOSYS;
 	}
-	r = gp->cuda(ret_cu, ret_err);
+	r = gp->cuda(ctx, ret_cu, ret_err);
 	if (r < 0)
 		return r;
 	n = pf_cuda_devices(*ret_cu, ret_bdfs, &cr);

@@ -23,7 +23,9 @@
 #include "clock.h"
 #include "preflight/net.h"
 #include "preflight/providers.h"
+#include "preflight/node.h"
 #include "preflight/strbuf.h"
+#include "record.h"
 
 #define NV_QUERY_DEADLINE_MS 4000
 #define NV_QUERY_MAX_OUTPUT (64 * 1024)
@@ -195,4 +197,47 @@ void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *
 	unsigned int fn = dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned int)(dot[1] - '0') : 0;
 
 	snprintf(buf, len, "ROCE_CC_PRIO_MASK_P%u", n_ports > 1 ? port : fn + 1);
+}
+
+/* preflight/mstconfig/<bdf>/<param> of one RoCE port, when the provider answers. */
+static int record_port(struct pf_record *rec, const struct pf_pci_dev *pci, size_t n_ports,
+		       unsigned int port)
+{
+	pf_autofree char *text = NULL, *f = NULL;
+	char param[48];
+	int r;
+
+	pf_roce_cc_param(pci->bdf, n_ports, port, param, sizeof(param));
+	f = pf_xasprintf("preflight/mstconfig/%s/%s", pci->bdf, param);
+	r = rec->ctx->prov->nv_query(rec->ctx, pci->bdf, param, &text);
+	if (!pf_record_answer(rec, f, r))
+		return 0;
+	return pf_record_put_text(rec, f, text);
+}
+
+/*
+ * preflight/mstconfig/<bdf>/ROCE_CC_PRIO_MASK_P<n>: the firmware's DCQCN
+ * enable of each NVIDIA/Mellanox RoCE port, as `mstconfig -e q` prints it
+ * and pf_recorded_nv_query() reads it.
+ */
+int pf_record_nv(struct pf_record *rec)
+{
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r = 0;
+
+	if (pf_node_load(rec->ctx->fs, NULL, &node, &err) < 0)
+		return 0;
+	for (size_t i = 0; i < node->n_rdma && r >= 0; i++) {
+		const struct pf_rdma_dev *dev = &node->rdma[i];
+		const struct pf_pci_dev *pci = dev->pci >= 0 ? &node->pci[dev->pci] : NULL;
+
+		for (size_t j = 0; j < dev->n_ports && r >= 0; j++) {
+			if (dev->ports[j].link_layer != PF_LINK_ETH || !pci || pci->vendor != 0x15b3)
+				continue;
+			r = record_port(rec, pci, dev->n_ports, dev->ports[j].num);
+		}
+	}
+	pf_node_free(node);
+	return r;
 }

@@ -15,6 +15,7 @@
 #include "preflight/providers.h"
 #include "preflight/rdmacm_api.h"
 #include "preflight/verbs_api.h"
+#include "record.h"
 
 static uint64_t rlim_to_u64(rlim_t v)
 {
@@ -121,12 +122,39 @@ static int recorded_page_size(const struct pf_ctx *ctx, uint64_t *ret)
 	return 0;
 }
 
+static int live_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret, char **ret_err)
+{
+	return pf_dl_verbs(ret, ret_err);
+}
+
+static int live_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret,
+		       char **ret_err)
+{
+	return pf_dl_rdmacm(ret, ret_err);
+}
+
+/* A recorded root sends no traffic: the checks that would skip. */
+static int recorded_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret,
+			  char **ret_err)
+{
+	*ret_err = pf_xstrdup("a recorded root cannot send traffic");
+	return -ENOMEDIUM;
+}
+
+static int recorded_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret,
+			   char **ret_err)
+{
+	*ret_err = pf_xstrdup("a recorded root cannot send traffic");
+	return -ENOMEDIUM;
+}
+
 const struct pf_providers pf_providers_live = {
 	.name = "live",
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
-	.verbs = pf_dl_verbs,
-	.rdmacm = pf_dl_rdmacm,
+	.ethtool = &pf_ethtool_sys,
+	.verbs = live_verbs,
+	.rdmacm = live_rdmacm,
 	.linkmodes = pf_live_linkmodes,
 	.pause = pf_live_pause,
 	.ethtool_stats = pf_live_ethtool_stats,
@@ -146,6 +174,9 @@ const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
 	.memlock = recorded_memlock,
 	.gpu = &pf_gpu_recorded,
+	.ethtool = &pf_ethtool_none,
+	.verbs = recorded_verbs,
+	.rdmacm = recorded_rdmacm,
 	.linkmodes = pf_recorded_linkmodes,
 	.pause = pf_recorded_pause,
 	.ethtool_stats = pf_recorded_ethtool_stats,
@@ -168,7 +199,7 @@ const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
 
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret)
 {
-	if (!ctx->prov || !ctx->prov->env)
+	if (!ctx->prov)
 		return -ENOSYS;
 	return ctx->prov->env(ctx, name, ret);
 }
@@ -182,7 +213,7 @@ bool pf_env_isset(const struct pf_ctx *ctx, const char *name)
 
 int pf_euid(const struct pf_ctx *ctx, unsigned int *ret)
 {
-	if (!ctx->prov || !ctx->prov->euid)
+	if (!ctx->prov)
 		return -ENOSYS;
 	return ctx->prov->euid(ctx, ret);
 }
@@ -195,4 +226,62 @@ const char *pf_euid_note(const struct pf_ctx *ctx, char buf[32])
 		return "";
 	snprintf(buf, 32, " (uid %u)", uid);
 	return buf;
+}
+
+/* preflight/page_size, as recorded_page_size() reads it. */
+int pf_record_page_size(struct pf_record *rec)
+{
+	uint64_t v;
+	char text[32];
+	int r;
+
+	r = rec->ctx->prov->page_size(rec->ctx, &v);
+	if (!pf_record_answer(rec, "preflight/page_size", r))
+		return 0;
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
+	return pf_record_put_text(rec, "preflight/page_size", text);
+}
+
+/*
+ * The environment variables a check judges: NCCL's own, CUDA's device mask,
+ * HOME (where NCCL 2.30+ finds ~/.nccl.conf) and Slurm's script context (set
+ * in a prolog or epilog, whose environment is not the job's).
+ */
+static bool env_recorded(const char *entry)
+{
+	return strncmp(entry, "NCCL_", 5) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+	       strncmp(entry, "HOME=", 5) == 0 || strncmp(entry, "SLURM_SCRIPT_CONTEXT=", 21) == 0;
+}
+
+/*
+ * preflight/env (NAME=VALUE lines of env_recorded() variables, none: an
+ * empty file) and preflight/euid, as recorded_env() and recorded_euid()
+ * read them.  A recorded source's files are copied.
+ */
+int pf_record_process(struct pf_record *rec)
+{
+	extern char **environ;
+	pf_autofree char *buf = NULL;
+	unsigned int uid;
+	char text[32];
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if (!pf_fs_is_live(rec->ctx->fs)) {
+		r = rec->copy(rec, "/preflight/env");
+		if (r >= 0)
+			r = rec->copy(rec, "/preflight/euid");
+		return r < 0 ? r : 0;
+	}
+	f = pf_record_text(&buf, &len);
+	for (char **e = environ; *e; e++)
+		if (env_recorded(*e) && !strchr(*e, '\n'))
+			fprintf(f, "%s\n", *e);
+	fclose(f);
+	r = rec->put(rec, "preflight/env", buf, len);
+	if (r < 0 || pf_euid(rec->ctx, &uid) < 0)
+		return r < 0 ? r : 0;
+	snprintf(text, sizeof(text), "%u\n", uid);
+	return pf_record_put_text(rec, "preflight/euid", text);
 }

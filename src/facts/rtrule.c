@@ -17,6 +17,7 @@
 
 #include "preflight/net.h"
 #include "preflight/strbuf.h"
+#include "record.h"
 
 static struct pf_ip_rule *add(struct pf_ip_rules *ret)
 {
@@ -321,4 +322,21 @@ int pf_recorded_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
 	int r = pf_fs_read_full(ctx->fs, "/preflight/ip/rule", 0, &text, NULL);
 
 	return r < 0 ? r : pf_parse_ip_rule(text, ret);
+}
+
+/* preflight/ip/rule (`ip -4 rule show`), as pf_recorded_ip_rules() reads it. */
+int pf_record_ip_rules(struct pf_record *rec)
+{
+	pf_autofree struct pf_ip_rules *rules = pf_xcalloc(1, sizeof(*rules));
+	pf_autofree char *text = NULL;
+	int r;
+
+	r = rec->ctx->prov->ip_rules(rec->ctx, rules);
+	if (!pf_record_answer(rec, "preflight/ip/rule", r))
+		return 0;
+	r = rec->mkdirs(rec, "preflight/ip");
+	if (r < 0)
+		return r;
+	text = pf_format_ip_rule(rules);
+	return pf_record_put_text(rec, "preflight/ip/rule", text);
 }

@@ -534,7 +534,8 @@ static int load_err(int r, const char *lib, char **ret_err)
 	return r;
 }
 
-static int fake_cuda_load(const struct pf_cuda_table **ret, char **ret_err)
+static int fake_cuda_load(const struct pf_ctx *ctx, const struct pf_cuda_table **ret,
+			  char **ret_err)
 {
 	if (pf_fake.cuda_load)
 		return load_err(pf_fake.cuda_load, "libcuda.so.1", ret_err);
@@ -542,7 +543,8 @@ static int fake_cuda_load(const struct pf_cuda_table **ret, char **ret_err)
 	return 0;
 }
 
-static int fake_nvml_load(const struct pf_nvml_table **ret, char **ret_err)
+static int fake_nvml_load(const struct pf_ctx *ctx, const struct pf_nvml_table **ret,
+			  char **ret_err)
 {
 	if (pf_fake.nvml_load)
 		return load_err(pf_fake.nvml_load, "libnvidia-ml.so.1", ret_err);
@@ -550,7 +552,8 @@ static int fake_nvml_load(const struct pf_nvml_table **ret, char **ret_err)
 	return 0;
 }
 
-static int fake_nccl_load(const struct pf_nccl_table **ret, char **ret_err)
+static int fake_nccl_load(const struct pf_ctx *ctx, const struct pf_nccl_table **ret,
+			  char **ret_err)
 {
 	if (pf_fake.nccl_load)
 		return load_err(pf_fake.nccl_load, "libnccl.so.2", ret_err);

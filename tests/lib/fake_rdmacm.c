@@ -632,7 +632,8 @@ const struct pf_rdmacm_api pf_fake_rdmacm_api = {
 	.ack_cm_event = f_ack_cm_event,
 };
 
-static int fake_rdmacm_load(const struct pf_rdmacm_api **ret, char **ret_err)
+static int fake_rdmacm_load(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret,
+			    char **ret_err)
 {
 	*ret = &pf_fake_rdmacm_api;
 	return 0;

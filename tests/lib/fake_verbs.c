@@ -344,10 +344,11 @@ static pf_CUresult w_cuMemFree(pf_CUdeviceptr p)
 	return CUDA_LOCKED(real_cuda->cuMemFree(p));
 }
 
-static int wrapped_cuda(const struct pf_cuda_table **ret, char **ret_err)
+static int wrapped_cuda(const struct pf_ctx *ctx, const struct pf_cuda_table **ret,
+			char **ret_err)
 {
 	const struct pf_cuda_table *real;
-	int r = pf_fake_gpu_provider.cuda(&real, ret_err);
+	int r = pf_fake_gpu_provider.cuda(ctx, &real, ret_err);
 
 	if (r < 0)
 		return r;
@@ -370,7 +371,7 @@ const struct pf_cuda_table *pf_fake_verbs_cuda(void)
 	const struct pf_cuda_table *t = NULL;
 	char *err = NULL;
 
-	wrapped_cuda(&t, &err);
+	wrapped_cuda(NULL, &t, &err);
 	free(err);
 	return t;
 }
@@ -544,10 +545,47 @@ static bool has(int mask, int need)
 	return (mask & need) == need;
 }
 
+/* The port an RTR's address vector names (IB: a LID; RoCE: a RoCE v2 GID): 0, or refused. */
+static int rtr_peer(const struct pf_fake_verbs_dev *d, const struct ibv_qp_attr *a,
+		    int *ret_peer)
+{
+	int peer = -1;
+
+	if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		if (a->ah_attr.is_global)
+			return refuse("IB RTR with a GRH (is_global) on one subnet");
+		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
+			if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
+			    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
+				peer = i;
+		if (peer < 0)
+			return refuse("IB RTR dlid is no port's LID");
+	} else {
+		if (!a->ah_attr.is_global)
+			return refuse("RoCE RTR without a GRH (is_global 0)");
+		if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
+			return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
+		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
+			const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
+
+			if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
+			    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
+				    sizeof(union ibv_gid)))
+				peer = i;
+		}
+		if (peer < 0)
+			return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
+		if (!a->ah_attr.grh.hop_limit)
+			return refuse("RoCE RTR hop_limit 0");
+	}
+	*ret_peer = peer;
+	return 0;
+}
+
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	struct pf_fake_verbs_dev *d = dev_of(qp->context);
-	int peer;
+	int peer, r;
 
 	if (!(mask & IBV_QP_STATE))
 		return refuse("no IBV_QP_STATE");
@@ -573,34 +611,9 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			return refuse("RTR path MTU above the port's active MTU");
 		if (a->ah_attr.port_num != 1)
 			return refuse("RTR address vector on another port");
-		peer = -1;
-		if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
-			if (a->ah_attr.is_global)
-				return refuse("IB RTR with a GRH (is_global) on one subnet");
-			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
-				if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
-				    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
-					peer = i;
-			if (peer < 0)
-				return refuse("IB RTR dlid is no port's LID");
-		} else {
-			if (!a->ah_attr.is_global)
-				return refuse("RoCE RTR without a GRH (is_global 0)");
-			if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
-				return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
-			for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
-				const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
-
-				if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
-				    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
-					    sizeof(union ibv_gid)))
-					peer = i;
-			}
-			if (peer < 0)
-				return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
-			if (!a->ah_attr.grh.hop_limit)
-				return refuse("RoCE RTR hop_limit 0");
-		}
+		r = rtr_peer(d, a, &peer);
+		if (r)
+			return r;
 		if (a->path_mtu > pf_fake_verbs.devs[peer].active_mtu)
 			return refuse("RTR path MTU above the peer port's active MTU");
 		((struct fqp *)qp)->peer = peer;
@@ -823,11 +836,10 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		pf_fake_verbs.wrs++;
 		if (q->posted - q->freed > pf_fake_verbs.max_outstanding)
 			pf_fake_verbs.max_outstanding = (unsigned int)(q->posted - q->freed);
-		if (st == IBV_WC_SUCCESS) {
+		if (st == IBV_WC_SUCCESS)
 			wr_data(wr, remote, read, d->corrupt || peer->corrupt);
-		} else {
+		else
 			q->error = true;
-		}
 		if (c->wire_free_ns < (double)c->clock_ns)
 			c->wire_free_ns = (double)c->clock_ns;
 		rate = d->gpu_gbps > 0 && local && gpu_mem(local) ? d->gpu_gbps : d->gbps;
@@ -920,7 +932,8 @@ const struct pf_verbs_api pf_fake_verbs_api = {
 	.now_ns = f_now_ns,
 };
 
-static int fake_verbs_load(const struct pf_verbs_api **ret, char **ret_err)
+static int fake_verbs_load(const struct pf_ctx *ctx, const struct pf_verbs_api **ret,
+			   char **ret_err)
 {
 	*ret = &pf_fake_verbs_api;
 	return 0;

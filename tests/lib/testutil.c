@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "preflight/gpu.h"
+#include "preflight/net.h"
 #include "preflight/node.h"
 #include "registry.h"
 #include "testutil.h"
@@ -95,6 +97,40 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target)
 	assert_int_equal(symlink(target, path), 0);
 }
 
+/*
+ * Every member of struct pf_providers, by name: the size check fails when a
+ * member is added without being listed here.
+ */
+#define PROVIDER_MEMBERS(X)                                                                  \
+	X(memlock) X(gpu) X(ethtool) X(linkmodes) X(pause) X(ethtool_stats) X(pfc)        \
+	X(ipv4_addrs) X(ip_rules) X(nv_query) X(page_size) X(wait) X(verbs) X(env) X(euid) \
+	X(rdmacm) X(job_user) X(devnodes)
+#define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr)
+#define COUNT(m) +1
+_Static_assert(sizeof(struct pf_providers) == (1 PROVIDER_MEMBERS(COUNT)) * sizeof(void *),
+	       "a member of struct pf_providers is missing from PROVIDER_MEMBERS");
+_Static_assert(sizeof(struct pf_gpu_provider) == (0 GPU_MEMBERS(COUNT)) * sizeof(void *),
+	       "a member of struct pf_gpu_provider is missing from GPU_MEMBERS");
+_Static_assert(sizeof(struct pf_ethtool_ops) == 2 * sizeof(void *),
+	       "a member of struct pf_ethtool_ops is not checked");
+
+void pf_test_assert_providers_complete(const struct pf_providers *p)
+{
+#define NOT_NULL(m)                                                                        \
+	if (!p->m)                                                                         \
+		fail_msg("providers '%s': member %s is NULL", p->name, #m);
+#define GPU_NOT_NULL(m)                                                                    \
+	if (!p->gpu->m)                                                                    \
+		fail_msg("providers '%s': gpu->%s is NULL", p->name, #m);
+	assert_non_null(p->name);
+	PROVIDER_MEMBERS(NOT_NULL)
+	GPU_MEMBERS(GPU_NOT_NULL)
+	if (!p->ethtool->genl || !p->ethtool->ioctl)
+		fail_msg("providers '%s': an ethtool op is NULL", p->name);
+#undef NOT_NULL
+#undef GPU_NOT_NULL
+}
+
 /* Run @name on @root (may be NULL) with @node, or the node loaded from @root when @load. */
 static void run_check(const char *name, const char *root, const struct pf_providers *prov,
 		      struct pf_node *node, bool load, const char *const *sets,
@@ -124,6 +160,7 @@ static void run_check(const char *name, const char *root, const struct pf_provid
 	}
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
+	pf_test_assert_providers_complete(ctx.prov);
 	run.check = c;
 	pf_run_inline(&ctx, &run);
 	*res = run.res;

@@ -40,6 +40,11 @@ void pf_test_run_check(const char *name, const char *root, const struct pf_provi
  */
 void pf_test_run_check_node(const char *name, const char *root, const struct pf_providers *prov,
 			    struct pf_node *node, const char *const *sets, struct pf_result *res);
+/*
+ * Fail unless every member of @p (and of its gpu and ethtool tables) is set:
+ * a test's table starts from pf_providers_none.  pf_test_run_check*() call it.
+ */
+void pf_test_assert_providers_complete(const struct pf_providers *p);
 
 /*
  * Write a generated node with tests/gen_root.py @args ("--gpus 8 --nics 8

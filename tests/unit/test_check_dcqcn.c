@@ -24,7 +24,16 @@ static int fake_nv(const struct pf_ctx *ctx, const char *bdf, const char *name, 
 	return nv_r;
 }
 
-static const struct pf_providers fake = { .name = "fake-nv", .nv_query = fake_nv };
+static const struct pf_providers *fake_prov(void)
+{
+	static struct pf_providers p;
+
+	p = pf_providers_none;
+	p.name = "fake-nv";
+	p.nv_query = fake_nv;
+	pf_test_assert_providers_complete(&p);
+	return &p;
+}
 
 static void run(const char *set, struct pf_result *res)
 {
@@ -38,7 +47,7 @@ static void run(const char *set, struct pf_result *res)
 	const struct pf_check *c = pf_registry_find("dcqcn");
 	struct pf_profile prof;
 	struct pf_run r = { 0 };
-	struct pf_ctx ctx = { .prov = &fake, .node = &node };
+	struct pf_ctx ctx = { .prov = fake_prov(), .node = &node };
 	struct pf_fs *fs = NULL;
 	char *err = NULL;
 

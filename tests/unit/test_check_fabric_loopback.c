@@ -811,7 +811,7 @@ static void test_rail_without_address(void **state)
 	teardown(root);
 }
 
-static int no_rdmacm(const struct pf_rdmacm_api **ret, char **ret_err)
+static int no_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api **ret, char **ret_err)
 {
 	*ret_err = pf_xstrdup("librdmacm.so.1 not found: install rdma-core (librdmacm1)");
 	return -ENOENT;

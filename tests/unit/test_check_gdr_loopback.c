@@ -691,7 +691,8 @@ static void test_no_devices_skip(void **state)
 
 static struct pf_verbs_api missing_api;
 
-static int missing_verbs(const struct pf_verbs_api **ret, char **ret_err)
+static int missing_verbs(const struct pf_ctx *ctx, const struct pf_verbs_api **ret,
+			 char **ret_err)
 {
 	int r = pf_verbs_load("libibverbs-not-here.so.1", &missing_api, ret_err);
 
@@ -746,7 +747,7 @@ static void test_real_library_without_devices(void **state)
 		skip(); /* a real RDMA node: not this test's business */
 
 	root = setup("--gpus 1 --nics 1", 1, IBV_LINK_LAYER_INFINIBAND);
-	prov.verbs = pf_dl_verbs;
+	prov.verbs = pf_providers_live.verbs;
 	pf_result_init(&res);
 	pf_test_run_check("gdr_loopback", root, &prov, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_SKIP);

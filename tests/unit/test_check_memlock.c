@@ -299,11 +299,13 @@ static int fake_low(const struct pf_ctx *ctx, struct pf_rlimit *ret)
 
 static void test_providers(void **state)
 {
-	static const struct pf_providers eperm = { .name = "test", .memlock = fake_eperm };
-	static const struct pf_providers low = { .name = "test", .memlock = fake_low };
+	struct pf_providers eperm = pf_providers_none, low = pf_providers_none;
 	struct pf_result res;
 	const struct pf_finding *f;
 
+	eperm.name = low.name = "test";
+	eperm.memlock = fake_eperm;
+	low.memlock = fake_low;
 	/* the check asks the provider, not the file */
 	pf_test_run_check("memlock", pf_test_fixture("memlock-unlimited"), &low, NULL, &res);
 	assert_int_equal(res.status, PF_STATUS_FAIL);

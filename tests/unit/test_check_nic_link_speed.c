@@ -232,7 +232,7 @@ static void test_linkmodes_provider(void **state)
 	assert_int_equal(finding(&r, "mlx5_1/1")->status, PF_STATUS_PASS);
 	run_free(&r);
 
-	prov.linkmodes = NULL; /* a table without the function: sysfs speed */
+	prov.linkmodes = pf_providers_none.linkmodes; /* a table without the fact: sysfs speed */
 	run_on(&r, "--gpus 2 --nics 2 --link-layer eth", &prov, NULL);
 	assert_int_equal(r.res.status, PF_STATUS_PASS);
 	run_free(&r);
@@ -477,7 +477,17 @@ static void test_roles_and_never_cabled(void **state)
 	assert_non_null(strstr(f->message, "not in nic_link_speed.nics"));
 	assert_int_equal(r.res.status, PF_STATUS_PASS);
 	run_free(&r);
+}
 
+/* Rails that went down or never came up, and slow ports that are no role: failures. */
+static void test_rails_down_and_slow(void **state)
+{
+	static const char *const rails[] = { "nic_link_speed.nics=mlx5_0,mlx5_1,mlx5_2,mlx5_3",
+					     NULL };
+	struct run r = { 0 };
+	const struct pf_finding *f;
+
+	(void)state;
 	/* a rail that went down (link_downed counted it): fails and says so */
 	run_on(&r, "--gpus 4 --nics 4 --down-port mlx5_1 --file "
 		   "/sys/class/infiniband/mlx5_1/ports/1/counters/link_downed=3", NULL, rails);
@@ -549,6 +559,7 @@ int main(void)
 		pf_test_in_tmpdir(shared_hwloc_export),
 		cmocka_unit_test(test_roce_lag),
 		cmocka_unit_test(test_roles_and_never_cabled),
+		cmocka_unit_test(test_rails_down_and_slow),
 	};
 
 	return pf_test_run_group(tests, NULL, NULL);

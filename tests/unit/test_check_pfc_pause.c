@@ -167,6 +167,7 @@ static void run(struct fixture *fx, const struct pf_providers *prov, const char 
 	ctx.node = load(fx, &fs);
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
+	pf_test_assert_providers_complete(ctx.prov);
 	r.check = c;
 	pf_run_inline(&ctx, &r);
 	*res = r.res;
@@ -650,17 +651,16 @@ static int fake_wait(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms)
 
 static void test_live_window(void **state)
 {
-	const struct pf_providers prov = {
-		.name = "fake",
-		.pfc = fake_pfc,
-		.pause = fake_pause,
-		.ethtool_stats = fake_stats,
-		.wait = fake_wait,
-	};
+	struct pf_providers prov = pf_providers_none;
 	struct fixture fx = setup_roce();
 	struct pf_result res;
 	const struct pf_finding *f;
 
+	prov.name = "fake";
+	prov.pfc = fake_pfc;
+	prov.pause = fake_pause;
+	prov.ethtool_stats = fake_stats;
+	prov.wait = fake_wait;
 	assert_string_equal(fx.ifs[1], "enp28s0np0");
 	fake = (struct fake_state){ 0 };
 	run(&fx, &prov, NULL, &res);

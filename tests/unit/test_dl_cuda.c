@@ -163,7 +163,7 @@ static void devices_and_strerror(void **state)
 
 	pf_fake_gpu_reset(2, bdfs);
 	assert_string_equal(pf_fake.bus_id[0], "0000:1B:00.0");
-	assert_int_equal(pf_fake_gpu_provider.cuda(&cu, &err), 0);
+	assert_int_equal(pf_fake_gpu_provider.cuda(NULL, &cu, &err), 0);
 	assert_int_equal(pf_cuda_devices(cu, &list, &cr), 2);
 	assert_string_equal(list[0], "0000:1b:00.0");
 	assert_string_equal(list[1], "0000:9a:00.0");

@@ -62,7 +62,7 @@ static void strerror_fallback(void **state)
 
 	assert_string_equal(pf_nvml_strerror(NULL, 999, buf, sizeof(buf)), "NVML error 999");
 	pf_fake_gpu_reset(1, bdfs);
-	assert_int_equal(pf_fake_gpu_provider.nvml(&nv, &err), 0);
+	assert_int_equal(pf_fake_gpu_provider.nvml(NULL, &nv, &err), 0);
 	assert_string_equal(pf_nvml_strerror(nv, PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH, buf,
 					     sizeof(buf)),
 			    "RM has detected an NVML/RM version mismatch.");

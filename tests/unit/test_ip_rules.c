@@ -149,15 +149,21 @@ static void test_text_edge_cases(void **state)
 }
 
 /* A provider table with only the live rules: what the snapshot records. */
-static const struct pf_providers rules_only = {
-	.name = "rules-only",
-	.ip_rules = pf_live_ip_rules,
-};
+static const struct pf_providers *rules_only(void)
+{
+	static struct pf_providers p;
+
+	p = pf_providers_none;
+	p.name = "rules-only";
+	p.ip_rules = pf_live_ip_rules;
+	pf_test_assert_providers_complete(&p);
+	return &p;
+}
 
 static void test_snapshot_records_rules(void **state)
 {
 	pf_autofree struct pf_ip_rules *back = pf_xcalloc(1, sizeof(*back));
-	struct pf_snapshot_opts opts = { .prov = &rules_only };
+	struct pf_snapshot_opts opts = { .prov = rules_only() };
 	struct pf_snapshot_stats st;
 	struct pf_fs *src = NULL, *rec = NULL;
 	struct pf_ctx ctx = { 0 };

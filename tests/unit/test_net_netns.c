@@ -22,6 +22,9 @@
 #include "netns.h"
 #include "testutil.h"
 
+/* The live providers, as a check's context holds them (the fs is not read). */
+static const struct pf_ctx live_ctx = { .prov = &pf_providers_live };
+
 static int group_setup(void **state)
 {
 	pf_test_netns_create("pftest_net",
@@ -42,7 +45,7 @@ static void test_linkmodes_veth(void **state)
 	struct pf_linkmodes lm;
 	int self = pf_test_netns_enter(), r;
 
-	r = pf_providers_live.linkmodes(NULL, "vt0", &lm);
+	r = pf_providers_live.linkmodes(&live_ctx, "vt0", &lm);
 	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
 	assert_int_equal(lm.speed_mbps, 10000);
@@ -54,7 +57,7 @@ static void test_pause_not_supported(void **state)
 	struct pf_pause pa;
 	int self = pf_test_netns_enter(), r;
 
-	r = pf_providers_live.pause(NULL, "vt0", &pa);
+	r = pf_providers_live.pause(&live_ctx, "vt0", &pa);
 	pf_test_netns_leave(self);
 	assert_int_equal(r, -EOPNOTSUPP);
 }
@@ -64,7 +67,7 @@ static void test_dcb_not_supported(void **state)
 	struct pf_pfc pfc;
 	int self = pf_test_netns_enter(), r;
 
-	r = pf_providers_live.pfc(NULL, "vt0", &pfc);
+	r = pf_providers_live.pfc(&live_ctx, "vt0", &pfc);
 	pf_test_netns_leave(self);
 	assert_int_equal(r, -EOPNOTSUPP);
 }
@@ -76,7 +79,7 @@ static void test_driver_stats(void **state)
 	unsigned int vt1;
 	int self = pf_test_netns_enter(), r, r2;
 
-	r = pf_providers_live.ethtool_stats(NULL, "vt0", 0, &s);
+	r = pf_providers_live.ethtool_stats(&live_ctx, "vt0", 0, &s);
 	vt1 = if_nametoindex("vt1");
 	pf_test_netns_leave(self);
 	assert_int_equal(r, 0);
@@ -95,7 +98,7 @@ static void test_no_such_device(void **state)
 	struct pf_pfc pfc;
 	int self = pf_test_netns_enter(), r1, r2, r3;
 
-	r1 = pf_ethtool_linkmodes_get("pfnosuch0", &lm);
+	r1 = pf_ethtool_linkmodes_get(&pf_ethtool_sys, "pfnosuch0", &lm);
 	r2 = pf_ethtool_stats_get("pfnosuch0", &s);
 	r3 = pf_dcb_pfc_get("pfnosuch0", &pfc);
 	pf_test_netns_leave(self);
@@ -161,15 +164,17 @@ static int no_genl_family(uint8_t cmd, int header_attr, const char *ifname, uint
 /* A kernel without ethtool netlink (< 5.6): the real SIOCETHTOOL answers for the veth. */
 static void test_ioctl_fallback_veth(void **state)
 {
-	struct pf_ethtool_ops saved = pf_ethtool_ops;
+	struct pf_ethtool_ops old = pf_ethtool_sys;
+	struct pf_providers prov = pf_providers_live;
+	struct pf_ctx ctx = { .prov = &prov };
 	struct pf_linkmodes lm;
 	struct pf_pause pa;
 	int self = pf_test_netns_enter(), r_lm, r_pa;
 
-	pf_ethtool_ops.genl = no_genl_family;
-	r_lm = pf_providers_live.linkmodes(NULL, "vt0", &lm);
-	r_pa = pf_providers_live.pause(NULL, "vt0", &pa);
-	pf_ethtool_ops = saved;
+	old.genl = no_genl_family;
+	prov.ethtool = &old;
+	r_lm = prov.linkmodes(&ctx, "vt0", &lm);
+	r_pa = prov.pause(&ctx, "vt0", &pa);
 	pf_test_netns_leave(self);
 	assert_int_equal(r_lm, 0);
 	assert_int_equal(lm.speed_mbps, 10000);
@@ -188,9 +193,9 @@ static void test_ipv4_addrs_veth(void **state)
 	assert_int_equal(pf_test_sh("ip -n %1$s addr add 10.9.0.1/24 dev vt0 && "
 				    "ip -n %1$s addr add 10.9.1.1/24 dev vt1 && "
 				    "ip -n %1$s addr add 192.168.5.5/16 dev vt1", pf_test_netns_name()), 0);
-	r0 = pf_providers_live.ipv4_addrs(NULL, "vt0", &a0);
-	r1 = pf_providers_live.ipv4_addrs(NULL, "vt1", &a1);
-	r2 = pf_providers_live.ipv4_addrs(NULL, "pf-nosuch0", &back);
+	r0 = pf_providers_live.ipv4_addrs(&live_ctx, "vt0", &a0);
+	r1 = pf_providers_live.ipv4_addrs(&live_ctx, "vt1", &a1);
+	r2 = pf_providers_live.ipv4_addrs(&live_ctx, "pf-nosuch0", &back);
 	pf_test_netns_leave(self);
 	assert_int_equal(r0, 0);
 	assert_int_equal(a0.n, 1);

@@ -450,7 +450,7 @@ static void test_gstrings_raw(void **state)
 }
 
 /*
- * Old kernels, answered through pf_ethtool_ops as they answer: RHEL 8 (4.18)
+ * Old kernels, answered through the provider's ethtool table as they answer: RHEL 8 (4.18)
  * and anything before 5.6 have no "ethtool" genl family; 5.6-5.9 reject a
  * request carrying ETHTOOL_FLAG_STATS whole ("unrecognized request flags",
  * EOPNOTSUPP; newer policies say EINVAL).
@@ -522,23 +522,25 @@ static int fake_ioctl(const char *ifname, void *data)
 
 static void test_old_kernels(void **state)
 {
-	struct pf_ethtool_ops saved = pf_ethtool_ops;
+	static const struct pf_ethtool_ops old = { .genl = fake_genl, .ioctl = fake_ioctl };
+	struct pf_providers prov = pf_providers_live;
+	struct pf_ctx ctx = { .prov = &prov };
 	struct pf_linkmodes lm;
 	struct pf_pause pa;
 
-	pf_ethtool_ops = (struct pf_ethtool_ops){ .genl = fake_genl, .ioctl = fake_ioctl };
+	prov.ethtool = &old;
 
 	/* 4.18 / 5.4: no genl family: SIOCETHTOOL GPAUSEPARAM and GLINKSETTINGS */
 	memset(&old_kernel, 0, sizeof(old_kernel));
-	assert_int_equal(pf_ethtool_pause_get("ens1f0np0", &pa), 0);
+	assert_int_equal(prov.pause(&ctx, "ens1f0np0", &pa), 0);
 	assert_true(pa.rx && !pa.tx && !pa.autoneg && !pa.has_stats);
-	assert_int_equal(pf_ethtool_linkmodes_get("ens1f0np0", &lm), 0);
+	assert_int_equal(prov.linkmodes(&ctx, "ens1f0np0", &lm), 0);
 	assert_int_equal(lm.speed_mbps, 100000);
 	assert_int_equal(lm.duplex, 1);
 	assert_int_equal(lm.autoneg, 1);
 	/* a driver with only the legacy get_settings: ETHTOOL_GSET */
 	old_kernel.no_glinksettings = true;
-	assert_int_equal(pf_ethtool_linkmodes_get("ens1f0np0", &lm), 0);
+	assert_int_equal(prov.linkmodes(&ctx, "ens1f0np0", &lm), 0);
 	assert_int_equal(lm.speed_mbps, 25000);
 	assert_int_equal(lm.autoneg, 0);
 
@@ -547,7 +549,7 @@ static void test_old_kernels(void **state)
 		memset(&old_kernel, 0, sizeof(old_kernel));
 		old_kernel.mode = 1;
 		old_kernel.flag_err = i ? -EINVAL : -EOPNOTSUPP;
-		assert_int_equal(pf_ethtool_pause_get("ens1f0np0", &pa), 0);
+		assert_int_equal(prov.pause(&ctx, "ens1f0np0", &pa), 0);
 		assert_true(pa.rx && pa.tx && !pa.has_stats);
 		assert_int_equal(old_kernel.genl_calls, 2);
 		assert_int_equal(old_kernel.ioctl_calls, 0);
@@ -556,10 +558,8 @@ static void test_old_kernels(void **state)
 	/* a driver without get_pauseparam stays "not supported" (no ioctl guess) */
 	memset(&old_kernel, 0, sizeof(old_kernel));
 	old_kernel.mode = 2;
-	assert_int_equal(pf_ethtool_pause_get("veth0", &pa), -EOPNOTSUPP);
+	assert_int_equal(prov.pause(&ctx, "veth0", &pa), -EOPNOTSUPP);
 	assert_int_equal(old_kernel.ioctl_calls, 0);
-
-	pf_ethtool_ops = saved;
 }
 
 int main(void)

@@ -2,7 +2,8 @@
 /*
  * test_providers.c - the process facts a check may not read itself: the
  * environment and the effective uid, live and recorded, the uptime reader,
- * and what a provider table without them answers.
+ * and what a provider table without them answers; no table (live,
+ * recorded, none, the tests' fakes) has a NULL member.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +11,12 @@
 #include <unistd.h>
 
 #include "preflight/fs.h"
+#include "preflight/gpu.h"
+#include "preflight/net.h"
 #include "preflight/parse.h"
+#include "fake_gpu.h"
+#include "fake_rdmacm.h"
+#include "fake_verbs.h"
 #include "testutil.h"
 
 struct root {
@@ -112,8 +118,7 @@ static void test_euid(void **state)
 /* A test's provider table without the entries: -ENOSYS, never a crash. */
 static void test_missing_entries(void **state)
 {
-	static const struct pf_providers bare = { .name = "bare" };
-	struct pf_ctx ctx = { .prov = &bare };
+	struct pf_ctx ctx = { .prov = &pf_providers_none };
 	unsigned int uid;
 	char *v = NULL, buf[32];
 
@@ -122,6 +127,64 @@ static void test_missing_entries(void **state)
 	assert_false(pf_env_isset(&ctx, "HOME"));
 	assert_int_equal(pf_euid(&ctx, &uid), -ENOSYS);
 	assert_string_equal(pf_euid_note(&ctx, buf), "");
+}
+
+static void test_no_null_member(void **state)
+{
+	(void)state;
+	pf_test_assert_providers_complete(&pf_providers_live);
+	pf_test_assert_providers_complete(&pf_providers_recorded);
+	pf_test_assert_providers_complete(&pf_providers_none);
+	pf_test_assert_providers_complete(pf_fake_providers());
+	pf_test_assert_providers_complete(pf_fake_verbs_providers());
+	pf_test_assert_providers_complete(pf_fake_fabric_providers());
+}
+
+/* The empty table answers -ENOSYS everywhere, traffic and GPU tables included. */
+static void test_none_answers_enosys(void **state)
+{
+	const struct pf_providers *p = &pf_providers_none;
+	struct pf_ctx ctx = { .prov = p };
+	const struct pf_verbs_api *va = NULL;
+	const struct pf_rdmacm_api *ca = NULL;
+	const struct pf_cuda_table *cu = NULL;
+	char *err = NULL, *text = NULL;
+	uint64_t v;
+	double ms;
+
+	(void)state;
+	assert_int_equal(p->page_size(&ctx, &v), -ENOSYS);
+	assert_int_equal(p->wait(&ctx, 1, &ms), -ENOSYS);
+	assert_int_equal(p->verbs(&ctx, &va, &err), -ENOSYS);
+	assert_null(err);
+	assert_int_equal(p->rdmacm(&ctx, &ca, &err), -ENOSYS);
+	assert_null(err);
+	assert_int_equal(p->nv_query(&ctx, "0000:17:00.0", "X", &text), -ENOSYS);
+	assert_int_equal(p->ethtool->ioctl("eth0", NULL), -ENOSYS);
+	assert_int_equal(p->gpu->cuda(&ctx, &cu, &err), -ENOSYS);
+	assert_string_equal(err, "no GPU provider");
+	free(err);
+	err = NULL;
+	assert_int_equal(p->gpu->kmsg(&ctx, &text, &err), -ENOSYS);
+	free(err);
+}
+
+/* A recorded root sends no traffic: -ENOMEDIUM, the checks' "run it on the node" skip. */
+static void test_recorded_no_traffic(void **state)
+{
+	const struct pf_providers *p = &pf_providers_recorded;
+	struct pf_ctx ctx = { .prov = p };
+	const struct pf_verbs_api *va = NULL;
+	const struct pf_rdmacm_api *ca = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(p->verbs(&ctx, &va, &err), -ENOMEDIUM);
+	free(err);
+	err = NULL;
+	assert_int_equal(p->rdmacm(&ctx, &ca, &err), -ENOMEDIUM);
+	free(err);
+	assert_int_equal(p->ethtool->genl(1, 1, "eth0", 0, NULL, NULL), -ENOSYS);
 }
 
 static void test_uptime(void **state)
@@ -158,6 +221,9 @@ int main(void)
 		cmocka_unit_test(test_live_env),
 		cmocka_unit_test(test_euid),
 		cmocka_unit_test(test_missing_entries),
+		cmocka_unit_test(test_no_null_member),
+		cmocka_unit_test(test_none_answers_enosys),
+		cmocka_unit_test(test_recorded_no_traffic),
 		cmocka_unit_test(test_uptime),
 	};
 

@@ -99,11 +99,17 @@ static int fake_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **re
 	return 0;
 }
 
-static const struct pf_gpu_provider fake_gpu = {
-	.kmsg = fake_kmsg,
-	.verbs_dmabuf = fake_verbs_dmabuf,
-	.cuda_dmabuf = fake_cuda_dmabuf,
-};
+/* The GPU facts this test fakes; the rest answer -ENOSYS (pf_gpu_none). */
+static const struct pf_gpu_provider *fake_gpu(void)
+{
+	static struct pf_gpu_provider g;
+
+	g = pf_gpu_none;
+	g.kmsg = fake_kmsg;
+	g.verbs_dmabuf = fake_verbs_dmabuf;
+	g.cuda_dmabuf = fake_cuda_dmabuf;
+	return &g;
+}
 
 static int fake_linkmodes(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret)
 {
@@ -172,16 +178,22 @@ static int fake_page_size(const struct pf_ctx *ctx, uint64_t *ret)
 	return 0;
 }
 
-static const struct pf_providers fake = {
-	.name = "fake",
-	.page_size = fake_page_size,
-	.gpu = &fake_gpu,
-	.linkmodes = fake_linkmodes,
-	.pause = fake_pause,
-	.ethtool_stats = fake_stats,
-	.pfc = fake_pfc,
-	.wait = fake_wait,
-};
+/* A table with the facts this test fakes; the rest answer -ENOSYS. */
+static const struct pf_providers *fake_prov(void)
+{
+	static struct pf_providers p;
+
+	p = pf_providers_none;
+	p.name = "fake";
+	p.page_size = fake_page_size;
+	p.gpu = fake_gpu();
+	p.linkmodes = fake_linkmodes;
+	p.pause = fake_pause;
+	p.ethtool_stats = fake_stats;
+	p.pfc = fake_pfc;
+	p.wait = fake_wait;
+	return &p;
+}
 
 static char *slurp(const char *dir, const char *rel)
 {
@@ -245,6 +257,7 @@ static void snapshot(const char *src, const char *dst, const struct pf_providers
 	struct pf_fs *fs = NULL;
 	char *err = NULL;
 
+	pf_test_assert_providers_complete(prov);
 	assert_int_equal(pf_fs_open(src, &fs), 0);
 	if (pf_snapshot_write(fs, dst, &opts, st, &err) < 0)
 		fail_msg("snapshot failed: %s", err);
@@ -261,7 +274,7 @@ static void test_files_and_links(void **state)
 	snprintf(src, sizeof(src), "%s/src", top);
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
-	snapshot(src, dst, &fake, &st);
+	snapshot(src, dst, fake_prov(), &st);
 
 	assert_link(dst, "sys/class/net/eth0",
 		    "../../devices/pci0000:00/0000:00:01.0/0000:17:00.0/net/eth0");
@@ -320,7 +333,7 @@ static void test_facts_read_back(void **state)
 	snprintf(src, sizeof(src), "%s/src", top);
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
-	snapshot(src, dst, &fake, &st);
+	snapshot(src, dst, fake_prov(), &st);
 	/* settings, pause, stats, pfc, stats.after, window_ms, page_size */
 	assert_int_equal(st.facts, 7);
 
@@ -364,14 +377,7 @@ static void test_facts_read_back(void **state)
 
 static void test_unsupported_read_back(void **state)
 {
-	static const struct pf_providers unsupported = {
-		.name = "unsupported",
-		.linkmodes = unsupported_linkmodes,
-		.pause = unsupported_pause,
-		.ethtool_stats = unsupported_stats,
-		.pfc = unsupported_pfc,
-		.wait = fake_wait,
-	};
+	struct pf_providers unsupported = pf_providers_none;
 	char *top = pf_test_mkdtemp();
 	char src[PATH_MAX], dst[PATH_MAX];
 	struct pf_snapshot_stats st;
@@ -385,6 +391,12 @@ static void test_unsupported_read_back(void **state)
 	snprintf(src, sizeof(src), "%s/src", top);
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
+	unsupported.name = "unsupported";
+	unsupported.linkmodes = unsupported_linkmodes;
+	unsupported.pause = unsupported_pause;
+	unsupported.ethtool_stats = unsupported_stats;
+	unsupported.pfc = unsupported_pfc;
+	unsupported.wait = fake_wait;
 	snapshot(src, dst, &unsupported, &st);
 	assert_int_equal(pf_fs_open(dst, &fs), 0);
 	ctx.fs = fs;
@@ -413,7 +425,7 @@ static void test_gpu_facts_read_back(void **state)
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
 	add_gpu(src);
-	snapshot(src, dst, &fake, &st);
+	snapshot(src, dst, fake_prov(), &st);
 	assert_file(dst, "preflight/cuda/dmabuf_supported", "0000:18:00.0 0\n");
 	assert_file(dst, "preflight/ibverbs/reg_dmabuf_mr", "1\n");
 
@@ -438,7 +450,7 @@ static void test_no_gpu_no_gpu_facts(void **state)
 	snprintf(src, sizeof(src), "%s/src", top);
 	snprintf(dst, sizeof(dst), "%s/dst", top);
 	make_source(src);
-	snapshot(src, dst, &fake, &st);
+	snapshot(src, dst, fake_prov(), &st);
 	assert_absent(dst, "preflight/kmsg");
 	assert_absent(dst, "preflight/ibverbs");
 	pf_test_rmtree(top);
@@ -479,12 +491,7 @@ static int nccl_devnodes(const struct pf_ctx *ctx, const char *dir, struct pf_de
 /* nccl_config's facts: job user, /dev/infiniband, the files environment and user name */
 static void test_nccl_facts_read_back(void **state)
 {
-	static const struct pf_providers prov = {
-		.name = "nccl",
-		.env = nccl_env,
-		.job_user = nccl_user,
-		.devnodes = nccl_devnodes,
-	};
+	struct pf_providers prov = pf_providers_none;
 	char *top = pf_test_mkdtemp();
 	char src[PATH_MAX], dst[PATH_MAX];
 	struct pf_snapshot_stats st;
@@ -505,6 +512,10 @@ static void test_nccl_facts_read_back(void **state)
 	pf_test_write(src, NIC "/infiniband_verbs/uverbs0/ibdev", "mlx5_0\n");
 	pf_test_symlink(src, "sys/class/infiniband_verbs/uverbs0",
 			"../../devices/pci0000:00/0000:00:01.0/0000:17:00.0/infiniband_verbs/uverbs0");
+	prov.name = "nccl";
+	prov.env = nccl_env;
+	prov.job_user = nccl_user;
+	prov.devnodes = nccl_devnodes;
 	snapshot(src, dst, &prov, &st);
 	assert_int_equal(st.facts, 2);
 	assert_file(dst, "home/bob/.nccl.conf", "NCCL_DEBUG=INFO\n");
@@ -544,7 +555,7 @@ static void test_nccl_facts_read_back(void **state)
 static void test_refuses_non_empty(void **state)
 {
 	char *top = pf_test_mkdtemp();
-	struct pf_snapshot_opts opts = { .prov = &fake };
+	struct pf_snapshot_opts opts = { .prov = fake_prov() };
 	struct pf_fs *fs = NULL;
 	char *err = NULL;
 

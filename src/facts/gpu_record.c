@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_record.c - the writer's side of pf_gpu_recorded (gpu_provider.c):
+ * the GPU provider's facts, only on a node with NVIDIA GPUs.
+ *
+ *   preflight/kmsg                    the kernel log (Xid errors)
+ *   preflight/ibverbs/reg_dmabuf_mr   "0|1": the RDMA devices register DMA-BUF
+ *   preflight/cuda/dmabuf_supported   "<bdf> <0|1>" per GPU
+ *   preflight/cuda/gdr_supported      "<bdf> <0|1>" per GPU
+ *
+ * Live, the CUDA attributes initialise CUDA in this process.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "preflight/gpu.h"
+#include "preflight/node.h"
+#include "record.h"
+
+/* One GPU fact: @r is the provider's answer (1/0, or -errno with *why). */
+static int gpu_fact(struct pf_record *rec, const char *rel, int r, char *why, FILE *text)
+{
+	if (r == -ENOENT && !pf_fs_is_live(rec->ctx->fs)) {
+		/* a recorded source without it */
+	} else if (r < 0) {
+		rec->skip(rec, rel, why ? why : strerror(-r));
+	} else {
+		fprintf(text, "%d\n", r);
+	}
+	free(why);
+	return r;
+}
+
+/* preflight/cuda/<file>: "<bdf> <0|1>" per GPU from @attr (a CUDA device attribute). */
+static int cuda_attr_fact(struct pf_record *rec, const struct pf_node *node, const char *file,
+			  int (*attr)(const struct pf_ctx *, const char *, char **))
+{
+	pf_autofree char *buf = NULL, *path = pf_xasprintf("preflight/cuda/%s", file);
+	size_t len = 0, n = 0;
+	FILE *f = pf_record_text(&buf, &len);
+
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
+		char *why = NULL;
+		int v = attr(rec->ctx, bdf, &why);
+
+		if (v >= 0)
+			fprintf(f, "%s ", bdf);
+		n += gpu_fact(rec, rel, v, why, f) >= 0;
+	}
+	fclose(f);
+	return n ? rec->put(rec, path, buf, len) : 0;
+}
+
+static int kmsg_fact(struct pf_record *rec)
+{
+	pf_autofree char *text = NULL;
+	char *why = NULL;
+	int r = rec->ctx->prov->gpu->kmsg(rec->ctx, &text, &why);
+
+	if (r < 0) {
+		gpu_fact(rec, "preflight/kmsg", r, why, NULL);
+		return 0;
+	}
+	free(why);
+	return pf_record_put_text(rec, "preflight/kmsg", text);
+}
+
+static int dmabuf_fact(struct pf_record *rec)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *f = pf_record_text(&buf, &len);
+	char *why = NULL;
+	int r;
+
+	r = rec->ctx->prov->gpu->verbs_dmabuf(rec->ctx, &why);
+	r = gpu_fact(rec, "preflight/ibverbs/reg_dmabuf_mr", r, why, f);
+	fclose(f);
+	return r >= 0 ? rec->put(rec, "preflight/ibverbs/reg_dmabuf_mr", buf, len) : 0;
+}
+
+static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
+{
+	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
+	int r = rec->mkdirs(rec, "preflight/ibverbs");
+
+	if (r >= 0)
+		r = rec->mkdirs(rec, "preflight/cuda");
+	if (r >= 0)
+		r = kmsg_fact(rec);
+	if (r >= 0)
+		r = dmabuf_fact(rec);
+	if (r >= 0)
+		r = cuda_attr_fact(rec, node, "dmabuf_supported", gpu->cuda_dmabuf);
+	if (r >= 0)
+		r = cuda_attr_fact(rec, node, "gdr_supported", gpu->cuda_gdr);
+	return r;
+}
+
+int pf_record_gpu(struct pf_record *rec)
+{
+	struct pf_node *node = NULL;
+	pf_autofree char *err = NULL;
+	int r;
+
+	/* a table without GPU facts records none, not even their directories */
+	if (rec->ctx->prov->gpu == &pf_gpu_none || pf_node_load(rec->ctx->fs, NULL, &node, &err) < 0)
+		return 0;
+	r = node->n_gpus ? gpu_facts(rec, node) : 0;
+	pf_node_free(node);
+	return r < 0 ? r : 0;
+}

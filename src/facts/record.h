@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - the writer's side of the recorded providers: each
+ * pf_record_*() asks ctx->prov for its facts and writes them under
+ * preflight/ as the recorded provider reads them back (docs/snapshot.md
+ * lists the file of each fact and the function that writes it).
+ * `preflight snapshot` (src/cmd/snapshot.c) gives the sink; a test gives
+ * its own and reads the facts back (tests/unit/test_record_roundtrip.c).
+ *
+ * Errors of a provider are not errors of the snapshot: the fact is left
+ * out and named in the log (quietly when a recorded source lacks it); the
+ * functions return -errno only when the snapshot cannot be written.
+ */
+#ifndef PF_FACTS_RECORD_H
+#define PF_FACTS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "preflight/job.h"
+#include "preflight/providers.h"
+
+struct pf_record {
+	const struct pf_ctx *ctx; /* the source root and its providers */
+	/* Write @rel (relative to the snapshot, its directories made) as one fact. */
+	int (*put)(struct pf_record *rec, const char *rel, const char *buf, size_t len);
+	/* Make the directory @rel of the snapshot and its parents. */
+	int (*mkdirs)(struct pf_record *rec, const char *rel);
+	/* Copy the source's file @path as it is: 1 copied, 0 absent, -errno. */
+	int (*copy)(struct pf_record *rec, const char *path);
+	/* Whether the snapshot already holds @rel. */
+	bool (*has)(struct pf_record *rec, const char *rel);
+	/* Log a fact that could not be read, and why. */
+	void (*skip)(struct pf_record *rec, const char *what, const char *why);
+	void *userdata;
+};
+
+/* rec->skip() with strerror(-@err). */
+void pf_record_skip(struct pf_record *rec, const char *what, int err);
+/*
+ * A provider's answer @r for the fact @rel: true when it is one to write;
+ * an error is logged, except -ENOENT from a recorded source (not captured)
+ * and -ENOSYS (a table without that fact), left out quietly.
+ */
+bool pf_record_answer(struct pf_record *rec, const char *rel, int r);
+/* A memory stream for a fact's text (aborts when none can be made). */
+FILE *pf_record_text(char **buf, size_t *len);
+/* rec->put() of a NUL-terminated @text. */
+int pf_record_put_text(struct pf_record *rec, const char *rel, const char *text);
+
+/*
+ * The netdev facts (ethtool settings, pause, statistics, dcb pfc/app,
+ * ip addr) of every netdev with a device and of every RDMA port's netdev,
+ * a second statistics sample of RDMA netdevs @window_ms later (0: none),
+ * then the addresses of RoCE netdevs named only by a GID table
+ * (record_net.c, beside recorded_net.c).
+ */
+int pf_record_net(struct pf_record *rec, unsigned int window_ms);
+/* preflight/page_size, preflight/env and preflight/euid (providers.c). */
+int pf_record_page_size(struct pf_record *rec);
+int pf_record_process(struct pf_record *rec);
+/* preflight/ip/rule (rtrule.c). */
+int pf_record_ip_rules(struct pf_record *rec);
+/* preflight/mstconfig/<bdf>/<param> of each NVIDIA RoCE port (mstconfig.c). */
+int pf_record_nv(struct pf_record *rec);
+/* preflight/kmsg, ibverbs/reg_dmabuf_mr, cuda/<attr> on a node with GPUs (gpu_record.c). */
+int pf_record_gpu(struct pf_record *rec);
+/*
+ * preflight/job_user and preflight/ls/dev/infiniband (job_record.c); the
+ * job's user in *ret_user and true in *ret_known when the provider knew it.
+ */
+int pf_record_job(struct pf_record *rec, struct pf_job_user *ret_user, bool *ret_known);
+
+#endif
