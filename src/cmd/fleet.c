@@ -20,11 +20,13 @@ static void fleet_usage(FILE *out)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
 	      "                       [--recursive] [--output FILE] [--compact]\n"
+	      "                       [--drain-suspects]\n"
 	      "                       REPORT.json|DIR...\n"
 	      "\n"
 	      "One view of many nodes' reports: failing nodes, counts per check, and nodes\n"
 	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
-	      "(judged when at least 3 nodes report it).\n"
+	      "(judged when at least 3 nodes report it).  Reports of `preflight mesh` add the\n"
+	      "mesh view: the merged pairwise matrix triangulated into ranked suspects.\n"
 	      "\n"
 	      "  --format FORMAT         text (default), json or csv\n"
 	      "  --outlier-fraction F    outlier threshold, 0 < F <= 1 (default 0.9)\n"
@@ -32,9 +34,13 @@ static void fleet_usage(FILE *out)
 	      "                          (by default only the files directly in it)\n"
 	      "  --output FILE           write the view to FILE atomically\n"
 	      "  --compact               the JSON view on one line (default: indented like jq)\n"
+	      "  --drain-suspects        instead of the view, print (never run) the scontrol\n"
+	      "                          commands that drain the mesh's node and rail\n"
+	      "                          suspects and missing ranks\n"
 	      "  --help                  this text\n"
 	      "\n"
-	      "Exit status: 0 no failing node, 1 a node failed or errored, 64 usage,\n"
+	      "Exit status: 0 no failing node, 1 a node failed or errored or the mesh has\n"
+	      "suspects, 64 usage,\n"
 	      "74 the view could not be written.\n",
 	      out);
 }
@@ -72,8 +78,13 @@ static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *er
 }
 
 /* Render the view into memory and write it to @path through pf_output_write(). */
-static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path,
-			  char **ret_err)
+static int render(const struct pf_fleet *f, enum pf_fleet_format fmt, bool drain, FILE *out)
+{
+	return drain ? pf_fleet_render_drain(f, out) : pf_fleet_render(f, fmt, out);
+}
+
+static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, bool drain,
+			  const char *path, char **ret_err)
 {
 	pf_autofree char *buf = NULL;
 	size_t len = 0;
@@ -82,7 +93,7 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 
 	if (!mem)
 		return -errno;
-	r = pf_fleet_render(f, fmt, mem);
+	r = render(f, fmt, drain, mem);
 	if (fclose(mem) == EOF && r == 0)
 		r = -errno;
 	if (r < 0)
@@ -95,7 +106,7 @@ struct fleet_opts {
 	enum pf_fleet_format fmt;
 	double fraction;
 	const char *output;
-	bool recursive, compact;
+	bool recursive, compact, drain;
 };
 
 /* --outlier-fraction: a number in (0, 1]; false (after the message) otherwise. */
@@ -120,7 +131,7 @@ static bool parse_fraction(const char *arg, double *ret, FILE *err)
 static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out, FILE *err,
 			  int *ret_exit)
 {
-	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT,
+	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT, OPT_DRAIN,
 	       OPT_RECURSIVE = 'r' };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -128,6 +139,7 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "drain-suspects", no_argument, NULL, OPT_DRAIN },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +174,9 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		case OPT_COMPACT:
 			o->compact = true;
 			break;
+		case OPT_DRAIN:
+			o->drain = true;
+			break;
 		case OPT_HELP:
 			fleet_usage(out);
 			*ret_exit = 0;
@@ -189,22 +204,22 @@ static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE
 	int r;
 
 	if (o->output) {
-		r = render_to_file(f, o->fmt, o->output, &why);
+		r = render_to_file(f, o->fmt, o->drain, o->output, &why);
 		if (r < 0) {
 			fprintf(err, "preflight fleet: cannot write '%s': %s\n", o->output,
 				why ? why : strerror(-r));
 			return PF_EXIT_IOERR;
 		}
-		return pf_fleet_n_failing(f) ? 1 : 0;
+		return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
 	}
-	r = pf_fleet_render(f, o->fmt, out);
+	r = render(f, o->fmt, o->drain, out);
 	if (r == 0 && fflush(out) == EOF)
 		r = -errno;
 	if (r < 0) {
 		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
 		return PF_EXIT_IOERR;
 	}
-	return pf_fleet_n_failing(f) ? 1 : 0;
+	return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
 }
 
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
@@ -230,5 +245,6 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "preflight fleet: %zu file%s rejected\n", pf_fleet_n_rejected(f),
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
 	pf_fleet_finish(f);
+	pf_fleet_mesh_errors(f, err);
 	return write_view(f, &o, out, err);
 }

@@ -127,6 +127,8 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 	json_checks(f, cJSON_AddArrayToObject(j, "checks"));
 	json_series(f, cJSON_AddArrayToObject(j, "series"));
 	json_outliers(f, cJSON_AddArrayToObject(j, "outliers"));
+	if (f->mesh)
+		cJSON_AddItemToObject(j, "mesh", fl_mesh_to_json(f->mesh));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -252,6 +254,8 @@ static void render_csv(const struct pf_fleet *f, FILE *out)
 		csv_row(out, (const char *const[9]){ "outlier", n->host, f->checks[se->check],
 				obs_subject(n, ol->series), "outlier", se->key, v, m, msg });
 	}
+	if (f->mesh)
+		fl_mesh_render_csv(f->mesh, out, csv_row);
 }
 
 /* A finding for the text table: at most TEXT_MSG_MAX bytes, cut at a character boundary. */
@@ -270,7 +274,7 @@ static const char *short_msg(const char *msg, char *buf, size_t len)
 	return buf;
 }
 
-static void render_text(const struct pf_fleet *f, FILE *out)
+static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 {
 	struct pf_table t = { .ncol = 6 };
 	char v[32], m[32], r[32];
@@ -355,6 +359,13 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 						     obs_subject(n, ol->series), v, m, r });
 	}
 	pf_table_print(&t, out);
+}
+
+static void render_text(const struct pf_fleet *f, FILE *out)
+{
+	render_text_nodes(f, out);
+	if (f->mesh)
+		fl_mesh_render_text(f->mesh, out);
 }
 
 int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *out)
