@@ -274,10 +274,11 @@ static const char *short_msg(const char *msg, char *buf, size_t len)
 	return buf;
 }
 
+static void render_text_outliers(const struct pf_fleet *f, FILE *out);
+
 static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 {
 	struct pf_table t = { .ncol = 6 };
-	char v[32], m[32], r[32];
 
 	fprintf(out, "preflight fleet: %zu node%s from %zu report%s (%zu superseded, %zu rejected)\n",
 		f->n_live, f->n_live == 1 ? "" : "s", f->n_nodes, f->n_nodes == 1 ? "" : "s",
@@ -322,6 +323,14 @@ static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 			n[PF_STATUS_WARN], n[PF_STATUS_FAIL], n[PF_STATUS_SKIP], n[PF_STATUS_ERROR] });
 	}
 	pf_table_print(&t, out);
+	render_text_outliers(f, out);
+}
+
+/* The outliers table, or why there is none. */
+static void render_text_outliers(const struct pf_fleet *f, FILE *out)
+{
+	struct pf_table t;
+	char v[32], m[32], r[32];
 
 	if (!f->n_outliers) {
 		size_t judged = 0;
