@@ -11,6 +11,7 @@
 
 #include "exit.h"
 #include "fleet.h"
+#include "mesh_plan.h"
 #include "output.h"
 #include "preflight/fs.h"
 
@@ -20,7 +21,7 @@ static void fleet_usage(FILE *out)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
 	      "                       [--recursive] [--output FILE] [--compact]\n"
-	      "                       [--drain-suspects]\n"
+	      "                       [--drain-suspects] [--mesh-slow-fraction F]\n"
 	      "                       REPORT.json|DIR...\n"
 	      "\n"
 	      "One view of many nodes' reports: failing nodes, counts per check, and nodes\n"
@@ -37,6 +38,8 @@ static void fleet_usage(FILE *out)
 	      "  --drain-suspects        instead of the view, print (never run) the scontrol\n"
 	      "                          commands that drain the mesh's node and rail\n"
 	      "                          suspects and missing ranks\n"
+	      "  --mesh-slow-fraction F  a mesh measurement below F x the run's healthy\n"
+	      "                          median is slow, 0 < F < 1 (default 0.7)\n"
 	      "  --help                  this text\n"
 	      "\n"
 	      "Exit status: 0 no failing node, 1 a node failed or errored or the mesh has\n"
@@ -104,21 +107,21 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, bo
 /* The command's options. */
 struct fleet_opts {
 	enum pf_fleet_format fmt;
-	double fraction;
+	double fraction, mesh_fraction;
 	const char *output;
 	bool recursive, compact, drain;
 };
 
-/* --outlier-fraction: a number in (0, 1]; false (after the message) otherwise. */
-static bool parse_fraction(const char *arg, double *ret, FILE *err)
+/* A fraction in (0, 1], or (0, 1) without @one; false (after the message) otherwise. */
+static bool parse_fraction(const char *opt, const char *arg, bool one, double *ret, FILE *err)
 {
 	char *end;
 
 	errno = 0;
 	*ret = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*ret > 0 && *ret <= 1)) {
-		fprintf(err, "preflight fleet: --outlier-fraction: '%s' is not a "
-			     "number in (0, 1]\n", arg);
+	if (errno || end == arg || *end || !(*ret > 0 && (one ? *ret <= 1 : *ret < 1))) {
+		fprintf(err, "preflight fleet: --%s: '%s' is not a number in (0, 1%c\n", opt, arg,
+			one ? ']' : ')');
 		return false;
 	}
 	return true;
@@ -132,6 +135,7 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			  int *ret_exit)
 {
 	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT, OPT_DRAIN,
+	       OPT_MESH_FRACTION,
 	       OPT_RECURSIVE = 'r' };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -140,6 +144,7 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "drain-suspects", no_argument, NULL, OPT_DRAIN },
+		{ "mesh-slow-fraction", required_argument, NULL, OPT_MESH_FRACTION },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,7 +163,11 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			}
 			break;
 		case OPT_FRACTION:
-			if (!parse_fraction(optarg, &o->fraction, err))
+			if (!parse_fraction("outlier-fraction", optarg, true, &o->fraction, err))
+				return false;
+			break;
+		case OPT_MESH_FRACTION:
+			if (!parse_fraction("mesh-slow-fraction", optarg, false, &o->mesh_fraction, err))
 				return false;
 			break;
 		case OPT_OUTPUT:
@@ -225,13 +234,15 @@ static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 {
 	PF_CLEANUP(pf_fleet_freep) struct pf_fleet *f = NULL;
-	struct fleet_opts o = { .fmt = PF_FLEET_TEXT, .fraction = PF_FLEET_OUTLIER_FRACTION };
+	struct fleet_opts o = { .fmt = PF_FLEET_TEXT, .fraction = PF_FLEET_OUTLIER_FRACTION,
+				.mesh_fraction = PF_MESH_SLOW_FRACTION };
 	int rc;
 
 	if (!parse_options(argc, argv, &o, out, err, &rc))
 		return rc;
 	f = pf_fleet_new(o.fraction);
 	pf_fleet_set_compact(f, o.compact);
+	pf_fleet_set_mesh_fraction(f, o.mesh_fraction);
 	for (int i = optind; i < argc; i++)
 		if (add_arg(f, argv[i], o.recursive, err) < 0)
 			return PF_EXIT_USAGE;

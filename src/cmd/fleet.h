@@ -72,6 +72,8 @@ size_t pf_fleet_n_failing(const struct pf_fleet *f);
 size_t pf_fleet_n_reports(const struct pf_fleet *f);
 size_t pf_fleet_n_rejected(const struct pf_fleet *f);
 
+/* The mesh view's slow fraction, 0 < @fraction < 1 (default PF_MESH_SLOW_FRACTION). */
+void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction);
 /* Suspects of the mesh view (reports of `preflight mesh`), 0 without. */
 size_t pf_fleet_n_mesh_suspects(const struct pf_fleet *f);
 /* One line on @err per mesh report whose observations were ignored. */

@@ -336,7 +336,7 @@ static void triangulate(struct fl_mesh *m)
 	if (!n) {
 		m->not_judged = m->n_meas ? "no measurement between ranks that arrived"
 					  : "no measurements in the reports (the data path did not run)";
-	} else if (pf_mesh_triangulate(obs, n, PF_MESH_SLOW_FRACTION, &t) < 0) {
+	} else if (pf_mesh_triangulate(obs, n, m->fraction, &t) < 0) {
 		m->not_judged = "nothing was measured above 0 Gb/s";
 	} else {
 		m->judged = true;

@@ -59,6 +59,7 @@ struct fl_mesh_err {
 };
 
 struct fl_mesh {
+	double fraction;        /* slow below fraction x the healthy median */
 	size_t n_reports;       /* reports holding a "mesh" check */
 	uint32_t size;          /* ranks in the run, 0 until a table is read */
 	struct fl_mesh_rank *ranks;

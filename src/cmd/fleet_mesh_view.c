@@ -138,6 +138,7 @@ cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 	cJSON_AddNumberToObject(j, "duplicates", (double)m->n_dupes);
 	cJSON_AddNumberToObject(j, "conflicts", (double)m->n_conflicts);
 	cJSON_AddBoolToObject(j, "judged", m->judged);
+	cJSON_AddNumberToObject(j, "slow_fraction", m->fraction);
 	if (m->judged)
 		cJSON_AddNumberToObject(j, "healthy_median_gbps", m->healthy);
 	else

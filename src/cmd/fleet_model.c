@@ -28,6 +28,7 @@ struct pf_fleet *pf_fleet_new(double outlier_fraction)
 	struct pf_fleet *f = pf_xcalloc(1, sizeof(*f));
 
 	f->fraction = outlier_fraction;
+	f->mesh_fraction = PF_MESH_SLOW_FRACTION;
 	return f;
 }
 
@@ -255,8 +256,10 @@ static void add_mesh(struct pf_fleet *f, const cJSON *checks, const char *origin
 
 		if (!name || strcmp(name, "mesh"))
 			continue;
-		if (!f->mesh)
+		if (!f->mesh) {
 			f->mesh = pf_xcalloc(1, sizeof(*f->mesh));
+			f->mesh->fraction = f->mesh_fraction;
+		}
 		fl_mesh_add_check(f->mesh, chk, origin);
 	}
 }
@@ -551,6 +554,13 @@ void pf_fleet_finish(struct pf_fleet *f)
 	find_outliers(f);
 	if (f->mesh)
 		fl_mesh_finish(f->mesh);
+}
+
+void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction)
+{
+	f->mesh_fraction = fraction;
+	if (f->mesh)
+		f->mesh->fraction = fraction;
 }
 
 size_t pf_fleet_n_mesh_suspects(const struct pf_fleet *f)

@@ -70,6 +70,7 @@ struct pf_fleet {
 	struct fl_reject *rejects;
 	size_t n_rejects, cap_rejects;
 	struct fl_mesh *mesh; /* NULL until a report holds a "mesh" check */
+	double mesh_fraction; /* its slow fraction */
 	/* derived by pf_fleet_finish() */
 	bool finished;
 	size_t (*counts)[PF_STATUS_COUNT]; /* per check */

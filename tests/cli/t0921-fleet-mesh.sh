@@ -89,6 +89,13 @@ grep -q "no mesh run" "$T/out" && ok "drain: no mesh reports" || note "drain wit
 pf fleet --drain-suspects --output "$T/drain.sh" "$T/slow_rail"
 grep -q '^scontrol update NodeName=n3' "$T/drain.sh" && ok "drain: --output" || not_ok "drain --output"
 
+# --mesh-slow-fraction: the slow rail at ~0.2 of the median is slow at 0.7, not at 0.1
+pf fleet --format json --mesh-slow-fraction 0.1 "$T/slow_rail"
+[ "$(jq_py "$T/out" 'len(r["mesh"]["suspects"]), r["mesh"]["slow_fraction"]')" = "(0, 0.1)" ] &&
+	ok "--mesh-slow-fraction 0.1: not slow" || not_ok "--mesh-slow-fraction 0.1: $(head -c 300 "$T/out")"
+expect_usage "--mesh-slow-fraction" fleet --mesh-slow-fraction 1 "$T/slow_rail"
+expect_usage "not a number in (0, 1)" fleet --mesh-slow-fraction x "$T/slow_rail"
+
 # malformed observations: named, ignored, nothing else lost
 pf fleet --format json "$T/malformed"
 expect_err "n2.json': mesh observations ignored: measurements[1]"
