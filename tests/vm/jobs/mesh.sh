@@ -4,8 +4,8 @@
 # on what the chosen VM sends and are set before its rank starts (the data
 # flows only after every rank arrived) and cleared after it finished:
 #   healthy     nothing
-#   slow_rail   vm2's rail 2 (rxe1) shaped to 10 Mbit/s
-#   slow_node   vm3's rails both shaped to 10 Mbit/s
+#   slow_rail   vm2's rail 2 (rxe1) shaped to 4 Mbit/s
+#   slow_node   vm3's rails both shaped to 4 Mbit/s
 #   dead_path   vm1 and vm3 drop what they send each other on rail 1 (rxe0)
 #   missing     vm3 never starts its rank
 # mesh.host.sh judges the directories with `preflight fleet`.  The data
@@ -18,7 +18,7 @@ mesh_wait_peers || exit 1
 help=$("$PF_BUILD/preflight" mesh --help 2>&1)
 extra=""
 case $help in *--nics*) extra="$extra --nics rxe0,rxe1" ;; esac
-case $help in *--duration*) extra="$extra --duration ${PF_MESH_DURATION_MS:-1500}" ;; esac
+case $help in *--duration*) extra="$extra --duration ${PF_MESH_DURATION_MS:-3000}" ;; esac
 dport=""
 echo "mesh options:$extra"
 k=0
@@ -26,8 +26,8 @@ for c in healthy slow_rail slow_node dead_path missing; do
 	k=$((k + 1))
 	mkdir -p "/vmshare/$c"
 	case "$c:$I" in
-	slow_rail:2) mesh_slow_rail 2 10mbit ;;
-	slow_node:3) mesh_slow_node 10mbit ;;
+	slow_rail:2) mesh_slow_rail 2 4mbit ;;
+	slow_node:3) mesh_slow_node 4mbit ;;
 	dead_path:1) mesh_drop_to 1 3 ;;
 	dead_path:3) mesh_drop_to 1 1 ;;
 	missing:3) echo "case $c: this rank never starts"; continue ;;
