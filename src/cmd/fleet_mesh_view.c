@@ -198,8 +198,8 @@ void fl_mesh_render_text(const struct fl_mesh *m, FILE *out)
 	for (size_t i = 0; i < m->n_errs; i++)
 		fprintf(out, "  ignored %s: %s\n", m->errs[i].origin, m->errs[i].reason);
 	if (m->n_conflicts)
-		fprintf(out, "  %zu measurement%s differ between reports: the first read is kept\n",
-			m->n_conflicts, m->n_conflicts == 1 ? "" : "s");
+		fprintf(out, "  %zu measurement%s between reports: the first read is kept\n",
+			m->n_conflicts, m->n_conflicts == 1 ? " differs" : "s differ");
 	if (!m->judged)
 		fprintf(out, "  not triangulated: %s\n", m->not_judged ? m->not_judged : "");
 	if (!m->n_sus) {

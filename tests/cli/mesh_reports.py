@@ -18,6 +18,8 @@ healthy values 10 Gb/s +-15% (seeded).  Scenarios:
   malformed   healthy, but n2's measurements[1] has "src": "x"
   two_runs    healthy, plus a report of a 3-rank run
   hostile     slow_node, with n2's host name "n2;$(reboot)" in the tables
+  conflict    healthy, but n4's copy of one measurement says 0.5 Gb/s
+The dead path's n4 -> n1 measurement has an "error" and no "gbps".
 """
 import json
 import os
@@ -55,11 +57,13 @@ def matrix(scenario, n):
                     if scenario == "dead_path" and rail == 0 and {src, dst} == {0, 3}:
                         m["gbps"] = 0
                         m["error"] = "rdma_connect: RDMA_CM_EVENT_UNREACHABLE"
+                        if src == 3:
+                            del m["gbps"]
                     if scenario == "missing" and 3 in (src, dst):
                         continue
                     if scenario == "silent" and src == 2:
                         continue
-                    m["bytes"] = int(m["gbps"] * 2e9 / 8)
+                    m["bytes"] = int(m.get("gbps", 0) * 2e9 / 8)
                     out.append(m)
     return out
 
@@ -101,6 +105,8 @@ def main():
         mine = json.loads(json.dumps(meas))  # each report its own copy
         rep = report(tab["ranks"][r]["host"] if scenario != "hostile" else "n%d" % (r + 1),
                      r, N, tab, mine, lie if r == 0 else [])
+        if scenario == "conflict" and r == 3:
+            rep["checks"][0]["findings"][0]["observed"]["measurements"][0]["gbps"] = 0.5
         if scenario == "malformed" and r == 1:
             rep["checks"][0]["findings"][0]["observed"]["measurements"][1]["src"] = "x"
         with open(os.path.join(d, "n%d.json" % (r + 1)), "w") as f:

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
-for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile; do
+for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict; do
 	gen $s
 done
 
@@ -88,6 +88,14 @@ pf fleet --drain-suspects "$PF_FIXTURES/fleet" 2>/dev/null
 grep -q "no mesh run" "$T/out" && ok "drain: no mesh reports" || note "drain without mesh: $(cat "$T/out")"
 pf fleet --drain-suspects --output "$T/drain.sh" "$T/slow_rail"
 grep -q '^scontrol update NodeName=n3' "$T/drain.sh" && ok "drain: --output" || not_ok "drain --output"
+
+# the same measurement with another value in a later report: counted, the first kept
+suspects conflict ""
+[ "$(jq_py "$T/out" 'r["mesh"]["conflicts"], r["mesh"]["measurements"]')" = "(1, 24)" ] &&
+	ok "conflict: counted, the first kept" || not_ok "conflict: $(head -c 300 "$T/out")"
+pf fleet "$T/conflict"
+grep -q "1 measurement differs between reports: the first read is kept" "$T/out" &&
+	ok "conflict: said in the text view" || not_ok "conflict text: $(sed -n '/Mesh/,$p' "$T/out")"
 
 # --mesh-slow-fraction: the slow rail at ~0.2 of the median is slow at 0.7, not at 0.1
 pf fleet --format json --mesh-slow-fraction 0.1 "$T/slow_rail"
