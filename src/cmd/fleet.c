@@ -11,6 +11,7 @@
 
 #include "exit.h"
 #include "fleet.h"
+#include "mesh_plan.h"
 #include "output.h"
 #include "preflight/fs.h"
 
@@ -20,11 +21,13 @@ static void fleet_usage(FILE *out)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
 	      "                       [--recursive] [--output FILE] [--compact]\n"
+	      "                       [--drain-suspects] [--mesh-slow-fraction F]\n"
 	      "                       REPORT.json|DIR...\n"
 	      "\n"
 	      "One view of many nodes' reports: failing nodes, counts per check, and nodes\n"
 	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
-	      "(judged when at least 3 nodes report it).\n"
+	      "(judged when at least 3 nodes report it).  Reports of `preflight mesh` add the\n"
+	      "mesh view: the merged pairwise matrix triangulated into ranked suspects.\n"
 	      "\n"
 	      "  --format FORMAT         text (default), json or csv\n"
 	      "  --outlier-fraction F    outlier threshold, 0 < F <= 1 (default 0.9)\n"
@@ -32,9 +35,15 @@ static void fleet_usage(FILE *out)
 	      "                          (by default only the files directly in it)\n"
 	      "  --output FILE           write the view to FILE atomically\n"
 	      "  --compact               the JSON view on one line (default: indented like jq)\n"
+	      "  --drain-suspects        instead of the view, print (never run) the scontrol\n"
+	      "                          commands that drain the mesh's node and rail\n"
+	      "                          suspects and missing ranks\n"
+	      "  --mesh-slow-fraction F  a mesh measurement below F x the run's healthy\n"
+	      "                          median is slow, 0 < F < 1 (default 0.7)\n"
 	      "  --help                  this text\n"
 	      "\n"
-	      "Exit status: 0 no failing node, 1 a node failed or errored, 64 usage,\n"
+	      "Exit status: 0 no failing node, 1 a node failed or errored or the mesh has\n"
+	      "suspects, 64 usage,\n"
 	      "74 the view could not be written.\n",
 	      out);
 }
@@ -72,8 +81,13 @@ static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *er
 }
 
 /* Render the view into memory and write it to @path through pf_output_write(). */
-static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, const char *path,
-			  char **ret_err)
+static int render(const struct pf_fleet *f, enum pf_fleet_format fmt, bool drain, FILE *out)
+{
+	return drain ? pf_fleet_render_drain(f, out) : pf_fleet_render(f, fmt, out);
+}
+
+static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, bool drain,
+			  const char *path, char **ret_err)
 {
 	pf_autofree char *buf = NULL;
 	size_t len = 0;
@@ -82,7 +96,7 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 
 	if (!mem)
 		return -errno;
-	r = pf_fleet_render(f, fmt, mem);
+	r = render(f, fmt, drain, mem);
 	if (fclose(mem) == EOF && r == 0)
 		r = -errno;
 	if (r < 0)
@@ -93,21 +107,21 @@ static int render_to_file(const struct pf_fleet *f, enum pf_fleet_format fmt, co
 /* The command's options. */
 struct fleet_opts {
 	enum pf_fleet_format fmt;
-	double fraction;
+	double fraction, mesh_fraction;
 	const char *output;
-	bool recursive, compact;
+	bool recursive, compact, drain;
 };
 
-/* --outlier-fraction: a number in (0, 1]; false (after the message) otherwise. */
-static bool parse_fraction(const char *arg, double *ret, FILE *err)
+/* A fraction in (0, 1], or (0, 1) without @one; false (after the message) otherwise. */
+static bool parse_fraction(const char *opt, const char *arg, bool one, double *ret, FILE *err)
 {
 	char *end;
 
 	errno = 0;
 	*ret = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*ret > 0 && *ret <= 1)) {
-		fprintf(err, "preflight fleet: --outlier-fraction: '%s' is not a "
-			     "number in (0, 1]\n", arg);
+	if (errno || end == arg || *end || !(*ret > 0 && (one ? *ret <= 1 : *ret < 1))) {
+		fprintf(err, "preflight fleet: --%s: '%s' is not a number in (0, 1%c\n", opt, arg,
+			one ? ']' : ')');
 		return false;
 	}
 	return true;
@@ -120,7 +134,8 @@ static bool parse_fraction(const char *arg, double *ret, FILE *err)
 static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out, FILE *err,
 			  int *ret_exit)
 {
-	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT,
+	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT, OPT_DRAIN,
+	       OPT_MESH_FRACTION,
 	       OPT_RECURSIVE = 'r' };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -128,6 +143,8 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "drain-suspects", no_argument, NULL, OPT_DRAIN },
+		{ "mesh-slow-fraction", required_argument, NULL, OPT_MESH_FRACTION },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,7 +163,11 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			}
 			break;
 		case OPT_FRACTION:
-			if (!parse_fraction(optarg, &o->fraction, err))
+			if (!parse_fraction("outlier-fraction", optarg, true, &o->fraction, err))
+				return false;
+			break;
+		case OPT_MESH_FRACTION:
+			if (!parse_fraction("mesh-slow-fraction", optarg, false, &o->mesh_fraction, err))
 				return false;
 			break;
 		case OPT_OUTPUT:
@@ -161,6 +182,9 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			break;
 		case OPT_COMPACT:
 			o->compact = true;
+			break;
+		case OPT_DRAIN:
+			o->drain = true;
 			break;
 		case OPT_HELP:
 			fleet_usage(out);
@@ -189,34 +213,36 @@ static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE
 	int r;
 
 	if (o->output) {
-		r = render_to_file(f, o->fmt, o->output, &why);
+		r = render_to_file(f, o->fmt, o->drain, o->output, &why);
 		if (r < 0) {
 			fprintf(err, "preflight fleet: cannot write '%s': %s\n", o->output,
 				why ? why : strerror(-r));
 			return PF_EXIT_IOERR;
 		}
-		return pf_fleet_n_failing(f) ? 1 : 0;
+		return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
 	}
-	r = pf_fleet_render(f, o->fmt, out);
+	r = render(f, o->fmt, o->drain, out);
 	if (r == 0 && fflush(out) == EOF)
 		r = -errno;
 	if (r < 0) {
 		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
 		return PF_EXIT_IOERR;
 	}
-	return pf_fleet_n_failing(f) ? 1 : 0;
+	return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
 }
 
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 {
 	PF_CLEANUP(pf_fleet_freep) struct pf_fleet *f = NULL;
-	struct fleet_opts o = { .fmt = PF_FLEET_TEXT, .fraction = PF_FLEET_OUTLIER_FRACTION };
+	struct fleet_opts o = { .fmt = PF_FLEET_TEXT, .fraction = PF_FLEET_OUTLIER_FRACTION,
+				.mesh_fraction = PF_MESH_SLOW_FRACTION };
 	int rc;
 
 	if (!parse_options(argc, argv, &o, out, err, &rc))
 		return rc;
 	f = pf_fleet_new(o.fraction);
 	pf_fleet_set_compact(f, o.compact);
+	pf_fleet_set_mesh_fraction(f, o.mesh_fraction);
 	for (int i = optind; i < argc; i++)
 		if (add_arg(f, argv[i], o.recursive, err) < 0)
 			return PF_EXIT_USAGE;
@@ -230,5 +256,6 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "preflight fleet: %zu file%s rejected\n", pf_fleet_n_rejected(f),
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
 	pf_fleet_finish(f);
+	pf_fleet_mesh_errors(f, err);
 	return write_view(f, &o, out, err);
 }

@@ -72,6 +72,15 @@ size_t pf_fleet_n_failing(const struct pf_fleet *f);
 size_t pf_fleet_n_reports(const struct pf_fleet *f);
 size_t pf_fleet_n_rejected(const struct pf_fleet *f);
 
+/* The mesh view's slow fraction, 0 < @fraction < 1 (default PF_MESH_SLOW_FRACTION). */
+void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction);
+/* Suspects of the mesh view (reports of `preflight mesh`), 0 without. */
+size_t pf_fleet_n_mesh_suspects(const struct pf_fleet *f);
+/* One line on @err per mesh report whose observations were ignored. */
+void pf_fleet_mesh_errors(const struct pf_fleet *f, FILE *err);
+/* --drain-suspects: the scontrol commands (printed, never run); 0 or -EIO. */
+int pf_fleet_render_drain(const struct pf_fleet *f, FILE *out);
+
 /* The finished view as a preflight.fleet/v1 object (caller deletes). */
 cJSON *pf_fleet_to_json(const struct pf_fleet *f);
 int pf_fleet_format_from_name(const char *name, enum pf_fleet_format *ret);

@@ -28,6 +28,7 @@ struct pf_fleet *pf_fleet_new(double outlier_fraction)
 	struct pf_fleet *f = pf_xcalloc(1, sizeof(*f));
 
 	f->fraction = outlier_fraction;
+	f->mesh_fraction = PF_MESH_SLOW_FRACTION;
 	return f;
 }
 
@@ -73,6 +74,7 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	free(f->counts);
 	free(f->failing);
 	free(f->outliers);
+	fl_mesh_free(f->mesh);
 	pf_fs_free(f->fs);
 	free(f);
 	return NULL;
@@ -244,6 +246,24 @@ static int add_check(struct pf_fleet *f, struct fl_node *n, const cJSON *chk, co
 	return 0;
 }
 
+/* The "mesh" checks of an accepted report, merged into the mesh view. */
+static void add_mesh(struct pf_fleet *f, const cJSON *checks, const char *origin)
+{
+	const cJSON *chk;
+
+	cJSON_ArrayForEach(chk, checks) {
+		const char *name = json_str(chk, "name");
+
+		if (!name || strcmp(name, "mesh"))
+			continue;
+		if (!f->mesh) {
+			f->mesh = pf_xcalloc(1, sizeof(*f->mesh));
+			f->mesh->fraction = f->mesh_fraction;
+		}
+		fl_mesh_add_check(f->mesh, chk, origin);
+	}
+}
+
 int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const char *origin,
 			char **ret_err)
 {
@@ -302,6 +322,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	n->origin = clean(origin);
 	n->started = clean(json_str(root, "started_at"));
 	f->n_nodes++;
+	add_mesh(f, checks, origin);
 	return 0;
 }
 
@@ -531,4 +552,35 @@ void pf_fleet_finish(struct pf_fleet *f)
 	if (f->n_failing)
 		qsort_r(f->failing, f->n_failing, sizeof(*f->failing), cmp_node_idx, f);
 	find_outliers(f);
+	if (f->mesh)
+		fl_mesh_finish(f->mesh);
+}
+
+void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction)
+{
+	f->mesh_fraction = fraction;
+	if (f->mesh)
+		f->mesh->fraction = fraction;
+}
+
+size_t pf_fleet_n_mesh_suspects(const struct pf_fleet *f)
+{
+	return f->mesh ? f->mesh->n_sus : 0;
+}
+
+void pf_fleet_mesh_errors(const struct pf_fleet *f, FILE *err)
+{
+	for (size_t i = 0; f->mesh && i < f->mesh->n_errs; i++)
+		fprintf(err, "preflight fleet: '%s': mesh observations ignored: %s\n",
+			f->mesh->errs[i].origin, f->mesh->errs[i].reason);
+}
+
+int pf_fleet_render_drain(const struct pf_fleet *f, FILE *out)
+{
+	if (f->mesh && f->mesh->size)
+		fl_mesh_render_drain(f->mesh, out);
+	else
+		fputs("# preflight fleet --drain-suspects: no mesh run in these reports "
+		      "(preflight mesh): nothing to drain\n", out);
+	return ferror(out) ? -EIO : 0;
 }

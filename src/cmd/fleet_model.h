@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "fleet.h"
+#include "fleet_mesh.h"
 #include "preflight/macro.h"
 #include "preflight/result.h"
 #include "strmap.h"
@@ -68,6 +69,8 @@ struct pf_fleet {
 	struct pf_strmap series_ids; /* "check\x1fkey" */
 	struct fl_reject *rejects;
 	size_t n_rejects, cap_rejects;
+	struct fl_mesh *mesh; /* NULL until a report holds a "mesh" check */
+	double mesh_fraction; /* its slow fraction */
 	/* derived by pf_fleet_finish() */
 	bool finished;
 	size_t (*counts)[PF_STATUS_COUNT]; /* per check */

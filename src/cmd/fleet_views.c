@@ -127,6 +127,8 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 	json_checks(f, cJSON_AddArrayToObject(j, "checks"));
 	json_series(f, cJSON_AddArrayToObject(j, "series"));
 	json_outliers(f, cJSON_AddArrayToObject(j, "outliers"));
+	if (f->mesh)
+		cJSON_AddItemToObject(j, "mesh", fl_mesh_to_json(f->mesh));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -252,6 +254,8 @@ static void render_csv(const struct pf_fleet *f, FILE *out)
 		csv_row(out, (const char *const[9]){ "outlier", n->host, f->checks[se->check],
 				obs_subject(n, ol->series), "outlier", se->key, v, m, msg });
 	}
+	if (f->mesh)
+		fl_mesh_render_csv(f->mesh, out, csv_row);
 }
 
 /* A finding for the text table: at most TEXT_MSG_MAX bytes, cut at a character boundary. */
@@ -270,10 +274,11 @@ static const char *short_msg(const char *msg, char *buf, size_t len)
 	return buf;
 }
 
-static void render_text(const struct pf_fleet *f, FILE *out)
+static void render_text_outliers(const struct pf_fleet *f, FILE *out);
+
+static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 {
 	struct pf_table t = { .ncol = 6 };
-	char v[32], m[32], r[32];
 
 	fprintf(out, "preflight fleet: %zu node%s from %zu report%s (%zu superseded, %zu rejected)\n",
 		f->n_live, f->n_live == 1 ? "" : "s", f->n_nodes, f->n_nodes == 1 ? "" : "s",
@@ -318,6 +323,14 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 			n[PF_STATUS_WARN], n[PF_STATUS_FAIL], n[PF_STATUS_SKIP], n[PF_STATUS_ERROR] });
 	}
 	pf_table_print(&t, out);
+	render_text_outliers(f, out);
+}
+
+/* The outliers table, or why there is none. */
+static void render_text_outliers(const struct pf_fleet *f, FILE *out)
+{
+	struct pf_table t;
+	char v[32], m[32], r[32];
 
 	if (!f->n_outliers) {
 		size_t judged = 0;
@@ -355,6 +368,13 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 						     obs_subject(n, ol->series), v, m, r });
 	}
 	pf_table_print(&t, out);
+}
+
+static void render_text(const struct pf_fleet *f, FILE *out)
+{
+	render_text_nodes(f, out);
+	if (f->mesh)
+		fl_mesh_render_text(f->mesh, out);
 }
 
 int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *out)

@@ -17,7 +17,12 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 . /vmwork/job.env
 mkdir -p /lib/modules
 mount --bind "$PF_VM_MODDIR" /lib/modules
-hostname pf-vm
+hostname "${PF_VM_HOSTNAME:-pf-vm}"
+if [ -n "${PF_VM_SHARE:-}" ]; then # run-vms.sh: one directory every VM writes
+	mkdir -p /vmshare
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmshare /vmshare ||
+		echo "guest: cannot mount the share" > /dev/console
+fi
 ip link set lo up
 ulimit -l unlimited
 echo "guest: up $(cut -d' ' -f1 /proc/uptime) s, running $PF_VM_JOB" > /dev/console

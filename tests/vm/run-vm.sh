@@ -19,42 +19,17 @@ if [ -n "$miss" ]; then echo "run-vm: cannot run the VM rig: missing $miss" >&2;
 kver=$(pf_vm_kver)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-initrd="$PF_VM_CACHE/initrd.cpio.gz"
-if [ ! -s "$initrd" ] || [ "$here/mkinitrd.sh" -nt "$initrd" ]; then
-	"$here/mkinitrd.sh" "$initrd"
-fi
-cp "$here/guest-init.sh" "$work/guest-init.sh"
-cp "$job" "$work/job.sh"
-cat > "$work/job.env" <<ENV
-PF_VM_JOB=/vmwork/job.sh
-PF_VM_JOB_TIMEOUT=$gt
-PF_VM_MODDIR='$PF_VM_CACHE/root/lib/modules'
-PF_SRC='${PF_SRC:-$(cd "$here/../.." && pwd)}'
-PF_BUILD='${PF_BUILD:-}'
-PF_VM_ACCEL='$(pf_vm_accel)'
-PF_VM_SHELL='${PF_VM_SHELL:-}'
-export PF_SRC PF_BUILD PF_VM_ACCEL
-ENV
-rm -f "$work/rc"
+pf_vm_stage "$work" "$job" "$gt"
 accel=$(pf_vm_accel)
-cpu=max
-[ "$accel" = kvm ] && cpu=${PF_VM_CPU:-host,-arch-capabilities}
-serial="file:$work/console.log" in=/dev/null fg=""
+serial="file:$work/console.log" in=/dev/null
 exec 3>"$work/qemu.log"
 if [ -n "${PF_VM_SHELL:-}" ]; then # the console on this terminal
-	serial=mon:stdio in=/dev/stdin fg=--foreground
+	serial=mon:stdio in=/dev/stdin PF_VM_FG=--foreground
 	exec 3>&1
 fi
 t0=$(date +%s.%N)
 rc=0
-timeout $fg -k 10 $((gt + 120)) qemu-system-x86_64 \
-	-machine q35,accel="$accel" -cpu "$cpu" -m "${PF_VM_MEM:-2048}" -smp 2 \
-	-display none -monitor none -serial "$serial" -nic none -no-reboot \
-	-kernel "$PF_VM_CACHE/root/boot/vmlinuz-$kver" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$work",mount_tag=vmwork,security_model=none,multidevs=remap \
-	<"$in" >&3 2>&1 || rc=$?
+pf_vm_qemu "$work" "$gt" "${PF_VM_MEM:-2048}" 2 "$serial" <"$in" || rc=$?
 t1=$(date +%s.%N)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 if [ ! -r "$work/rc" ]; then
@@ -65,8 +40,5 @@ if [ ! -r "$work/rc" ]; then
 	exit 125
 fi
 jrc=$(cat "$work/rc")
-boot=$(sed -n 's/^guest: up \([0-9.]*\) s.*/\1/p' "$work/console.log" | head -n 1)
-jt=$(sed -n 's/^guest: job exit [0-9]*, \([0-9.]*\)\.\.\([0-9.]*\) s.*/\1 \2/p' "$work/console.log" |
-	awk '{ printf "%.1f", $2 - $1 }')
-echo "run-vm: $(basename "$job") exit $jrc; boot ${boot:-?} s, job ${jt:-?} s, qemu ${wall} s (accel $accel, kernel $kver)" >&2
+echo "run-vm: $(basename "$job") exit $jrc; $(pf_vm_times "$work"), qemu ${wall} s (accel $accel, kernel $kver)" >&2
 exit "$jrc"

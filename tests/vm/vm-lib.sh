@@ -50,3 +50,65 @@ pf_vm_accel() {
 	fi
 	cat "$stamp"
 }
+
+# pf_vm_stage WORK JOB GUEST_TIMEOUT_S [VAR=VALUE...]: WORK (absolute, made)
+# gets the guest's init, the job and job.env (the extra variables exported
+# to the job too); the initramfs is rebuilt when mkinitrd.sh is newer.
+pf_vm_stage() {
+	_w=$1 _j=$2 _gt=$3
+	shift 3
+	_here=$(cd "$(dirname "$0")" && pwd)
+	[ -r "$_here/mkinitrd.sh" ] || _here=${PF_SRC:?}/tests/vm
+	if [ ! -s "$PF_VM_CACHE/initrd.cpio.gz" ] ||
+		[ "$_here/mkinitrd.sh" -nt "$PF_VM_CACHE/initrd.cpio.gz" ]; then
+		"$_here/mkinitrd.sh" "$PF_VM_CACHE/initrd.cpio.gz"
+	fi
+	mkdir -p "$_w"
+	cp "$_here/guest-init.sh" "$_w/guest-init.sh"
+	cp "$_j" "$_w/job.sh"
+	{
+		echo "PF_VM_JOB=/vmwork/job.sh"
+		echo "PF_VM_JOB_TIMEOUT=$_gt"
+		echo "PF_VM_MODDIR='$PF_VM_CACHE/root/lib/modules'"
+		echo "PF_SRC='${PF_SRC:-$(cd "$_here/../.." && pwd)}'"
+		echo "PF_BUILD='${PF_BUILD:-}'"
+		echo "PF_VM_ACCEL='$(pf_vm_accel)'"
+		echo "PF_VM_SHELL='${PF_VM_SHELL:-}'"
+		_vars="PF_SRC PF_BUILD PF_VM_ACCEL"
+		for _kv in "$@"; do
+			echo "${_kv%%=*}='${_kv#*=}'"
+			_vars="$_vars ${_kv%%=*}"
+		done
+		echo "export $_vars"
+	} > "$_w/job.env"
+	rm -f "$_w/rc"
+}
+
+# pf_vm_qemu WORK GUEST_TIMEOUT_S MEM_MB CPUS SERIAL [QEMU ARGS...]: boot
+# the staged WORK (the host's root read-only as /, WORK as /vmwork) with
+# the NICs and shares the extra arguments add; qemu's status.  qemu's own
+# output goes to fd 3; stdin is fd 0 (the caller redirects it).
+pf_vm_qemu() {
+	_w=$1 _gt=$2 _mem=$3 _smp=$4 _serial=$5
+	shift 5
+	_accel=$(pf_vm_accel)
+	_cpu=max
+	[ "$_accel" = kvm ] && _cpu=${PF_VM_CPU:-host,-arch-capabilities}
+	_k=$(pf_vm_kver)
+	timeout ${PF_VM_FG:-} -k 10 $((_gt + 120)) qemu-system-x86_64 \
+		-machine q35,accel="$_accel" -cpu "$_cpu" -m "$_mem" -smp "$_smp" \
+		-display none -monitor none -serial "$_serial" -nic none -no-reboot \
+		-kernel "$PF_VM_CACHE/root/boot/vmlinuz-$_k" -initrd "$PF_VM_CACHE/initrd.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$_w",mount_tag=vmwork,security_model=none,multidevs=remap \
+		"$@" >&3 2>&1
+}
+
+# pf_vm_times WORK: "boot B s, job J s" from the guest's console.
+pf_vm_times() {
+	_b=$(sed -n 's/^guest: up \([0-9.]*\) s.*/\1/p' "$1/console.log" 2>/dev/null | head -n 1)
+	_t=$(sed -n 's/^guest: job exit [0-9]*, \([0-9.]*\)\.\.\([0-9.]*\) s.*/\1 \2/p' \
+		"$1/console.log" 2>/dev/null | awk '{ printf "%.1f", $2 - $1 }')
+	echo "boot ${_b:-?} s, job ${_t:-?} s"
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fleet_mesh.c - the model of `preflight fleet` over `preflight mesh`
+ * reports (fleet_mesh.h): each report's rendezvous table and measurements
+ * are checked whole, then merged (measurements deduplicated by round,
+ * sender, receiver and rail: every rank holds the same gathered matrix);
+ * fl_mesh_finish() names the ranks that never arrived or sent nothing and
+ * triangulates the rest (mesh_triage.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_mesh.h"
+#include "preflight/macro.h"
+#include "preflight/strbuf.h"
+#include "text.h"
+
+static char *mclean(const char *s)
+{
+	return pf_utf8_clean(s ? s : "", true);
+}
+
+static const cJSON *jget(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A whole number in [0, max] under @key. */
+static bool juint(const cJSON *o, const char *key, uint32_t max, uint32_t *v)
+{
+	const cJSON *it = jget(o, key);
+
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0) || it->valuedouble > max ||
+	    it->valuedouble != floor(it->valuedouble))
+		return false;
+	*v = (uint32_t)it->valuedouble;
+	return true;
+}
+
+/* An optional string under @key: true when absent or a string. */
+static bool jstr_opt(const cJSON *o, const char *key, const char **v)
+{
+	const cJSON *it = jget(o, key);
+
+	*v = cJSON_IsString(it) ? it->valuestring : NULL;
+	return !it || cJSON_IsString(it) || cJSON_IsNull(it);
+}
+
+/* One report's data, checked before anything is merged. */
+struct mesh_in {
+	const cJSON *table, *meas;
+	uint32_t size;
+	bool has_rank;
+	uint32_t rank;
+	char why[200];
+};
+
+static bool in_fail(struct mesh_in *in, const char *fmt, ...) PF_PRINTF(2, 3);
+static bool in_fail(struct mesh_in *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(in->why, sizeof(in->why), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* The table: ranks 0..size-1 once each, a host, an arrived flag, rails. */
+static bool check_table(struct mesh_in *in)
+{
+	const cJSON *ranks = jget(in->table, "ranks"), *e;
+	bool *seen;
+	int n, i = 0;
+
+	if (!cJSON_IsArray(ranks) || (n = cJSON_GetArraySize(ranks)) < 1 || n > FL_MESH_RANKS_MAX)
+		return in_fail(in, "'table.ranks' is not an array of 1 to %d ranks",
+			       FL_MESH_RANKS_MAX);
+	in->size = (uint32_t)n;
+	seen = pf_xcalloc((size_t)n, sizeof(*seen));
+	cJSON_ArrayForEach(e, ranks) {
+		const char *host, *why;
+		const cJSON *rails = jget(e, "rails"), *r;
+		uint32_t rank;
+
+		if (!juint(e, "rank", in->size - 1, &rank) || seen[rank]) {
+			free(seen);
+			return in_fail(in, "table.ranks[%d]: 'rank' is not a new rank below %u", i,
+				       in->size);
+		}
+		seen[rank] = true;
+		if (!jstr_opt(e, "host", &host) || !jstr_opt(e, "why", &why) ||
+		    !cJSON_IsBool(jget(e, "arrived")) || (rails && !cJSON_IsArray(rails)) ||
+		    cJSON_GetArraySize(rails) > FL_MESH_RAILS_MAX) {
+			free(seen);
+			return in_fail(in, "table.ranks[%d]: 'host', 'why', 'arrived' or 'rails' "
+					   "has the wrong type", i);
+		}
+		cJSON_ArrayForEach(r, rails) {
+			const char *dev;
+
+			if (!cJSON_IsObject(r) || !jstr_opt(r, "device", &dev)) {
+				free(seen);
+				return in_fail(in, "table.ranks[%d].rails: not an object with a "
+						   "string 'device'", i);
+			}
+		}
+		i++;
+	}
+	free(seen);
+	return true;
+}
+
+/* Each measurement: ranks below size, src != dst, gbps >= 0 or an error. */
+static bool check_meas(struct mesh_in *in)
+{
+	const cJSON *e;
+	int i = 0;
+
+	if (!cJSON_IsArray(in->meas))
+		return in_fail(in, "'measurements' is not an array");
+	cJSON_ArrayForEach(e, in->meas) {
+		const cJSON *g = jget(e, "gbps");
+		const char *s, *d, *err;
+		uint32_t v;
+
+		if (!juint(e, "round", UINT32_MAX - 1, &v) || !juint(e, "src", in->size - 1, &v) ||
+		    !juint(e, "dst", in->size - 1, &v) || !juint(e, "rail", FL_MESH_RAILS_MAX - 1, &v))
+			return in_fail(in, "measurements[%d]: 'round', 'src', 'dst' or 'rail' is not "
+					   "a whole number in range (%u ranks)", i, in->size);
+		if (jget(e, "src")->valueint == jget(e, "dst")->valueint)
+			return in_fail(in, "measurements[%d]: 'src' and 'dst' are the same rank", i);
+		if (!jstr_opt(e, "src_dev", &s) || !jstr_opt(e, "dst_dev", &d) ||
+		    !jstr_opt(e, "error", &err))
+			return in_fail(in, "measurements[%d]: 'src_dev', 'dst_dev' or 'error' is not "
+					   "a string", i);
+		if (!err && !(cJSON_IsNumber(g) && g->valuedouble >= 0 && isfinite(g->valuedouble)))
+			return in_fail(in, "measurements[%d]: no 'error' and 'gbps' is not a "
+					   "number >= 0", i);
+		i++;
+	}
+	return true;
+}
+
+/* Find the table, the measurements and the report's own rank. */
+static bool check_input(const cJSON *chk, uint32_t size, struct mesh_in *in)
+{
+	const cJSON *fd;
+
+	cJSON_ArrayForEach(fd, jget(chk, "findings")) {
+		const cJSON *obs = jget(fd, "observed");
+		uint32_t rank;
+
+		if (!cJSON_IsObject(obs))
+			continue;
+		if (!in->table && jget(obs, "table"))
+			in->table = jget(obs, "table");
+		if (!in->meas && jget(obs, "measurements"))
+			in->meas = jget(obs, "measurements");
+		if (!in->has_rank && juint(obs, "rank", FL_MESH_RANKS_MAX - 1, &rank)) {
+			in->has_rank = true;
+			in->rank = rank;
+		}
+	}
+	if (!in->table)
+		return in->meas ? in_fail(in, "measurements without a rendezvous table") : true;
+	if (!cJSON_IsObject(in->table))
+		return in_fail(in, "'table' is not an object");
+	if (!check_table(in))
+		return false;
+	if (size && in->size != size)
+		return in_fail(in, "a run of %u ranks, where the reports before are of %u: give "
+				   "one run's reports (one directory per job)", in->size, size);
+	if (in->has_rank && in->rank >= in->size)
+		return in_fail(in, "'rank' %u is not below the table's %u ranks", in->rank, in->size);
+	return !in->meas || check_meas(in);
+}
+
+static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
+{
+	const char *host = NULL, *why = NULL;
+	const cJSON *rails = jget(e, "rails"), *r;
+	size_t i = 0;
+
+	jstr_opt(e, "host", &host);
+	jstr_opt(e, "why", &why);
+	k->in_table = true;
+	if (cJSON_IsTrue(jget(e, "arrived")))
+		k->arrived = true;
+	if (host && !*k->host) {
+		free(k->host);
+		k->host = mclean(host);
+	}
+	if (why && !k->why)
+		k->why = mclean(why);
+	if (k->devs || !cJSON_GetArraySize(rails))
+		return;
+	k->n_devs = (size_t)cJSON_GetArraySize(rails);
+	k->devs = pf_xcalloc(k->n_devs, sizeof(*k->devs));
+	cJSON_ArrayForEach(r, rails) {
+		const char *dev = NULL;
+
+		jstr_opt(r, "device", &dev);
+		k->devs[i++] = mclean(dev);
+	}
+}
+
+static void merge_meas(struct fl_mesh *m, const cJSON *e)
+{
+	uint32_t round = 0, src = 0, dst = 0, rail = 0, at;
+	const char *s = NULL, *d = NULL, *err = NULL;
+	const cJSON *g = jget(e, "gbps");
+	double v;
+	char key[64];
+
+	juint(e, "round", UINT32_MAX - 1, &round);
+	juint(e, "src", m->size - 1, &src);
+	juint(e, "dst", m->size - 1, &dst);
+	juint(e, "rail", FL_MESH_RAILS_MAX - 1, &rail);
+	jstr_opt(e, "src_dev", &s);
+	jstr_opt(e, "dst_dev", &d);
+	jstr_opt(e, "error", &err);
+	v = err ? 0 : g->valuedouble;
+	snprintf(key, sizeof(key), "%u/%u/%u/%u", round, src, dst, rail);
+	if (pf_strmap_get(&m->keys, key, &at)) {
+		m->n_dupes++;
+		m->n_conflicts += m->meas[at].gbps != v;
+		return;
+	}
+	PF_GROW(m->meas, m->n_meas, m->cap_meas);
+	m->meas[m->n_meas] = (struct fl_mesh_meas){ round, src, dst, rail, v, mclean(s),
+						    mclean(d), mclean(err) };
+	pf_strmap_put(&m->keys, key, (uint32_t)m->n_meas++);
+}
+
+void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin)
+{
+	struct mesh_in in = { 0 };
+	const cJSON *e;
+
+	m->n_reports++;
+	if (!check_input(chk, m->size, &in)) {
+		PF_GROW(m->errs, m->n_errs, m->cap_errs);
+		m->errs[m->n_errs++] = (struct fl_mesh_err){ mclean(origin), mclean(in.why) };
+		return;
+	}
+	if (!in.table)
+		return;
+	if (!m->size) {
+		m->size = in.size;
+		m->ranks = pf_xcalloc(in.size, sizeof(*m->ranks));
+		for (uint32_t i = 0; i < in.size; i++)
+			m->ranks[i].host = pf_xstrdup("");
+	}
+	if (in.has_rank)
+		m->ranks[in.rank].reported = true;
+	cJSON_ArrayForEach(e, jget(in.table, "ranks"))
+		merge_rank(&m->ranks[jget(e, "rank")->valueint], e);
+	cJSON_ArrayForEach(e, in.meas)
+		merge_meas(m, e);
+}
+
+const char *fl_mesh_host(const struct fl_mesh *m, uint32_t rank, char *buf, size_t len)
+{
+	if (rank < m->size && *m->ranks[rank].host)
+		return m->ranks[rank].host;
+	snprintf(buf, len, "rank %u", rank);
+	return buf;
+}
+
+/* The device of @rank on @rail: from what it sent (tx) or received (rx), else its table. */
+const char *fl_mesh_dev(const struct fl_mesh *m, uint32_t rank, uint32_t rail, int dir)
+{
+	for (size_t i = 0; i < m->n_meas; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+
+		if (x->rail != rail)
+			continue;
+		if (x->src == rank && (dir & PF_MESH_TX) && *x->src_dev)
+			return x->src_dev;
+		if (x->dst == rank && (dir & PF_MESH_RX) && *x->dst_dev)
+			return x->dst_dev;
+	}
+	if (rank < m->size && rail < m->ranks[rank].n_devs && *m->ranks[rank].devs[rail])
+		return m->ranks[rank].devs[rail];
+	return "";
+}
+
+const char *fl_mesh_kind_name(int kind)
+{
+	if (kind == FL_MESH_MISSING)
+		return "missing";
+	if (kind == FL_MESH_SILENT)
+		return "silent";
+	return pf_mesh_kind_name((enum pf_mesh_kind)kind);
+}
+
+static void add_suspect(struct fl_mesh *m, struct fl_mesh_suspect s)
+{
+	PF_GROW(m->sus, m->n_sus, m->cap_sus);
+	m->sus[m->n_sus++] = s;
+}
+
+/* Ranks that never arrived, and ranks that arrived but sent nothing. */
+static void absent_ranks(struct fl_mesh *m)
+{
+	for (size_t i = 0; i < m->n_meas; i++)
+		m->ranks[m->meas[i].src].sent++;
+	for (uint32_t r = 0; r < m->size; r++)
+		if (!m->ranks[r].arrived)
+			add_suspect(m, (struct fl_mesh_suspect){ .kind = FL_MESH_MISSING, .rank = r,
+				.rail = UINT32_MAX, .peer = UINT32_MAX, .ratio = NAN });
+	for (uint32_t r = 0; r < m->size && m->n_meas; r++)
+		if (m->ranks[r].arrived && !m->ranks[r].sent)
+			add_suspect(m, (struct fl_mesh_suspect){ .kind = FL_MESH_SILENT, .rank = r,
+				.rail = UINT32_MAX, .peer = UINT32_MAX, .ratio = NAN });
+}
+
+/* The measurements between ranks that arrived, triangulated. */
+static void triangulate(struct fl_mesh *m)
+{
+	struct pf_mesh_obs *obs = pf_xcalloc(m->n_meas + 1, sizeof(*obs));
+	struct pf_mesh_triage t;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_meas; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+
+		if (m->ranks[x->src].arrived && m->ranks[x->dst].arrived)
+			obs[n++] = (struct pf_mesh_obs){ x->src, x->dst, x->rail, x->gbps };
+	}
+	if (!n) {
+		m->not_judged = m->n_meas ? "no measurement between ranks that arrived"
+					  : "no measurements in the reports (the data path did not run)";
+	} else if (pf_mesh_triangulate(obs, n, m->fraction, &t) < 0) {
+		m->not_judged = "nothing was measured above 0 Gb/s";
+	} else {
+		m->judged = true;
+		m->healthy = t.healthy_median;
+		for (size_t i = 0; i < t.n; i++) {
+			const struct pf_mesh_suspect *s = &t.suspects[i];
+
+			add_suspect(m, (struct fl_mesh_suspect){ .kind = (int)s->kind, .dir = s->dir,
+				.rank = s->node, .peer = s->kind == PF_MESH_PATH ? s->peer : UINT32_MAX,
+				.rail = s->rail, .ratio = s->ratio, .n_slow = s->n_slow,
+				.n_seen = s->n_seen });
+		}
+		pf_mesh_triage_release(&t);
+	}
+	free(obs);
+}
+
+void fl_mesh_finish(struct fl_mesh *m)
+{
+	if (!m->size) {
+		m->not_judged = "no rendezvous table in the mesh reports";
+		return;
+	}
+	absent_ranks(m);
+	triangulate(m);
+}
+
+void fl_mesh_free(struct fl_mesh *m)
+{
+	if (!m)
+		return;
+	for (uint32_t r = 0; r < m->size; r++) {
+		free(m->ranks[r].host);
+		free(m->ranks[r].why);
+		for (size_t i = 0; i < m->ranks[r].n_devs; i++)
+			free(m->ranks[r].devs[i]);
+		free(m->ranks[r].devs);
+	}
+	free(m->ranks);
+	for (size_t i = 0; i < m->n_meas; i++) {
+		free(m->meas[i].src_dev);
+		free(m->meas[i].dst_dev);
+		free(m->meas[i].error);
+	}
+	free(m->meas);
+	pf_strmap_release(&m->keys);
+	for (size_t i = 0; i < m->n_errs; i++) {
+		free(m->errs[i].origin);
+		free(m->errs[i].reason);
+	}
+	free(m->errs);
+	free(m->sus);
+	free(m);
+}

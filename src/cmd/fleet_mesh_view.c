@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fleet_mesh_view.c - the mesh part of `preflight fleet`'s views
+ * (fleet_mesh.h): the ranked suspects with their evidence as JSON and as a
+ * text table, and --drain-suspects: the scontrol commands an operator
+ * would run, printed, never run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_mesh.h"
+#include "preflight/macro.h"
+#include "preflight/strbuf.h"
+#include "table.h"
+
+static double round3(double v)
+{
+	return round(v * 1000.0) / 1000.0;
+}
+
+static const char *dir_name(enum pf_mesh_dir d)
+{
+	return d ? pf_mesh_dir_name(d) : "";
+}
+
+/* The suspect's device: its rail's, or for a path its own end's. */
+static const char *sus_dev(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
+{
+	if (s->rail == UINT32_MAX)
+		return "";
+	return fl_mesh_dev(m, s->rank, s->rail,
+			   s->kind == PF_MESH_PATH ? PF_MESH_BOTH : (int)s->dir);
+}
+
+/* The first error recorded between a path's two ends on its rail, or "". */
+static const char *path_error(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
+{
+	for (size_t i = 0; i < m->n_meas; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+
+		if (x->rail == s->rail && *x->error &&
+		    ((x->src == s->rank && x->dst == s->peer) || (x->src == s->peer && x->dst == s->rank)))
+			return x->error;
+	}
+	return "";
+}
+
+/* What the suspect is, in words, for a person and for scontrol's Reason. */
+static char *sus_what(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
+{
+	char pb[32];
+	const char *dev = sus_dev(m, s);
+
+	switch (s->kind) {
+	case FL_MESH_MISSING:
+		return pf_xasprintf("never arrived at the rendezvous: %s",
+				    m->ranks[s->rank].why ? m->ranks[s->rank].why : "no reason given");
+	case FL_MESH_SILENT:
+		return pf_xstrdup("arrived, but no measurement of what it sends is in any report");
+	case PF_MESH_NODE:
+		return pf_xasprintf("every rail slow (%s) with every partner: the host side, "
+				    "%.2f of the healthy median, %zu/%zu slow", dir_name(s->dir),
+				    s->ratio, s->n_slow, s->n_seen);
+	case PF_MESH_RAIL:
+		return pf_xasprintf("rail %u%s%s%s slow (%s) with every partner: NIC, port or "
+				    "cable, %.2f of the healthy median, %zu/%zu slow", s->rail,
+				    *dev ? " (" : "", dev, *dev ? ")" : "", dir_name(s->dir),
+				    s->ratio, s->n_slow, s->n_seen);
+	default:
+		if (s->ratio == 0)
+			return pf_xasprintf("path to %s on rail %u dead (%s): nothing got through, "
+					    "%zu/%zu failed%s%s", fl_mesh_host(m, s->peer, pb, sizeof(pb)),
+					    s->rail, dir_name(s->dir), s->n_slow, s->n_seen,
+					    *path_error(m, s) ? ": " : "", path_error(m, s));
+		return pf_xasprintf("path to %s on rail %u slow (%s) only between these two: "
+				    "%.2f of the healthy median, %zu/%zu slow",
+				    fl_mesh_host(m, s->peer, pb, sizeof(pb)), s->rail,
+				    dir_name(s->dir), s->ratio, s->n_slow, s->n_seen);
+	}
+}
+
+static cJSON *sus_json(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
+{
+	cJSON *e = cJSON_CreateObject();
+	char hb[32];
+	pf_autofree char *what = sus_what(m, s);
+
+	cJSON_AddStringToObject(e, "kind", fl_mesh_kind_name(s->kind));
+	if (s->dir)
+		cJSON_AddStringToObject(e, "dir", pf_mesh_dir_name(s->dir));
+	cJSON_AddNumberToObject(e, "rank", s->rank);
+	cJSON_AddStringToObject(e, "host", fl_mesh_host(m, s->rank, hb, sizeof(hb)));
+	if (s->rail != UINT32_MAX) {
+		cJSON_AddNumberToObject(e, "rail", s->rail);
+		cJSON_AddStringToObject(e, "device", sus_dev(m, s));
+	}
+	if (s->kind == PF_MESH_PATH) {
+		cJSON_AddNumberToObject(e, "peer_rank", s->peer);
+		cJSON_AddStringToObject(e, "peer_host", fl_mesh_host(m, s->peer, hb, sizeof(hb)));
+		cJSON_AddStringToObject(e, "peer_device",
+					fl_mesh_dev(m, s->peer, s->rail, PF_MESH_BOTH));
+	}
+	if (!isnan(s->ratio)) {
+		cJSON_AddNumberToObject(e, "ratio", round3(s->ratio));
+		cJSON_AddNumberToObject(e, "n_slow", (double)s->n_slow);
+		cJSON_AddNumberToObject(e, "n_seen", (double)s->n_seen);
+	}
+	cJSON_AddStringToObject(e, "why", what);
+	return e;
+}
+
+static cJSON *ranks_json(const struct fl_mesh *m)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (uint32_t r = 0; r < m->size; r++) {
+		const struct fl_mesh_rank *k = &m->ranks[r];
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "rank", r);
+		cJSON_AddStringToObject(e, "host", k->host);
+		cJSON_AddBoolToObject(e, "arrived", k->arrived);
+		cJSON_AddBoolToObject(e, "reported", k->reported);
+		cJSON_AddNumberToObject(e, "sent", (double)k->sent);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+cJSON *fl_mesh_to_json(const struct fl_mesh *m)
+{
+	cJSON *j = cJSON_CreateObject(), *a;
+
+	cJSON_AddNumberToObject(j, "reports", (double)m->n_reports);
+	cJSON_AddNumberToObject(j, "size", m->size);
+	cJSON_AddNumberToObject(j, "measurements", (double)m->n_meas);
+	cJSON_AddNumberToObject(j, "duplicates", (double)m->n_dupes);
+	cJSON_AddNumberToObject(j, "conflicts", (double)m->n_conflicts);
+	cJSON_AddBoolToObject(j, "judged", m->judged);
+	cJSON_AddNumberToObject(j, "slow_fraction", m->fraction);
+	if (m->judged)
+		cJSON_AddNumberToObject(j, "healthy_median_gbps", m->healthy);
+	else
+		cJSON_AddStringToObject(j, "not_judged", m->not_judged ? m->not_judged : "");
+	cJSON_AddItemToObject(j, "ranks", ranks_json(m));
+	a = cJSON_AddArrayToObject(j, "suspects");
+	for (size_t i = 0; i < m->n_sus; i++)
+		cJSON_AddItemToArray(a, sus_json(m, &m->sus[i]));
+	a = cJSON_AddArrayToObject(j, "errors");
+	for (size_t i = 0; i < m->n_errs; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "file", m->errs[i].origin);
+		cJSON_AddStringToObject(e, "reason", m->errs[i].reason);
+		cJSON_AddItemToArray(a, e);
+	}
+	return j;
+}
+
+static void text_suspects(const struct fl_mesh *m, FILE *out)
+{
+	struct pf_table t = { .ncol = 8, .right = { true } };
+
+	pf_table_row(&t, (const char *const[]){ "#", "KIND", "HOST", "RANK", "RAIL", "DIR",
+					     "RATIO", "EVIDENCE" });
+	for (size_t i = 0; i < m->n_sus; i++) {
+		const struct fl_mesh_suspect *s = &m->sus[i];
+		char n[24], rank[16], rail[96], ratio[16], hb[32];
+		pf_autofree char *what = sus_what(m, s);
+		const char *dev = sus_dev(m, s);
+
+		snprintf(n, sizeof(n), "%zu", i + 1);
+		snprintf(rank, sizeof(rank), "%u", s->rank);
+		if (s->rail == UINT32_MAX)
+			snprintf(rail, sizeof(rail), "all");
+		else
+			snprintf(rail, sizeof(rail), "%u%s%.64s", s->rail, *dev ? " " : "", dev);
+		snprintf(ratio, sizeof(ratio), isnan(s->ratio) ? "-" : "%.2f", s->ratio);
+		pf_table_row(&t, (const char *const[]){ n, fl_mesh_kind_name(s->kind),
+			fl_mesh_host(m, s->rank, hb, sizeof(hb)), rank, rail, dir_name(s->dir),
+			ratio, what });
+	}
+	pf_table_print(&t, out);
+}
+
+void fl_mesh_render_text(const struct fl_mesh *m, FILE *out)
+{
+	size_t arrived = 0;
+
+	for (uint32_t r = 0; r < m->size; r++)
+		arrived += m->ranks[r].arrived;
+	fprintf(out, "\nMesh: %zu of %u ranks arrived, %zu measurements from %zu report%s",
+		arrived, m->size, m->n_meas, m->n_reports, m->n_reports == 1 ? "" : "s");
+	if (m->judged)
+		fprintf(out, ", healthy median %.3g Gb/s", m->healthy);
+	fputc('\n', out);
+	for (size_t i = 0; i < m->n_errs; i++)
+		fprintf(out, "  ignored %s: %s\n", m->errs[i].origin, m->errs[i].reason);
+	if (m->n_conflicts)
+		fprintf(out, "  %zu measurement%s between reports: the first read is kept\n",
+			m->n_conflicts, m->n_conflicts == 1 ? " differs" : "s differ");
+	if (!m->judged)
+		fprintf(out, "  not triangulated: %s\n", m->not_judged ? m->not_judged : "");
+	if (!m->n_sus) {
+		fputs(m->judged ? "No mesh suspects.\n" : "", out);
+		return;
+	}
+	fprintf(out, "Mesh suspects, worst first (%zu)\n", m->n_sus);
+	text_suspects(m, out);
+}
+
+void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
+			void (*row)(FILE *out, const char *const cells[9]))
+{
+	for (size_t i = 0; i < m->n_sus; i++) {
+		const struct fl_mesh_suspect *s = &m->sus[i];
+		pf_autofree char *what = sus_what(m, s);
+		char hb[32], v[32] = "", med[32] = "";
+
+		if (!isnan(s->ratio)) {
+			snprintf(v, sizeof(v), "%.3f", s->ratio);
+			snprintf(med, sizeof(med), "%.6g", m->healthy);
+		}
+		row(out, (const char *const[9]){ "suspect", fl_mesh_host(m, s->rank, hb, sizeof(hb)),
+			"mesh", sus_dev(m, s), fl_mesh_kind_name(s->kind), dir_name(s->dir), v, med,
+			what });
+	}
+}
+
+/* A name scontrol may take unquoted: [A-Za-z0-9._-], not starting with '-'. */
+static bool plain_name(const char *s)
+{
+	if (!*s || *s == '-' || strlen(s) > 255)
+		return false;
+	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")] == 0;
+}
+
+/* @s with everything but [A-Za-z0-9 ._:,/()%=-] as '_': safe inside "...". */
+static char *reason_text(const char *s)
+{
+	char *r = pf_xstrdup(s);
+
+	for (char *p = r; *p; p++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789 ._:,/()%=-", *p))
+			*p = '_';
+	return r;
+}
+
+/* One scontrol line per host (its worst suspect first), paths as comments. */
+void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
+{
+	bool *done = pf_xcalloc(m->size + 1, sizeof(*done));
+	size_t drained = 0;
+
+	fprintf(out, "# preflight fleet --drain-suspects: %zu mesh suspect%s from %u ranks; "
+		     "printed, not run\n", m->n_sus, m->n_sus == 1 ? "" : "s", m->size);
+	if (!m->judged)
+		fprintf(out, "# not triangulated: %s\n", m->not_judged ? m->not_judged : "");
+	for (size_t i = 0; i < m->n_sus; i++) {
+		const struct fl_mesh_suspect *s = &m->sus[i];
+		pf_autofree char *what = sus_what(m, s), *reason = reason_text(what);
+		const char *host = m->ranks[s->rank].host;
+		char hb[32];
+
+		if (s->kind == PF_MESH_PATH || s->kind == FL_MESH_SILENT) {
+			pf_autofree char *a = reason_text(fl_mesh_host(m, s->rank, hb, sizeof(hb)));
+
+			fprintf(out, "# investigate, not drained: %s %s: %s\n",
+				s->kind == PF_MESH_PATH ? "path from" : "rank on", a, reason);
+			continue;
+		}
+		if (done[s->rank])
+			continue;
+		done[s->rank] = true;
+		if (!plain_name(host)) {
+			pf_autofree char *h = reason_text(host);
+
+			fprintf(out, "# not drained: rank %u's host '%s' is not a plain host name: %s\n",
+				s->rank, h, reason);
+			continue;
+		}
+		fprintf(out, "scontrol update NodeName=%s State=DRAIN Reason=\"preflight mesh: "
+			     "%s\"\n", host, reason);
+		drained++;
+	}
+	fprintf(out, "# %zu node%s to drain\n", drained, drained == 1 ? "" : "s");
+	free(done);
+}

@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `preflight fleet` over `preflight mesh` reports (docs/mesh.md "The fleet
+# view"), on synthetic runs of 4 ranks and 2 rails (mesh_reports.py): the
+# fleet merges the matrix, triangulates it itself (rank 0's own suspects
+# wrongly name n2 in every run) and names a slow rail with its direction, a
+# slow node, a dead path, a missing and a silent rank, and nothing in a
+# healthy run; --drain-suspects prints scontrol lines for node and rail
+# suspects and missing ranks only, never for a path or a name that is not
+# a plain host name; malformed mesh observations are named and ignored
+# while the reports stay read; a file that is not a report stays rejected.
+. "$(dirname "$0")/lib.sh"
+need_python
+gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
+for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict; do
+	gen $s
+done
+
+# suspects SCENARIO 'KIND:HOST:RAIL:DIR ...': the JSON view's suspects, in order
+suspects() {
+	pf fleet --format json "$T/$1"
+	got=$(jq_py "$T/out" '" ".join("%s:%s:%s:%s" % (s["kind"], s["host"], s.get("rail", "-"), s.get("dir", "-")) for s in r["mesh"]["suspects"])')
+	if [ "$got" = "$2" ]; then ok "$1: suspects '$2'"; else not_ok "$1: suspects '$got', expected '$2'"; fi
+}
+
+suspects healthy ""
+expect_rc 0 "healthy: no suspect"
+suspects slow_rail "rail:n3:1:tx"
+expect_rc 1 "slow rail: a suspect"
+suspects slow_node "node:n2:-:tx"
+suspects dead_path "path:n1:0:both"
+suspects missing "missing:n4:-:-"
+suspects silent "silent:n3:-:-"
+
+pf fleet --format json "$T/slow_rail"
+py_ok "slow rail: device, ratio to the healthy median, slow of seen" "$T/out" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["mesh"]
+[s] = m["suspects"]
+assert s["device"] == "rxe1" and s["rank"] == 2, s
+assert 0.15 < s["ratio"] < 0.3 and s["n_slow"] == 3 and s["n_seen"] == 3, s
+assert 8.5 < m["healthy_median_gbps"] < 11.5, m
+assert m["measurements"] == 24 and m["duplicates"] == 72 and m["conflicts"] == 0, m
+assert m["judged"] and m["errors"] == [], m
+PY
+pf fleet --format json "$T/dead_path"
+py_ok "dead path: both ends named, the error kept" "$T/out" <<'PY'
+import json, sys
+[s] = json.load(open(sys.argv[1]))["mesh"]["suspects"]
+assert s["peer_host"] == "n4" and s["peer_device"] == "rxe0" and s["ratio"] == 0, s
+assert "UNREACHABLE" in s["why"], s
+PY
+
+pf fleet "$T/slow_rail"
+grep -q '^1  rail  n3  *2  *1 rxe1  tx  *0\.[12][0-9]' "$T/out" &&
+	ok "text: the ranked suspect row" || not_ok "text view: $(sed -n '/Mesh/,$p' "$T/out")"
+grep -q "healthy median" "$T/out" && ok "text: the healthy median" || not_ok "no healthy median"
+pf fleet "$T/healthy"
+grep -q "^No mesh suspects" "$T/out" && ok "text: no mesh suspects" || not_ok "healthy text view"
+pf fleet --format csv "$T/slow_node"
+grep -q '^suspect,n2,mesh,,node,tx,0\.1' "$T/out" && ok "csv: the suspect row" ||
+	not_ok "csv: $(grep suspect "$T/out")"
+
+# --drain-suspects
+drain() { pf fleet --drain-suspects "$T/$1"; }
+drain slow_rail
+grep -qx 'scontrol update NodeName=n3 State=DRAIN Reason="preflight mesh: rail 1 (rxe1) slow (tx) with every partner: NIC, port or cable, 0.[12][0-9] of the healthy median, 3/3 slow"' "$T/out" &&
+	ok "drain: the slow rail's node" || not_ok "drain slow_rail: $(cat "$T/out")"
+drain slow_node
+[ "$(grep -c '^scontrol update NodeName=n2 State=DRAIN' "$T/out")" = 1 ] &&
+	ok "drain: the slow node once" || not_ok "drain slow_node: $(cat "$T/out")"
+drain missing
+grep -q '^scontrol update NodeName=n4 State=DRAIN Reason="preflight mesh: never arrived' "$T/out" &&
+	ok "drain: the missing rank" || not_ok "drain missing: $(cat "$T/out")"
+drain dead_path
+if grep -q '^scontrol' "$T/out"; then not_ok "a path suspect was drained: $(cat "$T/out")"
+else grep -q '^# investigate, not drained: path from n1' "$T/out" && ok "drain: a path is a comment" ||
+	not_ok "drain dead_path: $(cat "$T/out")"; fi
+drain healthy
+expect_rc 0 "drain: healthy"
+grep -q '^scontrol' "$T/out" && not_ok "healthy run drained: $(cat "$T/out")" || ok "drain: nothing healthy"
+drain hostile
+if grep -q '^scontrol' "$T/out" || grep -qF '$(' "$T/out" || grep -qF 'n2;' "$T/out" ||
+	! grep -q "^# not drained: rank 1's host 'n2__(reboot)' is not a plain host name" "$T/out"; then
+	not_ok "a hostile host name reached a command: $(cat "$T/out")"
+else ok "drain: a host name with shell syntax is never a command"; fi
+pf fleet --drain-suspects "$PF_FIXTURES/fleet" 2>/dev/null
+grep -q "no mesh run" "$T/out" && ok "drain: no mesh reports" || note "drain without mesh: $(cat "$T/out")"
+pf fleet --drain-suspects --output "$T/drain.sh" "$T/slow_rail"
+grep -q '^scontrol update NodeName=n3' "$T/drain.sh" && ok "drain: --output" || not_ok "drain --output"
+
+# the same measurement with another value in a later report: counted, the first kept
+suspects conflict ""
+[ "$(jq_py "$T/out" 'r["mesh"]["conflicts"], r["mesh"]["measurements"]')" = "(1, 24)" ] &&
+	ok "conflict: counted, the first kept" || not_ok "conflict: $(head -c 300 "$T/out")"
+pf fleet "$T/conflict"
+grep -q "1 measurement differs between reports: the first read is kept" "$T/out" &&
+	ok "conflict: said in the text view" || not_ok "conflict text: $(sed -n '/Mesh/,$p' "$T/out")"
+
+# --mesh-slow-fraction: the slow rail at ~0.2 of the median is slow at 0.7, not at 0.1
+pf fleet --format json --mesh-slow-fraction 0.1 "$T/slow_rail"
+[ "$(jq_py "$T/out" 'len(r["mesh"]["suspects"]), r["mesh"]["slow_fraction"]')" = "(0, 0.1)" ] &&
+	ok "--mesh-slow-fraction 0.1: not slow" || not_ok "--mesh-slow-fraction 0.1: $(head -c 300 "$T/out")"
+expect_usage "--mesh-slow-fraction" fleet --mesh-slow-fraction 1 "$T/slow_rail"
+expect_usage "not a number in (0, 1)" fleet --mesh-slow-fraction x "$T/slow_rail"
+
+# malformed observations: named, ignored, nothing else lost
+pf fleet --format json "$T/malformed"
+expect_err "n2.json': mesh observations ignored: measurements[1]"
+py_ok "malformed: the other reports judged, the node still counted" "$T/out" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+m = v["mesh"]
+assert v["nodes"] == 4 and v["inputs"]["rejected"] == 0, v["inputs"]
+assert [e["file"].endswith("n2.json") for e in m["errors"]] == [True], m["errors"]
+assert m["reports"] == 4 and m["measurements"] == 24 and m["suspects"] == [], m
+PY
+pf fleet --format json "$T/two_runs"
+expect_err "a run of 3 ranks, where the reports before are of 4"
+[ "$(jq_py "$T/out" 'r["mesh"]["size"]')" = 4 ] && ok "two runs: the first run kept" ||
+	not_ok "two runs: $(head -c 300 "$T/out")"
+
+# a hostile or unreadable file stays rejected, the mesh still judged
+printf 'not json' > "$T/slow_rail/zz.json"
+mkfifo "$T/slow_rail/fifo.json"
+pf fleet --format json "$T/slow_rail"
+expect_err "skipping"
+[ "$(jq_py "$T/out" 'r["inputs"]["rejected"], len(r["mesh"]["suspects"])')" = "(2, 1)" ] &&
+	ok "rejected files stay rejected" || not_ok "rejected: $(head -c 300 "$T/out")"
+done_testing

@@ -1,0 +1,56 @@
+# `preflight mesh` end to end on the multi-VM rig (3 VMs, 2 rails each),
+# every VM running the same cases in order, each case its own rendezvous
+# (port) and its own report directory /vmshare/CASE/%n.json; the faults act
+# on what the chosen VM sends and are set before its rank starts (the data
+# flows only after every rank arrived) and cleared after it finished:
+#   healthy     nothing
+#   slow_rail   vm2's rail 2 (rxe1) shaped to 4 Mbit/s
+#   slow_node   vm3's rails both shaped to 4 Mbit/s
+#   dead_path   vm1 and vm3 drop what they send each other on rail 1 (rxe0)
+#   missing     vm3 never starts its rank
+# mesh.host.sh judges the directories with `preflight fleet`.  The data
+# path's options (--nics, --duration, --data-port) are given when this
+# build has them.
+. "$PF_SRC/tests/vm/guest-mesh.sh"
+mesh_net || exit 1
+rig_tune
+mesh_wait_peers || exit 1
+help=$("$PF_BUILD/preflight" mesh --help 2>&1)
+extra=""
+case $help in *--nics*) extra="$extra --nics rxe0,rxe1" ;; esac
+case $help in *--duration*) extra="$extra --duration ${PF_MESH_DURATION_MS:-3000}" ;; esac
+dport=""
+echo "mesh options:$extra"
+k=0
+for c in healthy slow_rail slow_node dead_path missing; do
+	k=$((k + 1))
+	mkdir -p "/vmshare/$c"
+	case "$c:$I" in
+	slow_rail:2) mesh_slow_rail 2 4mbit ;;
+	slow_node:3) mesh_slow_node 4mbit ;;
+	dead_path:1) mesh_drop_to 1 3 ;;
+	dead_path:3) mesh_drop_to 1 1 ;;
+	missing:3) echo "case $c: this rank never starts"; continue ;;
+	esac
+	t=30
+	[ "$c" = missing ] && t=10
+	case $help in *--data-port*) dport="--data-port $((29700 + k))" ;; esac
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	# shellcheck disable=SC2086
+	$T_LONG "$PF_BUILD/preflight" mesh --peers "vm[1-$N]" --rank $((I - 1)) --size "$N" \
+		--port $((29600 + k)) --timeout $t $extra $dport --output "/vmshare/$c/%n.json" \
+		> "/vmwork/$c.out" 2> "/vmwork/$c.err"
+	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	echo "case $c: preflight mesh exit $rc, $el s"
+	# the missing rank: named at the 10 s deadline, then the present
+	# ranks' rounds; never the 200 s a hang would take
+	if [ "$c" = missing ] && awk -v e="$el" 'BEGIN { exit !(e > 45) }'; then
+		echo "FAIL: case missing took $el s with a 10 s deadline"; FAILS=$((FAILS + 1))
+	fi
+	[ -s "/vmwork/$c.err" ] && sed 's/^/  stderr: /' "/vmwork/$c.err" | head -n 5
+	mesh_clear
+	[ -s "/vmshare/$c/vm$I.json" ] || { echo "FAIL: case $c wrote no report"; FAILS=$((FAILS + 1)); }
+done
+finish
