@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cmdopt.h"
 #include "exit.h"
 #include "fleet.h"
 #include "mesh_plan.h"
@@ -148,17 +149,17 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct pf_cmdopt cmd = { .cmd = "fleet", .longopts = longopts, .shortopts = "r",
+				 .usage = fleet_usage, .out = out, .err = err };
+	int c, r;
 
 	*ret_exit = PF_EXIT_USAGE;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":r", longopts, NULL)) != -1) {
+	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
 		switch (c) {
 		case OPT_FORMAT:
 			if (pf_fleet_format_from_name(optarg, &o->fmt) < 0) {
-				fprintf(err, "preflight fleet: --format: unknown format '%s' "
-					     "(text, json or csv)\n", optarg);
+				pf_cmdopt_error(&cmd, "--format: unknown format '%s' (text, json or "
+						"csv)", optarg);
 				return false;
 			}
 			break;
@@ -172,7 +173,7 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			break;
 		case OPT_OUTPUT:
 			if (!*optarg) {
-				fputs("preflight fleet: --output: empty file name\n", err);
+				pf_cmdopt_error(&cmd, "--output: empty file name");
 				return false;
 			}
 			o->output = optarg;
@@ -186,18 +187,11 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		case OPT_DRAIN:
 			o->drain = true;
 			break;
-		case OPT_HELP:
-			fleet_usage(out);
-			*ret_exit = 0;
-			return false;
-		case ':':
-			fprintf(err, "preflight fleet: option '%s' needs a value\n", argv[optind - 1]);
-			return false;
-		default:
-			fprintf(err, "preflight fleet: unknown option '%s' (see preflight fleet "
-				     "--help)\n", argv[optind - 1]);
-			return false;
 		}
+	}
+	if (r != PF_CMDOPT_END) {
+		*ret_exit = r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
+		return false;
 	}
 	if (optind >= argc) {
 		fleet_usage(err);

@@ -73,7 +73,9 @@ echo 6.8.0-45-generic >"$ROOT/proc/sys/kernel/osrelease" 2>/dev/null ||
 	{ mkdir -p "$ROOT/proc/sys/kernel" && echo 6.8.0-45-generic >"$ROOT/proc/sys/kernel/osrelease"; }
 # no /proc/modules nor /sys/module: whether peermem is loaded is unknown
 pf --root "$ROOT" --only nvidia_peermem --format json
-expect_rc 2 "module list not captured: cannot decide"
+expect_rc 0 "module list not captured: a skip, not an error"
+[ "$(status nvidia_peermem)" = skip ] && ok "undecided in a snapshot is a skip" ||
+	not_ok "nvidia_peermem $(status nvidia_peermem)"
 printf 'nvidia_uvm 4956160 0 - Live 0x0000000000000000 (POE)\nnvidia 54312960 1 nvidia_uvm, Live 0x0000000000000000 (POE)\n' \
 	>"$ROOT/proc/modules"
 pf --root "$ROOT" --only nvidia_peermem --format json
@@ -102,7 +104,11 @@ expect_rc 0 "DMA-BUF only"
 	ok "mode dmabuf" || not_ok "mode $(jq_py "$T/out" "r['checks'][0]['findings'][0]['observed']")"
 rm "$ROOT/preflight/ibverbs/reg_dmabuf_mr"
 pf --root "$ROOT" --only nvidia_peermem --format json
-expect_rc 2 "DMA-BUF fact not recorded: cannot decide"
+expect_rc 0 "DMA-BUF fact not recorded: a skip"
+case $(finding nvidia_peermem gpudirect_rdma message) in
+*"preflight/ibverbs/reg_dmabuf_mr"*) ok "the skip names the missing file" ;;
+*) not_ok "skip message: $(finding nvidia_peermem gpudirect_rdma message)" ;;
+esac
 
 pf --root "$ROOT" --only nccl_allreduce --format json
 expect_rc 0 "nccl_allreduce under --root"
