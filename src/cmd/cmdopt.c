@@ -33,10 +33,37 @@ int pf_cmdopt_error(const struct pf_cmdopt *c, const char *fmt, ...)
 	return PF_EXIT_USAGE;
 }
 
+/* The value getopt returns for the long option @name, or -1 (none). */
+static int val_of(const struct pf_cmdopt *c, const char *name)
+{
+	for (const struct option *o = c->longopts; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->val;
+	return -1;
+}
+
+/* --output and --compact when the command asked for them; 1 taken, 0 not, -1 an error. */
+static int shared_option(struct pf_cmdopt *c, int opt)
+{
+	if (c->output && opt == val_of(c, "output")) {
+		if (!*optarg) {
+			pf_cmdopt_error(c, "--output: empty file name");
+			return -1;
+		}
+		*c->output = optarg;
+		return 1;
+	}
+	if (c->compact && opt == val_of(c, "compact")) {
+		*c->compact = true;
+		return 1;
+	}
+	return 0;
+}
+
 int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt)
 {
 	char spec[64];
-	int idx = -1, opt;
+	int idx = -1, opt, shared;
 
 	if (!c->started) {
 		c->started = 1;
@@ -44,7 +71,13 @@ int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt)
 		optind = 1;
 	}
 	snprintf(spec, sizeof(spec), ":%s", c->shortopts ? c->shortopts : "");
-	opt = getopt_long(argc, argv, spec, c->longopts, &idx);
+	do {
+		idx = -1;
+		opt = getopt_long(argc, argv, spec, c->longopts, &idx);
+		shared = opt == -1 || opt == ':' || opt == '?' ? 0 : shared_option(c, opt);
+	} while (shared == 1);
+	if (shared < 0)
+		return PF_CMDOPT_ERROR;
 	if (opt == -1)
 		return PF_CMDOPT_END;
 	if (opt == ':') {

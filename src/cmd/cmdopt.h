@@ -19,6 +19,7 @@
 #define PREFLIGHT_CMDOPT_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "preflight/macro.h"
@@ -31,6 +32,12 @@ struct pf_cmdopt {
 	FILE *out, *err;
 	char **first_error;            /* NULL, or where the first message is kept (the
 					* run's --drain reason); the caller frees it */
+	/*
+	 * The options every writing command shares, taken here when set: the
+	 * option named "output" (a file name, never empty) and "compact".
+	 */
+	const char **output;
+	bool *compact;
 	int started;                   /* set by the first pf_cmdopt_next() */
 };
 

@@ -631,7 +631,8 @@ static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pf_cmdopt cmd = { .cmd = "diff", .longopts = longopts, .usage = diff_usage,
-				 .out = out, .err = err };
+				 .out = out, .err = err, .output = &o->output,
+				 .compact = &o->compact };
 	int c, r;
 
 	*ret_exit = PF_EXIT_USAGE;
@@ -644,16 +645,6 @@ static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out,
 				return false;
 			}
 			o->json = !strcmp(optarg, "json");
-			break;
-		case OPT_OUTPUT:
-			if (!*optarg) {
-				pf_cmdopt_error(&cmd, "--output: empty file name");
-				return false;
-			}
-			o->output = optarg;
-			break;
-		case OPT_COMPACT:
-			o->compact = true;
 			break;
 		}
 	}

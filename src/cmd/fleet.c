@@ -150,7 +150,8 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pf_cmdopt cmd = { .cmd = "fleet", .longopts = longopts, .shortopts = "r",
-				 .usage = fleet_usage, .out = out, .err = err };
+				 .usage = fleet_usage, .out = out, .err = err, .output = &o->output,
+				 .compact = &o->compact };
 	int c, r;
 
 	*ret_exit = PF_EXIT_USAGE;
@@ -171,18 +172,8 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 			if (!parse_fraction("mesh-slow-fraction", optarg, false, &o->mesh_fraction, err))
 				return false;
 			break;
-		case OPT_OUTPUT:
-			if (!*optarg) {
-				pf_cmdopt_error(&cmd, "--output: empty file name");
-				return false;
-			}
-			o->output = optarg;
-			break;
 		case OPT_RECURSIVE:
 			o->recursive = true;
-			break;
-		case OPT_COMPACT:
-			o->compact = true;
 			break;
 		case OPT_DRAIN:
 			o->drain = true;

@@ -118,16 +118,15 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		{ 0 },
 	};
 	struct pf_cmdopt cmd = { .cmd = "mesh", .longopts = lo, .shortopts = "o:",
-				 .usage = mesh_help, .out = out, .err = err };
+				 .usage = mesh_help, .out = out, .err = err,
+				 .output = &o->output, .compact = &o->compact };
 	unsigned long v;
 	int c, r;
 
 	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
 		switch (c) {
 		case 'P': o->peers = optarg; break;
-		case 'o': o->output = optarg; break;
 		case 'b': o->bind = optarg; break;
-		case 'c': o->compact = true; break;
 		case 'n': o->nics = optarg; break;
 		default:
 			for (size_t i = 0; i < PF_ARRAY_SIZE(mesh_nums); i++) {

@@ -8,19 +8,13 @@
 #   slow_node   vm3's rails both shaped to 4 Mbit/s
 #   dead_path   vm1 and vm3 drop what they send each other on rail 1 (rxe0)
 #   missing     vm3 never starts its rank
-# mesh.host.sh judges the directories with `preflight fleet`.  The data
-# path's options (--nics, --duration, --data-port) are given when this
-# build has them.
+# mesh.host.sh judges the directories with `preflight fleet`.
 . "$PF_SRC/tests/vm/guest-mesh.sh"
 mesh_net || exit 1
 rig_tune
 mesh_wait_peers || exit 1
-help=$("$PF_BUILD/preflight" mesh --help 2>&1)
-extra=""
-case $help in *--nics*) extra="$extra --nics rxe0,rxe1" ;; esac
-case $help in *--duration*) extra="$extra --duration ${PF_MESH_DURATION_MS:-3000}" ;; esac
-dport=""
-echo "mesh options:$extra"
+extra="--nics rxe0,rxe1 --duration ${PF_MESH_DURATION_MS:-3000}"
+echo "mesh options: $extra"
 k=0
 for c in healthy slow_rail slow_node dead_path missing; do
 	k=$((k + 1))
@@ -34,7 +28,7 @@ for c in healthy slow_rail slow_node dead_path missing; do
 	esac
 	t=30
 	[ "$c" = missing ] && t=10
-	case $help in *--data-port*) dport="--data-port $((29700 + k))" ;; esac
+	dport="--data-port $((29700 + k))"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	# shellcheck disable=SC2086
 	$T_LONG "$PF_BUILD/preflight" mesh --peers "vm[1-$N]" --rank $((I - 1)) --size "$N" \
