@@ -112,6 +112,7 @@ static void test_second_gather(void **state)
 	uint16_t port = free_port();
 	struct rank_proc rp[4];
 	double t0 = pf_now_ms();
+	pf_autofree char *rejected = NULL;
 	cJSON *t;
 
 	(void)state;
@@ -142,8 +143,8 @@ static void test_second_gather(void **state)
 	rp[1] = start_rank(1, 2, port, 1500, 100);
 	t = finish_rank(rp[0]);
 	assert_false(arrived(t, 1));
-	assert_non_null(strstr(cJSON_PrintUnformatted(cJSON_GetObjectItem(t, "rejected")),
-			       "bad measurements"));
+	rejected = cJSON_PrintUnformatted(cJSON_GetObjectItem(t, "rejected"));
+	assert_non_null(strstr(rejected, "bad measurements"));
 	cJSON_Delete(t);
 	cJSON_Delete(finish_rank(rp[1]));
 }
