@@ -388,6 +388,31 @@ int pf_fabi_cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_
 		    status);
 }
 
+/*
+ * The source side's id, and its address resolved from @src to @dst (ARP over
+ * the rail, or the node-local path): 0, or the failure made (-errno).
+ */
+int pf_fabi_resolve_addr(struct fab *f, const struct sockaddr_in *src,
+			 const struct sockaddr_in *dst)
+{
+	const struct pf_rdmacm_api *cm = f->o->cm;
+	int r;
+
+	if (cm->create_id(f->ch, &f->s[0].id, f, PF_RDMA_PS_TCP)) {
+		f->s[0].id = NULL;
+		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
+				    strerror(pf_fabi_errno_or(ENOMEM)));
+	}
+	if (cm->resolve_addr(f->s[0].id, (struct sockaddr *)src, (struct sockaddr *)dst,
+			     (int)f->o->resolve_timeout_ms)) {
+		r = pf_fabi_errno_or(EINVAL);
+		return pf_fabi_fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s",
+				    f->o->src.ip, f->o->src.dev, f->o->dst.ip, strerror(r));
+	}
+	return pf_fabi_cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
+				 "rdma_resolve_addr", f->o->resolve_timeout_ms);
+}
+
 /* A listening id on the destination's address, and the source id resolved to it. */
 static int cm_resolve(struct fab *f)
 {
@@ -426,19 +451,7 @@ static int cm_resolve(struct fab *f)
 			 pf_fabi_ctx_name(f, f->listen->verbs));
 	dst.sin_port = port;
 
-	if (cm->create_id(f->ch, &f->s[0].id, f, PF_RDMA_PS_TCP)) {
-		f->s[0].id = NULL;
-		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
-			    strerror(pf_fabi_errno_or(ENOMEM)));
-	}
-	if (cm->resolve_addr(f->s[0].id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			     (int)f->o->resolve_timeout_ms)) {
-		r = pf_fabi_errno_or(EINVAL);
-		return pf_fabi_fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s", f->o->src.ip,
-			    f->o->src.dev, f->o->dst.ip, strerror(r));
-	}
-	r = pf_fabi_cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
-		      "rdma_resolve_addr", f->o->resolve_timeout_ms);
+	r = pf_fabi_resolve_addr(f, &src, &dst);
 	if (r)
 		return r;
 	f->s[0].ctx = f->s[0].id->verbs;

@@ -384,19 +384,7 @@ static int wr_resolve(struct writer *w, uint64_t deadline)
 	if (pf_fabi_sockaddr(f->o->dst.ip, htons(w->o->port), &dst))
 		return pf_fabi_fail(f, PF_FAB_ADDR, -EINVAL, "bad IPv4 address '%s' for %s",
 				    f->o->dst.ip, f->o->dst.dev);
-	if (cm->create_id(f->ch, &f->s[0].id, f, PF_RDMA_PS_TCP)) {
-		f->s[0].id = NULL;
-		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
-				    strerror(pf_fabi_errno_or(ENOMEM)));
-	}
-	if (cm->resolve_addr(f->s[0].id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			     (int)f->o->resolve_timeout_ms)) {
-		r = pf_fabi_errno_or(EINVAL);
-		return pf_fabi_fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s",
-				    f->o->src.ip, f->o->src.dev, f->o->dst.ip, strerror(r));
-	}
-	r = pf_fabi_cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
-			      "rdma_resolve_addr", f->o->resolve_timeout_ms);
+	r = pf_fabi_resolve_addr(f, &src, &dst);
 	if (!r && f->s[0].id->verbs != f->s[0].ctx)
 		return pf_fabi_fail(f, PF_FAB_ADDR, -EXDEV, "%s -> %s resolved through %s, not %s",
 				    f->o->src.ip, f->o->dst.ip,

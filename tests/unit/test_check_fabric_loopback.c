@@ -868,6 +868,14 @@ static void fake_gpus_of(const char *root)
 	pf_fake_gpu_reset(n, ptrs);
 }
 
+/* The fake 4-rail RoCE node again, its GPUs seen by the fake CUDA. */
+static void fresh_gpu_node(const char *root)
+{
+	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(4);
+	fake_gpus_of(root);
+}
+
 static void test_gpu_memory(void **state)
 {
 	char *root = setup("--gpus 4 --nics 4 --link-layer eth", 4, IBV_LINK_LAYER_ETHERNET);
@@ -885,9 +893,7 @@ static void test_gpu_memory(void **state)
 	pf_result_release(&res);
 
 	/* forced without CUDA: an error */
-	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
-	pf_fake_rdmacm_reset(4);
-	fake_gpus_of(root);
+	fresh_gpu_node(root);
 	pf_fake.cuda_load = -ENOENT;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_ERROR);
@@ -917,9 +923,7 @@ static void test_gpu_auto(void **state)
 	pf_result_release(&res);
 
 	/* no libcuda: host memory, one warning */
-	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
-	pf_fake_rdmacm_reset(4);
-	fake_gpus_of(root);
+	fresh_gpu_node(root);
 	pf_fake.cuda_load = -ENOENT;
 	run(root, sets, &res);
 	assert_int_equal(res.status, PF_STATUS_WARN);
@@ -931,9 +935,7 @@ static void test_gpu_auto(void **state)
 	pf_result_release(&res);
 
 	/* neither nvidia-peermem nor DMA-BUF: measured again from host memory */
-	pf_fake_verbs_reset(4, IBV_LINK_LAYER_ETHERNET);
-	pf_fake_rdmacm_reset(4);
-	fake_gpus_of(root);
+	fresh_gpu_node(root);
 	pf_fake_verbs.peermem = false;
 	pf_fake_verbs.dmabuf = false;
 	run(root, sets, &res);
