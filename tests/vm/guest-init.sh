@@ -33,6 +33,24 @@ rc=$?
 end=$(cut -d' ' -f1 /proc/uptime)
 echo "$rc" > /vmwork/rc
 echo "guest: job exit $rc, $start..$end s" > /dev/console
+# Did qemu stop taking this guest's sends on a NIC (the rig's cable, not the
+# job)?  virtio-net counts tx_packets as the device hands a frame back, so
+# three ARP requests a second apart that leave none counted mean the device
+# took none.  Faults the job left on the NIC go first; the NICs are probed
+# side by side.  vms-test.sh reads the line.
+tx_probe() { # /sys/class/net/DEV
+	_dev=$(basename "$1")
+	tc qdisc del dev "$_dev" root 2>/dev/null
+	_a=$(cat "$1/statistics/tx_packets")
+	busybox arping -c 3 -w 3 -I "$_dev" 192.0.2.1 >/dev/null 2>&1
+	[ "$(cat "$1/statistics/tx_packets")" -gt "$_a" ] || echo "guest: $_dev ($(cat "$1/address"))" \
+		"stopped sending: 3 frames queued, none taken by the device" > /dev/console
+}
+for d in /sys/class/net/*; do
+	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
+		[ "$(cat "$d/operstate")" = up ] && tx_probe "$d" &
+done
+wait
 if [ -n "${PF_VM_SHELL:-}" ]; then
 	echo "guest: a shell (exit or Ctrl-A X to power off)" > /dev/console
 	setsid -c sh -l < /dev/console > /dev/console 2>&1

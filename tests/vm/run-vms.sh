@@ -33,7 +33,7 @@ rm -f "$sw/vswitch.ready"
 # shellcheck disable=SC2086
 python3 "$here/vswitch.py" "$sw" $segs --lifetime $((gt + 300)) 2>"$work/vswitch.log" &
 swpid=$!
-trap 'kill "$swpid" 2>/dev/null; rm -rf "$sw"' EXIT
+trap 'kill "$swpid" 2>/dev/null || true; rm -rf "$sw"' EXIT
 k=0
 while [ ! -s "$sw/vswitch.ready" ]; do
 	k=$((k + 1))
@@ -48,10 +48,13 @@ while [ "$i" -le "$n" ]; do
 	w="$work/vm$i"
 	pf_vm_stage "$w" "$job" "$gt" PF_VM_INDEX="$i" PF_VM_COUNT="$n" PF_VM_RAILS="$rails" \
 		PF_VM_HOSTNAME="vm$i" PF_VM_SHARE=1
+	# event_idx=off: with it on, a guest flooding a NIC under TCG stalled
+	# that NIC's sends for good in 4 of 11 runs (docs/testing.md), in none
+	# of 14 with it off; the stall's evidence is what vms-test.sh reads
 	nics="" s=0
 	for seg in $segs; do
 		nics="$nics -netdev stream,id=n$s,server=off,addr.type=unix,addr.path=$sw/$seg.sock"
-		nics="$nics -device virtio-net-pci,netdev=n$s,mac=52:54:00:00:$(printf %02x $s):$(printf %02x "$i")"
+		nics="$nics -device virtio-net-pci,netdev=n$s,event_idx=off,mac=52:54:00:00:$(printf %02x $s):$(printf %02x "$i")"
 		s=$((s + 1))
 	done
 	# shellcheck disable=SC2086
@@ -64,6 +67,8 @@ while [ "$i" -le "$n" ]; do
 done
 rc=0
 for p in $pids; do wait "$p" || true; done
+kill "$swpid" 2>/dev/null && { wait "$swpid" || echo "run-vms: the switch exited $?" >&2; }
+cat "$work/vswitch.log" >&2
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 i=1
 while [ "$i" -le "$n" ]; do

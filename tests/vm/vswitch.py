@@ -10,10 +10,14 @@ the switch first; DIR/vswitch.ready appears once every socket listens.
 Frames go to the port their destination MAC was learnt on, else to every
 other port of the segment; a port whose queue passes 4 MiB drops frames
 (as a switch drops), so a VM that stops reading holds up nobody.
+On SIGTERM or at the end of its lifetime it prints, for every port it ever
+had, frames in and out, the queue's peak and the drops; and as it happens,
+why a port closed.
 Usage: vswitch.py DIR SEG... [--lifetime S]   (default 1800 s, then exit)
 """
 import os
 import selectors
+import signal
 import socket
 import struct
 import sys
@@ -27,6 +31,7 @@ class Port:
     def __init__(self, sock, seg):
         self.sock, self.seg = sock, seg
         self.inbuf, self.out = b"", bytearray()
+        self.mac, self.dropped, self.peak, self.rx, self.tx = None, 0, 0, 0, 0
 
 
 def main(argv):
@@ -41,6 +46,7 @@ def main(argv):
     sel = selectors.DefaultSelector()
     macs = {s: {} for s in segs}  # segment -> mac -> Port
     ports = {s: [] for s in segs}
+    seen = []  # every port ever connected, for the closing statistics
     for s in segs:
         path = os.path.join(d, s + ".sock")
         if os.path.exists(path):
@@ -54,8 +60,15 @@ def main(argv):
         f.write("%d\n" % os.getpid())
     end = time.monotonic() + lifetime
     stats = {"frames": 0, "dropped": 0}
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 
-    def drop(p):
+    t0 = time.monotonic()
+
+    def drop(p, why):
+        mac = ":".join("%02x" % b for b in p.mac) if p.mac else "?"
+        print("vswitch: %.1f s: %s port %s closed: %s" % (time.monotonic() - t0, p.seg, mac, why),
+              file=sys.stderr, flush=True)
         sel.unregister(p.sock)
         p.sock.close()
         ports[p.seg].remove(p)
@@ -65,26 +78,31 @@ def main(argv):
     def send(p, frame):
         if len(p.out) > QUEUE_MAX:
             stats["dropped"] += 1
+            p.dropped += 1
             return
+        p.tx += 1
         was_empty = not p.out
         p.out += struct.pack(">I", len(frame)) + frame
+        p.peak = max(p.peak, len(p.out))
         if was_empty:
             sel.modify(p.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, ("port", p))
 
     def forward(p, frame):
         stats["frames"] += 1
+        p.rx += 1
         if len(frame) < 14:
             return
         dst, src = frame[0:6], frame[6:12]
         if not src[0] & 1:
             macs[p.seg][src] = p
+            p.mac = p.mac or src
         to = macs[p.seg].get(dst) if not dst[0] & 1 else None
         if to is p:
             return
         for q in [to] if to else [q for q in ports[p.seg] if q is not p]:
             send(q, frame)
 
-    while time.monotonic() < end:
+    while time.monotonic() < end and not stop:
         for key, ev in sel.select(timeout=1.0):
             kind, obj = key.data
             if kind == "listen":
@@ -92,6 +110,7 @@ def main(argv):
                 c.setblocking(False)
                 p = Port(c, obj)
                 ports[obj].append(p)
+                seen.append(p)
                 sel.register(c, selectors.EVENT_READ, ("port", p))
                 continue
             p = obj
@@ -101,8 +120,8 @@ def main(argv):
                     del p.out[:n]
                 except BlockingIOError:
                     pass
-                except OSError:
-                    drop(p)
+                except OSError as e:
+                    drop(p, "send: %s" % e)
                     continue
                 if not p.out:
                     sel.modify(p.sock, selectors.EVENT_READ, ("port", p))
@@ -111,17 +130,18 @@ def main(argv):
                     data = p.sock.recv(1 << 20)
                 except BlockingIOError:
                     continue
-                except OSError:
-                    data = b""
+                except OSError as e:
+                    drop(p, "recv: %s" % e)
+                    continue
                 if not data:
-                    drop(p)
+                    drop(p, "end of stream")
                     continue
                 buf = p.inbuf + data
                 while len(buf) >= 4:
                     n = struct.unpack(">I", buf[:4])[0]
                     if n > FRAME_MAX:
                         buf = b""
-                        drop(p)
+                        drop(p, "frame of %d bytes" % n)
                         break
                     if len(buf) < 4 + n:
                         break
@@ -129,6 +149,10 @@ def main(argv):
                     buf = buf[4 + n:]
                 p.inbuf = buf
     print("vswitch: %d frames, %d dropped" % (stats["frames"], stats["dropped"]), file=sys.stderr)
+    for p in seen:
+        mac = ":".join("%02x" % b for b in p.mac) if p.mac else "?"
+        print("vswitch: %s port %s: %d frames in, %d out, queue peak %d bytes, %d dropped"
+              % (p.seg, mac, p.rx, p.tx, p.peak, p.dropped), file=sys.stderr)
 
 
 if __name__ == "__main__":
