@@ -33,13 +33,14 @@ attempt() { # boot the VMs, print their job logs, judge on the host; the status
 
 attempt
 rc=$?
-# qemu 7.2 (virtio-net over a stream netdev) now and then stops taking a
-# guest's sends for good.  The guest says so: its kernel logs "NETDEV
-# WATCHDOG ... transmit queue 0 timed out" when the ring filled, and
-# guest-init.sh, probing every NIC after the job, "DEV (MAC) stopped
-# sending" when it had not.  That is the rig's cable dying, not the code
-# under test: on that evidence only, and only once, the job runs again from
-# fresh boots, saying so; the first try's directory stays as WORK.stalled.
+# Under TCG, qemu 7.2's virtio-net with its event index on stopped taking a
+# guest's sends for good now and then; run-vms.sh turns the index off, and
+# in case it comes back the guest says so: its kernel logs "NETDEV WATCHDOG
+# ... transmit queue 0 timed out" when the ring filled, and guest-init.sh,
+# probing every NIC after the job, "DEV (MAC) stopped sending" when it had
+# not.  That is the rig's cable dying, not the code under test: on that
+# evidence only, and only once, the job runs again from fresh boots, saying
+# so; the first try's directory stays as WORK.stalled.
 stall='NETDEV WATCHDOG\|stopped sending: 3 frames queued'
 stalled=$(grep -l "$stall" "$work"/vm*/console.log 2>/dev/null |
 	sed 's|.*/\(vm[0-9]*\)/console.log$|\1|' | tr '\n' ' ')
