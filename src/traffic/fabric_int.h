@@ -79,10 +79,10 @@ int pf_fabi_cm_next(struct fab *f, int ms, struct pf_cm_event **ret);
 /* The -errno an error event stands for (REJECTED: -ECONNREFUSED). */
 int pf_fabi_event_errno(const struct fab *f, int type, int status);
 const char *pf_fabi_ctx_name(struct fab *f, struct ibv_context *c);
-/* Wait for @ok on side 0's id, else fail with @bad's errno at stage @st. */
 /* rdma_create_id and rdma_resolve_addr from @src to @dst until ADDR_RESOLVED: 0 or the failure. */
 int pf_fabi_resolve_addr(struct fab *f, const struct sockaddr_in *src,
 			 const struct sockaddr_in *dst);
+/* Wait for @ok on side 0's id, else fail with @bad's errno at stage @st. */
 int pf_fabi_cm_expect(struct fab *f, enum pf_cm_event_type ok, enum pf_cm_event_type bad,
 		      enum pf_fab_stage st, const char *call, unsigned int timeout_ms);
 struct pf_cm_conn_param pf_fabi_conn_param(void);

@@ -122,6 +122,8 @@ finish() {
 PROFILE="$PF_SRC/tests/vm/rig.json"
 STATIC=memlock,sysctl,nic_link_speed,port_errors,pfc_pause,dcqcn,pcie_link,gpu_inventory,nvidia_peermem,gpu_nic_numa,nccl_config
 
+rig_uptime() { cut -d' ' -f1 /proc/uptime; }   # seconds since boot, for job logs
+
 # Faults on a rail's cable, each undone by rig_clear DEV.  tc acts on what
 # DEV sends (one direction); the peer's sends are untouched.
 rig_loss() { $T tc qdisc replace dev "$1" root netem loss "$2"; }       # DEV PCT%

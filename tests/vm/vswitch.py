@@ -33,6 +33,11 @@ class Port:
         self.inbuf, self.out = b"", bytearray()
         self.mac, self.dropped, self.peak, self.rx, self.tx = None, 0, 0, 0, 0
 
+    def name(self):
+        """The segment and the MAC learnt on this port ("?" before any)."""
+        mac = ":".join("%02x" % b for b in self.mac) if self.mac else "?"
+        return "%s port %s" % (self.seg, mac)
+
 
 def main(argv):
     lifetime = 1800.0
@@ -66,8 +71,7 @@ def main(argv):
     t0 = time.monotonic()
 
     def drop(p, why):
-        mac = ":".join("%02x" % b for b in p.mac) if p.mac else "?"
-        print("vswitch: %.1f s: %s port %s closed: %s" % (time.monotonic() - t0, p.seg, mac, why),
+        print("vswitch: %.1f s: %s closed: %s" % (time.monotonic() - t0, p.name(), why),
               file=sys.stderr, flush=True)
         sel.unregister(p.sock)
         p.sock.close()
@@ -150,9 +154,8 @@ def main(argv):
                 p.inbuf = buf
     print("vswitch: %d frames, %d dropped" % (stats["frames"], stats["dropped"]), file=sys.stderr)
     for p in seen:
-        mac = ":".join("%02x" % b for b in p.mac) if p.mac else "?"
-        print("vswitch: %s port %s: %d frames in, %d out, queue peak %d bytes, %d dropped"
-              % (p.seg, mac, p.rx, p.tx, p.peak, p.dropped), file=sys.stderr)
+        print("vswitch: %s: %d frames in, %d out, queue peak %d bytes, %d dropped"
+              % (p.name(), p.rx, p.tx, p.peak, p.dropped), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -29,13 +29,13 @@ for c in healthy slow_rail slow_node dead_path missing; do
 	t=30
 	[ "$c" = missing ] && t=10
 	dport="--data-port $((29700 + k))"
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(rig_uptime)
 	# shellcheck disable=SC2086
 	$T_LONG "$PF_BUILD/preflight" mesh --peers "vm[1-$N]" --rank $((I - 1)) --size "$N" \
 		--port $((29600 + k)) --timeout $t $extra $dport --output "/vmshare/$c/%n.json" \
 		> "/vmwork/$c.out" 2> "/vmwork/$c.err"
 	rc=$?
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(rig_uptime)
 	el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	echo "case $c: preflight mesh exit $rc, $el s"
 	# the missing rank: named at the 10 s deadline, then the present

@@ -24,8 +24,6 @@ opts="-d rxe0 -x 1 -s 65536 -D 2 -t 16 -Q 8 -F -u 20"
 TRIES=3
 : > /vmwork/perf.txt
 
-up() { cut -d' ' -f1 /proc/uptime; }
-
 barrier() { # NAME: every VM reached NAME (within 150 s)
 	: > "/vmshare/$1.vm$I"
 	k=0
@@ -61,7 +59,7 @@ send() { # PHASE PEER BASE: prints MB/s to PEER, or fail
 		[ -n "$mbs" ] && { echo "$mbs"; return 0; }
 		why=$(grep -v '^ \|^-\|^Warning' "$log" | tail -n 1)
 		[ $rc = 124 ] && why="no result within 15 s"
-		echo "$(up) $1 vm$I vm$2 try $t failed (exit $rc): ${why:-no result line}" >&2
+		echo "$(rig_uptime) $1 vm$I vm$2 try $t failed (exit $rc): ${why:-no result line}" >&2
 		t=$((t + 1))
 	done
 	echo fail
@@ -69,7 +67,7 @@ send() { # PHASE PEER BASE: prints MB/s to PEER, or fail
 
 phase() { # NAME PORT_BASE
 	barrier "$1.start"
-	echo "$(up) $1 starts"
+	echo "$(rig_uptime) $1 starts"
 	j=1
 	while [ $j -le "$N" ]; do # a server per peer and try, all listening from the start
 		t=1
@@ -86,7 +84,7 @@ phase() { # NAME PORT_BASE
 		j=$((j + 1))
 	done
 	barrier "$1.sent"
-	echo "$(up) $1 sent"
+	echo "$(rig_uptime) $1 sent"
 	pkill -x ib_write_bw
 	wait
 	counters > "/vmwork/$1.counters"
