@@ -14,7 +14,7 @@
 # time per run (process start to exit, output discarded), the median CPU time
 # of the process and its children, the inventory size and the load average,
 # and each check's median duration_ms as the report gives it (in its forked
-# child, fork and result pipe included).
+# child, its share of the fork and the result pipe included).
 # The goal for the 8/8 median is under 20 ms; 16/32 shows how cost grows.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,6 +12,11 @@
 # median CPU time of the process and its children, and the load average: on a
 # busy machine the wall figures wander, the CPU figure much less.
 # Builds nothing.  The goal for the median is under 10 ms.
+#
+# Then, with python3 and tests/gen_root.py, the cost of isolation: the default
+# static run (no --only) on a generated 8-GPU/8-NIC root, forked (the static
+# checks share a child; src/runner/runner.c) and with --no-fork, RUNS times
+# each in turn, and the ratio of the medians.  The goal is under 1.5.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/preflight}
@@ -29,28 +34,59 @@ case $runs in ''|*[!0-9]*|0) echo "static.sh: RUNS must be a positive integer" >
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 if command -v "$py" >/dev/null 2>&1; then
-	exec "$py" - "$bin" "$root" "$runs" <<'PY'
+	gen=
+	if [ -f "$here/tests/gen_root.py" ]; then
+		base=/tmp
+		[ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
+		tmp=$(mktemp -d "${TMPDIR:-$base}/pf-static-bench.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT
+		"$py" "$here/tests/gen_root.py" "$tmp/8x8" --gpus 8 --nics 8 >/dev/null && gen=$tmp/8x8
+	fi
+	"$py" - "$bin" "$root" "$runs" "$gen" <<'PY'
 import os, resource, statistics, subprocess, sys, time
-binary, root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-cmd = [binary, "--root", root, "--only", "memlock,sysctl", "--format", "json"]
-ms, cpu = [], []
+binary, root, runs, gen = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
 def children_cpu():
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
-for _ in range(runs):
+def once(cmd, ms, cpu):
     c0 = children_cpu()
     t0 = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ms.append((time.perf_counter() - t0) * 1e3)
     cpu.append((children_cpu() - c0) * 1e3)
-ms.sort()
-p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+
+def line(ms, cpu):
+    ms = sorted(ms)
+    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    return ("runs %d  min %.2f ms  median %.2f ms  p90 %.2f ms  (cpu median %.2f ms; load %.1f)"
+            % (len(ms), ms[0], statistics.median(ms), p90, statistics.median(cpu),
+               os.getloadavg()[0]))
+
+cmd = [binary, "--root", root, "--only", "memlock,sysctl", "--format", "json"]
+ms, cpu = [], []
+for _ in range(runs):
+    once(cmd, ms, cpu)
 print("preflight --root %s --only memlock,sysctl --format json" % root)
-print("runs %d  min %.2f ms  median %.2f ms  p90 %.2f ms  (cpu median %.2f ms; load %.1f)"
-      % (runs, ms[0], statistics.median(ms), p90, statistics.median(cpu), os.getloadavg()[0]))
+print(line(ms, cpu))
+
+if gen:
+    forked = [binary, "--root", gen, "--format", "json"]
+    inproc = forked + ["--no-fork"]
+    f_ms, f_cpu, n_ms, n_cpu = [], [], [], []
+    subprocess.run(forked, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(runs):  # in turn, so that a drift of the machine hits both
+        once(forked, f_ms, f_cpu)
+        once(inproc, n_ms, n_cpu)
+    print("preflight --root <generated 8 GPUs / 8 NICs> --format json  (the default static run)")
+    print("  forked     " + line(f_ms, f_cpu))
+    print("  --no-fork  " + line(n_ms, n_cpu))
+    print("  forked / --no-fork: %.2f (wall medians), %.2f (cpu medians)"
+          % (statistics.median(f_ms) / statistics.median(n_ms),
+             statistics.median(f_cpu) / max(statistics.median(n_cpu), 1e-9)))
 PY
+	exit 0
 fi
 
 # without Python: date(1) around each run (adds date's own start-up)

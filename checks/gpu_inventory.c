@@ -1079,6 +1079,6 @@ const struct pf_check pf_check_gpu_inventory = {
 	.cfg_size = sizeof(struct gpu_inventory_cfg),
 	.validate = gpu_inventory_validate,
 	.timeout_s = 30,
-	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY | PF_CHECK_LOADS_LIBRARIES,
 	.run = gpu_inventory_run,
 };

@@ -1304,6 +1304,6 @@ const struct pf_check pf_check_nccl_config = {
 	.params = nccl_config_params,
 	.cfg_size = sizeof(struct nccl_config_cfg),
 	.timeout_s = 15,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,
 	.run = nccl_config_run,
 };

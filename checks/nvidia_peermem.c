@@ -441,6 +441,6 @@ const struct pf_check pf_check_nvidia_peermem = {
 	.params = nvidia_peermem_params,
 	.cfg_size = sizeof(struct nvidia_peermem_cfg),
 	.timeout_s = 20,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,
 	.run = nvidia_peermem_run,
 };

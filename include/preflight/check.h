@@ -103,6 +103,14 @@ enum pf_check_flags {
 	 * runs under --topology alone; every other check is skipped there
 	 */
 	PF_CHECK_JUDGES_TOPOLOGY = 1 << 2,
+	/*
+	 * may load and initialise a vendor library (CUDA, NVML, NCCL, libibverbs,
+	 * librdmacm) through ctx->prov: with live providers the runner gives it a
+	 * child of its own, where the other static checks share one
+	 * (arch_check_contract: a check that reaches ctx->prov->gpu, ->verbs or
+	 * ->rdmacm declares it, or PF_CHECK_TRAFFIC)
+	 */
+	PF_CHECK_LOADS_LIBRARIES = 1 << 3,
 };
 
 struct pf_check {

@@ -1,34 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
  * runner.c - per-check isolation: fork, deadline, result over a pipe.
+ *
+ * A check that may load a vendor library (PF_CHECK_LOADS_LIBRARIES, when the
+ * providers are live) or sends traffic runs in a child of its own.  The other
+ * checks of a run share one child, which runs them in order and sends each
+ * result as a frame as soon as it is finished: the parent gives each check its
+ * own deadline from the moment the previous frame arrived, so a check that
+ * hangs, crashes, exits or sends garbage is that check's error, exactly as in
+ * a child of its own, and the checks after it continue in a fresh child.  A
+ * fork costs about as much as a static check's work, so this keeps the forked
+ * run close to --no-fork (bench/static.sh prints both).
  */
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "clock.h"
-#include "text.h"
+#include "status.h"
 #include "runner.h"
 
 /* A result larger than this is a broken check, not a report. */
 #define PF_RESULT_MAX (64u << 20)
 
 /*
+ * A result on the pipe: this header (the magic, then the JSON's length in the
+ * host's byte order: both ends are one binary) and the JSON.  Bytes that do
+ * not start with the magic are not a result; they are kept to the child's end
+ * and judged like any unframed output.
+ */
+static const char frame_magic[4] = { 'P', 'F', 'R', '\1' };
+#define FRAME_HEADER (sizeof(frame_magic) + sizeof(uint32_t))
+
+/*
  * SIGTERM, SIGINT and SIGHUP (Slurm's PrologTimeout, a CI cancel, Ctrl-C):
- * the first kills the running check's process group at once (each check has
+ * the first kills the running check's process group at once (each child has
  * its own, so a group kill of preflight misses them) and is remembered, so
  * the runner finishes that check and every later one as "interrupted by
  * SIGTERM" and the report is still written; a second signal exits at once
  * with 128 + its number.  Only async-signal-safe calls in the handler.
  */
 static volatile sig_atomic_t interrupted_by;
-static volatile sig_atomic_t running_pgid; /* the running check's group, 0 when none */
+static volatile sig_atomic_t running_pgid; /* the running child's group, 0 when none */
 
 static void on_signal(int sig)
 {
@@ -85,8 +103,10 @@ void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run)
 		run->res.status = PF_STATUS_ERROR;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+static int write_all(int fd, const void *data, size_t len)
 {
+	const char *buf = data;
+
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
 
@@ -109,12 +129,10 @@ static int write_all(int fd, const char *buf, size_t len)
  */
 void pf_runner_fault_hook(const char *check, int fd) __attribute__((weak));
 
-static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run *run,
-						 int fd, pid_t parent)
+/* The child's side: its own group, no stop handlers, dies with the parent. */
+static void child_setup(pid_t parent)
 {
 	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
-	char *text;
-	cJSON *j;
 
 	setpgid(0, 0);
 	/* a check never outlives preflight, even one killed with SIGKILL */
@@ -127,78 +145,36 @@ static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struc
 		signal(crash_signals[i], SIG_DFL);
 	/* stdout carries only the report: anything a library prints goes to stderr */
 	dup2(STDERR_FILENO, STDOUT_FILENO);
-	if (pf_runner_fault_hook)
-		pf_runner_fault_hook(run->check->name, fd);
-	pf_run_inline(ctx, run);
-	j = pf_result_to_json(&run->res);
-	text = cJSON_PrintUnformatted(j);
-	if (!text || write_all(fd, text, strlen(text)) < 0)
-		_exit(3);
+}
+
+/* Run each of @runs in turn and send its result as a frame; then exit. */
+static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struct pf_run **runs,
+						 size_t n, int fd, pid_t parent)
+{
+	child_setup(parent);
+	for (size_t i = 0; i < n; i++) {
+		char header[FRAME_HEADER];
+		uint32_t len;
+		char *text;
+		cJSON *j;
+
+		if (pf_runner_fault_hook)
+			pf_runner_fault_hook(runs[i]->check->name, fd);
+		pf_run_inline(ctx, runs[i]);
+		j = pf_result_to_json(&runs[i]->res);
+		text = j ? cJSON_PrintUnformatted(j) : NULL;
+		if (!text || strlen(text) > PF_RESULT_MAX)
+			_exit(3);
+		len = (uint32_t)strlen(text);
+		memcpy(header, frame_magic, sizeof(frame_magic));
+		memcpy(header + sizeof(frame_magic), &len, sizeof(len));
+		if (write_all(fd, header, sizeof(header)) < 0 || write_all(fd, text, len) < 0)
+			_exit(3);
+		free(text);
+		cJSON_Delete(j);
+		pf_result_release(&runs[i]->res);
+	}
 	_exit(0);
-}
-
-/* The status line of a running check; cleared with "\r\033[K". */
-struct status_line {
-	FILE *out;
-	const struct pf_run *run;
-	double t0;
-	char detail[96];
-	char pending[128]; /* a partial line from the pipe */
-	size_t n_pending;
-};
-
-static void status_draw(struct status_line *sl)
-{
-	double elapsed = (pf_now_ms() - sl->t0) / 1e3;
-	char line[256];
-	struct winsize ws;
-	int n;
-
-	if (!sl->out)
-		return;
-	n = snprintf(line, sizeof(line), "preflight: %s%s%s  %.0f s / %u s", sl->run->check->name,
-		     sl->detail[0] ? "  " : "", sl->detail, elapsed, sl->run->timeout_s);
-	/* one physical line, or "\r\033[K" would leave the wrapped part behind */
-	if (n > 0 && fileno(sl->out) >= 0 && ioctl(fileno(sl->out), TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col > 1 && (size_t)n >= ws.ws_col) {
-		size_t cut = ws.ws_col - 1;
-
-		while (cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80)
-			cut--; /* not inside a UTF-8 sequence */
-		line[cut] = '\0';
-	}
-	fprintf(sl->out, "\r\033[K%s", line);
-	fflush(sl->out);
-}
-
-static void status_clear(struct status_line *sl)
-{
-	if (!sl->out)
-		return;
-	fputs("\r\033[K", sl->out);
-	fflush(sl->out);
-}
-
-/* Take the check's progress lines from @fd; the last whole line is shown. */
-static void status_read(struct status_line *sl, int fd)
-{
-	char buf[512];
-	ssize_t n;
-
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				pf_autofree char *c = NULL;
-
-				sl->pending[sl->n_pending] = '\0';
-				c = pf_utf8_clean(sl->pending, true);
-				snprintf(sl->detail, sizeof(sl->detail), "%s", c);
-				sl->n_pending = 0;
-			} else if (sl->n_pending < sizeof(sl->pending) - 1) {
-				sl->pending[sl->n_pending++] = buf[i];
-			}
-		}
-	}
 }
 
 static void result_error(struct pf_run *run, const char *fmt, ...) PF_PRINTF(2, 3);
@@ -229,20 +205,53 @@ const char *pf_signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * Read the child's result until EOF or the deadline; returns 0, -ETIME or
- * -errno.  With a status line, also its progress pipe @pfd, and a redraw
- * each second.
- */
-static int read_result(int fd, double deadline, struct status_line *sl, int pfd,
-		       char **ret_buf, size_t *ret_len)
+/* @len bytes of @p and a NUL (@p may be NULL when @len is 0). */
+static char *xmemdup0(const char *p, size_t len)
 {
-	pf_autofree char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *s = pf_xmalloc(len + 1);
 
+	if (len)
+		memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+/* What the parent has read from a child and not yet taken as a result. */
+struct child_stream {
+	int fd;
+	int pfd; /* the progress pipe, -1 when none or closed */
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+/*
+ * The frame at the front of @s: 1 with its JSON's length in *ret_n when it is
+ * whole, 0 when more must be read, -EBADMSG when the bytes are not a frame,
+ * -EFBIG when it says it is larger than a result may be.
+ */
+static int frame_at_front(const struct child_stream *s, size_t *ret_n)
+{
+	size_t head = s->len < sizeof(frame_magic) ? s->len : sizeof(frame_magic);
+	uint32_t n;
+
+	if (memcmp(s->buf, frame_magic, head))
+		return -EBADMSG;
+	if (s->len < FRAME_HEADER)
+		return 0;
+	memcpy(&n, s->buf + sizeof(frame_magic), sizeof(n));
+	if (n > PF_RESULT_MAX)
+		return -EFBIG;
+	*ret_n = n;
+	return s->len >= FRAME_HEADER + n;
+}
+
+/* Read more of @s by @deadline, feeding the status line; 0, -ETIME, -ECANCELED, -EFBIG, -errno. */
+static int stream_fill(struct child_stream *s, double deadline, struct pf_status_line *sl)
+{
 	for (;;) {
-		struct pollfd pfds[2] = { { .fd = fd, .events = POLLIN },
-					  { .fd = pfd, .events = POLLIN } };
+		struct pollfd pfds[2] = { { .fd = s->fd, .events = POLLIN },
+					  { .fd = s->pfd, .events = POLLIN } };
 		double left = deadline - pf_now_ms();
 		ssize_t n;
 		int r;
@@ -251,44 +260,77 @@ static int read_result(int fd, double deadline, struct status_line *sl, int pfd,
 			return -ECANCELED;
 		if (left <= 0)
 			return -ETIME;
-		r = poll(pfds, pfd >= 0 ? 2 : 1, sl->out && left > 1000 ? 1000 : (int)(left + 1));
+		r = poll(pfds, s->pfd >= 0 ? 2 : 1, sl->out && left > 1000 ? 1000 : (int)(left + 1));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (pfd >= 0 && (pfds[1].revents & POLLIN)) {
-			status_read(sl, pfd);
-			status_draw(sl);
+		if (s->pfd >= 0 && (pfds[1].revents & POLLIN)) {
+			pf_status_read(sl, s->pfd);
+			pf_status_draw(sl);
 		} else if (r == 0) {
-			status_draw(sl); /* the elapsed time moves on */
+			pf_status_draw(sl); /* the elapsed time moves on */
 		}
-		if (pfds[1].revents & (POLLHUP | POLLERR))
-			pfd = -1; /* the check closed it (it ended): nothing more to show */
+		if (s->pfd >= 0 && (pfds[1].revents & (POLLHUP | POLLERR))) {
+			close(s->pfd); /* the child closed it (it ended): nothing more to show */
+			s->pfd = -1;
+		}
 		if (!(pfds[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 16384;
-			if (cap > PF_RESULT_MAX)
-				return -EFBIG;
-			buf = pf_xrealloc(buf, cap);
+		/* one frame and the start of the next at most: more is not a result */
+		if (s->len > FRAME_HEADER + PF_RESULT_MAX)
+			return -EFBIG;
+		if (s->len + 4096 + 1 > s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 16384;
+			s->buf = pf_xrealloc(s->buf, s->cap);
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = read(s->fd, s->buf + s->len, s->cap - s->len - 1);
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
 		if (n == 0)
-			break;
-		len += (size_t)n;
+			s->eof = true;
+		s->len += (size_t)n;
+		return 0;
 	}
-	if (!buf)
-		buf = pf_xstrdup("");
-	buf[len] = '\0';
-	*ret_buf = PF_TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
+}
+
+/*
+ * The next result from @s by @deadline.  0 and *ret_framed with a whole frame
+ * in *ret_buf; 0 and !*ret_framed at the child's end, with whatever else it
+ * sent (maybe nothing) in *ret_buf; else -ETIME, -ECANCELED, -EFBIG or -errno.
+ */
+static int stream_next(struct child_stream *s, double deadline, struct pf_status_line *sl,
+		       char **ret_buf, size_t *ret_len, bool *ret_framed)
+{
+	for (;;) {
+		size_t n = 0;
+		int r = s->len ? frame_at_front(s, &n) : 0;
+
+		if (r == -EFBIG)
+			return r;
+		if (r == 1) {
+			*ret_buf = xmemdup0(s->buf + FRAME_HEADER, n);
+			*ret_len = n;
+			*ret_framed = true;
+			s->len -= FRAME_HEADER + n;
+			memmove(s->buf, s->buf + FRAME_HEADER + n, s->len);
+			return 0;
+		}
+		if (s->eof) {
+			*ret_buf = xmemdup0(s->buf, s->len);
+			*ret_len = s->len;
+			*ret_framed = false;
+			s->len = 0;
+			return 0;
+		}
+		r = stream_fill(s, deadline, sl);
+		if (r < 0)
+			return r;
+	}
 }
 
 /* Reap @pid by the deadline, killing its process group if it is late. */
@@ -318,12 +360,25 @@ static int reap(pid_t pid, double deadline, int *ret_status, bool *ret_killed)
 	}
 }
 
+/* @run's result from the JSON of its frame. */
+static void take_frame(struct pf_run *run, const char *buf, size_t len)
+{
+	cJSON *j = cJSON_ParseWithLength(buf, len);
+	int r;
+
+	pf_result_init(&run->res);
+	r = pf_result_from_json(j, &run->res);
+	cJSON_Delete(j);
+	if (r < 0)
+		result_error(run, "sent an unreadable result");
+}
+
 /*
- * The result of a forked check from how it ended: @r the read's (-ETIME past
- * the deadline, -EFBIG too big), @rr the wait's, @status and @killed the
- * child's; else the JSON it sent in @buf.
+ * The result of a check whose child ended or was stopped before its frame:
+ * @r the read's (-ETIME past the deadline, -EFBIG too big), @rr the wait's,
+ * @status and @killed the child's; else what the child sent unframed in @buf.
  */
-static void finish_forked(struct pf_run *run, int r, int rr, int status, bool killed,
+static void finish_broken(struct pf_run *run, int r, int rr, int status, bool killed,
 			  const char *buf, size_t len)
 {
 	char name[32];
@@ -345,6 +400,8 @@ static void finish_forked(struct pf_run *run, int r, int rr, int status, bool ki
 	else if (WEXITSTATUS(status) != 0 || len == 0)
 		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
 	else {
+		/* unframed bytes: a result only if they parse (they never do from our child) */
+		pf_result_init(&run->res);
 		j = cJSON_ParseWithLength(buf, len);
 		r = pf_result_from_json(j, &run->res);
 		cJSON_Delete(j);
@@ -353,65 +410,189 @@ static void finish_forked(struct pf_run *run, int r, int rr, int status, bool ki
 	}
 }
 
-static void run_forked(const struct pf_ctx *ctx, struct pf_run *run, FILE *progress)
+/*
+ * Start a child running @runs[0..n), with a progress pipe when @sl shows a
+ * line; on failure -errno and what failed in *ret_what.
+ */
+static int spawn(const struct pf_ctx *ctx, struct pf_run **runs, size_t n,
+		 const struct pf_status_line *sl, struct child_stream *s, pid_t *ret_pid,
+		 const char **ret_what)
 {
-	double deadline = pf_now_ms() + run->timeout_s * 1000.0;
-	struct status_line sl = { .out = progress, .run = run, .t0 = pf_now_ms() };
 	struct pf_ctx child_ctx = *ctx;
-	pf_autofree char *buf = NULL;
-	pf_autoclose int rfd = -1, prfd = -1;
-	int fds[2], pfds[2] = { -1, -1 }, status = 0, r, rr;
-	bool killed;
-	size_t len = 0;
+	int fds[2], pfds[2] = { -1, -1 }, r;
 	pid_t pid, parent;
 
-	pf_result_init(&run->res);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		result_error(run, "cannot create a pipe: %s", strerror(errno));
-		return;
-	}
-	/* progress is a nicety: without its pipe the check still runs */
-	if (progress && pipe2(pfds, O_CLOEXEC | O_NONBLOCK) < 0)
+	*ret_what = "create a pipe";
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	/* progress is a nicety: without its pipe the checks still run */
+	if (sl->out && pipe2(pfds, O_CLOEXEC | O_NONBLOCK) < 0)
 		pfds[0] = pfds[1] = -1;
 	child_ctx.progress_fd = pfds[1] > 2 ? pfds[1] : 0;
-	status_draw(&sl);
 	fflush(NULL);
 	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
+		r = -errno;
+		*ret_what = "fork";
 		close(fds[0]);
 		close(fds[1]);
 		if (pfds[0] >= 0) {
 			close(pfds[0]);
 			close(pfds[1]);
 		}
-		status_clear(&sl);
-		result_error(run, "cannot fork: %s", strerror(errno));
-		return;
+		return r;
 	}
 	if (pid == 0) {
 		close(fds[0]);
 		if (pfds[0] >= 0)
 			close(pfds[0]);
-		child_main(&child_ctx, run, fds[1], parent);
+		child_main(&child_ctx, runs, n, fds[1], parent);
 	}
 	setpgid(pid, pid); /* both sides, to win the race */
 	running_pgid = pid;
 	if (interrupted_by) /* the signal came between fork and here */
 		kill(-pid, SIGKILL);
 	close(fds[1]);
-	rfd = fds[0];
 	if (pfds[0] >= 0)
 		close(pfds[1]);
-	prfd = pfds[0];
+	*s = (struct child_stream){ .fd = fds[0], .pfd = pfds[0] };
+	*ret_pid = pid;
+	return 0;
+}
 
-	r = read_result(rfd, deadline, &sl, prfd, &buf, &len);
-	status_clear(&sl);
-	/* a child whose result is too big blocks on the full pipe: kill it now */
-	rr = reap(pid, r == -ETIME || r == -EFBIG || r == -ECANCELED ? 0 : deadline, &status,
-		  &killed);
+static void stream_close(struct child_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->pfd >= 0)
+		close(s->pfd);
+	free(s->buf);
+	*s = (struct child_stream){ .fd = -1, .pfd = -1 };
+}
+
+/*
+ * Run @runs[0..n) in one child, each with its own deadline from the moment
+ * the one before it finished.  Returns how many got a result: all n, or
+ * fewer when a check broke the child (it died, hung or misbehaved: that
+ * check's error is its result, and the caller goes on with the rest in a new
+ * child).
+ */
+static size_t run_child(const struct pf_ctx *ctx, struct pf_run **runs, size_t n, FILE *progress)
+{
+	struct pf_status_line sl = { .out = progress };
+	struct child_stream s = { .fd = -1, .pfd = -1 };
+	double t0 = pf_now_ms();
+	const char *what;
+	int status = 0, r, rr;
+	bool killed;
+	pid_t pid = -1;
+
+	pf_status_start(&sl, runs[0], t0);
+	pf_status_draw(&sl);
+	r = spawn(ctx, runs, n, &sl, &s, &pid, &what);
+	if (r < 0) {
+		pf_status_clear(&sl);
+		pf_result_init(&runs[0]->res);
+		result_error(runs[0], "cannot %s: %s", what, strerror(-r));
+		runs[0]->duration_ms = pf_now_ms() - t0;
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pf_run *run = runs[i];
+		double deadline = t0 + run->timeout_s * 1000.0;
+		pf_autofree char *buf = NULL;
+		size_t len = 0;
+		bool framed = false;
+
+		if (i > 0) {
+			pf_status_start(&sl, run, t0);
+			pf_status_draw(&sl);
+		}
+		r = stream_next(&s, deadline, &sl, &buf, &len, &framed);
+		if (r == 0 && framed) {
+			take_frame(run, buf, len);
+			run->duration_ms = pf_now_ms() - t0;
+			t0 = pf_now_ms();
+			continue;
+		}
+		/* this check broke its child; a child that is too big or late is killed now */
+		pf_status_clear(&sl);
+		rr = reap(pid, r == -ETIME || r == -EFBIG || r == -ECANCELED ? 0 : deadline,
+			  &status, &killed);
+		running_pgid = 0;
+		finish_broken(run, r, rr, status, killed, buf, len);
+		run->duration_ms = pf_now_ms() - t0;
+		stream_close(&s);
+		return i + 1;
+	}
+	pf_status_clear(&sl);
+	/* every result is in and the child is exiting; one that lingers is killed */
+	reap(pid, pf_now_ms() + 1000.0, &status, &killed);
 	running_pgid = 0;
-	finish_forked(run, r, rr, status, killed, buf, len);
+	stream_close(&s);
+	return n;
+}
+
+/* True when @run gets a child of its own rather than sharing one. */
+static bool own_child(const struct pf_run *run, const struct pf_runner_opts *opts)
+{
+	unsigned int flags = run->check->flags;
+
+	return (flags & PF_CHECK_TRAFFIC) ||
+	       ((flags & PF_CHECK_LOADS_LIBRARIES) && opts->libraries_live);
+}
+
+static void interrupted_before(struct pf_run *run)
+{
+	char name[32];
+
+	pf_result_init(&run->res);
+	result_error(run, "interrupted by %s before it ran",
+		     pf_signal_name(interrupted_by, name, sizeof(name)));
+}
+
+/*
+ * Run @runs[0..n) in children: a check that needs one of its own gets it,
+ * each stretch of the others between them shares one, and the checks after
+ * one that broke its child go on in a new one.
+ */
+static void run_in_children(const struct pf_ctx *ctx, struct pf_run **runs, size_t n,
+			    const struct pf_runner_opts *opts)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t m = 1;
+
+		if (interrupted_by) {
+			interrupted_before(runs[i++]);
+			continue;
+		}
+		if (!own_child(runs[i], opts))
+			while (i + m < n && !own_child(runs[i + m], opts))
+				m++;
+		i += run_child(ctx, runs + i, m, opts->progress);
+	}
+}
+
+static void run_in_process(const struct pf_ctx *ctx, struct pf_run *run,
+			   const struct pf_runner_opts *opts)
+{
+	struct pf_status_line sl = { .out = opts->progress };
+	double t0 = pf_now_ms();
+
+	if (interrupted_by) {
+		interrupted_before(run);
+	} else {
+		pf_status_start(&sl, run, t0);
+		pf_status_draw(&sl);
+		if (pf_runner_fault_hook)
+			pf_runner_fault_hook(run->check->name, -1);
+		pf_run_inline(ctx, run);
+		pf_status_clear(&sl);
+	}
+	run->duration_ms = pf_now_ms() - t0;
 }
 
 /*
@@ -436,34 +617,24 @@ static bool not_judged(const struct pf_ctx *ctx, struct pf_run *run,
 void pf_runner_run(const struct pf_ctx *ctx, struct pf_run *runs, size_t n,
 		   const struct pf_runner_opts *opts)
 {
+	pf_autofree struct pf_run **todo = pf_xcalloc(n ? n : 1, sizeof(*todo));
+	size_t n_todo = 0;
+
+	pf_runner_catch_signals();
 	for (size_t i = 0; i < n; i++) {
 		struct pf_run *run = &runs[i];
-		double t0 = pf_now_ms();
 
 		if (not_judged(ctx, run, opts))
 			continue;
-
 		run->timeout_s = opts->timeout_s ? opts->timeout_s
 				 : run->check->deadline_s && run->cfg ? run->check->deadline_s(run->cfg)
 				 : run->check->timeout_s;
-		pf_runner_catch_signals();
-		if (interrupted_by) {
-			char name[32];
-
-			pf_result_init(&run->res);
-			result_error(run, "interrupted by %s before it ran",
-				     pf_signal_name(interrupted_by, name, sizeof(name)));
-		} else if (opts->no_fork) {
-			struct status_line sl = { .out = opts->progress, .run = run, .t0 = t0 };
-
-			status_draw(&sl);
-			if (pf_runner_fault_hook)
-				pf_runner_fault_hook(run->check->name, -1);
-			pf_run_inline(ctx, run);
-			status_clear(&sl);
-		} else {
-			run_forked(ctx, run, opts->progress);
-		}
-		run->duration_ms = pf_now_ms() - t0;
+		todo[n_todo++] = run;
 	}
+	if (!opts->no_fork) {
+		run_in_children(ctx, todo, n_todo, opts);
+		return;
+	}
+	for (size_t i = 0; i < n_todo; i++)
+		run_in_process(ctx, todo[i], opts);
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runner.h - runs selected checks, each in a forked child with a deadline.
+ * runner.h - runs selected checks in forked children, each with a deadline.
  *
- * The child runs the check and writes its result to a pipe as JSON; the
- * parent reads it, kills the child's process group when the deadline passes
+ * A child runs checks and writes each result to a pipe as JSON; the parent
+ * reads it, kills the child's process group when a check's deadline passes
  * ("timed out after N s") and turns a crash into an error ("crashed:
- * SIGSEGV").  Every run ends with a finished, valid result.
+ * SIGSEGV") of the check that was running.  Traffic checks, and checks that
+ * load vendor libraries when the providers are live, get a child of their
+ * own; the others share one, and those after a check that broke it go on in
+ * a new one.  Every run ends with a finished, valid result.
  */
 #ifndef PREFLIGHT_RUNNER_H
 #define PREFLIGHT_RUNNER_H
@@ -18,6 +21,12 @@
 
 struct pf_runner_opts {
 	bool no_fork;           /* run in-process (debugging) */
+	/*
+	 * The providers are live and load vendor libraries: a check flagged
+	 * PF_CHECK_LOADS_LIBRARIES runs in a child of its own.  Recorded
+	 * providers load none, and such a check shares a child with the rest.
+	 */
+	bool libraries_live;
 	unsigned int timeout_s; /* overrides each check's deadline when non-zero */
 	/*
 	 * A terminal: while a check runs, one status line on it (name, the

@@ -4,6 +4,7 @@
  * result or fails to decide becomes an error result, the others are
  * unaffected, and every run ends with a finished result.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -81,8 +82,20 @@ static int run_progress(const struct pf_ctx *ctx, const void *cfg, struct pf_res
 	return 0;
 }
 
+/* The child that ran it, as the finding's subject: which checks shared one. */
+static int run_pid(const struct pf_ctx *ctx, const void *cfg, struct pf_result *res)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	pf_add(res, PF_STATUS_PASS, pid, "ran");
+	return 0;
+}
+
 #define TCHECK(nm, fn, t) \
 	{ .name = nm, .summary = "s", .reads = "r", .timeout_s = (t), .run = (fn) }
+#define TCHECK_FLAGS(nm, fn, f) \
+	{ .name = nm, .summary = "s", .reads = "r", .timeout_s = 5, .run = (fn), .flags = (f) }
 
 static const struct pf_check c_pass = TCHECK("t_pass", run_pass, 5);
 static const struct pf_check c_sleep = TCHECK("t_sleep", run_sleep, 1);
@@ -94,6 +107,10 @@ static const struct pf_check c_eio = TCHECK("t_eio", run_eio, 5);
 static const struct pf_check c_fail_eio = TCHECK("t_fail_eio", run_fail_eio, 5);
 static const struct pf_check c_noisy = TCHECK("t_noisy", run_noisy, 5);
 static const struct pf_check c_progress = TCHECK("t_progress", run_progress, 7);
+static const struct pf_check c_pid = TCHECK("t_pid", run_pid, 5);
+static const struct pf_check c_pid_lib = TCHECK_FLAGS("t_pid_lib", run_pid, PF_CHECK_LOADS_LIBRARIES);
+static const struct pf_check c_pid_traffic = TCHECK_FLAGS("t_pid_traffic", run_pid, PF_CHECK_TRAFFIC);
+static const struct pf_check c_pid_node = TCHECK_FLAGS("t_pid_node", run_pid, PF_CHECK_NEEDS_NODE);
 
 static void assert_finished(const struct pf_run *run)
 {
@@ -229,6 +246,94 @@ static void test_no_fork(void **state)
 	}
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static const char *pid_of(const struct pf_run *run)
+{
+	assert_int_equal(run->res.status, PF_STATUS_PASS);
+	return run->res.findings[0].subject;
+}
+
+/*
+ * The static checks share a child; a traffic check, and one that loads a
+ * vendor library while the providers are live, get one of their own; a
+ * check that broke its child (crash, hang) takes only itself: the ones after
+ * it run in a new child.
+ */
+static void test_shared_child(void **state)
+{
+	const struct pf_check *const checks[] = { &c_pid, &c_pid, &c_pid_lib, &c_pid,
+						  &c_pid_traffic, &c_pid, &c_segv, &c_pid,
+						  &c_sleep, &c_pid, &c_pid };
+	struct pf_run runs[PF_ARRAY_SIZE(checks)] = { { 0 } };
+	struct pf_runner_opts opts = { .libraries_live = true };
+	struct pf_ctx ctx = { 0 };
+	char parent[24];
+
+	(void)state;
+	for (size_t i = 0; i < PF_ARRAY_SIZE(checks); i++)
+		runs[i].check = checks[i];
+	pf_runner_run(&ctx, runs, PF_ARRAY_SIZE(runs), &opts);
+	snprintf(parent, sizeof(parent), "%ld", (long)getpid());
+	assert_string_not_equal(pid_of(&runs[0]), parent);
+	assert_string_equal(pid_of(&runs[0]), pid_of(&runs[1]));
+	/* its own child, and the next stretch in a new shared one */
+	assert_string_not_equal(pid_of(&runs[2]), pid_of(&runs[1]));
+	assert_string_not_equal(pid_of(&runs[3]), pid_of(&runs[2]));
+	assert_string_not_equal(pid_of(&runs[4]), pid_of(&runs[3]));
+	assert_string_not_equal(pid_of(&runs[5]), pid_of(&runs[4]));
+	/* the crash is the crashing check's alone */
+	expect_error(&runs[6], "crashed: SIGSEGV");
+	assert_string_not_equal(pid_of(&runs[7]), pid_of(&runs[5]));
+	/* a hang: its own deadline, counted from when the check before it ended */
+	expect_error(&runs[8], "timed out after 1 s");
+	assert_true(runs[8].duration_ms >= 990 && runs[8].duration_ms < 1800);
+	assert_string_not_equal(pid_of(&runs[9]), pid_of(&runs[7]));
+	assert_string_equal(pid_of(&runs[9]), pid_of(&runs[10]));
+	for (size_t i = 0; i < PF_ARRAY_SIZE(runs); i++) {
+		assert_finished(&runs[i]);
+		pf_result_release(&runs[i].res);
+	}
+
+	/* recorded providers load no library: that check shares the child */
+	opts.libraries_live = false;
+	pf_runner_run(&ctx, runs, 4, &opts);
+	assert_string_equal(pid_of(&runs[0]), pid_of(&runs[2]));
+	assert_string_equal(pid_of(&runs[2]), pid_of(&runs[3]));
+	for (size_t i = 0; i < 4; i++)
+		pf_result_release(&runs[i].res);
+}
+
+/*
+ * A check the run does not judge (no inventory) sits between two that share
+ * a child; the report keeps every check in its place.
+ */
+static void test_decided_between(void **state)
+{
+	struct pf_run runs[3] = { { .check = &c_pid }, { .check = &c_pid_node },
+				  { .check = &c_pid } };
+	struct pf_runner_opts opts = { .node_error = "no inventory" };
+	struct pf_ctx ctx = { 0 };
+
+	(void)state;
+	pf_runner_run(&ctx, runs, 3, &opts);
+	assert_string_equal(pid_of(&runs[0]), pid_of(&runs[2]));
+	expect_error(&runs[1], "no inventory");
+	assert_int_equal(runs[1].timeout_s, 0);
+	for (size_t i = 0; i < 3; i++)
+		pf_result_release(&runs[i].res);
+}
+
 /*
  * With a progress stream, each check gets a status line (name, its own
  * progress text, elapsed / deadline) that is cleared when it ends; without
@@ -241,10 +346,14 @@ static void test_progress_line(void **state)
 	struct pf_ctx ctx = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
+	int fds;
 
 	(void)state;
 	opts.progress = open_memstream(&buf, &len);
+	fds = count_fds();
 	pf_runner_run(&ctx, runs, 2, &opts);
+	/* the result and progress pipes are closed again */
+	assert_int_equal(count_fds(), fds);
 	fclose(opts.progress);
 	assert_int_equal(runs[0].res.status, PF_STATUS_PASS);
 	assert_int_equal(runs[1].res.status, PF_STATUS_PASS);
@@ -255,6 +364,19 @@ static void test_progress_line(void **state)
 	assert_non_null(strstr(buf, "preflight: t_pass  0 s / 5 s"));
 	/* and cleared at the end: the terminal is left as it was */
 	assert_true(len >= 4 && !strcmp(buf + len - 4, "\r\033[K"));
+	for (int i = 0; i < 2; i++)
+		pf_result_release(&runs[i].res);
+	free(buf);
+
+	/* a child that dies: both of its pipes are closed once it hung up */
+	runs[1].check = &c_segv;
+	buf = NULL;
+	opts.progress = open_memstream(&buf, &len);
+	fds = count_fds();
+	pf_runner_run(&ctx, runs, 2, &opts);
+	assert_int_equal(count_fds(), fds);
+	fclose(opts.progress);
+	expect_error(&runs[1], "crashed: SIGSEGV");
 	for (int i = 0; i < 2; i++)
 		pf_result_release(&runs[i].res);
 	free(buf);
@@ -278,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_timeout_override),
 		cmocka_unit_test(test_no_fork),
 		cmocka_unit_test(test_progress_line),
+		cmocka_unit_test(test_shared_child),
+		cmocka_unit_test(test_decided_between),
 	};
 	struct rlimit no_core = { 0, 0 };
 
