@@ -82,7 +82,8 @@ _Noreturn void pf_bug(const char *file, int line, const char *cond);
 			pf_bug(__FILE__, __LINE__, #cond);                    \
 	} while (0)
 
-/* Allocation that cannot fail: preflight aborts on out-of-memory. */
+/* Allocation that cannot fail: preflight aborts on out-of-memory (pf_oom()). */
+_Noreturn void pf_oom(void);
 void *pf_xmalloc(size_t n);
 void *pf_xcalloc(size_t n, size_t size);
 void *pf_xrealloc(void *p, size_t n);
