@@ -131,11 +131,14 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 		void *def = NULL, *cfg = NULL;
 		char *err = NULL;
 		cJSON *jd, *jc, *it;
+		int r;
 
 		if (!pf_run_selected(o, all[i]))
 			continue;
-		PF_BUG_ON(pf_config_build(all[i], &none, &def, &err) < 0);
-		PF_BUG_ON(pf_config_build(all[i], &o->prof, &cfg, &err) < 0); /* validated */
+		r = pf_config_build(all[i], &none, &def, &err);
+		PF_BUG_ON(r < 0);
+		r = pf_config_build(all[i], &o->prof, &cfg, &err); /* validated */
+		PF_BUG_ON(r < 0);
 		jd = pf_config_to_json(all[i], def);
 		jc = pf_config_to_json(all[i], cfg);
 		cJSON_ArrayForEach(it, jc) {

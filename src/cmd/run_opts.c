@@ -362,9 +362,10 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	if (r < 0)
 		return pf_usage_error("%s", err ? err : "invalid profile");
 	/* --drain-on wins over the profile's "drain_on" (validated when loaded) */
-	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on)
-		PF_BUG_ON(pf_slurm_drain_on_from_name(o->prof.drain_on,
-						      &o->slurm_opts.drain_on) < 0);
+	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on) {
+		r = pf_slurm_drain_on_from_name(o->prof.drain_on, &o->slurm_opts.drain_on);
+		PF_BUG_ON(r < 0);
+	}
 
 	for (size_t i = 0; i < n_all; i++)
 		n += pf_run_selected(o, all[i]);
