@@ -18,6 +18,16 @@
 
 #include "preflight/macro.h"
 
+/*
+ * A cJSON tree deleted when its variable leaves scope, the one such helper
+ * (PF_TAKE_PTR() hands it on):  pf_autojson cJSON *root = cJSON_Parse(text);
+ */
+static inline void pf_cjson_deletep(cJSON **j)
+{
+	cJSON_Delete(*j); /* a no-op on NULL */
+}
+#define pf_autojson PF_CLEANUP(pf_cjson_deletep)
+
 enum pf_status {
 	PF_STATUS_PASS,
 	PF_STATUS_WARN,

@@ -25,8 +25,6 @@
 #include "preflight/strbuf.h"
 #include "table.h"
 
-PF_DEFINE_AUTO(cjson_delete, cJSON *, cJSON_Delete)
-
 /* Largest report read (a report is tens of KiB). */
 #define DIFF_MAX_REPORT (64u << 20)
 /* A report has one entry per registered check and a few findings per device. */
@@ -363,7 +361,7 @@ static cJSON *check_entry(const char *name, const cJSON *co, const cJSON *cn, en
 int pf_diff(const cJSON *old_report, const cJSON *new_report, const char *old_name,
 	    const char *new_name, cJSON **ret, char **ret_err)
 {
-	PF_CLEANUP(pf_cjson_deletep) cJSON *d = NULL;
+	pf_autojson cJSON *d = NULL;
 	cJSON *checks, *verdict, *counts;
 	const cJSON *c;
 	enum pf_status vo, vn;
@@ -710,7 +708,7 @@ static int write_diff(const cJSON *d, const struct diff_opts *o, FILE *out, FILE
 
 int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 {
-	PF_CLEANUP(pf_cjson_deletep) cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
+	pf_autojson cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
 	pf_autofree char *why = NULL;
 	struct diff_opts o = { 0 };
 	int rc;
