@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmdopt.h"
 #include "diff.h"
 #include "exit.h"
 #include "fleet.h"
@@ -64,22 +65,12 @@ static int list_commands(FILE *out, bool stdout_closed)
 	return fflush(out) == EOF || ferror(out) ? PF_EXIT_IOERR : PF_EXIT_OK;
 }
 
-static bool has_option(int argc, char **argv, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
-			return true;
-	return false;
-}
-
 static int run_command(const struct pf_command *cmd, int argc, char **argv, bool stdout_closed)
 {
 	int rc = cmd->run(argc - 1, argv + 1, stdout, stderr);
 
-	if (stdout_closed && rc <= 1 && cmd->writes && !has_option(argc, argv, "--output") &&
-	    !has_option(argc, argv, "--help")) {
+	if (stdout_closed && rc <= 1 && cmd->writes && !pf_cmdopt_has(argc, argv, "--output") &&
+	    !pf_cmdopt_has(argc, argv, "--help")) {
 		fprintf(stderr, "preflight: cannot write the %s: stdout is closed\n", cmd->writes);
 		rc = PF_EXIT_IOERR;
 	}

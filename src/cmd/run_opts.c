@@ -202,13 +202,26 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --help of the run and of `profile capture` (their own texts: no table listing). */
+static void run_usage(FILE *f, const struct pf_option *opts)
+{
+	(void)opts;
+	pf_print_help(f);
+}
+
+static void capture_usage(FILE *f, const struct pf_option *opts)
+{
+	(void)opts;
+	pf_print_capture_help(f);
+}
+
 static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
 	struct pf_cmdopt cmd = run_msgs;
 	int c, r;
 
 	cmd.longopts = longopts;
-	cmd.usage = o->capture ? pf_print_capture_help : pf_print_help;
+	cmd.usage = o->capture ? capture_usage : run_usage;
 	cmd.out = stdout;
 	cmd.err = stderr;
 	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
@@ -400,16 +413,6 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	return 0;
 }
 
-/* Whether a subcommand's @argv holds --@name or --@name=... before a "--". */
-bool pf_run_has_option(int argc, char **argv, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
-			return true;
-	return false;
-}
 
 /* The options that make no sense in a site configuration. */
 static const char *const site_deny[] = { "config", "no-config", "check-config", "list",
@@ -450,8 +453,8 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 	for (size_t i = 0; i < sc->n_entries; i++) {
 		const struct pf_siteconf_entry *e = &sc->entries[i];
 
-		if ((!strcmp(e->key, "all") && pf_run_has_option(*argc, *argv, "--only")) ||
-		    (!strcmp(e->key, "only") && pf_run_has_option(*argc, *argv, "--all")))
+		if ((!strcmp(e->key, "all") && pf_cmdopt_has(*argc, *argv, "--only")) ||
+		    (!strcmp(e->key, "only") && pf_cmdopt_has(*argc, *argv, "--all")))
 			continue;
 		v[n++] = pf_xasprintf("--%s%s%s", e->key, e->value ? "=" : "",
 				      e->value ? e->value : "");
