@@ -44,7 +44,7 @@ int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt)
 	if (!c->started) {
 		c->started = 1;
 		opterr = 0;
-		optind = 1;
+		optind = 0; /* glibc: start over, forgetting a half-read "-xy" of an earlier parse */
 	}
 	snprintf(spec, sizeof(spec), ":%s", c->shortopts ? c->shortopts : "");
 	opt = getopt_long(argc, argv, spec, c->longopts, &idx);
