@@ -96,10 +96,18 @@ bool pf_cmdopt_has(int argc, char **argv, const char *name)
 	return false;
 }
 
-/* Store the value of @o from @arg (NULL for a BOOL); 0, or -1 after saying why. */
+/* Whether @o takes a value. */
+static bool takes_arg(const struct pf_option *o)
+{
+	return o->type == PF_OPT_T_STRING || o->type == PF_OPT_T_FILE ||
+	       o->type == PF_OPT_T_UINT || (o->type == PF_OPT_T_CALLBACK && o->argh);
+}
+
+/* Store the value of @o from @arg (NULL without one); 0, 1 (stop) or -1 after saying why. */
 static int take(struct pf_cmdopt *c, const struct pf_option *o, const char *arg)
 {
 	unsigned long v;
+	int r;
 
 	switch (o->type) {
 	case PF_OPT_T_BOOL:
@@ -127,8 +135,14 @@ static int take(struct pf_cmdopt *c, const struct pf_option *o, const char *arg)
 		*(unsigned long *)o->value = v;
 		break;
 	case PF_OPT_T_CALLBACK:
-		if (o->cb(c, o, arg) < 0)
+		r = o->cb(c, o, arg);
+		if (r < 0)
 			return -1;
+		if (r > 0) {
+			if (o->given)
+				*o->given = true;
+			return 1;
+		}
 		break;
 	case PF_OPT_T_END:
 	case PF_OPT_T_HELP:
@@ -142,35 +156,44 @@ static int take(struct pf_cmdopt *c, const struct pf_option *o, const char *arg)
 /* Where getopt_long reports option @i of the table: past every character. */
 #define PF_CMDOPT_VAL(i) (256 + (int)(i))
 
-int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc, char **argv)
+struct option *pf_cmdopt_longopts(const struct pf_option *opts)
 {
-	pf_autofree struct option *lo = NULL;
-	char shorts[64] = "";
-	size_t n = 0, ns = 0;
+	struct option *lo;
+	size_t n = 0;
 	bool has_help = false;
-	int opt, r;
 
 	for (const struct pf_option *o = opts; o->type != PF_OPT_T_END; o++)
 		n++;
 	lo = pf_xcalloc(n + 2, sizeof(*lo));
 	for (size_t i = 0; i < n; i++) {
 		const struct pf_option *o = &opts[i];
-		bool arg = o->type != PF_OPT_T_BOOL && o->type != PF_OPT_T_HELP;
 
 		PF_BUG_ON(!o->long_name || !o->value == (o->type != PF_OPT_T_HELP));
 		PF_BUG_ON(o->type == PF_OPT_T_CALLBACK && !o->cb);
-		lo[i] = (struct option){ o->long_name, arg ? required_argument : no_argument, NULL,
-					 PF_CMDOPT_VAL(i) };
+		lo[i] = (struct option){ o->long_name, takes_arg(o) ? required_argument : no_argument,
+					 NULL, PF_CMDOPT_VAL(i) };
 		has_help |= o->type == PF_OPT_T_HELP;
-		if (o->short_name) {
-			PF_BUG_ON(ns + 3 >= sizeof(shorts));
-			shorts[ns++] = (char)o->short_name;
-			if (arg)
-				shorts[ns++] = ':';
-		}
 	}
 	if (!has_help)
 		lo[n] = (struct option){ "help", no_argument, NULL, PF_CMDOPT_VAL(n) };
+	return lo;
+}
+
+int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc, char **argv)
+{
+	pf_autofree struct option *lo = pf_cmdopt_longopts(opts);
+	char shorts[64] = "";
+	size_t n = 0, ns = 0;
+	int opt, r, t;
+
+	for (const struct pf_option *o = opts; o->type != PF_OPT_T_END; o++, n++) {
+		if (!o->short_name)
+			continue;
+		PF_BUG_ON(ns + 3 >= sizeof(shorts));
+		shorts[ns++] = (char)o->short_name;
+		if (takes_arg(o))
+			shorts[ns++] = ':';
+	}
 	c->longopts = lo;
 	c->shortopts = shorts;
 	c->opts = opts;
@@ -181,8 +204,9 @@ int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc,
 			if (opt == PF_CMDOPT_VAL(i) || (opts[i].short_name && opt == opts[i].short_name))
 				o = &opts[i];
 		PF_BUG_ON(!o); /* getopt returns only what the table gave it */
-		if (take(c, o, o->type == PF_OPT_T_BOOL ? NULL : optarg) < 0) {
-			r = PF_CMDOPT_ERROR;
+		t = take(c, o, takes_arg(o) ? optarg : NULL);
+		if (t != 0) {
+			r = t < 0 ? PF_CMDOPT_ERROR : PF_CMDOPT_STOP;
 			break;
 		}
 	}

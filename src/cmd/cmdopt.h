@@ -63,7 +63,8 @@ enum pf_option_type {
 	PF_OPT_T_STRING,   /* *(const char **)value = the argument */
 	PF_OPT_T_FILE,     /* a STRING that may not be empty ("--output: empty file name") */
 	PF_OPT_T_UINT,     /* *(unsigned long *)value: decimal digits only, in [min, max] */
-	PF_OPT_T_CALLBACK, /* cb(c, option, argument) judges and stores it */
+	PF_OPT_T_CALLBACK, /* cb(c, option, argument) judges and stores it (argument NULL
+			    * and none taken when the option has no argh) */
 	PF_OPT_T_HELP,     /* --help's row in the listing */
 };
 
@@ -77,7 +78,10 @@ struct pf_option {
 	unsigned long min, max;  /* UINT: the bounds */
 	const char *unit;        /* UINT: what the number counts, for the error; NULL: terse */
 	bool *given;             /* NULL, or set true when the option was given */
-	/* CALLBACK: 0, or < 0 after saying why with pf_cmdopt_error() */
+	/*
+	 * CALLBACK: 0; 1 to end the parse there (PF_CMDOPT_STOP: --version did
+	 * the command's work); or < 0 after saying why with pf_cmdopt_error()
+	 */
 	int (*cb)(struct pf_cmdopt *c, const struct pf_option *o, const char *arg);
 };
 
@@ -103,6 +107,7 @@ enum {
 	PF_CMDOPT_END,    /* no more options: optind is the first operand */
 	PF_CMDOPT_HELP,   /* --help: usage printed on out; the command exits 0 */
 	PF_CMDOPT_ERROR,  /* a missing value or an unknown option, said on err; exit 64 */
+	PF_CMDOPT_STOP,   /* a callback ended the parse (pf_cmdopt_parse() only) */
 };
 
 /* The next option of @argv (the command's own argv: argv[0] is its name). */
@@ -110,7 +115,8 @@ int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt);
 /*
  * Parse @argv (argv[0] is the command's name) by the table @opts, storing
  * each value as its type says.  PF_CMDOPT_END with optind at the first
- * operand, PF_CMDOPT_HELP (usage printed on out), or PF_CMDOPT_ERROR (said).
+ * operand, PF_CMDOPT_HELP (usage printed on out), PF_CMDOPT_ERROR (said), or
+ * PF_CMDOPT_STOP (a callback said so).
  */
 int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc, char **argv);
 /*
@@ -119,6 +125,8 @@ int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc,
  * later lines start at @width too.  Options without help are left out.
  */
 void pf_cmdopt_print_options(const struct pf_option *opts, int width, FILE *f);
+/* getopt_long's table of @opts, "help" included (the site configuration reads it); free() it. */
+struct option *pf_cmdopt_longopts(const struct pf_option *opts);
 /* A decimal number in [min, max] (digits only: no sign, blank or base prefix). */
 bool pf_cmdopt_uint(const char *s, unsigned long min, unsigned long max, unsigned long *ret);
 /*

@@ -82,7 +82,6 @@ bool pf_run_selected_why(const struct pf_opts *o, const struct pf_check *c, cons
  */
 int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs **ret_fs);
 
-void pf_print_help(FILE *out);
 void pf_print_profile_help(FILE *out);
 void pf_print_capture_help(FILE *out);
 
