@@ -36,7 +36,8 @@ int pf_cmdopt_error(const struct pf_cmdopt *c, const char *fmt, ...)
 	return PF_EXIT_USAGE;
 }
 
-int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt)
+/* The next option of @argv (the command's own argv: argv[0] is its name). */
+static int cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt)
 {
 	char spec[64];
 	int idx = -1, opt;
@@ -197,7 +198,8 @@ int pf_cmdopt_parse(struct pf_cmdopt *c, const struct pf_option *opts, int argc,
 	c->longopts = lo;
 	c->shortopts = shorts;
 	c->opts = opts;
-	while ((r = pf_cmdopt_next(c, argc, argv, &opt)) == PF_CMDOPT_OPTION) {
+	c->started = 0;
+	while ((r = cmdopt_next(c, argc, argv, &opt)) == PF_CMDOPT_OPTION) {
 		const struct pf_option *o = NULL;
 
 		for (size_t i = 0; i < n && !o; i++)

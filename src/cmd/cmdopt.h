@@ -30,8 +30,9 @@
  * option names no unit).  --help is always understood; PF_OPT_HELP only
  * places it in the listing that pf_cmdopt_print_options() writes.
  *
- * The default run keeps its own switch over pf_cmdopt_next() (the site
- * configuration reads its struct option table), with the same wording.
+ * The default run's table also validates the site configuration's keys
+ * (pf_cmdopt_longopts()); its --version and --list-profiles end the parse
+ * from a callback (PF_CMDOPT_STOP).
  */
 #ifndef PREFLIGHT_CMDOPT_H
 #define PREFLIGHT_CMDOPT_H
@@ -45,16 +46,16 @@
 struct pf_option;
 struct pf_cmdopt {
 	const char *cmd;               /* "fleet"; "" for the default run ("preflight: ") */
-	const struct option *longopts; /* must hold { "help", no_argument, ... } (set by
-					* pf_cmdopt_parse() from its table) */
-	const char *shortopts;         /* getopt's, without the leading ':' */
-	/* --help prints it on @out; @opts: pf_cmdopt_parse()'s table (NULL from _next) */
+	/* --help prints it on @out with the table being parsed */
 	void (*usage)(FILE *f, const struct pf_option *opts);
 	FILE *out, *err;
 	char **first_error;            /* NULL, or where the first message is kept (the
 					* run's --drain reason); the caller frees it */
-	int started;                   /* set by the first pf_cmdopt_next() */
-	const struct pf_option *opts;  /* set by pf_cmdopt_parse() */
+	/* the rest is pf_cmdopt_parse()'s state */
+	const struct option *longopts; /* getopt's, from the table, "help" included */
+	const char *shortopts;         /* getopt's, without the leading ':' */
+	const struct pf_option *opts;  /* the table */
+	int started;                   /* set by the first getopt call */
 };
 
 enum pf_option_type {
@@ -103,15 +104,13 @@ struct pf_option {
 #define PF_OPT_HELP(h) { .type = PF_OPT_T_HELP, .long_name = "help", .help = (h) }
 
 enum {
-	PF_CMDOPT_OPTION, /* *ret_opt holds the next option, optarg its value */
+	PF_CMDOPT_OPTION, /* (inside cmdopt.c: the next option, optarg its value) */
 	PF_CMDOPT_END,    /* no more options: optind is the first operand */
 	PF_CMDOPT_HELP,   /* --help: usage printed on out; the command exits 0 */
 	PF_CMDOPT_ERROR,  /* a missing value or an unknown option, said on err; exit 64 */
 	PF_CMDOPT_STOP,   /* a callback ended the parse (pf_cmdopt_parse() only) */
 };
 
-/* The next option of @argv (the command's own argv: argv[0] is its name). */
-int pf_cmdopt_next(struct pf_cmdopt *c, int argc, char **argv, int *ret_opt);
 /*
  * Parse @argv (argv[0] is the command's name) by the table @opts, storing
  * each value as its type says.  PF_CMDOPT_END with optind at the first
