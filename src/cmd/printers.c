@@ -130,7 +130,8 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 	for (size_t i = 0; i < n_all; i++) {
 		void *def = NULL, *cfg = NULL;
 		char *err = NULL;
-		cJSON *jd, *jc, *it;
+		pf_autojson cJSON *jd = NULL, *jc = NULL;
+		cJSON *it;
 		int r;
 
 		if (!pf_run_selected(o, all[i]))
@@ -151,8 +152,6 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 				setting_origin(o, all[i], it->string));
 			shown++;
 		}
-		cJSON_Delete(jd);
-		cJSON_Delete(jc);
 		pf_config_free(all[i], def);
 		pf_config_free(all[i], cfg);
 	}

@@ -327,7 +327,6 @@ static void finish_forked(struct pf_run *run, int r, int rr, int status, bool ki
 			  const char *buf, size_t len)
 {
 	char name[32];
-	cJSON *j;
 
 	if (interrupted_by)
 		result_error(run, "interrupted by %s",
@@ -345,9 +344,9 @@ static void finish_forked(struct pf_run *run, int r, int rr, int status, bool ki
 	else if (WEXITSTATUS(status) != 0 || len == 0)
 		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
 	else {
-		j = cJSON_ParseWithLength(buf, len);
+		pf_autojson cJSON *j = cJSON_ParseWithLength(buf, len);
+
 		r = pf_result_from_json(j, &run->res);
-		cJSON_Delete(j);
 		if (r < 0)
 			result_error(run, "sent an unreadable result");
 	}
