@@ -108,10 +108,10 @@ static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 		uint64_t v;
 
 		if (pf_fs_readf_u64(ctx->fs, &v, "/sys/class/net/%s/ecn/roce_np/cnp_dscp", ifname) == 0)
-			pf_obs_num(&res->findings[res->n_findings - 1], "cnp_dscp", (double)v);
+			pf_obs_num(pf_last(res), "cnp_dscp", (double)v);
 		if (pf_fs_readf_u64(ctx->fs, &v, "/sys/class/net/%s/ecn/roce_np/cnp_802p_prio",
 				    ifname) == 0)
-			pf_obs_num(&res->findings[res->n_findings - 1], "cnp_802p_prio", (double)v);
+			pf_obs_num(pf_last(res), "cnp_802p_prio", (double)v);
 	}
 	return any;
 }

@@ -342,9 +342,11 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
 	/* an enum: the profile accepts only these class names */
-	if (!inferred)
-		PF_BUG_ON(pf_path_class_from_name(cfg->worst_class, &expected) < 0 ||
-			  expected == PF_PATH_UNKNOWN);
+	if (!inferred) {
+		int r = pf_path_class_from_name(cfg->worst_class, &expected);
+
+		PF_BUG_ON(r < 0 || expected == PF_PATH_UNKNOWN);
+	}
 	for (size_t i = 0; i < node->n_rdma; i++)
 		if (nic_selected(cfg, &node->rdma[i]))
 			n_nics++;

@@ -167,7 +167,7 @@ static void judge_slurmd(const struct slurmd_limits *sd, const struct memlock_cf
 		judge(res, "slurmd", &sd->rl, cfg,
 		      "set LimitMEMLOCK=infinity in slurmd's systemd unit (systemctl edit slurmd) "
 		      "and restart slurmd; limits.conf does not apply to services");
-		f = &res->findings[res->n_findings - 1];
+		f = pf_last(res);
 	}
 	pf_obs_num(f, "pid", (double)sd->pid);
 }

@@ -895,7 +895,7 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 			continue;
 		}
 		judge_port(ctx, cfg, groups, d, p, res);
-		f = &res->findings[res->n_findings - 1];
+		f = pf_last(res);
 		t->judged++;
 		t->with_pci += d->pci >= 0;
 		if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_ERROR)

@@ -241,7 +241,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 		if (from_hwloc(node))
 			return -1;
 		judge_unknown(res, ctx, t, what);
-		return res->findings[res->n_findings - 1].status;
+		return pf_last(res)->status;
 	}
 	/* The link trains to what both ends support: the upstream port may cap it. */
 	if (up && up->max_speed_gts > 0 && up->max_speed_gts + SPEED_EPS < want_gts) {

@@ -518,7 +518,7 @@ static void judge_ports(const struct pf_ctx *ctx, const struct port_errors_cfg *
 			judge_window(res, cfg, p, elapsed);
 		else
 			judge_absolute(res, cfg, p, pf_read_uptime(ctx->fs));
-		st = res->findings[res->n_findings - 1].status;
+		st = pf_last(res)->status;
 		if (st == PF_STATUS_SKIP)
 			(*n_skip)++;
 		else if (st != PF_STATUS_PASS)

@@ -74,15 +74,23 @@ static inline int pf_nerrno(int r)
 	return r < 0 ? -errno : r;
 }
 
-/* Invariants of our own code, never data from the system. */
+/*
+ * Invariants of our own code, never data from the system.  @cond is a test
+ * only: no call, assignment, ++ or -- in it (do the work in a statement of
+ * its own and test the result), so that reading the line never hides what it
+ * does, and the check could be compiled out without changing the program.
+ * tests/arch/bug_on.py (ctest arch_bug_on) fails on a use that has one.  It
+ * is evaluated exactly once.
+ */
 _Noreturn void pf_bug(const char *file, int line, const char *cond);
 #define PF_BUG_ON(cond)                                                       \
 	do {                                                                  \
-		if (cond)                                                     \
+		if (__builtin_expect(!!(cond), 0))                            \
 			pf_bug(__FILE__, __LINE__, #cond);                    \
 	} while (0)
 
-/* Allocation that cannot fail: preflight aborts on out-of-memory. */
+/* Allocation that cannot fail: preflight aborts on out-of-memory (pf_oom()). */
+_Noreturn void pf_oom(void);
 void *pf_xmalloc(size_t n);
 void *pf_xcalloc(size_t n, size_t size);
 void *pf_xrealloc(void *p, size_t n);

@@ -18,6 +18,16 @@
 
 #include "preflight/macro.h"
 
+/*
+ * A cJSON tree deleted when its variable leaves scope, the one such helper
+ * (PF_TAKE_PTR() hands it on):  pf_autojson cJSON *root = cJSON_Parse(text);
+ */
+static inline void pf_cjson_deletep(cJSON **j)
+{
+	cJSON_Delete(*j); /* a no-op on NULL */
+}
+#define pf_autojson PF_CLEANUP(pf_cjson_deletep)
+
 enum pf_status {
 	PF_STATUS_PASS,
 	PF_STATUS_WARN,
@@ -39,9 +49,13 @@ struct pf_finding {
 struct pf_result {
 	enum pf_status status;
 	char *summary;
-	struct pf_finding *findings;
+	struct pf_finding *findings; /* never moves once allocated: see pf_add() */
 	size_t n_findings;
+	size_t findings_room; /* how many fit before more memory is committed */
 };
+
+/* The most findings one result holds; one more is a bug (PF_BUG_ON). */
+#define PF_FINDINGS_MAX ((size_t)1 << 20)
 
 const char *pf_status_name(enum pf_status s);
 /* Parse "pass", "warn", ...; -EINVAL for anything else. */
@@ -54,11 +68,22 @@ void pf_result_init(struct pf_result *res);
 void pf_result_release(struct pf_result *res);
 
 /*
- * Append a finding and return it (owned by @res; valid until the next add).
- * @subject may be NULL for a check-wide finding.
+ * Append a finding and return it (owned by @res).  @subject may be NULL for
+ * a check-wide finding.
+ *
+ * The pointer stays valid until pf_result_release(), however many findings
+ * are added after it: the findings array is never moved.  It is reserved
+ * whole (PF_FINDINGS_MAX of them) as address space on the first add and its
+ * pages are committed as it fills, so `f = pf_add(...); pf_add(...);
+ * pf_obs_num(f, ...)` is safe and readers still index res->findings[i].
+ * (The alternatives were an index, which every one of the ~280 callers
+ * would have had to turn back into a pointer, or a finding built on the
+ * side and added whole, which needs a second set of setters.)
  */
 struct pf_finding *pf_add(struct pf_result *res, enum pf_status st, const char *subject,
 			  const char *fmt, ...) PF_PRINTF(4, 5);
+/* The finding added last (what a helper that judges one subject added); a bug when none. */
+struct pf_finding *pf_last(struct pf_result *res);
 
 /* Observed and expected values of a finding. */
 void pf_obs_num(struct pf_finding *f, const char *key, double v);

@@ -362,7 +362,8 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 		       char **ret_err)
 {
 	const struct cap_in in = { report, node };
-	cJSON *prof = cJSON_CreateObject(), *checks;
+	pf_autojson cJSON *prof = cJSON_CreateObject();
+	cJSON *checks;
 	char **notes = NULL;
 	size_t n_notes = 0, n_all;
 	const struct pf_check *const *all = pf_registry(&n_all);
@@ -434,11 +435,10 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 		pf_profile_release(&p);
 	}
 	if (r < 0) {
-		cJSON_Delete(prof);
 		pf_strv_free(notes);
 		return r;
 	}
-	*ret = prof;
+	*ret = PF_TAKE_PTR(prof);
 	if (ret_notes)
 		*ret_notes = notes ? notes : pf_xcalloc(1, sizeof(char *));
 	else
@@ -451,7 +451,7 @@ int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
 {
 	pf_autofree char *why = NULL, *text = NULL;
 	pf_autostrv char **notes = NULL;
-	cJSON *prof = NULL;
+	pf_autojson cJSON *prof = NULL;
 	int r;
 
 	r = pf_capture_profile(report, node, base, &prof, &notes, &why);
@@ -466,7 +466,6 @@ int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
 		fprintf(err, "preflight profile capture: nothing observed to capture "
 			     "(no GPU, RDMA port or passing check with a capturable value)\n");
 	text = pf_json_print(prof, false);
-	cJSON_Delete(prof);
 	fputs(text, out);
 	fputc('\n', out);
 	if (fflush(out) == EOF || ferror(out)) {

@@ -25,8 +25,6 @@
 #include "preflight/strbuf.h"
 #include "table.h"
 
-PF_DEFINE_AUTO(cjson_delete, cJSON *, cJSON_Delete)
-
 /* Largest report read (a report is tens of KiB). */
 #define DIFF_MAX_REPORT (64u << 20)
 /* A report has one entry per registered check and a few findings per device. */
@@ -363,7 +361,7 @@ static cJSON *check_entry(const char *name, const cJSON *co, const cJSON *cn, en
 int pf_diff(const cJSON *old_report, const cJSON *new_report, const char *old_name,
 	    const char *new_name, cJSON **ret, char **ret_err)
 {
-	PF_CLEANUP(pf_cjson_deletep) cJSON *d = NULL;
+	pf_autojson cJSON *d = NULL;
 	cJSON *checks, *verdict, *counts;
 	const cJSON *c;
 	enum pf_status vo, vn;
@@ -578,7 +576,7 @@ static int load(const char *path, cJSON **ret, FILE *err)
 	return 0;
 }
 
-static void diff_usage(FILE *out)
+static void diff_usage(FILE *out, const struct pf_option *opts)
 {
 	fputs("usage: preflight diff [--format text|json] [--compact] [--output FILE]\n"
 	      "                      OLD.json NEW.json\n"
@@ -586,12 +584,10 @@ static void diff_usage(FILE *out)
 	      "What changed between two reports of a node (before and after a reimage, or\n"
 	      "a node against its golden run): checks and findings whose status changed,\n"
 	      "findings that appeared or went away, observed values that moved.\n"
-	      "\n"
-	      "  --format FORMAT   text (default) or json (preflight.diff/v1)\n"
-	      "  --compact         JSON on one line\n"
-	      "  --output FILE     write the diff to FILE atomically\n"
-	      "  --help            this text\n"
-	      "\n"
+	      "\n",
+	      out);
+	pf_cmdopt_print_options(opts, 20, out);
+	fputs("\n"
 	      "Exit status: 0 nothing got worse, 1 something got worse, 64 usage or an\n"
 	      "input that is not a preflight.report/v1 report, 74 output not written.\n",
 	      out);
@@ -619,35 +615,32 @@ struct diff_opts {
  * Parse the options into @o; false when the command ends here (--help, a
  * usage error, not two reports) with *ret_exit its exit code.
  */
+/* --format text|json into diff_opts.json. */
+static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "json")) {
+		pf_cmdopt_error(c, "--format: unknown format '%s' (text or json)", arg);
+		return -EINVAL;
+	}
+	*(bool *)opt->value = !strcmp(arg, "json");
+	return 0;
+}
+
 static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out, FILE *err,
 			  int *ret_exit)
 {
-	enum { OPT_FORMAT = 256, OPT_OUTPUT, OPT_COMPACT, OPT_HELP };
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "compact", no_argument, NULL, OPT_COMPACT },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+	const struct pf_option opts[] = {
+		PF_OPT_CALLBACK(0, "format", &o->json, "FORMAT",
+				"text (default) or json (preflight.diff/v1)", parse_format),
+		PF_OPT_BOOL(0, "compact", &o->compact, "JSON on one line"),
+		PF_OPT_FILE(0, "output", &o->output, "write the diff to FILE atomically"),
+		PF_OPT_HELP("this text"),
+		PF_OPT_END,
 	};
-	struct pf_cmdopt cmd = { .cmd = "diff", .longopts = longopts, .usage = diff_usage,
-				 .out = out, .err = err, .output = &o->output,
-				 .compact = &o->compact };
-	int c, r;
+	struct pf_cmdopt cmd = { .cmd = "diff", .usage = diff_usage, .out = out, .err = err };
+	int r = pf_cmdopt_parse(&cmd, opts, argc, argv);
 
 	*ret_exit = PF_EXIT_USAGE;
-	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
-		switch (c) {
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				pf_cmdopt_error(&cmd, "--format: unknown format '%s' (text or json)",
-						optarg);
-				return false;
-			}
-			o->json = !strcmp(optarg, "json");
-			break;
-		}
-	}
 	if (r != PF_CMDOPT_END) {
 		*ret_exit = r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
 		return false;
@@ -655,7 +648,7 @@ static bool parse_options(int argc, char **argv, struct diff_opts *o, FILE *out,
 	if (argc - optind != 2) {
 		fprintf(err, "preflight diff: expected two reports, OLD.json NEW.json (got %d)\n",
 			argc - optind);
-		diff_usage(err);
+		diff_usage(err, opts);
 		return false;
 	}
 	return true;
@@ -710,7 +703,7 @@ static int write_diff(const cJSON *d, const struct diff_opts *o, FILE *out, FILE
 
 int pf_diff_main(int argc, char **argv, FILE *out, FILE *err)
 {
-	PF_CLEANUP(pf_cjson_deletep) cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
+	pf_autojson cJSON *old_r = NULL, *new_r = NULL, *d = NULL;
 	pf_autofree char *why = NULL;
 	struct diff_opts o = { 0 };
 	int rc;

@@ -18,7 +18,7 @@
 
 PF_DEFINE_AUTO(fleet_free, struct pf_fleet *, pf_fleet_free)
 
-static void fleet_usage(FILE *out)
+static void fleet_usage(FILE *out, const struct pf_option *opts)
 {
 	fputs("usage: preflight fleet [--format text|json|csv] [--outlier-fraction F]\n"
 	      "                       [--recursive] [--output FILE] [--compact]\n"
@@ -29,20 +29,10 @@ static void fleet_usage(FILE *out)
 	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
 	      "(judged when at least 3 nodes report it).  Reports of `preflight mesh` add the\n"
 	      "mesh view: the merged pairwise matrix triangulated into ranked suspects.\n"
-	      "\n"
-	      "  --format FORMAT         text (default), json or csv\n"
-	      "  --outlier-fraction F    outlier threshold, 0 < F <= 1 (default 0.9)\n"
-	      "  --recursive, -r         also read *.json in the subdirectories of each DIR\n"
-	      "                          (by default only the files directly in it)\n"
-	      "  --output FILE           write the view to FILE atomically\n"
-	      "  --compact               the JSON view on one line (default: indented like jq)\n"
-	      "  --drain-suspects        instead of the view, print (never run) the scontrol\n"
-	      "                          commands that drain the mesh's node and rail\n"
-	      "                          suspects and missing ranks\n"
-	      "  --mesh-slow-fraction F  a mesh measurement below F x the run's healthy\n"
-	      "                          median is slow, 0 < F < 1 (default 0.7)\n"
-	      "  --help                  this text\n"
-	      "\n"
+	      "\n",
+	      out);
+	pf_cmdopt_print_options(opts, 26, out);
+	fputs("\n"
 	      "Exit status: 0 no failing node, 1 a node failed or errored or the mesh has\n"
 	      "suspects, 64 usage,\n"
 	      "74 the view could not be written.\n",
@@ -113,19 +103,41 @@ struct fleet_opts {
 	bool recursive, compact, drain;
 };
 
-/* A fraction in (0, 1], or (0, 1) without @one; false (after the message) otherwise. */
-static bool parse_fraction(const char *opt, const char *arg, bool one, double *ret, FILE *err)
+/* A fraction in (0, 1], or (0, 1) without @one, into *opt->value; 0 or -EINVAL (said). */
+static int parse_fraction(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg,
+			  bool one)
 {
+	double *ret = opt->value;
 	char *end;
 
 	errno = 0;
 	*ret = strtod(arg, &end);
 	if (errno || end == arg || *end || !(*ret > 0 && (one ? *ret <= 1 : *ret < 1))) {
-		fprintf(err, "preflight fleet: --%s: '%s' is not a number in (0, 1%c\n", opt, arg,
-			one ? ']' : ')');
-		return false;
+		pf_cmdopt_error(c, "--%s: '%s' is not a number in (0, 1%c", opt->long_name, arg,
+				one ? ']' : ')');
+		return -EINVAL;
 	}
-	return true;
+	return 0;
+}
+
+static int fraction_upto_one(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	return parse_fraction(c, opt, arg, true);
+}
+
+static int fraction_below_one(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	return parse_fraction(c, opt, arg, false);
+}
+
+/* --format text|json|csv. */
+static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	if (pf_fleet_format_from_name(arg, opt->value) < 0) {
+		pf_cmdopt_error(c, "--format: unknown format '%s' (text, json or csv)", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -135,57 +147,37 @@ static bool parse_fraction(const char *opt, const char *arg, bool one, double *r
 static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out, FILE *err,
 			  int *ret_exit)
 {
-	enum { OPT_FORMAT = 256, OPT_FRACTION, OPT_HELP, OPT_OUTPUT, OPT_COMPACT, OPT_DRAIN,
-	       OPT_MESH_FRACTION,
-	       OPT_RECURSIVE = 'r' };
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "outlier-fraction", required_argument, NULL, OPT_FRACTION },
-		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "recursive", no_argument, NULL, OPT_RECURSIVE },
-		{ "compact", no_argument, NULL, OPT_COMPACT },
-		{ "drain-suspects", no_argument, NULL, OPT_DRAIN },
-		{ "mesh-slow-fraction", required_argument, NULL, OPT_MESH_FRACTION },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+	const struct pf_option opts[] = {
+		PF_OPT_CALLBACK(0, "format", &o->fmt, "FORMAT", "text (default), json or csv",
+				parse_format),
+		PF_OPT_CALLBACK(0, "outlier-fraction", &o->fraction, "F",
+				"outlier threshold, 0 < F <= 1 (default 0.9)", fraction_upto_one),
+		PF_OPT_BOOL('r', "recursive", &o->recursive,
+			    "also read *.json in the subdirectories of each DIR\n"
+			    "(by default only the files directly in it)"),
+		PF_OPT_FILE(0, "output", &o->output, "write the view to FILE atomically"),
+		PF_OPT_BOOL(0, "compact", &o->compact,
+			    "the JSON view on one line (default: indented like jq)"),
+		PF_OPT_BOOL(0, "drain-suspects", &o->drain,
+			    "instead of the view, print (never run) the scontrol\n"
+			    "commands that drain the mesh's node and rail\n"
+			    "suspects and missing ranks"),
+		PF_OPT_CALLBACK(0, "mesh-slow-fraction", &o->mesh_fraction, "F",
+				"a mesh measurement below F x the run's healthy\n"
+				"median is slow, 0 < F < 1 (default 0.7)", fraction_below_one),
+		PF_OPT_HELP("this text"),
+		PF_OPT_END,
 	};
-	struct pf_cmdopt cmd = { .cmd = "fleet", .longopts = longopts, .shortopts = "r",
-				 .usage = fleet_usage, .out = out, .err = err, .output = &o->output,
-				 .compact = &o->compact };
-	int c, r;
+	struct pf_cmdopt cmd = { .cmd = "fleet", .usage = fleet_usage, .out = out, .err = err };
+	int r = pf_cmdopt_parse(&cmd, opts, argc, argv);
 
 	*ret_exit = PF_EXIT_USAGE;
-	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
-		switch (c) {
-		case OPT_FORMAT:
-			if (pf_fleet_format_from_name(optarg, &o->fmt) < 0) {
-				pf_cmdopt_error(&cmd, "--format: unknown format '%s' (text, json or "
-						"csv)", optarg);
-				return false;
-			}
-			break;
-		case OPT_FRACTION:
-			if (!parse_fraction("outlier-fraction", optarg, true, &o->fraction, err))
-				return false;
-			break;
-		case OPT_MESH_FRACTION:
-			if (!parse_fraction("mesh-slow-fraction", optarg, false, &o->mesh_fraction, err))
-				return false;
-			break;
-		case OPT_RECURSIVE:
-			o->recursive = true;
-			break;
-		case OPT_DRAIN:
-			o->drain = true;
-			break;
-		}
-	}
 	if (r != PF_CMDOPT_END) {
 		*ret_exit = r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
 		return false;
 	}
 	if (optind >= argc) {
-		fleet_usage(err);
+		fleet_usage(err, opts);
 		return false;
 	}
 	return true;

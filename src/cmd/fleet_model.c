@@ -267,7 +267,7 @@ static void add_mesh(struct pf_fleet *f, const cJSON *checks, const char *origin
 int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const char *origin,
 			char **ret_err)
 {
-	PF_CLEANUP(pf_cjson_deletep) cJSON *root = cJSON_ParseWithLength(text, len);
+	pf_autojson cJSON *root = cJSON_ParseWithLength(text, len);
 	const cJSON *checks, *chk, *node;
 	const char *schema, *host, *verdict, *why = NULL;
 	struct fl_node *n;

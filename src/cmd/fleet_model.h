@@ -81,7 +81,6 @@ struct pf_fleet {
 	struct fl_outlier *outliers;
 	size_t n_outliers;
 };
-PF_DEFINE_AUTO(cjson_delete, cJSON *, cJSON_Delete)
 
 /* A status that makes a node bad: fail or error. */
 static inline bool fl_bad(enum pf_status s)

@@ -387,7 +387,7 @@ int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *ou
 		render_csv(f, out);
 		break;
 	case PF_FLEET_JSON: {
-		PF_CLEANUP(pf_cjson_deletep) cJSON *j = pf_fleet_to_json(f);
+		pf_autojson cJSON *j = pf_fleet_to_json(f);
 		pf_autofree char *s = pf_json_print(j, f->compact);
 
 		fputs(s, out);

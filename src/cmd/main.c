@@ -6,12 +6,17 @@
  * ...` runs the subcommand NAME with the rest of argv.  Before any of them,
  * the three standard descriptors are made safe and the check registry is
  * validated; after, stdout is closed and a failed close is an exit 74.
+ *
+ * `preflight --list-commands` (not in --help: it is for scripts) prints the
+ * table's names, one a line; the bash completion (contrib/bash-completion)
+ * asks it, so a new row completes without editing the script.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmdopt.h"
 #include "diff.h"
 #include "exit.h"
 #include "fleet.h"
@@ -48,22 +53,24 @@ static const struct pf_command *find_command(const char *name)
 	return NULL;
 }
 
-static bool has_option(int argc, char **argv, const char *name)
+/* --list-commands: the names of the table, one a line; 0, or 74 when stdout fails. */
+static int list_commands(FILE *out, bool stdout_closed)
 {
-	size_t l = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
-			return true;
-	return false;
+	if (stdout_closed) {
+		fputs("preflight: cannot write the command list: stdout is closed\n", stderr);
+		return PF_EXIT_IOERR;
+	}
+	for (size_t i = 0; i < PF_ARRAY_SIZE(commands); i++)
+		fprintf(out, "%s\n", commands[i].name);
+	return fflush(out) == EOF || ferror(out) ? PF_EXIT_IOERR : PF_EXIT_OK;
 }
 
 static int run_command(const struct pf_command *cmd, int argc, char **argv, bool stdout_closed)
 {
 	int rc = cmd->run(argc - 1, argv + 1, stdout, stderr);
 
-	if (stdout_closed && rc <= 1 && cmd->writes && !has_option(argc, argv, "--output") &&
-	    !has_option(argc, argv, "--help")) {
+	if (stdout_closed && rc <= 1 && cmd->writes && !pf_cmdopt_has(argc, argv, "--output") &&
+	    !pf_cmdopt_has(argc, argv, "--help")) {
 		fprintf(stderr, "preflight: cannot write the %s: stdout is closed\n", cmd->writes);
 		rc = PF_EXIT_IOERR;
 	}
@@ -93,7 +100,9 @@ int main(int argc, char **argv)
 		return PF_EXIT_SOFTWARE;
 	}
 	cmd = argc > 1 ? find_command(argv[1]) : NULL;
-	if (cmd && cmd->run)
+	if (argc == 2 && !strcmp(argv[1], "--list-commands"))
+		rc = list_commands(stdout, stdout_closed);
+	else if (cmd && cmd->run)
 		rc = run_command(cmd, argc, argv, stdout_closed);
 	else if (cmd)
 		rc = cmd->run_own(argc - 1, argv + 1, stdout_closed);

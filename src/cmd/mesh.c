@@ -62,88 +62,44 @@ static int mesh_usage(FILE *f, int rc)
 	return rc;
 }
 
-/* A decimal number in [min, max] from an option or the environment. */
-static bool mesh_num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
+static void mesh_help(FILE *f, const struct pf_option *opts)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return !errno && !*end && *v >= min && *v <= max;
-}
-
-static void mesh_help(FILE *f)
-{
+	(void)opts; /* the synopsis says it all: no listing */
 	mesh_usage(f, PF_EXIT_OK);
-}
-
-/* The numeric options: the letter, the name, the bounds. */
-static const struct mesh_num_opt {
-	int c;
-	const char *name;
-	unsigned long min, max;
-} mesh_nums[] = {
-	{ 'r', "rank", 0, PF_MESH_RANKS_MAX }, { 's', "size", 1, PF_MESH_RANKS_MAX },
-	{ 'p', "port", 1, 65535 },             { 't', "timeout", 1, 3600 },
-	{ 'S', "seed", 0, ULONG_MAX },         { 'd', "duration", 1, 600000 },
-	{ 'D', "data-port", 1, 65535 },
-};
-
-static void mesh_set_num(struct mesh_opts *o, int c, unsigned long v)
-{
-	switch (c) {
-	case 'r': o->rank = (long)v; break;
-	case 's': o->size = (long)v; break;
-	case 'p': o->port = v; break;
-	case 't': o->timeout_s = v; break;
-	case 'S': o->seed = v; break;
-	case 'd': o->duration_ms = v; break;
-	case 'D': o->data_port = v; break;
-	}
 }
 
 static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FILE *err)
 {
-	static const struct option lo[] = {
-		{ "peers", required_argument, NULL, 'P' }, { "rank", required_argument, NULL, 'r' },
-		{ "size", required_argument, NULL, 's' },  { "port", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' }, { "seed", required_argument, NULL, 'S' },
-		{ "bind", required_argument, NULL, 'b' },  { "output", required_argument, NULL, 'o' },
-		{ "compact", no_argument, NULL, 'c' },     { "help", no_argument, NULL, 'h' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "data-port", required_argument, NULL, 'D' },
-		{ "nics", required_argument, NULL, 'n' },
-		{ 0 },
+	unsigned long rank = 0, size = 0;
+	bool rank_given = false, size_given = false;
+	const struct pf_option opts[] = {
+		PF_OPT_STRING(0, "peers", &o->peers, "HOSTLIST", NULL),
+		{ .type = PF_OPT_T_UINT, .long_name = "rank", .value = &rank, .argh = "N",
+		  .min = 0, .max = PF_MESH_RANKS_MAX, .given = &rank_given },
+		{ .type = PF_OPT_T_UINT, .long_name = "size", .value = &size, .argh = "N",
+		  .min = 1, .max = PF_MESH_RANKS_MAX, .given = &size_given },
+		PF_OPT_UINT(0, "port", &o->port, "P", NULL, 1, 65535, NULL),
+		PF_OPT_UINT(0, "timeout", &o->timeout_s, "SECONDS", NULL, 1, 3600, NULL),
+		PF_OPT_UINT(0, "seed", &o->seed, "N", NULL, 0, ULONG_MAX, NULL),
+		PF_OPT_STRING(0, "bind", &o->bind, "ADDR", NULL),
+		PF_OPT_FILE('o', "output", &o->output, NULL),
+		PF_OPT_BOOL(0, "compact", &o->compact, NULL),
+		PF_OPT_UINT(0, "duration", &o->duration_ms, "MS", NULL, 1, 600000, NULL),
+		PF_OPT_UINT(0, "data-port", &o->data_port, "P", NULL, 1, 65535, NULL),
+		PF_OPT_STRING(0, "nics", &o->nics, "DEV,...", NULL),
+		PF_OPT_END,
 	};
-	struct pf_cmdopt cmd = { .cmd = "mesh", .longopts = lo, .shortopts = "o:",
-				 .usage = mesh_help, .out = out, .err = err,
-				 .output = &o->output, .compact = &o->compact };
-	unsigned long v;
-	int c, r;
+	struct pf_cmdopt cmd = { .cmd = "mesh", .usage = mesh_help, .out = out, .err = err };
+	int r = pf_cmdopt_parse(&cmd, opts, argc, argv);
 
-	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
-		switch (c) {
-		case 'P': o->peers = optarg; break;
-		case 'b': o->bind = optarg; break;
-		case 'n': o->nics = optarg; break;
-		default:
-			for (size_t i = 0; i < PF_ARRAY_SIZE(mesh_nums); i++) {
-				const struct mesh_num_opt *m = &mesh_nums[i];
-
-				if (m->c != c)
-					continue;
-				if (!mesh_num(optarg, m->min, m->max, &v))
-					return pf_cmdopt_error(&cmd, "bad --%s '%s'", m->name, optarg);
-				mesh_set_num(o, c, v);
-			}
-		}
-	}
 	if (r != PF_CMDOPT_END)
 		return r == PF_CMDOPT_HELP ? -1 : PF_EXIT_USAGE; /* -1: done */
 	if (optind < argc)
 		return pf_cmdopt_error(&cmd, "unexpected argument '%s'", argv[optind]);
+	if (rank_given)
+		o->rank = (long)rank;
+	if (size_given)
+		o->size = (long)size;
 	return 0;
 }
 
@@ -165,9 +121,9 @@ static int mesh_world(struct mesh_opts *o, struct pf_hostlist *hl, FILE *err)
 		fprintf(err, "preflight mesh: bad peer list: %s\n", n < 0 ? why.buf : "empty");
 		return PF_EXIT_USAGE;
 	}
-	if (o->rank < 0 && mesh_num(getenv("SLURM_PROCID"), 0, PF_MESH_RANKS_MAX, &v))
+	if (o->rank < 0 && pf_cmdopt_uint(getenv("SLURM_PROCID"), 0, PF_MESH_RANKS_MAX, &v))
 		o->rank = (long)v;
-	if (o->size < 0 && mesh_num(getenv("SLURM_NTASKS"), 1, PF_MESH_RANKS_MAX, &v))
+	if (o->size < 0 && pf_cmdopt_uint(getenv("SLURM_NTASKS"), 1, PF_MESH_RANKS_MAX, &v))
 		o->size = (long)v;
 	if (o->size < 0)
 		o->size = n;

@@ -18,11 +18,10 @@
 #include "clock.h"
 #include "mesh_rdv.h"
 #include "preflight/macro.h"
+#include "preflight/result.h"
 
 #define MS 1000000ULL
 
-PF_DEFINE_AUTO(rdv_cjson_delete, cJSON *, cJSON_Delete)
-#define rdv_autojson PF_CLEANUP(pf_rdv_cjson_deletep)
 
 /* A connection rank 0 has accepted and not yet judged. */
 struct rdv_conn {
@@ -115,7 +114,7 @@ static int rdv_check_hello(const struct rdv_server *s, const cJSON *h, char *why
 /* A complete frame from @c: a rank arrives, or the peer is rejected. */
 static void rdv_hello(struct rdv_server *s, struct rdv_conn *c)
 {
-	rdv_autojson cJSON *h = cJSON_ParseWithLength(c->body, c->need);
+	pf_autojson cJSON *h = cJSON_ParseWithLength(c->body, c->need);
 	char why[96];
 	int rank = h ? rdv_check_hello(s, h, why, sizeof(why)) : -1;
 
@@ -364,7 +363,7 @@ static bool rdv_table_ok(const struct pf_mesh_rdv_cfg *cfg, const cJSON *t)
 
 static char *rdv_hello_text(const struct pf_mesh_rdv_cfg *cfg, const cJSON *rails)
 {
-	rdv_autojson cJSON *h = rdv_entry(cfg, cfg->rank, cfg->self, rails);
+	pf_autojson cJSON *h = rdv_entry(cfg, cfg->rank, cfg->self, rails);
 
 	cJSON_DeleteItemFromObject(h, "arrived");
 	cJSON_AddStringToObject(h, "magic", PF_MESH_MAGIC);

@@ -130,12 +130,16 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 	for (size_t i = 0; i < n_all; i++) {
 		void *def = NULL, *cfg = NULL;
 		char *err = NULL;
-		cJSON *jd, *jc, *it;
+		pf_autojson cJSON *jd = NULL, *jc = NULL;
+		cJSON *it;
+		int r;
 
 		if (!pf_run_selected(o, all[i]))
 			continue;
-		PF_BUG_ON(pf_config_build(all[i], &none, &def, &err) < 0);
-		PF_BUG_ON(pf_config_build(all[i], &o->prof, &cfg, &err) < 0); /* validated */
+		r = pf_config_build(all[i], &none, &def, &err);
+		PF_BUG_ON(r < 0);
+		r = pf_config_build(all[i], &o->prof, &cfg, &err); /* validated */
+		PF_BUG_ON(r < 0);
 		jd = pf_config_to_json(all[i], def);
 		jc = pf_config_to_json(all[i], cfg);
 		cJSON_ArrayForEach(it, jc) {
@@ -148,8 +152,6 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 				setting_origin(o, all[i], it->string));
 			shown++;
 		}
-		cJSON_Delete(jd);
-		cJSON_Delete(jc);
 		pf_config_free(all[i], def);
 		pf_config_free(all[i], cfg);
 	}

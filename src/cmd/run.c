@@ -369,8 +369,8 @@ static int run_line(int argc, char **argv, bool capture, bool stdout_closed)
 	 * A typo in a Prolog wrapper would drain the node as "Prolog error":
 	 * under --drain, say what is wrong in the reason (never for a test run).
 	 */
-	if (rc == PF_EXIT_USAGE && pf_run_has_option(argc, argv, "--drain") &&
-	    !pf_run_has_option(argc, argv, "--check-config"))
+	if (rc == PF_EXIT_USAGE && pf_cmdopt_has(argc, argv, "--drain") &&
+	    !pf_cmdopt_has(argc, argv, "--check-config"))
 		pf_slurm_drain_config_error(&o.slurm_opts, pf_run_first_error(), stderr);
 	if (o.stdout_closed && rc == 0 && !o.output) {
 		fputs("preflight: cannot write to stdout: it is closed\n", stderr);

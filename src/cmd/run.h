@@ -67,7 +67,6 @@ int pf_profile_main(int argc, char **argv, bool stdout_closed);
  */
 int pf_run_options(struct pf_opts *o, struct pf_siteconf *site, int *argc, char ***argv,
 		   char ***ret_site_args, int *ret_n_owned);
-bool pf_run_has_option(int argc, char **argv, const char *name);
 /* The first usage error said (the --drain reason), or NULL; and forgetting it. */
 const char *pf_run_first_error(void);
 void pf_run_forget_errors(void);
@@ -83,7 +82,6 @@ bool pf_run_selected_why(const struct pf_opts *o, const struct pf_check *c, cons
  */
 int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs **ret_fs);
 
-void pf_print_help(FILE *out);
 void pf_print_profile_help(FILE *out);
 void pf_print_capture_help(FILE *out);
 

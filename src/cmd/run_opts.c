@@ -19,7 +19,8 @@
 #include "run.h"
 #include "version.h"
 
-void pf_print_help(FILE *out)
+/* The default run's --help: its synopsis, the table's listing, the exit codes. */
+static void run_usage(FILE *out, const struct pf_option *opts)
 {
 	fputs("usage: preflight [options]\n"
 	      "       preflight profile capture [options] > golden.json\n"
@@ -29,45 +30,10 @@ void pf_print_help(FILE *out)
 	      "       preflight mesh [--peers HOSTLIST --rank N] [--output DIR/%n.json]\n"
 	      "\n"
 	      "Check that this node is fit to join a GPU/RDMA training job.\n"
-	      "\n"
-	      "  --list                 list the checks\n"
-	      "  --describe NAME        what a check reads and its thresholds\n"
-	      "  --all                  run every check, the traffic tests included\n"
-	      "                         (default: the static checks, in milliseconds)\n"
-	      "  --only A,B             run only these checks or tags (--only rdma,gpu); a\n"
-	      "                         traffic test only by name or by the tag traffic\n"
-	      "  --skip C,D             do not run these checks or tags (--skip traffic)\n"
-	      "  --format FORMAT        json, text, junit or prom (default: text on a terminal,\n"
-	      "                         else json)\n"
-	      "  --output FILE          write the report to FILE atomically; %n in FILE is\n"
-	      "                         the hostname, %j the Slurm job id (srun, pdsh)\n"
-	      "  --compact              JSON on one line (default: indented like jq)\n"
-	      "  --root DIR             read the node under DIR (a snapshot); default /\n"
-	      "  --topology FILE        PCI/GPU/NIC topology from an lstopo XML export\n"
-	      "                         (default: <root>/preflight/topology.xml if present, else sysfs)\n"
-	      "  --profile FILE|NAME    expectations from a JSON profile (a path with a '/'),\n"
-	      "                         or a site or shipped one by name (--profile dgx-h100)\n"
-	      "  --list-profiles        the profile names --profile finds, and exit\n"
-	      "  --set CHECK.KEY=VALUE  override one expectation (repeatable)\n"
-	      "  --timeout SECONDS      deadline for each check (default: the check's own)\n"
-	      "  --no-fork              run checks in this process (debugging)\n"
-	      "  --check-config         validate these arguments and the profile, print what a\n"
-	      "                         run would do, run nothing (exit 0 or 64)\n"
-	      "  --slurm                Slurm mode: a one-line reason on stderr, and exit 0\n"
-	      "                         unless the verdict drains (automatic under Slurm)\n"
-	      "  --drain                on fail (see --drain-on), drain this Slurm node with\n"
-	      "                         the reason; on a usage or profile error, with\n"
-	      "                         'preflight: config error: ...'\n"
-	      "  --drain-on LEVEL       fail (default), error or warn: the least verdict that\n"
-	      "                         drains the node (and exits non-zero under Slurm)\n"
-	      "  --undrain              on pass (or warn below --drain-on), resume the node if\n"
-	      "                         preflight drained it\n"
-	      "  --config FILE          site configuration (default " PF_SITECONF_PATH "\n"
-	      "                         and its .d/*.conf drop-ins; $PREFLIGHT_CONFIG)\n"
-	      "  --no-config            ignore the site configuration\n"
-	      "  --version              print the version\n"
-	      "  --help                 this text\n"
-	      "\n"
+	      "\n",
+	      out);
+	pf_cmdopt_print_options(opts, 25, out);
+	fputs("\n"
 	      "Exit status: 0 pass, 1 a check failed, 2 a check could not decide,\n"
 	      "64 usage or profile error, 70 internal error, 74 report not written.\n"
 	      "Under Slurm: 0 unless the verdict reaches --drain-on (fail by default).\n",
@@ -170,92 +136,162 @@ static bool list_matches(const char *list, const struct pf_check *c)
 	return false;
 }
 
-enum { OPT_LIST = 256, OPT_DESCRIBE, OPT_ONLY, OPT_SKIP, OPT_FORMAT, OPT_OUTPUT,
-       OPT_ROOT, OPT_PROFILE, OPT_SET, OPT_TIMEOUT, OPT_NO_FORK, OPT_VERSION, OPT_HELP,
-       OPT_SLURM, OPT_DRAIN, OPT_UNDRAIN, OPT_TOPOLOGY, OPT_ALL, OPT_COMPACT, OPT_DRAIN_ON,
-       OPT_CHECK_CONFIG, OPT_CONFIG, OPT_NO_CONFIG, OPT_LIST_PROFILES };
-static const struct option longopts[] = {
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-	{ "list", no_argument, NULL, OPT_LIST },
-	{ "list-profiles", no_argument, NULL, OPT_LIST_PROFILES },
-	{ "describe", required_argument, NULL, OPT_DESCRIBE },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "compact", no_argument, NULL, OPT_COMPACT },
-	{ "only", required_argument, NULL, OPT_ONLY },
-	{ "skip", required_argument, NULL, OPT_SKIP },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "set", required_argument, NULL, OPT_SET },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "no-fork", no_argument, NULL, OPT_NO_FORK },
-	{ "slurm", no_argument, NULL, OPT_SLURM },
-	{ "drain", no_argument, NULL, OPT_DRAIN },
-	{ "undrain", no_argument, NULL, OPT_UNDRAIN },
-	{ "drain-on", required_argument, NULL, OPT_DRAIN_ON },
-	{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ NULL, 0, NULL, 0 },
+/* `profile capture --help`: its own text (it lists a few of the run's options). */
+static void capture_usage(FILE *f, const struct pf_option *opts)
+{
+	(void)opts;
+	pf_print_capture_help(f);
+}
+
+/* What parse_args() reads besides @o's own fields. */
+struct run_parse {
+	struct pf_opts *o;
+	unsigned long timeout_s;
+	bool timeout_given, version, list_profiles, ignored;
+	const char *config;
 };
+
+/* --set CHECK.KEY=VALUE, repeatable; the site's "--set=..." come first. */
+static int opt_set(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct pf_opts *o = opt->value;
+
+	(void)c;
+	pf_profile_add_set(&o->prof, arg);
+	if (optind - 1 <= o->n_site_args)
+		o->n_site_sets = o->prof.n_sets;
+	return 0;
+}
+
+static int opt_drain(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct pf_opts *o = opt->value;
+
+	(void)c;
+	(void)arg;
+	o->slurm = o->slurm_opts.drain = true;
+	return 0;
+}
+
+static int opt_undrain(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct pf_opts *o = opt->value;
+
+	(void)c;
+	(void)arg;
+	o->slurm = o->slurm_opts.undrain = true;
+	return 0;
+}
+
+static int opt_drain_on(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct pf_opts *o = opt->value;
+
+	if (pf_slurm_drain_on_from_name(arg, &o->slurm_opts.drain_on) < 0) {
+		pf_cmdopt_error(c, "--drain-on: '%s' is not fail, error or warn", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --version and --list-profiles: the command's whole work, done once parsing stops. */
+static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	(void)c;
+	(void)arg;
+	*(bool *)opt->value = true;
+	return 1;
+}
+
+#define RUN_N_OPTIONS 25 /* the table's rows, PF_OPT_END included */
+
+/* The default run's options (and `profile capture`'s), into @t. */
+static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
+{
+	struct pf_opts *o = p->o;
+	const struct pf_option opts[RUN_N_OPTIONS] = {
+		PF_OPT_BOOL(0, "list", &o->list, "list the checks"),
+		PF_OPT_STRING(0, "describe", &o->describe, "NAME",
+			      "what a check reads and its thresholds"),
+		PF_OPT_BOOL(0, "all", &o->all,
+			    "run every check, the traffic tests included\n"
+			    "(default: the static checks, in milliseconds)"),
+		PF_OPT_STRING(0, "only", &o->only, "A,B",
+			      "run only these checks or tags (--only rdma,gpu); a\n"
+			      "traffic test only by name or by the tag traffic"),
+		PF_OPT_STRING(0, "skip", &o->skip, "C,D",
+			      "do not run these checks or tags (--skip traffic)"),
+		PF_OPT_STRING(0, "format", &o->format, "FORMAT",
+			      "json, text, junit or prom (default: text on a terminal,\n"
+			      "else json)"),
+		PF_OPT_STRING(0, "output", &o->output, "FILE",
+			      "write the report to FILE atomically; %n in FILE is\n"
+			      "the hostname, %j the Slurm job id (srun, pdsh)"),
+		PF_OPT_BOOL(0, "compact", &o->compact, "JSON on one line (default: indented like jq)"),
+		PF_OPT_STRING(0, "root", &o->root, "DIR",
+			      "read the node under DIR (a snapshot); default /"),
+		PF_OPT_STRING(0, "topology", &o->topology, "FILE",
+			      "PCI/GPU/NIC topology from an lstopo XML export\n"
+			      "(default: <root>/preflight/topology.xml if present, else sysfs)"),
+		PF_OPT_STRING(0, "profile", &o->profile, "FILE|NAME",
+			      "expectations from a JSON profile (a path with a '/'),\n"
+			      "or a site or shipped one by name (--profile dgx-h100)"),
+		PF_OPT_CALLBACK(0, "list-profiles", &p->list_profiles, NULL,
+				"the profile names --profile finds, and exit", opt_stop),
+		PF_OPT_CALLBACK(0, "set", o, "CHECK.KEY=VALUE",
+				"override one expectation (repeatable)", opt_set),
+		{ .type = PF_OPT_T_UINT, .long_name = "timeout", .value = &p->timeout_s,
+		  .argh = "SECONDS", .help = "deadline for each check (default: the check's own)",
+		  .min = 1, .max = 86400, .unit = "seconds", .given = &p->timeout_given },
+		PF_OPT_BOOL(0, "no-fork", &o->runner.no_fork, "run checks in this process (debugging)"),
+		PF_OPT_BOOL(0, "check-config", &o->check_config,
+			    "validate these arguments and the profile, print what a\n"
+			    "run would do, run nothing (exit 0 or 64)"),
+		PF_OPT_BOOL(0, "slurm", &o->slurm,
+			    "Slurm mode: a one-line reason on stderr, and exit 0\n"
+			    "unless the verdict drains (automatic under Slurm)"),
+		PF_OPT_CALLBACK(0, "drain", o, NULL,
+				"on fail (see --drain-on), drain this Slurm node with\n"
+				"the reason; on a usage or profile error, with\n"
+				"'preflight: config error: ...'", opt_drain),
+		PF_OPT_CALLBACK(0, "drain-on", o, "LEVEL",
+				"fail (default), error or warn: the least verdict that\n"
+				"drains the node (and exits non-zero under Slurm)", opt_drain_on),
+		PF_OPT_CALLBACK(0, "undrain", o, NULL,
+				"on pass (or warn below --drain-on), resume the node if\n"
+				"preflight drained it", opt_undrain),
+		/* read before the options (site_argv): nothing to do here */
+		PF_OPT_STRING(0, "config", &p->config, "FILE",
+			      "site configuration (default " PF_SITECONF_PATH "\n"
+			      "and its .d/*.conf drop-ins; $PREFLIGHT_CONFIG)"),
+		PF_OPT_BOOL(0, "no-config", &p->ignored, "ignore the site configuration"),
+		PF_OPT_CALLBACK(0, "version", &p->version, NULL, "print the version", opt_stop),
+		PF_OPT_HELP("this text"),
+		PF_OPT_END,
+	};
+
+	memcpy(t, opts, sizeof(opts));
+}
 
 static int parse_args(int argc, char **argv, struct pf_opts *o)
 {
+	struct run_parse p = { .o = o };
+	struct pf_option opts[RUN_N_OPTIONS];
 	struct pf_cmdopt cmd = run_msgs;
-	int c, r;
+	int r;
 
-	cmd.longopts = longopts;
-	cmd.usage = o->capture ? pf_print_capture_help : pf_print_help;
+	run_options(&p, opts);
+	cmd.usage = o->capture ? capture_usage : run_usage;
 	cmd.out = stdout;
 	cmd.err = stderr;
-	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
-		switch (c) {
-		case OPT_LIST: o->list = true; break;
-		case OPT_LIST_PROFILES:
-			return pf_profile_list_names() < 0 ? PF_EXIT_IOERR : -1;
-		case OPT_DESCRIBE: o->describe = optarg; break;
-		case OPT_ALL: o->all = true; break;
-		case OPT_COMPACT: o->compact = true; break;
-		case OPT_ONLY: o->only = optarg; break;
-		case OPT_SKIP: o->skip = optarg; break;
-		case OPT_FORMAT: o->format = optarg; break;
-		case OPT_OUTPUT: o->output = optarg; break;
-		case OPT_ROOT: o->root = optarg; break;
-		case OPT_TOPOLOGY: o->topology = optarg; break;
-		case OPT_PROFILE: o->profile = optarg; break;
-		case OPT_SET:
-			pf_profile_add_set(&o->prof, optarg);
-			if (optind - 1 <= o->n_site_args) /* the site's "--set=..." come first */
-				o->n_site_sets = o->prof.n_sets;
-			break;
-		case OPT_NO_FORK: o->runner.no_fork = true; break;
-		case OPT_SLURM: o->slurm = true; break;
-		case OPT_DRAIN: o->slurm = o->slurm_opts.drain = true; break;
-		case OPT_UNDRAIN: o->slurm = o->slurm_opts.undrain = true; break;
-		case OPT_CHECK_CONFIG: o->check_config = true; break;
-		case OPT_CONFIG: break;    /* read before the options (site_argv) */
-		case OPT_NO_CONFIG: break;
-		case OPT_DRAIN_ON:
-			if (pf_slurm_drain_on_from_name(optarg, &o->slurm_opts.drain_on) < 0)
-				return pf_usage_error("--drain-on: '%s' is not fail, error or warn",
-						   optarg);
-			break;
-		case OPT_TIMEOUT: {
-			uint64_t t;
-
-			if (pf_parse_u64(optarg, &t) < 0 || t == 0 || t > 86400)
-				return pf_usage_error("--timeout: '%s' is not a number of seconds "
-						   "(1..86400)", optarg);
-			o->runner.timeout_s = (unsigned int)t;
-			break;
-		}
-		case OPT_VERSION:
-			printf("preflight %s\n", PF_VERSION);
-			return -1;
-		}
+	r = pf_cmdopt_parse(&cmd, opts, argc, argv);
+	if (p.timeout_given)
+		o->runner.timeout_s = (unsigned int)p.timeout_s;
+	if (r == PF_CMDOPT_STOP && p.list_profiles)
+		return pf_profile_list_names() < 0 ? PF_EXIT_IOERR : -1;
+	if (r == PF_CMDOPT_STOP) {
+		printf("preflight %s\n", PF_VERSION);
+		return -1;
 	}
 	if (r != PF_CMDOPT_END)
 		return r == PF_CMDOPT_HELP ? -1 : PF_EXIT_USAGE; /* -1: done (--help) */
@@ -362,9 +398,10 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	if (r < 0)
 		return pf_usage_error("%s", err ? err : "invalid profile");
 	/* --drain-on wins over the profile's "drain_on" (validated when loaded) */
-	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on)
-		PF_BUG_ON(pf_slurm_drain_on_from_name(o->prof.drain_on,
-						      &o->slurm_opts.drain_on) < 0);
+	if (o->slurm_opts.drain_on == PF_STATUS_PASS && o->prof.drain_on) {
+		r = pf_slurm_drain_on_from_name(o->prof.drain_on, &o->slurm_opts.drain_on);
+		PF_BUG_ON(r < 0);
+	}
 
 	for (size_t i = 0; i < n_all; i++)
 		n += pf_run_selected(o, all[i]);
@@ -399,16 +436,6 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 	return 0;
 }
 
-/* Whether a subcommand's @argv holds --@name or --@name=... before a "--". */
-bool pf_run_has_option(int argc, char **argv, const char *name)
-{
-	size_t l = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], name, l) && (!argv[i][l] || argv[i][l] == '='))
-			return true;
-	return false;
-}
 
 /* The options that make no sense in a site configuration. */
 static const char *const site_deny[] = { "config", "no-config", "check-config", "list",
@@ -427,6 +454,9 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 {
 	const char *path = getenv("PREFLIGHT_CONFIG");
 	pf_autofree char *err = NULL;
+	pf_autofree struct option *longopts = NULL;
+	struct run_parse p = { .o = o };
+	struct pf_option opts[RUN_N_OPTIONS];
 	char **v;
 	int n = 0;
 
@@ -441,6 +471,8 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 			path = (*argv)[++i];
 	}
 	o->site_path = path;
+	run_options(&p, opts);
+	longopts = pf_cmdopt_longopts(opts);
 	if (pf_siteconf_load(sc, path, longopts, site_deny, &err) < 0)
 		return pf_usage_error("site config: %s", err ? err : "cannot read");
 	o->site = sc;
@@ -449,8 +481,8 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 	for (size_t i = 0; i < sc->n_entries; i++) {
 		const struct pf_siteconf_entry *e = &sc->entries[i];
 
-		if ((!strcmp(e->key, "all") && pf_run_has_option(*argc, *argv, "--only")) ||
-		    (!strcmp(e->key, "only") && pf_run_has_option(*argc, *argv, "--all")))
+		if ((!strcmp(e->key, "all") && pf_cmdopt_has(*argc, *argv, "--only")) ||
+		    (!strcmp(e->key, "only") && pf_cmdopt_has(*argc, *argv, "--all")))
 			continue;
 		v[n++] = pf_xasprintf("--%s%s%s", e->key, e->value ? "=" : "",
 				      e->value ? e->value : "");

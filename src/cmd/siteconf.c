@@ -13,6 +13,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/macro.h"
+#include "preflight/result.h" /* pf_autojson */
 #include "profile.h"
 #include "siteconf.h"
 
@@ -148,7 +149,7 @@ static int parse_file(struct pf_siteconf *sc, const char *text, const char *orig
 		      const struct option *opts, const char *const *deny, char **ret_err)
 {
 	pf_autofree char *copy = pf_xstrdup(text);
-	cJSON *root;
+	pf_autojson cJSON *root = NULL;
 	const cJSON *it;
 	int r = 0;
 
@@ -156,14 +157,10 @@ static int parse_file(struct pf_siteconf *sc, const char *text, const char *orig
 	root = cJSON_Parse(copy);
 	if (!root)
 		return fail(ret_err, -EINVAL, "%s: not valid JSON (an object of options)", origin);
-	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
+	if (!cJSON_IsObject(root))
 		return fail(ret_err, -EINVAL, "%s: the top level must be an object", origin);
-	}
-	if (pf_json_check_dups(root, origin, ret_err) < 0) {
-		cJSON_Delete(root);
+	if (pf_json_check_dups(root, origin, ret_err) < 0)
 		return -EINVAL;
-	}
 	cJSON_ArrayForEach(it, root) {
 		pf_autofree char *key = pf_xstrdup(it->string);
 		const struct option *o;
@@ -211,7 +208,6 @@ static int parse_file(struct pf_siteconf *sc, const char *text, const char *orig
 			put(sc, key, val, origin, true);
 		}
 	}
-	cJSON_Delete(root);
 	return r;
 }
 

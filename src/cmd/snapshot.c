@@ -775,60 +775,46 @@ int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 	return r < 0 ? r : 0;
 }
 
-static void snapshot_usage(FILE *out)
+static void snapshot_usage(FILE *out, const struct pf_option *opts)
 {
 	fputs("usage: preflight snapshot [--root SRC] [--window MS] DIR\n"
 	      "\n"
 	      "Write a recorded root of this node (or of the root SRC) into DIR, which is\n"
 	      "created or must be empty: the files the checks read, sysfs links kept, and\n"
 	      "the ethtool/pause/PFC facts as text.  `preflight --root DIR` reads it.\n"
-	      "\n"
-	      "  --window MS   second `ethtool -S` sample of RDMA netdevs after MS ms\n"
-	      "                (default 1000; 0 for none)\n"
-	      "\n"
+	      "\n",
+	      out);
+	pf_cmdopt_print_options(opts, 16, out);
+	fputs("\n"
 	      "Exit status: 0 written, 64 usage, 73 DIR cannot be written.\n",
 	      out);
 }
 
 int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err)
 {
-	enum { OPT_ROOT = 256, OPT_WINDOW, OPT_HELP };
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pf_snapshot_opts opts = { .window_ms = PF_SNAPSHOT_WINDOW_MS };
 	struct pf_snapshot_stats st;
 	pf_autofs struct pf_fs *src = NULL;
 	pf_autofree char *why = NULL;
 	const char *root = "/";
+	unsigned long window_ms = opts.window_ms;
+	const struct pf_option table[] = {
+		PF_OPT_STRING(0, "root", &root, "SRC", NULL),
+		PF_OPT_UINT(0, "window", &window_ms, "MS",
+			    "second `ethtool -S` sample of RDMA netdevs after MS ms\n"
+			    "(default 1000; 0 for none)", 0, 600000, "milliseconds"),
+		PF_OPT_END,
+	};
 	double t0 = pf_now_ms();
-	struct pf_cmdopt cmd = { .cmd = "snapshot", .longopts = longopts, .usage = snapshot_usage,
-				 .out = out, .err = err };
-	int c, r;
+	struct pf_cmdopt cmd = { .cmd = "snapshot", .usage = snapshot_usage, .out = out,
+				 .err = err };
+	int r = pf_cmdopt_parse(&cmd, table, argc, argv);
 
-	while ((r = pf_cmdopt_next(&cmd, argc, argv, &c)) == PF_CMDOPT_OPTION) {
-		switch (c) {
-		case OPT_ROOT:
-			root = optarg;
-			break;
-		case OPT_WINDOW: {
-			uint64_t v;
-
-			if (pf_parse_u64(optarg, &v) < 0 || v > 600000)
-				return pf_cmdopt_error(&cmd, "--window: '%s' is not a number of "
-						       "milliseconds (0..600000)", optarg);
-			opts.window_ms = (unsigned int)v;
-			break;
-		}
-		}
-	}
 	if (r != PF_CMDOPT_END)
 		return r == PF_CMDOPT_HELP ? 0 : PF_EXIT_USAGE;
+	opts.window_ms = (unsigned int)window_ms;
 	if (argc - optind != 1) {
-		snapshot_usage(err);
+		snapshot_usage(err, table);
 		return PF_EXIT_USAGE;
 	}
 	r = pf_fs_open(root, &src);

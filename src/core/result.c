@@ -6,6 +6,8 @@
  */
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "preflight/result.h"
 
@@ -63,7 +65,8 @@ void pf_result_release(struct pf_result *res)
 {
 	for (size_t i = 0; i < res->n_findings; i++)
 		finding_release(&res->findings[i]);
-	free(res->findings);
+	if (res->findings)
+		munmap(res->findings, PF_FINDINGS_MAX * sizeof(struct pf_finding));
 	free(res->summary);
 	pf_result_init(res);
 }
@@ -78,12 +81,43 @@ static char *vformat(const char *fmt, va_list ap)
 	return s;
 }
 
+/*
+ * Room for one more finding without moving the ones before it (result.h):
+ * the whole PF_FINDINGS_MAX array is reserved as address space only
+ * (PROT_NONE, no memory committed) on the first add, and made writable a
+ * page at a time as it fills.  Out of memory aborts, as pf_xmalloc() does.
+ */
+static void findings_grow(struct pf_result *res)
+{
+	const size_t size = sizeof(struct pf_finding);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), want;
+
+	PF_BUG_ON(res->n_findings >= PF_FINDINGS_MAX);
+	if (!res->findings) {
+		void *p = mmap(NULL, PF_FINDINGS_MAX * size, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED)
+			pf_oom();
+		res->findings = p;
+		res->findings_room = 0;
+	}
+	if (res->n_findings < res->findings_room)
+		return;
+	want = ((res->n_findings + 1) * size + page - 1) / page * page;
+	if (want > PF_FINDINGS_MAX * size)
+		want = PF_FINDINGS_MAX * size;
+	if (mprotect(res->findings, want, PROT_READ | PROT_WRITE) < 0)
+		pf_oom();
+	res->findings_room = want / size;
+}
+
 static struct pf_finding *add_finding(struct pf_result *res, enum pf_status st,
 				      const char *subject, char *message)
 {
 	struct pf_finding *f;
 
-	res->findings = pf_xrealloc(res->findings, (res->n_findings + 1) * sizeof(*f));
+	findings_grow(res);
 	f = &res->findings[res->n_findings++];
 	memset(f, 0, sizeof(*f));
 	f->status = st;
@@ -102,6 +136,12 @@ struct pf_finding *pf_add(struct pf_result *res, enum pf_status st, const char *
 	msg = vformat(fmt, ap);
 	va_end(ap);
 	return add_finding(res, st, subject, msg);
+}
+
+struct pf_finding *pf_last(struct pf_result *res)
+{
+	PF_BUG_ON(res->n_findings == 0);
+	return &res->findings[res->n_findings - 1];
 }
 
 static cJSON *obj(cJSON **slot)
@@ -190,7 +230,7 @@ int pf_skip(struct pf_result *res, const char *fmt, ...)
 	va_end(ap);
 	add_finding(res, PF_STATUS_SKIP, NULL, msg);
 	free(res->summary);
-	res->summary = pf_xstrdup(res->findings[res->n_findings - 1].message);
+	res->summary = pf_xstrdup(pf_last(res)->message);
 	return 0;
 }
 

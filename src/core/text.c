@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "preflight/macro.h"
+#include "preflight/result.h" /* pf_autojson */
 #include "preflight/strbuf.h"
 #include "text.h"
 
@@ -117,10 +118,9 @@ static void jb_scalar(struct pf_strbuf *b, const cJSON *item)
 
 static void jb_key(struct pf_strbuf *b, const char *key, bool compact)
 {
-	cJSON *k = cJSON_CreateString(key);
+	pf_autojson cJSON *k = cJSON_CreateString(key);
 
 	jb_scalar(b, k);
-	cJSON_Delete(k);
 	pf_strbuf_adds(b, compact ? ":" : ": ");
 }
 

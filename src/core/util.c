@@ -15,10 +15,15 @@ _Noreturn void pf_bug(const char *file, int line, const char *cond)
 	abort();
 }
 
-static void *oom(void)
+_Noreturn void pf_oom(void)
 {
 	fputs("preflight: out of memory\n", stderr);
 	abort();
+}
+
+static void *oom(void)
+{
+	pf_oom();
 }
 
 void *pf_xmalloc(size_t n)

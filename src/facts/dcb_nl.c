@@ -16,10 +16,8 @@
 #include <netlink/socket.h>
 #include <sys/socket.h>
 
+#include "netlink_util.h"
 #include "preflight/net.h"
-
-PF_DEFINE_AUTO(nl_socket_free, struct nl_sock *, nl_socket_free)
-PF_DEFINE_AUTO(nlmsg_free, struct nl_msg *, nlmsg_free)
 
 int pf_dcb_parse_ieee(const void *buf, size_t len, struct pf_pfc *ret)
 {
@@ -85,8 +83,8 @@ int pf_dcb_parse_ieee(const void *buf, size_t len, struct pf_pfc *ret)
 
 int pf_dcb_pfc_get(const char *ifname, struct pf_pfc *ret)
 {
-	PF_CLEANUP(pf_nl_socket_freep) struct nl_sock *sk = NULL;
-	PF_CLEANUP(pf_nlmsg_freep) struct nl_msg *msg = NULL;
+	pf_autonlsock struct nl_sock *sk = NULL;
+	pf_autonlmsg struct nl_msg *msg = NULL;
 	pf_autofree void *buf = NULL;
 	struct dcbmsg dcb = { .dcb_family = AF_UNSPEC, .cmd = DCB_CMD_IEEE_GET };
 	size_t len;

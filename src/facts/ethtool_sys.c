@@ -22,10 +22,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "netlink_util.h"
 #include "preflight/net.h"
-
-PF_DEFINE_AUTO(nl_socket_free, struct nl_sock *, nl_socket_free)
-PF_DEFINE_AUTO(nlmsg_free, struct nl_msg *, nlmsg_free)
 
 int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data)
 {
@@ -55,8 +53,8 @@ int pf_ethtool_ioctl_sys(const char *ifname, void *data)
 static int ethtool_request(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
 			   void **ret_buf, size_t *ret_len)
 {
-	PF_CLEANUP(pf_nl_socket_freep) struct nl_sock *sk = NULL;
-	PF_CLEANUP(pf_nlmsg_freep) struct nl_msg *msg = NULL;
+	pf_autonlsock struct nl_sock *sk = NULL;
+	pf_autonlmsg struct nl_msg *msg = NULL;
 	struct nlattr *nest;
 	int family, r;
 

@@ -10,6 +10,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/parse.h"
+#include "preflight/result.h" /* pf_autojson */
 #include "profile.h"
 #include "preflight/strbuf.h"
 #include "strmap.h"
@@ -348,56 +349,40 @@ int pf_json_check_dups(const cJSON *root, const char *origin, char **ret_err)
 int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin, char **ret_err)
 {
 	pf_autofree char *copy = pf_xstrdup(text);
-	cJSON *root, *it;
+	pf_autojson cJSON *root = NULL;
+	cJSON *it;
 
 	cJSON_Minify(copy);
 	root = cJSON_Parse(copy);
 	if (!root)
 		return fail(ret_err, "profile '%s': not valid JSON", origin);
-	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
+	if (!cJSON_IsObject(root))
 		return fail(ret_err, "profile '%s': top level must be an object", origin);
-	}
 	{
 		pf_autofree char *what = pf_xasprintf("profile '%s'", origin);
 
-		if (pf_json_check_dups(root, what, ret_err) < 0) {
-			cJSON_Delete(root);
+		if (pf_json_check_dups(root, what, ret_err) < 0)
 			return -EINVAL;
-		}
 	}
 	cJSON_ArrayForEach(it, root) {
 		const char *k = it->string;
 
-		/* format the message before freeing the tree that owns @k */
+		/* the tree that owns @k is freed after the message is formatted */
 		if (!strcmp(k, "name") || !strcmp(k, "description")) {
-			if (!cJSON_IsString(it)) {
-				int r = fail(ret_err, "profile '%s': '%s' must be a string", origin, k);
-
-				cJSON_Delete(root);
-				return r;
-			}
+			if (!cJSON_IsString(it))
+				return fail(ret_err, "profile '%s': '%s' must be a string", origin, k);
 		} else if (!strcmp(k, "drain_on")) {
 			enum pf_status s;
 
 			if (!cJSON_IsString(it) || pf_status_from_name(it->valuestring, &s) < 0 ||
-			    (s != PF_STATUS_FAIL && s != PF_STATUS_ERROR && s != PF_STATUS_WARN)) {
-				int r = fail(ret_err, "profile '%s': 'drain_on' must be \"fail\", "
-					     "\"error\" or \"warn\"", origin);
-
-				cJSON_Delete(root);
-				return r;
-			}
+			    (s != PF_STATUS_FAIL && s != PF_STATUS_ERROR && s != PF_STATUS_WARN))
+				return fail(ret_err, "profile '%s': 'drain_on' must be \"fail\", "
+					    "\"error\" or \"warn\"", origin);
 		} else if (!strcmp(k, "checks")) {
-			if (!cJSON_IsObject(it)) {
-				cJSON_Delete(root);
+			if (!cJSON_IsObject(it))
 				return fail(ret_err, "profile '%s': 'checks' must be an object", origin);
-			}
 		} else {
-			int r = fail(ret_err, "profile '%s': unknown key '%s'", origin, k);
-
-			cJSON_Delete(root);
-			return r;
+			return fail(ret_err, "profile '%s': unknown key '%s'", origin, k);
 		}
 	}
 	it = cJSON_GetObjectItemCaseSensitive(root, "name");
@@ -410,7 +395,6 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 	p->drain_on = cJSON_IsString(it) ? pf_xstrdup(it->valuestring) : NULL;
 	cJSON_Delete(p->checks);
 	p->checks = cJSON_DetachItemFromObjectCaseSensitive(root, "checks");
-	cJSON_Delete(root);
 	return 0;
 }
 

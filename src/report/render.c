@@ -27,15 +27,13 @@ int pf_format_from_name(const char *name, enum pf_format *ret)
 
 int pf_render_json(const struct pf_report *r, FILE *out)
 {
-	cJSON *j = pf_report_to_json(r);
+	pf_autojson cJSON *j = pf_report_to_json(r);
 	char *text;
 	int rc = 0;
 
 	/* RFC 8259 wants UTF-8 (strict readers reject the report otherwise); cJSON escapes controls */
 	pf_json_clean(j, false);
 	text = pf_json_print(j, r->compact);
-
-	cJSON_Delete(j);
 	if (!text)
 		return -ENOMEM;
 	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)

@@ -123,6 +123,7 @@ static char *series_name(const char *metric, const char *const *labels)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	int r;
 
 	PF_BUG_ON(!f);
 	fputs(metric, f);
@@ -135,7 +136,8 @@ static char *series_name(const char *metric, const char *const *labels)
 		}
 		fputc('}', f);
 	}
-	PF_BUG_ON(fclose(f) != 0);
+	r = fclose(f);
+	PF_BUG_ON(r != 0);
 	return buf;
 }
 

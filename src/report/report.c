@@ -104,8 +104,8 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 	checks = cJSON_AddArrayToObject(j, "checks");
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct pf_run *run = &r->runs[i];
-		cJSON *res = pf_result_to_json(&run->res), *chk = cJSON_CreateObject();
-		cJSON *it;
+		pf_autojson cJSON *res = pf_result_to_json(&run->res);
+		cJSON *chk = cJSON_CreateObject(), *it;
 
 		/* name first, then the result's fields in schema order */
 		cJSON_AddStringToObject(chk, "name", run->check->name);
@@ -115,7 +115,6 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 				cJSON_AddNumberToObject(chk, "duration_ms", round_ms(run->duration_ms));
 			cJSON_AddItemToObject(chk, it->string, it);
 		}
-		cJSON_Delete(res);
 		cJSON_AddItemToObject(chk, "config", run->cfg ? pf_config_to_json(run->check, run->cfg)
 							      : cJSON_CreateObject());
 		cJSON_AddItemToArray(checks, chk);

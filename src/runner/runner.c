@@ -382,7 +382,6 @@ static void finish_broken(struct pf_run *run, int r, int rr, int status, bool ki
 			  const char *buf, size_t len)
 {
 	char name[32];
-	cJSON *j;
 
 	if (interrupted_by)
 		result_error(run, "interrupted by %s",
@@ -401,10 +400,10 @@ static void finish_broken(struct pf_run *run, int r, int rr, int status, bool ki
 		result_error(run, "exited with status %d without a result", WEXITSTATUS(status));
 	else {
 		/* unframed bytes: a result only if they parse (they never do from our child) */
+		pf_autojson cJSON *j = cJSON_ParseWithLength(buf, len);
+
 		pf_result_init(&run->res);
-		j = cJSON_ParseWithLength(buf, len);
 		r = pf_result_from_json(j, &run->res);
-		cJSON_Delete(j);
 		if (r < 0)
 			result_error(run, "sent an unreadable result");
 	}

@@ -4,24 +4,27 @@
 # option of --help (main and each subcommand), the subcommands, check names
 # and tags for --only/--skip, --set CHECK. then CHECK.KEY= from --describe,
 # formats per subcommand, shipped profiles by name.  All of it comes from the
-# binary: an option, check or setting added later completes without an edit.
+# binary: an option, check, setting or subcommand (a row of main.c's command
+# table, `preflight --list-commands`) added later completes without an edit.
 . "$PF_SOURCE_DIR/tests/cli/lib.sh"
 command -v bash >/dev/null || skip_all "no bash"
 
-# comp WORD...: the completions of the last word (the cursor at its end)
-comp() {
+# compw BINARY WORD...: the completions of the last word (the cursor at its end)
+compw() {
 	bash -c '
 		source "$1"; shift
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
 		_preflight; printf "%s\n" "${COMPREPLY[@]}"' sh \
-		"$PF_SOURCE_DIR/contrib/bash-completion/preflight" "$PREFLIGHT" "$@" | sort
+		"$PF_SOURCE_DIR/contrib/bash-completion/preflight" "$@" | sort
 }
+comp() { compw "$PREFLIGHT" "$@"; }
 has() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 
-# every option of `preflight --help`, and of each subcommand's --help
-for sub in "" fleet diff snapshot "profile capture"; do
+# every option of `preflight --help` (less its usage lines naming subcommands),
+# and of each subcommand's --help, its own usage line included
+for sub in "" fleet diff snapshot mesh "profile capture"; do
 	# shellcheck disable=SC2086
-	opts=$("$PREFLIGHT" $sub --help | grep -v -E '^(usage:)? *preflight ' |
+	opts=$("$PREFLIGHT" $sub --help | { [ -n "$sub" ] && cat || grep -v -E '^(usage:)? *preflight [a-z]'; } |
 		grep -o -- '--[a-z][a-z-]*' | sort -u)
 	# shellcheck disable=SC2086
 	got=$(comp $sub --)
@@ -32,10 +35,33 @@ done
 has "$(comp --)" --all && has "$(comp --)" --check-config && has "$(comp fleet --)" --recursive &&
 	ok "new options are among them" || not_ok "--all, --check-config or fleet --recursive missing"
 
-# subcommands
-got=$(comp "")
-for s in fleet diff snapshot profile; do has "$got" "$s" || not_ok "subcommand $s not completed"; done
+# subcommands: exactly the rows of main.c's command table, through --list-commands
+table=$(sed -n '/^static const struct pf_command commands/,/^};/ s/^	{ "\([a-z]*\)", .*/\1/p' "$PF_SOURCE_DIR/src/cmd/main.c" | sort)
+[ -n "$table" ] && has "$table" mesh || not_ok "main.c's command table not read: '$table'"
+[ "$("$PREFLIGHT" --list-commands | sort)" = "$table" ] && ok "--list-commands prints the table" ||
+	not_ok "--list-commands: $("$PREFLIGHT" --list-commands | tr '\n' ' ')"
+"$PREFLIGHT" --help | grep -q -- --list-commands && not_ok "--list-commands is in --help (it is for scripts)"
+[ "$(comp "")" = "$table" ] && ok "<TAB>: the subcommands, mesh among them" ||
+	not_ok "subcommands: $(comp "" | tr '\n' ' ')"
 [ "$(comp profile "")" = capture ] || not_ok "profile <TAB>: $(comp profile "")"
+# mesh: its options, and no words offered for a value (--rank N)
+has "$(comp mesh --ra)" --rank && has "$(comp mesh --)" --data-port && ok "mesh --: its options" ||
+	not_ok "mesh --ra: $(comp mesh --ra)"
+[ -z "$(comp mesh --rank "")" ] || not_ok "mesh --rank <TAB>: $(comp mesh --rank "")"
+# a row added to the table completes with no edit of the script: a binary whose
+# table has one more command, "frob", with an option that takes a value
+cat > "$T/pf-more" <<EOF
+#!/bin/sh
+case "\$*" in
+"--list-commands") "$PREFLIGHT" --list-commands; echo frob ;;
+"frob --help") echo "usage: preflight frob [--widget W] [--quiet] FILE" ;;
+*) exec "$PREFLIGHT" "\$@" ;;
+esac
+EOF
+chmod +x "$T/pf-more"
+has "$(compw "$T/pf-more" fr)" frob && [ "$(compw "$T/pf-more" frob --)" = "$(printf -- '--quiet\n--widget')" ] &&
+	[ -z "$(compw "$T/pf-more" frob --widget "")" ] && ok "a new table row completes, its options too" ||
+	not_ok "new row: '$(compw "$T/pf-more" fr)' '$(compw "$T/pf-more" frob --)'"
 
 # --only/--skip: every check and every tag, after a comma too
 got=$(comp --only "")

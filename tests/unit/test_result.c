@@ -252,6 +252,36 @@ static void test_from_json_rejects(void **state)
 	}
 }
 
+/* A finding's pointer survives every later add (result.h: the array never moves). */
+static void test_add_pointer_stays_valid(void **state)
+{
+	struct pf_result res;
+	struct pf_finding *first, *f;
+
+	pf_result_init(&res);
+	first = pf_add(&res, PF_STATUS_PASS, "first", "one");
+	for (int i = 0; i < 20000; i++) {
+		f = pf_add(&res, PF_STATUS_PASS, "n", "finding %d", i);
+		assert_ptr_equal(pf_last(&res), f);
+	}
+	assert_ptr_equal(first, &res.findings[0]);
+	/* Written through the old pointer, read through the array. */
+	pf_obs_num(first, "late", 7);
+	pf_remedy(first, "fix %s", "it");
+	assert_string_equal(res.findings[0].subject, "first");
+	assert_string_equal(res.findings[0].remedy, "fix it");
+	assert_int_equal(cJSON_GetObjectItem(res.findings[0].observed, "late")->valuedouble, 7);
+	assert_string_equal(res.findings[20000].message, "finding 19999");
+	assert_true(res.findings_room >= 20001);
+	pf_result_release(&res);
+	assert_null(res.findings);
+	assert_int_equal(res.n_findings, 0);
+	/* Used again after a release: a fresh array. */
+	f = pf_add(&res, PF_STATUS_WARN, NULL, "again");
+	assert_ptr_equal(f, &res.findings[0]);
+	pf_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_rank_and_worst),
 		cmocka_unit_test(test_finish_empty_is_error),
 		cmocka_unit_test(test_finish_summaries),
+		cmocka_unit_test(test_add_pointer_stays_valid),
 		cmocka_unit_test(test_skip_and_error_helpers),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_from_json_rejects),
