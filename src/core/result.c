@@ -352,6 +352,9 @@ int pf_result_from_json(const cJSON *json, struct pf_result *res)
 	arr = cJSON_GetObjectItemCaseSensitive(json, "findings");
 	if (!cJSON_IsArray(arr))
 		return -EINVAL;
+	/* more than a result may hold is a broken sender, never a bug of ours */
+	if ((size_t)cJSON_GetArraySize(arr) > PF_FINDINGS_MAX)
+		return -E2BIG;
 	cJSON_ArrayForEach(it, arr) {
 		const char *subject = json_str(it, "subject"), *msg = json_str(it, "message");
 		const char *remedy = json_str(it, "remedy");
