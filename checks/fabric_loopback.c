@@ -33,9 +33,9 @@
 
 #include "preflight/check.h"
 #include "preflight/fabric.h"
-#include "preflight/gpu.h"
 #include "preflight/gpu_nic.h"
-#include "preflight/net.h"
+#include "preflight/gpu_provider.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

@@ -28,10 +28,10 @@
 #include <strings.h>
 
 #include "preflight/check.h"
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

@@ -16,7 +16,7 @@
 #include <netlink/socket.h>
 #include <sys/socket.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 PF_DEFINE_AUTO(nl_socket_free, struct nl_sock *, nl_socket_free)
 PF_DEFINE_AUTO(nlmsg_free, struct nl_msg *, nlmsg_free)
