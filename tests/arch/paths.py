@@ -27,7 +27,7 @@ NAMED = ("src", "docs", "include", "checks", "tests", "bench")
 
 # Directories under CODE_DIRS that hold data, not code: their bytes are inputs.
 DATA_DIRS = ("fixtures", "golden", "corpus")
-SKIP_DIRS = (".git", "__pycache__")
+SKIP_DIRS = ("__pycache__",)  # and build*/ and hidden directories
 
 # A path starts a word (not ".../src/x": another tree's) and runs over the
 # characters of file names, globs and <placeholders>.
@@ -46,9 +46,12 @@ def comments(path, text):
     """The comment text of a code file, with newlines kept so lines count."""
     blank = (lambda m: re.sub(r"[^\n]", " ", m.group()))
     name = os.path.basename(path)
-    if name.endswith((".c", ".h", ".c.in", ".h.in")):
+    if name.startswith("README"):
+        return text  # a README beside the code is a doc: all of it is read
+    if name.endswith((".c", ".h", ".c.in", ".h.in", ".def")):
         keep = [m.span() for m in C_COMMENT.finditer(C_STRING.sub(blank, text))]
-    elif name.endswith((".py", ".sh", ".cmake", ".txt", ".service", ".timer", ".yml")) \
+    elif name.endswith((".py", ".sh", ".cmake", ".txt", ".service", ".timer", ".yml",
+                        ".supp")) \
             or name == "CMakeLists.txt" or text.startswith("#!"):
         keep = [m.span() for m in HASH_COMMENT.finditer(text)
                 if not text[m.start():].startswith("#!")]
@@ -69,7 +72,7 @@ def files(src):
             continue
         for d, dirs, names in os.walk(p):
             dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS + DATA_DIRS
-                             and not x.startswith("build"))
+                             and not x.startswith(("build", ".")))
             for n in sorted(names):
                 rel = os.path.relpath(os.path.join(d, n), src)
                 yield rel, top == "docs"
