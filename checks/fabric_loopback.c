@@ -8,7 +8,7 @@
  * node does.  Rails: the ACTIVE ports of the compute NICs (`nics`, else
  * every physical function) of the node's main link layer, in order.  Round
  * 1 sends i -> i+1, round 2 i -> i+2 (mod N, N > 2): every rail sends and
- * receives at once, all flows of a round together (src/fabric.c).  Each
+ * receives at once, all flows of a round together (src/traffic/fabric.c).  Each
  * direction is judged against min(port rates) x min_fraction; a rail slow
  * with two or more partners that run at full rate elsewhere is named as the
  * bad end, a lone slow pair names the path between the two.  `pairs` lists
@@ -33,9 +33,9 @@
 
 #include "preflight/check.h"
 #include "preflight/fabric.h"
-#include "preflight/gpu.h"
 #include "preflight/gpu_nic.h"
-#include "preflight/net.h"
+#include "preflight/gpu_provider.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

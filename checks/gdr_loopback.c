@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "preflight/check.h"
-#include "preflight/gpu.h"
 #include "preflight/gpu_nic.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/loopback.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"

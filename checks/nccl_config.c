@@ -2,7 +2,7 @@
 /*
  * nccl_config.c - NCCL's own settings agree with the node.
  *
- * The configuration is read as NCCL reads it (src/nccl_conf.c): the
+ * The configuration is read as NCCL reads it (src/parse/nccl_conf.c): the
  * environment (ctx->prov->env: under `srun preflight` the job's; in a Slurm
  * prolog the prolog's, which is not the job's, so then only the files
  * count), then NCCL_CONF_FILE or ~/.nccl.conf of the job's user, then
@@ -28,10 +28,10 @@
 #include <strings.h>
 
 #include "preflight/check.h"
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

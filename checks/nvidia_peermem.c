@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "preflight/check.h"
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

@@ -16,7 +16,7 @@
 
 #include "preflight/check.h"
 #include "preflight/fs.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu.h - CUDA driver, NVML and NCCL symbol tables, and the GPU provider.
+ * gpu.h - CUDA driver, NVML and NCCL symbol tables (src/wrap).
  *
  * libcuda.so.1, libnvidia-ml.so.1 and libnccl.so.2 are never linked: each
  * is dlopen'd on first use, in the child that runs the check, into a table
@@ -10,9 +10,9 @@
  * PF_NCCL_PATH name a library file to load instead of the soname (only that
  * file is tried).
  *
- * Checks reach the tables only through ctx->prov->gpu (struct
- * pf_gpu_provider), which is also where tests install fakes: a table whose
- * device memory is host memory, and so on (tests/lib/fake_gpu.c).
+ * Checks reach the tables only through ctx->prov->gpu (gpu_provider.h),
+ * which is also where tests install fakes: a table whose device memory is
+ * host memory, and so on (tests/lib/fake_gpu.c).
  */
 #ifndef PREFLIGHT_GPU_H
 #define PREFLIGHT_GPU_H
@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "preflight/check.h"
 #include "preflight/cuda_api.h"
 #include "preflight/nccl_api.h"
 #include "preflight/nvml_api.h"
@@ -120,53 +119,6 @@ int pf_dl_nvml(const struct pf_nvml_table **ret, char **ret_err);
 int pf_dl_nccl(const struct pf_nccl_table **ret, char **ret_err);
 
 /*
- * Facts the GPU checks need that are not files, live or recorded
- * (ctx->prov->gpu).  Every function returns 0 or -errno; *ret_err, when
- * set, is a one-line reason for a finding (caller frees).
- */
-struct pf_gpu_provider {
-	/* Symbol tables.  The recorded provider answers -ENOMEDIUM: not the live node. */
-	int (*cuda)(const struct pf_ctx *ctx, const struct pf_cuda_table **ret, char **ret_err);
-	int (*nvml)(const struct pf_ctx *ctx, const struct pf_nvml_table **ret, char **ret_err);
-	int (*nccl)(const struct pf_ctx *ctx, const struct pf_nccl_table **ret, char **ret_err);
-	/*
-	 * The kernel log as text, /dev/kmsg records or dmesg lines (live:
-	 * /dev/kmsg, -EPERM without root/CAP_SYSLOG; recorded: <root>/preflight/kmsg,
-	 * -ENOENT when not captured).
-	 */
-	int (*kmsg)(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
-	/*
-	 * Whether the RDMA devices can register DMA-BUF memory (1) or not (0),
-	 * probed as NCCL does (pf_verbs_probe_dmabuf over ctx->prov->verbs).
-	 * Recorded: <root>/preflight/ibverbs/reg_dmabuf_mr.
-	 */
-	int (*verbs_dmabuf)(const struct pf_ctx *ctx, char **ret_err);
-	/*
-	 * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED of the GPU at @bdf (1/0).
-	 * Live: through ctx->prov->gpu->cuda; recorded:
-	 * <root>/preflight/cuda/dmabuf_supported.
-	 */
-	int (*cuda_dmabuf)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
-	/*
-	 * CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED of the GPU at @bdf
-	 * (1/0), which NCCL gates GPUDirect RDMA on.  Recorded:
-	 * <root>/preflight/cuda/gdr_supported.
-	 */
-	int (*cuda_gdr)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
-};
-
-extern const struct pf_gpu_provider pf_gpu_live;
-extern const struct pf_gpu_provider pf_gpu_recorded;
-/* No GPU facts: every member answers -ENOSYS, *ret_err "no GPU provider". */
-extern const struct pf_gpu_provider pf_gpu_none;
-
-/* The live implementations, for tests that swap only some entries. */
-int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
-int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err);
-int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
-int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
-
-/*
  * CUDA helpers over a table (src/wrap/dl_cuda.c).
  */
 
@@ -179,15 +131,6 @@ int pf_cuda_device_bdf(const struct pf_cuda_table *cu, pf_CUdevice dev, char bdf
  * Returns the count, or -EIO with the CUresult in *ret_cu_err.
  */
 int pf_cuda_devices(const struct pf_cuda_table *cu, char (**ret_bdfs)[16], pf_CUresult *ret_cu_err);
-/*
- * The CUDA table of ctx's GPU provider, cuInit, and the devices' BDFs in
- * ordinal order (*ret_bdfs, caller frees): the count, or -errno with
- * *ret_err ("no CUDA provider", the loader's sentence, "CUDA cannot list
- * GPUs: ...").  What the traffic checks use to map GPUs to CUDA ordinals.
- */
-int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,
-		     char (**ret_bdfs)[16], char **ret_err);
-
 /* NVML's message for @r ("GPU is lost"), or "NVML error <n>". */
 const char *pf_nvml_strerror(const struct pf_nvml_table *nv, pf_nvmlReturn_t r, char *buf,
 			     size_t len);

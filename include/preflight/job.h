@@ -5,8 +5,8 @@
  * owners and modes.  (Its environment is ctx->prov->env, providers.h.)
  *
  * Two provider entries (ctx->prov->job_user, ->devnodes) with a live backend
- * (src/job_live.c: SLURM_JOB_UID or the real uid and the passwd/group
- * databases, fstatat) and a recorded one (src/job_recorded.c) that reads
+ * (src/facts/job_live.c: SLURM_JOB_UID or the real uid and the passwd/group
+ * databases, fstatat) and a recorded one (src/facts/job_recorded.c) that reads
  * plain text under <root>/preflight/ (docs/snapshot.md):
  *
  *   preflight/job_user           uid=, user=, gids=, home=, source= lines

@@ -37,18 +37,18 @@ struct pf_providers {
 	/* RLIMIT_MEMLOCK of the process that runs the checks. */
 	int (*memlock)(const struct pf_ctx *ctx, struct pf_rlimit *ret);
 	/*
-	 * CUDA, NVML and NCCL tables, kernel log, DMA-BUF facts (preflight/gpu.h);
+	 * CUDA, NVML and NCCL tables, kernel log, DMA-BUF facts (preflight/gpu_provider.h);
 	 * pf_gpu_none where a table has no GPU facts.
 	 */
 	const struct pf_gpu_provider *gpu;
 	/*
-	 * The kernel interfaces under the live ethtool facts (preflight/net.h:
+	 * The kernel interfaces under the live ethtool facts (preflight/net_facts.h:
 	 * netlink and SIOCETHTOOL), which a test replaces to answer as an old
 	 * kernel does; pf_ethtool_none where a table does not ask the kernel.
 	 */
 	const struct pf_ethtool_ops *ethtool;
 	/*
-	 * RoCE netdev facts (include/preflight/net.h); -EOPNOTSUPP when the
+	 * RoCE netdev facts (include/preflight/net.h, net_facts.h); -EOPNOTSUPP when the
 	 * driver lacks the operation, -ENOENT when a snapshot lacks the file.
 	 */
 	int (*linkmodes)(const struct pf_ctx *ctx, const char *ifname, struct pf_linkmodes *ret);

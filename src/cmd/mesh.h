@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mesh.h - `preflight mesh` (src/cmd/mesh.c, docs/mesh.md): rendezvous of
- * the ranks of an allocation and the schedule of node pairs.  The data path
- * (traffic between pairs) is not wired yet: the report says so as a skip.
+ * the ranks of an allocation, the schedule of node pairs and the data path
+ * between them (mesh_data.c).
  */
 #ifndef PREFLIGHT_MESH_H
 #define PREFLIGHT_MESH_H

@@ -14,7 +14,7 @@
 #include "mesh.h"
 #include "preflight/check.h"
 #include "preflight/fs.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
 

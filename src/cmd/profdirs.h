@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profdirs.h - where `--profile NAME` looks (docs/profiles.md):
+ * profdirs.h - where `--profile NAME` looks (docs/site-config.md, "Profiles by name"):
  *   $PREFLIGHT_PROFILE_PATH (colon-separated), /etc/preflight/profiles,
  *   <dir of the executable>/../share/preflight/profiles, and, for a binary
  *   run from its build directory, the source tree's profiles/.

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * util.c - allocation that aborts on out-of-memory, and small string helpers.
+ * util.c - allocation that aborts on out-of-memory, small string helpers, and
+ * the message of a check parameter that fails validate() (check.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -70,6 +72,17 @@ char *pf_xasprintf(const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return n < 0 ? oom() : s;
+}
+
+int pf_param_invalid(char **ret_err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(ret_err, fmt, ap) < 0)
+		*ret_err = NULL;
+	va_end(ap);
+	return -EINVAL;
 }
 
 bool pf_list_has(const char *list, const char *item)

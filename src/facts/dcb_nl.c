@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "netlink_util.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 int pf_dcb_parse_ieee(const void *buf, size_t len, struct pf_pfc *ret)
 {

@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "clock.h"
 
 #define STATS_MAX 65536 /* more names than any driver has */

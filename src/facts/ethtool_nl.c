@@ -18,7 +18,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/providers.h"
 
 

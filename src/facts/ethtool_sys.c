@@ -23,7 +23,7 @@
 #include <sys/socket.h>
 
 #include "netlink_util.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data)
 {

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 #include "preflight/verbs_api.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/node.h"
 #include "record.h"
 

@@ -14,7 +14,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 int pf_nl_errno(int nlerr)
 {

@@ -8,8 +8,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
-#include "preflight/gpu.h"
+#include "preflight/net_facts.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"

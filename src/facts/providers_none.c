@@ -4,9 +4,9 @@
  * member answers -ENOSYS.  A test's table starts from it and sets what the
  * test fakes, so no member is ever NULL.
  */
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/providers.h"
 
 static int none_memlock(const struct pf_ctx *ctx, struct pf_rlimit *ret)

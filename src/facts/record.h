@@ -67,7 +67,7 @@ int pf_record_nv(struct pf_record *rec);
 /* preflight/kmsg, ibverbs/reg_dmabuf_mr, cuda/<attr> on a node with GPUs (gpu_record.c). */
 int pf_record_gpu(struct pf_record *rec);
 /*
- * preflight/job_user and preflight/ls/dev/infiniband (job_record.c); the
+ * preflight/job_user and preflight/ls/dev/infiniband (job_recorded.c); the
  * job's user in *ret_user and true in *ret_known when the provider knew it.
  */
 int pf_record_job(struct pf_record *rec, struct pf_job_user *ret_user, bool *ret_known);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "record.h"
 
 /* Write @text as preflight/<dir>/<ifname>/<file> (see fact_text()). */

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 /* An interface name must stay one path component under preflight/. */
 static int read_capture(const struct pf_ctx *ctx, const char *ifname, const char *fmt_dir,

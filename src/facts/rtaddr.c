@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 static void add(struct pf_ipv4_addrs *ret, uint32_t addr, unsigned int prefix)
 {

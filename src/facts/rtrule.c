@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/strbuf.h"
 #include "record.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * hostlist.c - expand Slurm hostlist expressions (include/preflight/hostlist.h).
+ * hostlist.c - expand Slurm hostlist expressions (hostlist.h).
  *
  * Two passes per name: parse it into literal text and bracket groups and
  * count what it expands to (bounded before anything is allocated), then

@@ -55,17 +55,6 @@ const char *pf_param_type_name(enum pf_param_type t)
 	return "?";
 }
 
-int pf_param_invalid(char **ret_err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(ret_err, fmt, ap) < 0)
-		*ret_err = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
-
 char *pf_param_choices(const struct pf_param *prm, const char *sep)
 {
 	char *s = pf_xstrdup("");

@@ -6,10 +6,12 @@
  * that exists) and turns any failure into a sentence a person can act on.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "preflight/gpu.h"
+#include "preflight/macro.h"
 #include "dl_once.h"
 
 int pf_dl_load(const struct pf_dl_lib *lib, void *table, char **ret_err)

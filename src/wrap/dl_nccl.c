@@ -6,8 +6,10 @@
  * cudaStream_t is a CUstream), so libcudart is never needed.
  */
 #include <pthread.h>
+#include <stdio.h>
 
 #include "preflight/gpu.h"
+#include "preflight/macro.h"
 #include "dl_once.h"
 
 #define SYM(field, names) { names "\0", offsetof(struct pf_nccl_table, field), false }

@@ -7,8 +7,10 @@
  * row remapping (Ampere+) are optional symbols; older drivers lack them.
  */
 #include <pthread.h>
+#include <stdio.h>
 
 #include "preflight/gpu.h"
+#include "preflight/macro.h"
 #include "dl_once.h"
 
 #define SYM(field, names, opt) { names "\0", offsetof(struct pf_nvml_table, field), opt }

@@ -16,7 +16,10 @@
                               from the library itself or one it reaches; no
                               two source files need each other, directly or in
                               a longer circle; every public header has one
-                              owner; checks/ includes only include/preflight/.
+                              owner, which defines every function and object
+                              it declares (nm: a header is cut by who defines
+                              it, not by who uses it); checks/ includes only
+                              include/preflight/.
   layers.py contract LIB      the check objects of LIB (pf_checks) call no
                               libc function that reads the node, the process
                               or the clock: a check sees those only through
@@ -168,6 +171,98 @@ def includes(src, libs, may):
     return bad
 
 
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
+IDENT = re.compile(r"[A-Za-z_]\w*")
+# A macro used at file scope ("PF_DEFINE_AUTO(...)", "PF_PRINTF(2, 3)"): it
+# declares nothing a library defines, and it takes no semicolon.
+MACRO_CALL = re.compile(r"\b[A-Z][A-Z0-9_]*\s*\((?:[^()]|\([^()]*\))*\)")
+
+
+def top_level(text):
+    """The statements of a header outside braces, the preprocessor and
+    macro calls, each with its braces' contents dropped; a function defined
+    in the header (a static inline) ends at its closing brace."""
+    text = COMMENT.sub(" ", text)
+    text = re.sub(r"\\\n", " ", text)
+    text = "\n".join(x for x in text.splitlines() if not x.lstrip().startswith("#"))
+    text = MACRO_CALL.sub(" ", text)
+    out, cur, depth = [], [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+            if depth == 1:
+                cur.append("{}")
+            continue
+        if ch == "}":
+            depth -= 1
+            if depth == 0 and re.search(r"\)\s*\{\}\s*$", "".join(cur)):
+                out.append("".join(cur))
+                cur = []
+            continue
+        if depth:
+            continue
+        if ch == ";":
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    return [" ".join(x.split()) for x in out if x.strip()]
+
+
+def declared(path):
+    """The functions and objects a header declares for a library to define:
+    not its types, typedefs, macros or static inline functions."""
+    with open(path, encoding="utf-8") as fh:
+        stmts = top_level(fh.read())
+    names = []
+    for st in stmts:
+        st = ATTRIBUTE.sub(" ", st)
+        first = IDENT.match(st)
+        if first is None or first.group() in ("typedef", "static"):
+            continue
+        if "(" in st:
+            before, _, after = st.partition("(")
+            if after.lstrip().startswith("*"):   # a function pointer object
+                m = IDENT.search(after)
+            else:
+                ids = IDENT.findall(before)
+                m = None
+                if ids:
+                    names.append(ids[-1])
+                continue
+            if m:
+                names.append(m.group())
+            continue
+        if "{}" in st:
+            continue  # struct, union or enum definition
+        ids = IDENT.findall(st.split("[")[0].split("=")[0])
+        if len(ids) >= 2:  # "struct x;" forward declarations name no object
+            if ids[0] in ("struct", "union", "enum") and len(ids) == 2:
+                continue
+            names.append(ids[-1])
+    return names
+
+
+def definers(src, libs, where):
+    """Problems with who defines what the public headers declare: each
+    function or object must be defined by the library that owns its header."""
+    bad = []
+    for n, (_, _, _, headers) in libs.items():
+        for h in headers:
+            path = os.path.join(src, "include/preflight", h)
+            if not os.path.exists(path):
+                continue
+            for sym in declared(path):
+                if sym not in where:
+                    bad.append(f"include/preflight/{h} (owned by {n}) declares {sym}, "
+                               "which no library defines")
+                elif where[sym][0] != n:
+                    bad.append(f"include/preflight/{h} (owned by {n}) declares {sym}, "
+                               f"defined in {where[sym][1]}")
+    return bad
+
+
 def layers(src, specs):
     libs = parse_specs(specs)
     may = reach(libs)
@@ -191,12 +286,14 @@ def layers(src, specs):
     for comp in cycles(graph):
         bad.append("files that need each other: " + " <-> ".join(comp))
     bad += includes(src, libs, may)
+    bad += definers(src, libs, where)
     for b in bad:
         print("layers:", b)
     if not bad:
         edges = sum(len(v) for v in graph.values())
         print(f"layers: {len(libs)} libraries, {len(objs)} objects, {edges} file dependencies, "
-              "each within what its library links; includes likewise; no cycles")
+              "each within what its library links; includes likewise; no cycles; "
+              "each public header's functions defined by its owner")
     return 1 if bad else 0
 
 

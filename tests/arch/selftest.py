@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """layers.py on a made-up tree, so that the architecture test itself can fail:
 a library that calls or includes a sibling it does not link is caught, one
-that links it is not, a check that includes a private header is caught, and
-an unowned public header is caught.  Needs cc and ar."""
+that links it is not, a check that includes a private header is caught, an
+unowned public header is caught, and so is a public header whose functions
+another library defines (or none does).  Needs cc and ar."""
 import os
 import subprocess
 import sys
@@ -45,24 +46,43 @@ def main():
         write(root, "include/preflight/a.h", "int fa(void);\n")
         write(root, "a/a.c", '#include "preflight/a.h"\nint fa(void) { return 1; }\n')
         write(root, "a/apriv.h", "#define A_PRIVATE 1\n")
-        write(root, "b/b.c", '#include "preflight/a.h"\nint fb(void) { return fa(); }\n')
+        # b.h declares what b defines, among what a header may hold that
+        # no library defines: a typedef, a member, a static inline, a macro.
+        write(root, "include/preflight/b.h",
+              "#define B_ONE(x) (x)\ntypedef int (*fb_fn)(void);\n"
+              "struct fb_ops { int (*get)(void); };\n"
+              "static inline int fb_inline(void)\n{\n\treturn B_ONE(2);\n}\n"
+              "int fb(void) __attribute__((warn_unused_result));\nextern int fb_count;\n")
+        write(root, "b/b.c", '#include "preflight/a.h"\n#include "preflight/b.h"\n'
+              "int fb_count;\nint fb(void) { return fa(); }\n")
         write(root, "c/c.c", '#include "apriv.h"\nint fc(void) { return A_PRIVATE; }\n')
         write(root, "checks/k.c", '#include "apriv.h"\nint fk(void) { return 0; }\n')
         a, b, c = archive(root, "a", "pf_a"), archive(root, "b", "pf_b"), archive(root, "c", "pf_c")
         k = archive(root, "checks", "pf_checks")
         cases = [
             ("a sibling's symbol and header, unlinked", 1,
-             [f"{a}|a||a.h", f"{b}|b||", f"{c}|c|pf_a|"]),
+             [f"{a}|a||a.h", f"{b}|b||b.h", f"{c}|c|pf_a|"]),
             ("a sibling's private header, unlinked", 1,
-             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c||"]),
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c||"]),
             ("a private header in checks/", 1,
-             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_a|", f"{k}|checks|pf_a|"]),
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c|pf_a|",
+              f"{k}|checks|pf_a|"]),
             ("an unowned public header", 1,
-             [f"{a}|a||", f"{b}|b|pf_a|", f"{c}|c|pf_a|"]),
+             [f"{a}|a||", f"{b}|b|pf_a|b.h", f"{c}|c|pf_a|"]),
+            ("a public header another library defines", 1,
+             [f"{a}|a||a.h,b.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"]),
+            ("a public header declaring what no library defines", 1,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h,bnone.h", f"{c}|c|pf_b|"]),
             ("everything linked", 0,
-             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"]),
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c|pf_b|"]),
         ]
+        nowhere = os.path.join(root, "include/preflight/bnone.h")
         for what, want, specs in cases:
+            # bnone.h exists only while a case claims it.
+            if any("bnone.h" in x for x in specs):
+                write(root, "include/preflight/bnone.h", "int fb_nowhere(void);\n")
+            elif os.path.exists(nowhere):
+                os.unlink(nowhere)
             got = run(root, specs)
             print(f"selftest: {what}: exit {got} (want {want})")
             bad += got != want

@@ -19,6 +19,7 @@
 #endif
 
 #include "preflight/gpu.h"
+#include "preflight/macro.h"
 
 #define SAME_TYPE(a, b) __builtin_types_compatible_p(a, b)
 #define FN_OK(real, ours) \

@@ -6,7 +6,7 @@
 #include <linux/netlink.h>
 
 #include "fuzz.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 
 static void check_rc(int r)
 {

@@ -11,7 +11,7 @@
 #ifndef PF_FAKE_GPU_H
 #define PF_FAKE_GPU_H
 
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/node.h"
 #include "testutil.h"
 

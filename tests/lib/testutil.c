@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "preflight/gpu.h"
-#include "preflight/net.h"
+#include "preflight/gpu_provider.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "registry.h"
 #include "testutil.h"

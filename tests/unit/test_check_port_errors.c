@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "registry.h"
 #include "testutil.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_fabric_engine.c - the NIC-to-NIC RDMA WRITE engine (src/fabric.c)
+ * test_fabric_engine.c - the NIC-to-NIC RDMA WRITE engine (src/traffic/fabric.c)
  * through the fake verbs device and the fake RDMA-CM (tests/lib/), and the
  * fake RDMA-CM's own conventions, errno for errno as librdmacm's.
  */

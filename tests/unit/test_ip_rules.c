@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "snapshot.h"
 #include "netns.h"
 #include "testutil.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "registry.h"
 #include "netns.h"

@@ -17,7 +17,7 @@
 #include <netlink/msg.h>
 #include <sys/socket.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "testutil.h"
 
 static uint64_t stat_of(const struct pf_stats *s, const char *name)

@@ -12,7 +12,7 @@
 
 #include "preflight/fs.h"
 #include "preflight/gpu.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/parse.h"
 #include "fake_gpu.h"
 #include "fake_rdmacm.h"

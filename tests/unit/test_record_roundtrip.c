@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "record.h"
 #include "testutil.h"

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "preflight/gpu.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/job.h"
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "snapshot.h"
 #include "testutil.h"
 
