@@ -12,10 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "diff.h"
 #include "exit.h"
-#include "fleet.h"
-#include "mesh.h"
 #include "registry.h"
 #include "run.h"
 #include "snapshot.h"

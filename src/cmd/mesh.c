@@ -2,12 +2,13 @@
 /*
  * mesh.c - `preflight mesh`: run on every node of an allocation (srun -N N
  * --ntasks-per-node=1 preflight mesh --output DIR/%n.json), the ranks meet
- * (mesh_rdv.c), each prints the exchanged rail tables and the schedule of
- * node pairs (mesh_schedule.c), runs its rounds of RDMA traffic with its
- * partners (mesh_data.c), meets the others again to gather every rank's
- * measurements, and writes a preflight.report/v1 report whose one check,
- * "mesh", judges this node from the whole matrix (mesh_judge.c,
- * docs/mesh.md).
+ * (src/mesh/mesh_rdv.c), each prints the exchanged rail tables and the
+ * schedule of node pairs (src/pairs/schedule.c), runs its rounds of RDMA
+ * traffic with its partners (src/mesh/mesh_data.c), meets the others again
+ * to gather every rank's measurements, and writes a preflight.report/v1
+ * report whose one check, "mesh", judges this node from the whole matrix
+ * (src/mesh/mesh_judge.c, docs/mesh.md).  The front end only: options,
+ * calls into src/mesh, the report through src/report's writer.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 
 #include "clock.h"
 #include "cmdopt.h"
+#include "commands.h"
 #include "exit.h"
 #include "mesh.h"
 #include "output.h"

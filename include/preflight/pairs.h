@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mesh_plan.h - what `preflight mesh` measures and how it judges it, with no
- * I/O: the schedule of node pairs (mesh_schedule.c) and the triangulation of
- * a pairwise matrix into suspects (mesh_triage.c).  docs/mesh.md.
+ * pairs.h - schedules of pairs and the triangulation of what they measured,
+ * with no I/O (src/pairs, below checks): the rounds of node pairs of
+ * `preflight mesh` (schedule.c), the triangulation of a pairwise matrix
+ * into suspects (triage.c, used by mesh's judge and the fleet's mesh view),
+ * and the ring rounds and slow-end naming of fabric_loopback (ring.c).
+ * docs/mesh.md.
  */
-#ifndef PREFLIGHT_MESH_PLAN_H
-#define PREFLIGHT_MESH_PLAN_H
+#ifndef PREFLIGHT_PAIRS_H
+#define PREFLIGHT_PAIRS_H
 
 #include <stdbool.h>
 #include <stddef.h>
