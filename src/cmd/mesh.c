@@ -39,6 +39,7 @@
 
 struct mesh_opts {
 	const char *peers, *output, *bind, *nics;
+	enum pf_format format;
 	long rank, size;
 	unsigned long port, timeout_s, seed, duration_ms, data_port;
 	bool compact;
@@ -56,7 +57,7 @@ static int mesh_usage(FILE *f, int rc)
 	fputs("usage: preflight mesh [--peers HOSTLIST] [--rank N] [--size N] [--port P]\n"
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
-	      "                      [--output FILE] [--compact]\n"
+	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
@@ -117,6 +118,7 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		{ "duration", required_argument, NULL, 'd' },
 		{ "data-port", required_argument, NULL, 'D' },
 		{ "nics", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
 		{ 0 },
 	};
 	struct pf_cmdopt cmd = { .cmd = "mesh", .longopts = lo, .shortopts = "o:",
@@ -130,6 +132,11 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		case 'P': o->peers = optarg; break;
 		case 'b': o->bind = optarg; break;
 		case 'n': o->nics = optarg; break;
+		case 'f':
+			if (pf_format_from_name(optarg, &o->format) < 0)
+				return pf_cmdopt_error(&cmd, "--format: unknown format '%s' (json, "
+						       "text, junit or prom)", optarg);
+			break;
 		default:
 			for (size_t i = 0; i < PF_ARRAY_SIZE(mesh_nums); i++) {
 				const struct mesh_num_opt *m = &mesh_nums[i];
@@ -228,33 +235,26 @@ static cJSON *mesh_partners(const struct pf_mesh_schedule *s, uint32_t rank)
 	return a;
 }
 
+/* The report through the one writer (src/report/write.c), in --format. */
 static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const char *host,
 		      FILE *out, FILE *err)
 {
-	cJSON *json = pf_report_to_json(rep);
-	pf_autofree char *text = o->compact ? cJSON_PrintUnformatted(json) : cJSON_Print(json);
 	pf_autofree char *path = NULL, *why = NULL;
+	bool color = false;
 	int r = 0;
 
-	cJSON_Delete(json);
-	if (!text)
-		abort();
-	if (!o->output) {
-		fprintf(out, "%s\n", text);
-		return ferror(out) ? PF_EXIT_IOERR : PF_EXIT_OK;
-	}
-	r = pf_output_expand(o->output, host, getenv("SLURM_JOB_ID"), &path, &why);
-	if (r == 0) {
-		size_t len = strlen(text);
-
-		text[len] = '\n'; /* the NUL: the file ends with a newline */
-		r = pf_output_write(path, text, len + 1, &why); /* the walk of docs/hardening.md */
-		text[len] = '\0';
-	}
+	rep->compact = o->compact;
+	rep->json_tabs = true;
+	if (o->output)
+		r = pf_output_expand(o->output, host, getenv("SLURM_JOB_ID"), &path, &why);
+	else
+		color = o->format == PF_FORMAT_TEXT && isatty(fileno(out)) && !getenv("NO_COLOR");
+	if (r == 0)
+		r = pf_report_write(rep, o->format, path, out, color, &why);
 	if (r < 0) {
 		fprintf(err, "preflight mesh: cannot write the report: %s\n",
 			why ? why : strerror(-r));
-		return r == -EINVAL && !path ? PF_EXIT_USAGE : PF_EXIT_IOERR;
+		return r == -EINVAL && o->output && !path ? PF_EXIT_USAGE : PF_EXIT_IOERR;
 	}
 	return PF_EXIT_OK;
 }
@@ -415,7 +415,7 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 	rep.n_runs = 1;
 	if (fs)
 		pf_report_describe_node(&rep, fs);
-	rep.duration_ms = pf_now_ms() - t0;
+	rep.duration_ms = run.duration_ms = pf_now_ms() - t0;
 	rc = mesh_write(o, &rep, cfg.self, out, err);
 	if (rc == PF_EXIT_OK && run.res.status == PF_STATUS_FAIL)
 		rc = PF_EXIT_FAIL;
