@@ -35,8 +35,12 @@ def archive(root, d, name):
     return a
 
 
-def run(root, specs):
-    return layers.layers(root, specs)
+# a at the bottom, b and c siblings above it, checks beside them
+RANKS = {"pf_a": 0, "pf_b": 1, "pf_c": 1, "pf_checks": 1}
+
+
+def run(root, specs, ranks=RANKS):
+    return layers.layers(root, specs, ranks)
 
 
 def main():
@@ -59,11 +63,16 @@ def main():
              [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_a|", f"{k}|checks|pf_a|"]),
             ("an unowned public header", 1,
              [f"{a}|a||", f"{b}|b|pf_a|", f"{c}|c|pf_a|"]),
-            ("everything linked", 0,
+            ("a sibling linked (sideways, though it builds)", 1,
              [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"]),
+            ("a library without a rank", 1,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_a|"], {"pf_a": 0, "pf_b": 1}),
+            ("everything linked downward", 0,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"],
+             {"pf_a": 0, "pf_b": 1, "pf_c": 2}),
         ]
-        for what, want, specs in cases:
-            got = run(root, specs)
+        for what, want, specs, *ranks in cases:
+            got = run(root, specs, *ranks)
             print(f"selftest: {what}: exit {got} (want {want})")
             bad += got != want
     return 1 if bad else 0
