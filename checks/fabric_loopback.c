@@ -8,10 +8,11 @@
  * node does.  Rails: the ACTIVE ports of the compute NICs (`nics`, else
  * every physical function) of the node's main link layer, in order.  Round
  * 1 sends i -> i+1, round 2 i -> i+2 (mod N, N > 2): every rail sends and
- * receives at once, all flows of a round together (src/traffic/fabric.c).  Each
- * direction is judged against min(port rates) x min_fraction; a rail slow
- * with two or more partners that run at full rate elsewhere is named as the
- * bad end, a lone slow pair names the path between the two.  `pairs` lists
+ * receives at once, all flows of a round together (src/traffic/fabric.c).
+ * Each direction is judged against min(port rates) x min_fraction; a rail
+ * slow with two or more partners that run at full rate elsewhere is named
+ * as the bad end, a lone slow pair names the path between the two (the
+ * rounds and that rule: src/pairs/ring.c).  `pairs` lists
  * the flows instead.
  *
  * RoCE connects through librdmacm (bound to each rail's own IPv4 address,
@@ -37,6 +38,7 @@
 #include "preflight/gpu_provider.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
+#include "preflight/pairs.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
 #include "preflight/rdma_select.h"
@@ -468,16 +470,31 @@ static void add_flow(struct plan *p, size_t a, size_t b, int round)
 		p->n_rounds = round;
 }
 
-/* Ring rounds: i -> i+1, then i -> i+2 when that is neither itself nor round 1 again. */
+/*
+ * What src/pairs plans and judges of the flows (caller frees): each flow's
+ * ends and round, and once judged whether it ran and was slow.
+ */
+static struct pf_pair_flow *pair_view(const struct plan *p)
+{
+	struct pf_pair_flow *v = pf_xcalloc(p->n_flows + 1, sizeof(*v));
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
+
+		v[i] = (struct pf_pair_flow){ .a = fl->a, .b = fl->b, .round = fl->round,
+					      .measured = !fl->f.rc, .slow = fl->slow };
+	}
+	return v;
+}
+
+/* The ring rounds over every rail (pf_pairs_ring). */
 static void plan_rings(struct plan *p)
 {
-	size_t n = p->n_rails;
+	pf_autofree struct pf_pair_flow *ring = pf_xcalloc(2 * p->n_rails + 1, sizeof(*ring));
+	size_t n = pf_pairs_ring(p->n_rails, ring);
 
 	for (size_t i = 0; i < n; i++)
-		add_flow(p, i, (i + 1) % n, 1);
-	if (n > 2)
-		for (size_t i = 0; i < n; i++)
-			add_flow(p, i, (i + 2) % n, 2);
+		add_flow(p, ring[i].a, ring[i].b, ring[i].round);
 }
 
 struct explicit_ctx {
@@ -508,20 +525,10 @@ static int explicit_pair(void *arg, const char *a, unsigned int pa, const char *
 	ends[0][0] = (size_t)ia, ends[0][1] = (size_t)ib;
 	ends[1][0] = (size_t)ib, ends[1][1] = (size_t)ia;
 	for (int d = 0; d < 2; d++) {
-		for (int round = 1;; round++) {
-			bool busy = false;
+		pf_autofree struct pf_pair_flow *v = pair_view(x->p);
 
-			for (size_t i = 0; i < x->p->n_flows; i++) {
-				const struct flow *fl = &x->p->flows[i];
-
-				busy |= fl->round == round &&
-					(fl->a == ends[d][0] || fl->b == ends[d][1]);
-			}
-			if (!busy) {
-				add_flow(x->p, ends[d][0], ends[d][1], round);
-				break;
-			}
-		}
+		add_flow(x->p, ends[d][0], ends[d][1],
+			 pf_pairs_free_round(v, x->p->n_flows, ends[d][0], ends[d][1]));
 	}
 	return 0;
 }
@@ -756,40 +763,6 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 	observe_flow(f, p, fl);
 }
 
-/* Distinct partners of rail @x among slow flows (@slow) or measured ones. */
-static size_t partners(const struct plan *p, size_t x, bool slow_only, size_t *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n_flows; i++) {
-		const struct flow *fl = &p->flows[i];
-		size_t y;
-		bool seen = false;
-
-		if (fl->f.rc || (slow_only && !fl->slow) || (fl->a != x && fl->b != x))
-			continue;
-		y = fl->a == x ? fl->b : fl->a;
-		for (size_t k = 0; k < n; k++)
-			seen |= out[k] == y;
-		if (!seen)
-			out[n++] = y;
-	}
-	return n;
-}
-
-/* Does rail @y run at full rate with some rail other than @x? */
-static bool fine_elsewhere(const struct plan *p, size_t y, size_t x)
-{
-	for (size_t i = 0; i < p->n_flows; i++) {
-		const struct flow *fl = &p->flows[i];
-
-		if (!fl->f.rc && !fl->slow && (fl->a == y || fl->b == y) && fl->a != x &&
-		    fl->b != x)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Did a physical-layer counter of rail @x rise in any round (the evidence a
  * cable or transceiver needs before it is blamed)?
@@ -826,29 +799,26 @@ static void slow_end_remedy(struct pf_finding *f, const struct plan *p, size_t x
 }
 
 /*
- * Name the rails slow with two or more partners that are fine elsewhere;
- * their slow flows are put on them.  Returns the count.
+ * Name the rails slow with two or more partners that are fine elsewhere
+ * (pf_pairs_slow_end); their slow flows are put on them.  Returns the count.
  */
 static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cfg *cfg,
 			  struct plan *p)
 {
-	pf_autofree size_t *buf = pf_xcalloc(p->n_rails + 1, sizeof(*buf));
+	pf_autofree struct pf_pair_flow *v = pair_view(p);
 	size_t n_blamed = 0;
 
 	for (size_t x = 0; x < p->n_rails; x++) {
-		size_t n_slow = partners(p, x, true, buf), n_ok = 0, n_all;
 		pf_autofree size_t *all = pf_xcalloc(p->n_rails + 1, sizeof(*all));
 		char list[512] = "";
-		size_t used = 0, n_out = 0, n_in = 0, ok_out = 0, ok_in = 0;
+		size_t used = 0, n_out = 0, n_in = 0, ok_out = 0, ok_in = 0, n_slow, n_all;
 		double lo = 0, ref = 0;
 		const char *side = "";
 		struct pf_finding *f;
 
-		for (size_t k = 0; k < n_slow; k++)
-			n_ok += fine_elsewhere(p, buf[k], x);
-		if (n_slow < 2 || n_ok < 2)
+		if (!pf_pairs_slow_end(v, p->n_flows, p->n_rails, x, &n_slow))
 			continue;
-		n_all = partners(p, x, false, all);
+		n_all = pf_pairs_partners(v, p->n_flows, x, false, all);
 		for (size_t i = 0; i < p->n_flows; i++) {
 			struct flow *fl = &p->flows[i];
 			size_t y;
@@ -957,6 +927,7 @@ static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_l
 				    const char *subject, double ref)
 {
 	const struct rail *a = &p->rails[fl->a], *b = &p->rails[fl->b];
+	pf_autofree struct pf_pair_flow *v = pair_view(p);
 	double bw = fl->f.res.gbps;
 	bool phy = phy_evidence(p, fl->a) || phy_evidence(p, fl->b);
 	const char *why;
@@ -967,7 +938,8 @@ static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_l
 	else if (uniformly_slow(p))
 		why = "every flow of the node is slow: a node-wide or fabric-wide limit (host "
 		      "memory or PCIe, the switch's uplinks), not one cable";
-	else if (fine_elsewhere(p, fl->a, fl->b) && fine_elsewhere(p, fl->b, fl->a))
+	else if (pf_pairs_fine_elsewhere(v, p->n_flows, fl->a, fl->b) &&
+		 pf_pairs_fine_elsewhere(v, p->n_flows, fl->b, fl->a))
 		why = "both ends run at full rate with other partners: the path between them "
 		      "is at fault";
 	else

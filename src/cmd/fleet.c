@@ -3,16 +3,18 @@
  * fleet.c - `preflight fleet`: many nodes' reports in one view.
  *
  * The command's front end: it parses the command's arguments, feeds the
- * reports to the model (fleet_model.c) and writes a view (fleet_views.c)
+ * reports to the model (src/fleet/fleet_model.c) and writes a view
+ * (src/fleet/fleet_views.c)
  * to the streams main() hands it.
  */
 #include <getopt.h>
 #include <string.h>
 
 #include "cmdopt.h"
+#include "commands.h"
 #include "exit.h"
 #include "fleet.h"
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 #include "output.h"
 #include "preflight/fs.h"
 

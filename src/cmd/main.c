@@ -17,10 +17,9 @@
 #include <unistd.h>
 
 #include "cmdopt.h"
+#include "commands.h"
 #include "diff.h"
 #include "exit.h"
-#include "fleet.h"
-#include "mesh.h"
 #include "registry.h"
 #include "run.h"
 #include "snapshot.h"

@@ -2,12 +2,13 @@
 /*
  * mesh.c - `preflight mesh`: run on every node of an allocation (srun -N N
  * --ntasks-per-node=1 preflight mesh --output DIR/%n.json), the ranks meet
- * (mesh_rdv.c), each prints the exchanged rail tables and the schedule of
- * node pairs (mesh_schedule.c), runs its rounds of RDMA traffic with its
- * partners (mesh_data.c), meets the others again to gather every rank's
- * measurements, and writes a preflight.report/v1 report whose one check,
- * "mesh", judges this node from the whole matrix (mesh_judge.c,
- * docs/mesh.md).
+ * (src/mesh/mesh_rdv.c), each prints the exchanged rail tables and the
+ * schedule of node pairs (src/pairs/schedule.c), runs its rounds of RDMA
+ * traffic with its partners (src/mesh/mesh_data.c), meets the others again
+ * to gather every rank's measurements, and writes a preflight.report/v1
+ * report whose one check, "mesh", judges this node from the whole matrix
+ * (src/mesh/mesh_judge.c, docs/mesh.md).  The front end only: options,
+ * calls into src/mesh, the report through src/report's writer.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 
 #include "clock.h"
 #include "cmdopt.h"
+#include "commands.h"
 #include "exit.h"
 #include "mesh.h"
 #include "output.h"
@@ -37,6 +39,7 @@
 
 struct mesh_opts {
 	const char *peers, *output, *bind, *nics;
+	enum pf_format format;
 	long rank, size;
 	unsigned long port, timeout_s, seed, duration_ms, data_port;
 	bool compact;
@@ -54,7 +57,7 @@ static int mesh_usage(FILE *f, int rc)
 	fputs("usage: preflight mesh [--peers HOSTLIST] [--rank N] [--size N] [--port P]\n"
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
-	      "                      [--output FILE] [--compact]\n"
+	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
@@ -66,6 +69,15 @@ static void mesh_help(FILE *f, const struct pf_option *opts)
 {
 	(void)opts; /* the synopsis says it all: no listing */
 	mesh_usage(f, PF_EXIT_OK);
+}
+
+static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	if (pf_format_from_name(arg, opt->value) < 0) {
+		pf_cmdopt_error(c, "--format: unknown format '%s' (json, text, junit or prom)", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FILE *err)
@@ -87,6 +99,7 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		PF_OPT_UINT(0, "duration", &o->duration_ms, "MS", NULL, 1, 600000, NULL),
 		PF_OPT_UINT(0, "data-port", &o->data_port, "P", NULL, 1, 65535, NULL),
 		PF_OPT_STRING(0, "nics", &o->nics, "DEV,...", NULL),
+		PF_OPT_CALLBACK(0, "format", &o->format, "FORMAT", NULL, parse_format),
 		PF_OPT_END,
 	};
 	struct pf_cmdopt cmd = { .cmd = "mesh", .usage = mesh_help, .out = out, .err = err };
@@ -182,33 +195,26 @@ static cJSON *mesh_partners(const struct pf_mesh_schedule *s, uint32_t rank)
 	return a;
 }
 
+/* The report through the one writer (src/report/write.c), in --format. */
 static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const char *host,
 		      FILE *out, FILE *err)
 {
-	cJSON *json = pf_report_to_json(rep);
-	pf_autofree char *text = o->compact ? cJSON_PrintUnformatted(json) : cJSON_Print(json);
 	pf_autofree char *path = NULL, *why = NULL;
+	bool color = false;
 	int r = 0;
 
-	cJSON_Delete(json);
-	if (!text)
-		abort();
-	if (!o->output) {
-		fprintf(out, "%s\n", text);
-		return ferror(out) ? PF_EXIT_IOERR : PF_EXIT_OK;
-	}
-	r = pf_output_expand(o->output, host, getenv("SLURM_JOB_ID"), &path, &why);
-	if (r == 0) {
-		size_t len = strlen(text);
-
-		text[len] = '\n'; /* the NUL: the file ends with a newline */
-		r = pf_output_write(path, text, len + 1, &why); /* the walk of docs/hardening.md */
-		text[len] = '\0';
-	}
+	rep->compact = o->compact;
+	rep->json_tabs = true;
+	if (o->output)
+		r = pf_output_expand(o->output, host, getenv("SLURM_JOB_ID"), &path, &why);
+	else
+		color = o->format == PF_FORMAT_TEXT && isatty(fileno(out)) && !getenv("NO_COLOR");
+	if (r == 0)
+		r = pf_report_write(rep, o->format, path, out, color, &why);
 	if (r < 0) {
 		fprintf(err, "preflight mesh: cannot write the report: %s\n",
 			why ? why : strerror(-r));
-		return r == -EINVAL && !path ? PF_EXIT_USAGE : PF_EXIT_IOERR;
+		return r == -EINVAL && o->output && !path ? PF_EXIT_USAGE : PF_EXIT_IOERR;
 	}
 	return PF_EXIT_OK;
 }
@@ -369,7 +375,7 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 	rep.n_runs = 1;
 	if (fs)
 		pf_report_describe_node(&rep, fs);
-	rep.duration_ms = pf_now_ms() - t0;
+	rep.duration_ms = run.duration_ms = pf_now_ms() - t0;
 	rc = mesh_write(o, &rep, cfg.self, out, err);
 	if (rc == PF_EXIT_OK && run.res.status == PF_STATUS_FAIL)
 		rc = PF_EXIT_FAIL;

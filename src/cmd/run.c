@@ -31,45 +31,17 @@
 #include "version.h"
 
 /*
- * Render into @f; the stream's own errno (ENOSPC, EIO, ...) rather than the
- * renderer's generic error when a write fails.
- */
-static int render_to(const struct pf_report *r, enum pf_format fmt, FILE *f, bool color)
-{
-	int rr;
-
-	errno = 0;
-	rr = pf_render(r, fmt, f, color);
-	if (rr < 0 && errno)
-		rr = -errno;
-	if (fflush(f) == EOF || ferror(f))
-		rr = rr ? rr : (errno ? -errno : -EIO);
-	return rr;
-}
-
-/*
  * Write the report to --output @path the way every command writes its
- * output (src/core/output.h): the directory walked component by component,
- * nothing another user could swap followed, atomically through a temporary
- * file and a rename, a device or FIFO of ours in place.
+ * output (pf_report_write(), src/core/output.h): the directory walked
+ * component by component, nothing another user could swap followed,
+ * atomically through a temporary file and a rename, a device or FIFO of
+ * ours in place.
  */
 static int write_report_file(const struct pf_report *r, enum pf_format fmt, const char *path)
 {
-	pf_autofree char *buf = NULL, *why = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rr;
+	pf_autofree char *why = NULL;
+	int rr = pf_report_write(r, fmt, path, NULL, false, &why);
 
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		fprintf(stderr, "preflight: cannot write '%s': %s\n", path, strerror(errno));
-		return PF_EXIT_IOERR;
-	}
-	rr = render_to(r, fmt, f, false);
-	if (fclose(f) == EOF && rr == 0)
-		rr = -errno;
-	if (rr == 0)
-		rr = pf_output_write(path, buf, len, &why);
 	if (rr < 0) {
 		fprintf(stderr, "preflight: cannot write '%s': %s\n", path,
 			why ? why : strerror(-rr));
@@ -216,7 +188,7 @@ static int write_report(const struct pf_opts *o, struct pf_report *report, enum 
 	color = fmt == PF_FORMAT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	report->width = fmt == PF_FORMAT_TEXT ? terminal_width(STDOUT_FILENO) : 0;
 
-	r = o->stdout_closed ? -EBADF : render_to(report, fmt, stdout, color);
+	r = o->stdout_closed ? -EBADF : pf_report_write(report, fmt, NULL, stdout, color, NULL);
 	rc = r < 0 ? PF_EXIT_IOERR : 0;
 	if (r < 0)
 		fprintf(stderr, "preflight: cannot write the report: %s\n",

@@ -33,7 +33,7 @@ int pf_render_json(const struct pf_report *r, FILE *out)
 
 	/* RFC 8259 wants UTF-8 (strict readers reject the report otherwise); cJSON escapes controls */
 	pf_json_clean(j, false);
-	text = pf_json_print(j, r->compact);
+	text = r->json_tabs && !r->compact ? cJSON_Print(j) : pf_json_print(j, r->compact);
 	if (!text)
 		return -ENOMEM;
 	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)

@@ -62,6 +62,11 @@ struct pf_report {
 	const struct pf_unselected *unselected;
 	size_t n_unselected;
 	bool compact; /* JSON on one line (--compact) */
+	/*
+	 * JSON indented with tabs as cJSON_Print() lays it out, not two spaces:
+	 * `preflight mesh`'s reports, which have looked so since they shipped.
+	 */
+	bool json_tabs;
 	unsigned int width; /* text: wrap at this many columns (a terminal's); 0: never */
 };
 
@@ -77,6 +82,15 @@ int pf_format_from_name(const char *name, enum pf_format *ret);
 cJSON *pf_report_to_json(const struct pf_report *r);
 /* Write the report; returns 0 or -errno (from the stream). */
 int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool color);
+/*
+ * The one report writer (write.c): @r rendered as @fmt into @path by the
+ * output walk (src/core/output.h: atomic, nothing another user controls
+ * followed), or to @out when @path is NULL (@color: the text view's colours).
+ * 0 or -errno (the stream's own errno when a write fails); *@ret_err (may be
+ * NULL; caller frees) says which component the walk refused, else NULL.
+ */
+int pf_report_write(const struct pf_report *r, enum pf_format fmt, const char *path, FILE *out,
+		    bool color, char **ret_err);
 int pf_render_json(const struct pf_report *r, FILE *out);
 int pf_render_text(const struct pf_report *r, FILE *out, bool color);
 /* JUnit XML: one testsuite, one testcase per check (src/report/render_junit.c). */

@@ -19,7 +19,9 @@
                               owner, which defines every function and object
                               it declares (nm: a header is cut by who defines
                               it, not by who uses it); checks/ includes only
-                              include/preflight/.
+                              include/preflight/; every library has a rank in
+                              RANKS and links only libraries of a lower rank
+                              (siblings of one rank never link each other).
   layers.py contract LIB      the check objects of LIB (pf_checks) call no
                               libc function that reads the node, the process
                               or the clock: a check sees those only through
@@ -47,6 +49,22 @@ FORBIDDEN = {
     "printf", "fprintf", "puts", "fputs", "fwrite", "perror", "syslog",
     # processes
     "fork", "system", "popen", "execv", "execve", "execvp", "exit", "_exit",
+}
+
+
+# The rank of each library (README "Layout"), bottom up: a library links only
+# libraries of a lower rank, so a link upward or sideways (mesh and fleet, the
+# two multi-node engines, share a rank: what both need lives below them, as
+# the triangulation does in pairs) fails even where CMake would build it.
+RANKS = {
+    "pf_core": 0,
+    "pf_parse": 1,
+    "pf_profile": 2, "pf_node": 2, "pf_wrap": 2,
+    "pf_pairs": 2,  # schedules and triangulation: below checks, used by mesh and fleet
+    "pf_traffic": 3, "pf_facts": 3, "pf_report": 3,
+    "pf_checks": 4, "pf_runner": 4,
+    "pf_registry": 5, "pf_mesh": 5, "pf_fleet": 5,
+    "pf_cmd": 6,
 }
 
 
@@ -263,7 +281,21 @@ def definers(src, libs, where):
     return bad
 
 
-def layers(src, specs):
+def ranked(libs, ranks):
+    """Problems with the libraries' ranks: one missing, a link not downward."""
+    bad = []
+    for n, (_, _, links, _) in libs.items():
+        if n not in ranks:
+            bad.append(f"{n} has no rank (RANKS in tests/arch/layers.py)")
+            continue
+        for m in links:
+            if m in ranks and ranks[m] >= ranks[n]:
+                way = "sideways" if ranks[m] == ranks[n] else "upward"
+                bad.append(f"{n} (rank {ranks[n]}) links {m} (rank {ranks[m]}): {way}")
+    return bad
+
+
+def layers(src, specs, ranks=None):
     libs = parse_specs(specs)
     may = reach(libs)
     where, objs = {}, {}
@@ -287,6 +319,7 @@ def layers(src, specs):
         bad.append("files that need each other: " + " <-> ".join(comp))
     bad += includes(src, libs, may)
     bad += definers(src, libs, where)
+    bad += ranked(libs, RANKS if ranks is None else ranks)
     for b in bad:
         print("layers:", b)
     if not bad:

@@ -36,8 +36,14 @@ def archive(root, d, name):
     return a
 
 
-def run(root, specs):
-    return layers.layers(root, specs)
+# a at the bottom, b and c siblings above it, checks beside them
+RANKS = {"pf_a": 0, "pf_b": 1, "pf_c": 1, "pf_checks": 1}
+# c above b: the cases that link c to b for another reason than a sideways link
+DOWN = {"pf_a": 0, "pf_b": 1, "pf_c": 2, "pf_checks": 1}
+
+
+def run(root, specs, ranks=RANKS):
+    return layers.layers(root, specs, ranks)
 
 
 def main():
@@ -70,20 +76,24 @@ def main():
             ("an unowned public header", 1,
              [f"{a}|a||", f"{b}|b|pf_a|b.h", f"{c}|c|pf_a|"]),
             ("a public header another library defines", 1,
-             [f"{a}|a||a.h,b.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"]),
+             [f"{a}|a||a.h,b.h", f"{b}|b|pf_a|", f"{c}|c|pf_b|"], DOWN),
             ("a public header declaring what no library defines", 1,
-             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h,bnone.h", f"{c}|c|pf_b|"]),
-            ("everything linked", 0,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h,bnone.h", f"{c}|c|pf_b|"], DOWN),
+            ("a sibling linked (sideways, though it builds)", 1,
              [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c|pf_b|"]),
+            ("a library without a rank", 1,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c|pf_a|"], {"pf_a": 0, "pf_b": 1}),
+            ("everything linked downward", 0,
+             [f"{a}|a||a.h", f"{b}|b|pf_a|b.h", f"{c}|c|pf_b|"], DOWN),
         ]
         nowhere = os.path.join(root, "include/preflight/bnone.h")
-        for what, want, specs in cases:
+        for what, want, specs, *ranks in cases:
             # bnone.h exists only while a case claims it.
             if any("bnone.h" in x for x in specs):
                 write(root, "include/preflight/bnone.h", "int fb_nowhere(void);\n")
             elif os.path.exists(nowhere):
                 os.unlink(nowhere)
-            got = run(root, specs)
+            got = run(root, specs, *ranks)
             print(f"selftest: {what}: exit {got} (want {want})")
             bad += got != want
     return 1 if bad else 0

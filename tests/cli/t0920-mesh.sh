@@ -7,7 +7,10 @@
 # named in every report within the deadline; each report is a valid
 # preflight.report/v1 whose one check "mesh" is a skip saying nothing was
 # measured (never a pass); bad rank, size, peer lists, --duration,
-# --data-port and a --nics device the node lacks are usage errors.  The
+# --data-port, --format and a --nics device the node lacks are usage errors.
+# The report goes through the one report writer: --format json (cJSON's tab
+# layout, as it always was; --compact one line), text, junit and prom, to
+# stdout and to --output.  The
 # traffic itself: tests/unit/test_fabric_peer.c and the VM job mesh_pair.
 . "$(dirname "$0")/lib.sh"
 need_python
@@ -26,6 +29,7 @@ expect_usage "bad --timeout" mesh --peers 'n1' --rank 0 --timeout 0
 expect_usage "bad --duration" mesh --peers 'n1' --rank 0 --duration 0
 expect_usage "bad --data-port" mesh --peers 'n1' --rank 0 --data-port 65536
 expect_usage "nonesuch0 is not an RDMA device" mesh --peers 'n1' --rank 0 --nics nonesuch0
+expect_usage "unknown format 'yaml'" mesh --peers 'n1' --rank 0 --format yaml
 pf mesh --help
 expect_rc 0 "--help"
 
@@ -66,6 +70,38 @@ for path in sys.argv[1:]:
     table = c["findings"][0]["observed"]["table"]
     assert [e["arrived"] for e in table["ranks"]] == [True, True, False, True], table
 PY
+
+# one rank alone, in every format (nothing to meet: rank 0 of 1)
+solo() {
+	fmt=$1
+	shift
+	"$PREFLIGHT" mesh --peers 127.0.0.1 --rank 0 --port "$port" --timeout 1 --nics '' \
+		--format "$fmt" "$@" 2>"$T/solo.err"
+}
+solo json >"$T/solo.json"
+rc=$?
+expect_rc 0 "a lone rank (skip)"
+sed -n 2p "$T/solo.json" | grep -q "^$(printf '\t')\"schema\":$(printf '\t')\"preflight.report/v1\"" &&
+	ok "--format json keeps cJSON's tab layout" || not_ok "json layout: $(head -2 "$T/solo.json")"
+solo json --compact >"$T/solo.compact"
+[ "$(wc -l <"$T/solo.compact")" -eq 1 ] && ok "--compact: one line" || not_ok "--compact: $(wc -l <"$T/solo.compact") lines"
+solo text >"$T/solo.txt"
+grep -Eq '^skip +mesh ' "$T/solo.txt" && grep -q '^verdict: pass' "$T/solo.txt" &&
+	ok "--format text: the table and the verdict" || not_ok "text: $(cat "$T/solo.txt")"
+solo junit --output "$T/solo.xml" >"$T/solo.out"
+py_ok "--format junit --output: one skipped testcase named mesh" "$T/solo.xml" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall(".//testcase")
+assert [c.get("name") for c in cases] == ["mesh"], cases
+assert cases[0].find("skipped") is not None
+assert root.get("skipped") == "1", root.attrib
+PY
+solo prom >"$T/solo.prom"
+grep -q '^preflight_check_status{check="mesh",status="skip"} 1' "$T/solo.prom" &&
+	grep -q '^preflight_verdict{status="pass"} 1' "$T/solo.prom" &&
+	ok "--format prom: the mesh check's status" || not_ok "prom: $(cat "$T/solo.prom")"
 
 py=$(schema_python)
 if [ -n "$py" ]; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_mesh_judge.c - the verdict of `preflight mesh` on one rank
- * (src/cmd/mesh_judge.c) from synthetic gathers: a healthy pair passes with
+ * (src/mesh/mesh_judge.c) from synthetic gathers: a healthy pair passes with
  * the whole matrix in the first finding "mesh"; a slow direction between
  * two nodes is a path (warn on both, never a fail that would drain a
  * healthy node); a failed flow fails its sender with the stage (error for

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_mesh_rails.c - this node's rail table for `preflight mesh`
- * (src/cmd/mesh_rails.c) from generated roots: every RDMA port with its
+ * (src/mesh/mesh_rails.c) from generated roots: every RDMA port with its
  * device, netdev and the netdev's IPv4 address ("ip", what RDMA-CM connects
  * to), --nics keeping only the devices named, an uncaptured address left
  * out (never guessed).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_mesh_rdv.c - the mesh rendezvous (src/cmd/mesh_rdv.c) for real, on
+ * test_mesh_rdv.c - the mesh rendezvous (src/mesh/mesh_rdv.c) for real, on
  * 127.0.0.1 with one process a rank: all ranks meet (rank 0 starting last)
  * and share one table with every rail table; a rank that never starts is
  * named by every other rank within the deadline; garbage, a wrong magic, a

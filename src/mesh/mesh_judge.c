@@ -2,7 +2,7 @@
 /*
  * mesh_judge.c - the verdict of `preflight mesh` on one rank (docs/mesh.md):
  * the matrix every rank sent (second gather), triangulated into suspects
- * (mesh_triage.c), and the "mesh" check of this rank's report.
+ * (src/pairs/triage.c), and the "mesh" check of this rank's report.
  *
  * The first finding, subject "mesh", holds the observations every reader
  * (`preflight fleet`) relies on: "table", "measurements" (every flow of the

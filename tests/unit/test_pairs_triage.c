@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_mesh_triage.c - triangulation of a pairwise matrix (src/cmd/mesh_triage.c)
+ * test_pairs_triage.c - triangulation of a pairwise matrix (src/pairs/triage.c)
  * on synthetic runs of 3 to 8 nodes with 1 or 2 rails and +-15% noise: all
  * healthy names nobody (at any scale, so no fixed number is used); one
  * rail's sender slow names that (node, rail, tx); a node slow on every rail
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 #include "testutil.h"
 
 struct run {

@@ -2,7 +2,7 @@
 /*
  * fleet_model.h - the fleet's records, shared by the model (fleet_model.c:
  * reading reports into node records, pf_fleet_finish) and the views
- * (fleet_views.c: JSON, CSV and text).  Private to src/cmd.
+ * (fleet_views.c: JSON, CSV and text).  Private to src/fleet.
  */
 #ifndef PREFLIGHT_FLEET_MODEL_H
 #define PREFLIGHT_FLEET_MODEL_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * mesh_rdv.c - the rendezvous of `preflight mesh` (src/cmd/mesh_rdv.h):
+ * mesh_rdv.c - the rendezvous of `preflight mesh` (mesh_rdv.h):
  * rank 0 polls its listening socket and every connection at once until all
  * ranks said hello or the deadline passed (a silent or garbage peer holds
  * nobody up), then answers each arrived rank with the table.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fleet.h - many nodes' reports in one view (`preflight fleet`).
+ * fleet.h - many nodes' reports in one view, the library under `preflight
+ * fleet` (src/cmd/fleet.c parses the options and calls it).
  *
  * Reads preflight.report/v1 documents, keeps a compact record per node (the
  * latest report of each hostname wins), and derives: the nodes whose verdict
@@ -97,12 +98,5 @@ double pf_median(double *v, size_t n);
  * a tab or CR and is not a plain number) is quoted with a leading apostrophe.
  */
 void pf_csv_field(FILE *out, const char *s);
-
-/*
- * The `preflight fleet` command: parses its own arguments (argv[0] is
- * "fleet"), writes the view to @out and diagnostics to @err, returns the
- * exit status (0 no failing node, 1 some, 64 usage).
- */
-int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

@@ -3,9 +3,9 @@
  * fleet_mesh.h - `preflight fleet` over `preflight mesh` reports: the
  * rendezvous tables and the pairwise measurements of every report merged
  * into one matrix (the same on every rank), triangulated by the fleet
- * itself (mesh_triage.c), never taken from one node's own suspects, and
+ * itself (src/pairs/triage.c), never taken from one node's own suspects, and
  * shown as a ranked suspect list (docs/mesh.md "The fleet view").  Private
- * to src/cmd: fleet_mesh.c reads and judges, fleet_mesh_view.c shows.
+ * to src/fleet: fleet_mesh.c reads and judges, fleet_mesh_view.c shows.
  */
 #ifndef PREFLIGHT_FLEET_MESH_H
 #define PREFLIGHT_FLEET_MESH_H
@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 #include "strmap.h"
 
 /* The most ranks and rails a fleet reads from a mesh report. */

@@ -62,7 +62,7 @@ struct pf_mesh_rdv_cfg {
 int pf_mesh_rendezvous(const struct pf_mesh_rdv_cfg *cfg, const cJSON *items, cJSON **table,
 		       char *err, size_t err_len);
 
-/* Frame I/O bounded by @deadline_ns of pf_now_ns() (src/cmd/mesh_wire.c). */
+/* Frame I/O bounded by @deadline_ns of pf_now_ns() (mesh_wire.c). */
 int pf_mesh_send_frame(int fd, const char *buf, size_t len, uint64_t deadline_ns);
 /* -ETIMEDOUT, -EPIPE (closed), -EBADMSG (length 0 or past the maximum). */
 int pf_mesh_recv_frame(int fd, char **buf, size_t *len, uint64_t deadline_ns);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * mesh_schedule.c - rounds of disjoint node pairs for `preflight mesh`
- * (src/cmd/mesh_plan.h): the circle method for small allocations, a bounded
+ * schedule.c - rounds of disjoint node pairs for `preflight mesh`
+ * (include/preflight/pairs.h): the circle method for small allocations, a bounded
  * set of ring patterns for large ones so the time per node stays flat.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 
 #define MESH_SIZE_MAX 65536
 

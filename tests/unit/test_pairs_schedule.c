@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_mesh_schedule.c - the rounds of `preflight mesh` (src/cmd/mesh_schedule.c):
+ * test_pairs_schedule.c - the rounds of `preflight mesh` (src/pairs/schedule.c):
  * the tournament covers every pair exactly once in size-1 (even) or size
  * (odd, one bye each) rounds; the bounded schedule of a large allocation has
  * at most 9 rounds and 6 partners a rank whatever the size, never a pair
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 #include "testutil.h"
 
 /* Every round disjoint, pairs ordered and in range; counts per pair and rank. */

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mesh_plan.h - what `preflight mesh` measures and how it judges it, with no
- * I/O: the schedule of node pairs (mesh_schedule.c) and the triangulation of
- * a pairwise matrix into suspects (mesh_triage.c).  docs/mesh.md.
+ * pairs.h - schedules of pairs and the triangulation of what they measured,
+ * with no I/O (src/pairs, below checks): the rounds of node pairs of
+ * `preflight mesh` (schedule.c), the triangulation of a pairwise matrix
+ * into suspects (triage.c, used by mesh's judge and the fleet's mesh view),
+ * and the ring rounds and slow-end naming of fabric_loopback (ring.c).
+ * docs/mesh.md.
  */
-#ifndef PREFLIGHT_MESH_PLAN_H
-#define PREFLIGHT_MESH_PLAN_H
+#ifndef PREFLIGHT_PAIRS_H
+#define PREFLIGHT_PAIRS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -95,5 +98,45 @@ void pf_mesh_triage_release(struct pf_mesh_triage *t);
 
 const char *pf_mesh_kind_name(enum pf_mesh_kind k);
 const char *pf_mesh_dir_name(enum pf_mesh_dir d);
+
+/*
+ * Directed flows between the ends of one node or run (fabric_loopback's
+ * rails): what the ring rounds plan and what the slow-end rule reads.
+ */
+struct pf_pair_flow {
+	size_t a, b;   /* ends: @a sends to @b */
+	int round;     /* 1-based */
+	bool measured; /* it ran and gave a figure */
+	bool slow;     /* measured, and below what its ends should carry */
+};
+
+/*
+ * The ring rounds over @n ends into @out (room for 2 * @n): round 1 sends
+ * i -> i+1, round 2 i -> i+2 (mod @n) when @n > 2, so every end sends and
+ * receives in each round.  Returns the count of flows.
+ */
+size_t pf_pairs_ring(size_t n, struct pf_pair_flow *out);
+/*
+ * The first round (1-based) of the @n flows @f in which @a sends nothing
+ * and @b receives nothing: an end carries one flow each way per round.
+ */
+int pf_pairs_free_round(const struct pf_pair_flow *f, size_t n, size_t a, size_t b);
+/*
+ * The distinct partners of end @x among the measured flows of @f (only the
+ * slow ones with @slow_only) into @out, which has room for every end;
+ * returns their count.
+ */
+size_t pf_pairs_partners(const struct pf_pair_flow *f, size_t n, size_t x, bool slow_only,
+			 size_t *out);
+/* Does end @y run at full rate with some end other than @x? */
+bool pf_pairs_fine_elsewhere(const struct pf_pair_flow *f, size_t n, size_t y, size_t x);
+/*
+ * The slow-end rule: end @x is to blame when it is slow with two or more
+ * partners of which two or more run at full rate with the other ends.
+ * @n_ends bounds the ends' indices; *ret_n_slow (may be NULL) gets its slow
+ * partners.
+ */
+bool pf_pairs_slow_end(const struct pf_pair_flow *f, size_t n, size_t n_ends, size_t x,
+		       size_t *ret_n_slow);
 
 #endif

@@ -5,7 +5,7 @@
  * are checked whole, then merged (measurements deduplicated by round,
  * sender, receiver and rail: every rank holds the same gathered matrix);
  * fl_mesh_finish() names the ranks that never arrived or sent nothing and
- * triangulates the rest (mesh_triage.c).
+ * triangulates the rest (src/pairs/triage.c).
  */
 #include <errno.h>
 #include <math.h>

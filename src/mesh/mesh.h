@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mesh.h - `preflight mesh` (src/cmd/mesh.c, docs/mesh.md): rendezvous of
- * the ranks of an allocation, the schedule of node pairs and the data path
- * between them (mesh_data.c).
+ * mesh.h - the library under `preflight mesh` (src/mesh; the front end is
+ * src/cmd/mesh.c, docs/mesh.md): this node's rail table (mesh_rails.c), the
+ * rendezvous (mesh_rdv.h), the data path between the pairs of each round
+ * (mesh_data.c) and the verdict from the gathered matrix (mesh_judge.c).
  */
 #ifndef PREFLIGHT_MESH_H
 #define PREFLIGHT_MESH_H
@@ -11,15 +12,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 #include "mesh_rdv.h"
 
 struct pf_fs;
 struct pf_node;
 
-int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err);
 /*
- * This node's rail table, a JSON array (src/cmd/mesh_rails.c): the ports
+ * This node's rail table, a JSON array (mesh_rails.c): the ports
  * of the RDMA devices named in the comma-separated @nics (NULL: all).
  */
 cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const char *nics);
@@ -29,7 +29,7 @@ bool pf_mesh_nic_listed(const char *list, const char *name);
 struct pf_verbs_api;
 struct pf_rdmacm_api;
 
-/* The data path (src/cmd/mesh_data.c). */
+/* The data path (mesh_data.c). */
 struct pf_mesh_data_cfg {
 	const struct pf_verbs_api *api;
 	const struct pf_rdmacm_api *cm;
@@ -52,7 +52,7 @@ struct pf_mesh_data_out {
 
 /* Run this rank's rounds; @log (or NULL) gets a line per flow and per round. */
 void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log);
-/* The verdict (src/cmd/mesh_judge.c). */
+/* The verdict (mesh_judge.c). */
 struct pf_result;
 struct pf_mesh_judge_in {
 	uint32_t rank, size;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * mesh_wire.c - deadline-bounded TCP frames for the mesh rendezvous
- * (src/cmd/mesh_rdv.h).  Sockets are non-blocking; every wait is a poll()
+ * (mesh_rdv.h).  Sockets are non-blocking; every wait is a poll()
  * for what is left of the deadline, so no peer can hold a rank past it.
  */
 #include <errno.h>

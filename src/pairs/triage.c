@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * mesh_triage.c - from a pairwise matrix of one run to suspects
- * (src/cmd/mesh_plan.h): a (node, rail, direction) slow with every partner
+ * triage.c - from a pairwise matrix of one run to suspects
+ * (include/preflight/pairs.h): a (node, rail, direction) slow with every partner
  * is that NIC, port or cable; a node so on every rail is its host side; a
  * slow measurement neither end explains is the path between them.  Judged
  * against the run's own healthy median, never a fixed number.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mesh_plan.h"
+#include "preflight/pairs.h"
 
 #define TRI_NODES_MAX 65536
 #define TRI_RAILS_MAX 64
