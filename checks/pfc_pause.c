@@ -21,6 +21,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 
 struct pfc_pause_cfg {
 	uint64_t roce_prio;
@@ -76,6 +77,7 @@ struct roce_if {
 	const char *name;
 	bool live;
 	char port[64]; /* "mlx5_0/1" */
+	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL a rail */
 	int r_pfc, r_pause, r_stats, r_after;
 	struct pf_pfc pfc;
 	struct pf_pause pause;
@@ -573,9 +575,33 @@ static void no_netdev(struct pf_result *res, const struct pf_rdma_dev *dev,
 		  "that the snapshot includes /sys/class/net");
 }
 
-/* The RoCE netdevs of the node, once each; findings for RoCE ports without one. */
-static size_t collect(const struct pf_node *node, bool live, struct pf_result *res,
-		      struct roce_if **ret, size_t *ret_ports)
+/*
+ * An Ethernet port that is not a compute rail, on a node whose compute rails
+ * are InfiniBand (a front-end or in-band port: lossy TCP, global pause is
+ * its normal setup): not judged, said once.  True when said.
+ */
+static bool skip_by_role(const struct pf_rails *rails, const struct pf_rdma_dev *dev,
+			 const struct pf_rail_port *rp, struct pf_result *res)
+{
+	struct pf_finding *f;
+	char subject[64];
+
+	if (!rp || rp->role == PF_ROLE_COMPUTE || rails->compute_link != PF_LINK_IB)
+		return false;
+	snprintf(subject, sizeof(subject), "%s/%u", dev->name, rp->port);
+	f = pf_add(res, PF_STATUS_SKIP, subject, "%s port (%s): PFC and pause are judged on "
+		   "RoCE compute rails, and this node's compute rails are InfiniBand",
+		   pf_port_role_name(rp->role), rp->reason);
+	pf_obs_str(f, "role", pf_port_role_name(rp->role));
+	return true;
+}
+
+/*
+ * The RoCE netdevs of the node, once each; findings for RoCE ports without
+ * one, and for ports their role leaves out.
+ */
+static size_t collect(const struct pf_node *node, const struct pf_rails *rails, bool live,
+		      struct pf_result *res, struct roce_if **ret, size_t *ret_ports)
 {
 	struct roce_if *v = NULL;
 	size_t n = 0, ports = 0;
@@ -585,24 +611,33 @@ static size_t collect(const struct pf_node *node, bool live, struct pf_result *r
 
 		for (size_t j = 0; j < dev->n_ports; j++) {
 			const struct pf_rdma_port *port = &dev->ports[j];
+			const struct pf_rail_port *rp = pf_rails_port(rails, (int)i, port->num);
 			const char *name;
 			bool dup = false;
 
 			if (port->link_layer != PF_LINK_ETH)
 				continue;
 			ports++;
+			if (skip_by_role(rails, dev, rp, res))
+				continue;
 			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
 				no_netdev(res, dev, port, live);
 				continue;
 			}
 			name = node->netdevs[port->netdev].name;
 			for (size_t k = 0; k < n; k++)
-				dup |= !strcmp(v[k].name, name);
+				if (!strcmp(v[k].name, name)) {
+					dup = true;
+					/* a netdev with a compute rail among its ports is a rail */
+					if (!rp || rp->role == PF_ROLE_COMPUTE)
+						v[k].role = NULL;
+				}
 			if (dup)
 				continue;
 			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].name = name;
+			v[n].role = rp && rp->role != PF_ROLE_COMPUTE ? rp : NULL;
 			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
 			n++;
 		}
@@ -633,6 +668,27 @@ static int skip_no_roce(const struct pf_node *node, struct pf_result *res)
 		       "AWS EFA, whose SRD transport needs no PFC)", ib, other);
 }
 
+/*
+ * A RoCE port that is not a compute rail (storage, front-end) on a RoCE node:
+ * what would fail it warns, naming its role; NCCL does not send over it.
+ */
+static void soften(struct pf_result *res, size_t first, const struct pf_rail_port *rp)
+{
+	for (size_t k = first; k < res->n_findings; k++) {
+		struct pf_finding *f = &res->findings[k];
+		char *msg;
+
+		if (f->status != PF_STATUS_FAIL)
+			continue;
+		f->status = PF_STATUS_WARN;
+		msg = pf_xasprintf("%s (a %s port, not a compute rail: warns at most)", f->message,
+				   pf_port_role_name(rp->role));
+		free(f->message);
+		f->message = msg;
+		pf_obs_str(f, "role", pf_port_role_name(rp->role));
+	}
+}
+
 static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct pfc_pause_cfg *cfg = config;
@@ -646,7 +702,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
 
-	n = collect(ctx->node, pf_fs_is_live(ctx->fs), res, &nds, &ports);
+	n = collect(ctx->node, ctx->rails, pf_fs_is_live(ctx->fs), res, &nds, &ports);
 	if (ports == 0)
 		return skip_no_roce(ctx->node, res);
 
@@ -668,6 +724,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_if *nd = &nds[i];
+		size_t first = res->n_findings;
 
 		judge_config(res, nd, cfg);
 		judge_trust(ctx, res, nd, cfg);
@@ -694,6 +751,8 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		judge_storm(res, nd, window_ms);
 		for (int p = 0; p < PF_PRIOS; p++)
 			judge_prio(res, nd, p, cfg, window_ms, uptime_s);
+		if (nd->role)
+			soften(res, first, nd->role);
 	}
 	for (size_t i = 0; i < n; i++) {
 		pf_stats_release(&nds[i].s0);
