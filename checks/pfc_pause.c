@@ -576,27 +576,6 @@ static void no_netdev(struct pf_result *res, const struct pf_rdma_dev *dev,
 }
 
 /*
- * An Ethernet port that is not a compute rail, on a node whose compute rails
- * are InfiniBand (a front-end or in-band port: lossy TCP, global pause is
- * its normal setup): not judged, said once.  True when said.
- */
-static bool skip_by_role(const struct pf_rails *rails, const struct pf_rdma_dev *dev,
-			 const struct pf_rail_port *rp, struct pf_result *res)
-{
-	struct pf_finding *f;
-	char subject[64];
-
-	if (!rp || rp->role == PF_ROLE_COMPUTE || rails->compute_link != PF_LINK_IB)
-		return false;
-	snprintf(subject, sizeof(subject), "%s/%u", dev->name, rp->port);
-	f = pf_add(res, PF_STATUS_SKIP, subject, "%s port (%s): PFC and pause are judged on "
-		   "RoCE compute rails, and this node's compute rails are InfiniBand",
-		   pf_port_role_name(rp->role), rp->reason);
-	pf_obs_str(f, "role", pf_port_role_name(rp->role));
-	return true;
-}
-
-/*
  * The RoCE netdevs of the node, once each; findings for RoCE ports without
  * one, and for ports their role leaves out.
  */
@@ -611,15 +590,18 @@ static size_t collect(const struct pf_node *node, const struct pf_rails *rails, 
 
 		for (size_t j = 0; j < dev->n_ports; j++) {
 			const struct pf_rdma_port *port = &dev->ports[j];
-			const struct pf_rail_port *rp = pf_rails_port(rails, (int)i, port->num);
+			const struct pf_rail_port *rp;
+			enum pf_roce_rule rule = pf_rails_roce_rule(rails, (int)i, port->num, &rp);
 			const char *name;
 			bool dup = false;
 
 			if (port->link_layer != PF_LINK_ETH)
 				continue;
 			ports++;
-			if (skip_by_role(rails, dev, rp, res))
+			if (rule == PF_ROCE_SKIP) {
+				pf_rails_skip_port(res, dev->name, rp, "PFC and pause are");
 				continue;
+			}
 			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
 				no_netdev(res, dev, port, live);
 				continue;
@@ -629,7 +611,7 @@ static size_t collect(const struct pf_node *node, const struct pf_rails *rails, 
 				if (!strcmp(v[k].name, name)) {
 					dup = true;
 					/* a netdev with a compute rail among its ports is a rail */
-					if (!rp || rp->role == PF_ROLE_COMPUTE)
+					if (rule == PF_ROCE_JUDGE)
 						v[k].role = NULL;
 				}
 			if (dup)
@@ -637,7 +619,7 @@ static size_t collect(const struct pf_node *node, const struct pf_rails *rails, 
 			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].name = name;
-			v[n].role = rp && rp->role != PF_ROLE_COMPUTE ? rp : NULL;
+			v[n].role = rule == PF_ROCE_SOFT ? rp : NULL;
 			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
 			n++;
 		}
@@ -666,27 +648,6 @@ static int skip_no_roce(const struct pf_node *node, struct pf_result *res)
 			       "apply to Ethernet links)");
 	return pf_skip(res, "no RoCE ports: %zu InfiniBand, %zu of another link layer (e.g. "
 		       "AWS EFA, whose SRD transport needs no PFC)", ib, other);
-}
-
-/*
- * A RoCE port that is not a compute rail (storage, front-end) on a RoCE node:
- * what would fail it warns, naming its role; NCCL does not send over it.
- */
-static void soften(struct pf_result *res, size_t first, const struct pf_rail_port *rp)
-{
-	for (size_t k = first; k < res->n_findings; k++) {
-		struct pf_finding *f = &res->findings[k];
-		char *msg;
-
-		if (f->status != PF_STATUS_FAIL)
-			continue;
-		f->status = PF_STATUS_WARN;
-		msg = pf_xasprintf("%s (a %s port, not a compute rail: warns at most)", f->message,
-				   pf_port_role_name(rp->role));
-		free(f->message);
-		f->message = msg;
-		pf_obs_str(f, "role", pf_port_role_name(rp->role));
-	}
 }
 
 static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
@@ -752,7 +713,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		for (int p = 0; p < PF_PRIOS; p++)
 			judge_prio(res, nd, p, cfg, window_ms, uptime_s);
 		if (nd->role)
-			soften(res, first, nd->role);
+			pf_rails_soften(res, first, nd->role);
 	}
 	for (size_t i = 0; i < n; i++) {
 		pf_stats_release(&nds[i].s0);

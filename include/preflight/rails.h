@@ -100,6 +100,33 @@ PF_DEFINE_AUTO(rails_free, struct pf_rails *, pf_rails_free)
 /* The entry of port @port of node->rdma[@rdma]; NULL when there is none (or no model). */
 const struct pf_rail_port *pf_rails_port(const struct pf_rails *rails, int rdma,
 					 unsigned int port);
+/* How a RoCE compute-rail requirement (PFC, DCQCN) applies to a RoCE port. */
+enum pf_roce_rule {
+	PF_ROCE_JUDGE, /* a compute rail (or no model): judged as such */
+	PF_ROCE_SOFT,  /* not a compute rail on a RoCE node: judged, warns at most */
+	PF_ROCE_SKIP,  /* not a compute rail on a node whose rails are InfiniBand: not judged */
+};
+/*
+ * The rule for port @port of node->rdma[@rdma]; *ret_port (may be NULL)
+ * gets its model entry, NULL with PF_ROCE_JUDGE when there is none.
+ */
+enum pf_roce_rule pf_rails_roce_rule(const struct pf_rails *rails, int rdma, unsigned int port,
+				     const struct pf_rail_port **ret_port);
+
+struct pf_result;
+/*
+ * For PF_ROCE_SKIP: a skip finding "DEV/PORT" saying that @what ("PFC and
+ * pause", "DCQCN") is judged on RoCE compute rails only, with the role.
+ */
+void pf_rails_skip_port(struct pf_result *res, const char *dev, const struct pf_rail_port *rp,
+			const char *what);
+/*
+ * For PF_ROCE_SOFT: findings @first.. of @res that fail become warns, their
+ * message ending "(a storage port, not a compute rail: warns at most)", the
+ * role in observed.role.
+ */
+void pf_rails_soften(struct pf_result *res, size_t first, const struct pf_rail_port *rp);
+
 /* "compute", "storage", "frontend", "unused". */
 const char *pf_port_role_name(enum pf_port_role role);
 /* Parse a role name; -EINVAL for anything else. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "preflight/check.h"
@@ -13,6 +14,7 @@
 #include "preflight/parse.h"
 #include "preflight/rails.h"
 #include "preflight/rdma_select.h"
+#include "preflight/result.h"
 
 static const char *const role_names[PF_ROLE_COUNT] = {
 	[PF_ROLE_COMPUTE] = "compute",
@@ -52,6 +54,48 @@ const struct pf_rail_port *pf_rails_port(const struct pf_rails *rails, int rdma,
 		if (rails->ports[i].rdma == rdma && rails->ports[i].port == port)
 			return &rails->ports[i];
 	return NULL;
+}
+
+enum pf_roce_rule pf_rails_roce_rule(const struct pf_rails *rails, int rdma, unsigned int port,
+				     const struct pf_rail_port **ret_port)
+{
+	const struct pf_rail_port *rp = pf_rails_port(rails, rdma, port);
+
+	if (ret_port)
+		*ret_port = rp;
+	if (!rp || rp->role == PF_ROLE_COMPUTE)
+		return PF_ROCE_JUDGE;
+	return rails->compute_link == PF_LINK_IB ? PF_ROCE_SKIP : PF_ROCE_SOFT;
+}
+
+void pf_rails_skip_port(struct pf_result *res, const char *dev, const struct pf_rail_port *rp,
+			const char *what)
+{
+	struct pf_finding *f;
+	char subject[64];
+
+	snprintf(subject, sizeof(subject), "%s/%u", dev, rp->port);
+	f = pf_add(res, PF_STATUS_SKIP, subject, "%s port (%s): %s judged on RoCE compute rails, "
+		   "and this node's compute rails are InfiniBand", pf_port_role_name(rp->role),
+		   rp->reason, what);
+	pf_obs_str(f, "role", pf_port_role_name(rp->role));
+}
+
+void pf_rails_soften(struct pf_result *res, size_t first, const struct pf_rail_port *rp)
+{
+	for (size_t k = first; k < res->n_findings; k++) {
+		struct pf_finding *f = &res->findings[k];
+		char *msg;
+
+		if (f->status != PF_STATUS_FAIL)
+			continue;
+		f->status = PF_STATUS_WARN;
+		msg = pf_xasprintf("%s (a %s port, not a compute rail: warns at most)", f->message,
+				   pf_port_role_name(rp->role));
+		free(f->message);
+		f->message = msg;
+		pf_obs_str(f, "role", pf_port_role_name(rp->role));
+	}
 }
 
 /* What the rules need to know of each device, beyond the inventory. */

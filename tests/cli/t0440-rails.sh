@@ -78,6 +78,26 @@ rails = [f for f in c["findings"] if f["subject"] in ("enp20s0np0", "enp28s0np0"
 assert rails and all(f["status"] == "pass" for f in rails), rails
 PY
 
+pf --root "$T/ib" --only dcqcn --format json
+py_ok "dcqcn: the IB node's front-end port not judged" "$T/out" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+assert c["status"] == "skip" and len(c["findings"]) == 1, c
+assert c["findings"][0]["subject"] == "mlx5_9/1" and "DCQCN is judged on RoCE compute" in \
+    c["findings"][0]["message"], c["findings"]
+PY
+gen_root "$T/ecn" --gpus 2 --nics 2 --link-layer eth --storage-nic --ecn --ecn-off mlx5_2:roce_rp
+pf --root "$T/ecn" --only dcqcn --format json
+expect_rc 0 "dcqcn: DCQCN off on the RoCE node's storage port"
+py_ok "dcqcn: the storage port warns at most" "$T/out" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+st = {f["subject"]: f for f in c["findings"]}
+bad = [f for f in c["findings"] if "mlx5_2" in f["subject"] or "mlx5_2" in f["message"]]
+assert bad and all(f["status"] != "fail" for f in c["findings"]), c["findings"]
+assert any(f["status"] == "warn" and "not a compute rail" in f["message"] for f in bad), bad
+PY
+
 # Roles the site declares: by device or device:port, from --set or a profile
 pf --root "$T/ib" --set rails.storage=mlx5_0:1 --format json
 got=$(roles)
