@@ -291,7 +291,7 @@ static void read_identity(const struct pf_fs *fs, const struct pf_node *node,
 	e->never_linked = !e->up && (p->phys_state == 2 || p->phys_state == 3) &&
 			  pf_port_counter(fs, d->name, p->num, "link_downed", &downed, NULL,
 					  NULL) == 0 && downed == 0;
-	if (p->netdev >= 0) {
+	if (p->netdev >= 0 && (size_t)p->netdev < node->n_netdevs) {
 		snprintf(e->netdev, sizeof(e->netdev), "%s", node->netdevs[p->netdev].name);
 		if (spec && spec->subnet &&
 		    spec->subnet(spec->data, e->netdev, e->subnet, sizeof(e->subnet)) < 0)
