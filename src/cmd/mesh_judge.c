@@ -17,6 +17,7 @@
 
 #include "mesh.h"
 #include "preflight/macro.h"
+#include "preflight/parse.h"
 #include "preflight/result.h"
 
 static double num_of(const cJSON *o, const char *key)
@@ -117,6 +118,20 @@ static void worst(struct verdict *v, enum pf_status st)
 	v->any = true;
 }
 
+/* The port rate of rank @rank's rail @rail in the table (@data), in Gb/s; 0 unknown. */
+static double rail_rate(void *data, uint32_t rank, uint32_t rail)
+{
+	const cJSON *table = data;
+	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
+					    (int)rank);
+	const char *text = str_of(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "rails"),
+						     (int)rail), "rate");
+	struct pf_ib_rate r;
+
+	/* a peer's table is hostile: a rate is believed only within what a port can be */
+	return text && pf_parse_ib_rate(text, &r) == 0 && r.gbps > 0 && r.gbps <= 1e5 ? r.gbps : 0;
+}
+
 /* Triangulate the matrix: the suspects as JSON, and the triage in @t. */
 static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_triage *t)
 {
@@ -132,6 +147,8 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
 			.value = str_of(m, "error") ? 0 : num_of(m, "gbps"),
 		};
 	}
+	/* the slower end's port rate sets what a flow can reach (mixed node types) */
+	pf_mesh_obs_scale(obs, n, rail_rate, (void *)table);
 	if (!n || pf_mesh_triangulate(obs, n, PF_MESH_SLOW_FRACTION, t) < 0)
 		*t = (struct pf_mesh_triage){ .healthy_median = NAN };
 	for (size_t k = 0; k < t->n; k++)
