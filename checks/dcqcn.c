@@ -33,6 +33,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 
 struct dcqcn_cfg {
 	uint64_t roce_prio;
@@ -371,10 +372,20 @@ static int dcqcn_run(const struct pf_ctx *ctx, const void *config, struct pf_res
 
 			if (p->link_layer == PF_LINK_IB)
 				ib++;
+			const struct pf_rail_port *rp;
+			enum pf_roce_rule rule = pf_rails_roce_rule(ctx->rails, (int)i, p->num, &rp);
+			size_t first = res->n_findings;
+
 			if (p->link_layer != PF_LINK_ETH)
 				continue;
 			roce++;
+			if (rule == PF_ROCE_SKIP) {
+				pf_rails_skip_port(res, dev->name, rp, "DCQCN is");
+				continue;
+			}
 			judge_port(ctx, cfg, dev, p, res);
+			if (rule == PF_ROCE_SOFT)
+				pf_rails_soften(res, first, rp);
 		}
 	}
 	if (roce == 0) {

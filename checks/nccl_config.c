@@ -35,6 +35,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 
 struct nccl_config_cfg {
 	char *nics;
@@ -166,10 +167,15 @@ static void load_conf(struct state *st)
 				&st->conf);
 }
 
-/* Compute rails: cfg->nics, else NICs sharing a PCIe switch with a GPU, else all. */
+/*
+ * Compute rails: cfg->nics, else the devices with a compute port in the rail
+ * model (docs/rails.md), else (no model) NICs sharing a PCIe switch with a
+ * GPU, else all.
+ */
 static void find_rails(struct state *st)
 {
 	const struct pf_node *node = st->node;
+	const struct pf_rails *rails = st->ctx->rails;
 	size_t near = 0;
 
 	st->compute = pf_xcalloc(node->n_rdma + 1, sizeof(*st->compute));
@@ -178,6 +184,16 @@ static void find_rails(struct state *st)
 
 		if (st->cfg->nics[0]) {
 			st->compute[i] = pf_list_has(st->cfg->nics, d->name);
+			continue;
+		}
+		if (rails) {
+			for (size_t j = 0; j < d->n_ports; j++) {
+				const struct pf_rail_port *rp =
+					pf_rails_port(rails, (int)i, d->ports[j].num);
+
+				st->compute[i] |= rp && rp->role == PF_ROLE_COMPUTE;
+			}
+			near += st->compute[i];
 			continue;
 		}
 		if (d->pci < 0 || !node->pci[d->pci].path)
@@ -194,7 +210,7 @@ static void find_rails(struct state *st)
 		}
 		near += st->compute[i];
 	}
-	if (!st->cfg->nics[0] && !near)
+	if (!st->cfg->nics[0] && !rails && !near)
 		for (size_t i = 0; i < node->n_rdma; i++)
 			st->compute[i] = true;
 	for (size_t i = 0; i < node->n_rdma; i++)

@@ -21,6 +21,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 
 struct pfc_pause_cfg {
 	uint64_t roce_prio;
@@ -76,6 +77,7 @@ struct roce_if {
 	const char *name;
 	bool live;
 	char port[64]; /* "mlx5_0/1" */
+	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL a rail */
 	int r_pfc, r_pause, r_stats, r_after;
 	struct pf_pfc pfc;
 	struct pf_pause pause;
@@ -573,9 +575,12 @@ static void no_netdev(struct pf_result *res, const struct pf_rdma_dev *dev,
 		  "that the snapshot includes /sys/class/net");
 }
 
-/* The RoCE netdevs of the node, once each; findings for RoCE ports without one. */
-static size_t collect(const struct pf_node *node, bool live, struct pf_result *res,
-		      struct roce_if **ret, size_t *ret_ports)
+/*
+ * The RoCE netdevs of the node, once each; findings for RoCE ports without
+ * one, and for ports their role leaves out.
+ */
+static size_t collect(const struct pf_node *node, const struct pf_rails *rails, bool live,
+		      struct pf_result *res, struct roce_if **ret, size_t *ret_ports)
 {
 	struct roce_if *v = NULL;
 	size_t n = 0, ports = 0;
@@ -585,24 +590,36 @@ static size_t collect(const struct pf_node *node, bool live, struct pf_result *r
 
 		for (size_t j = 0; j < dev->n_ports; j++) {
 			const struct pf_rdma_port *port = &dev->ports[j];
+			const struct pf_rail_port *rp;
+			enum pf_roce_rule rule = pf_rails_roce_rule(rails, (int)i, port->num, &rp);
 			const char *name;
 			bool dup = false;
 
 			if (port->link_layer != PF_LINK_ETH)
 				continue;
 			ports++;
+			if (rule == PF_ROCE_SKIP) {
+				pf_rails_skip_port(res, dev->name, rp, "PFC and pause are");
+				continue;
+			}
 			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs) {
 				no_netdev(res, dev, port, live);
 				continue;
 			}
 			name = node->netdevs[port->netdev].name;
 			for (size_t k = 0; k < n; k++)
-				dup |= !strcmp(v[k].name, name);
+				if (!strcmp(v[k].name, name)) {
+					dup = true;
+					/* a netdev with a compute rail among its ports is a rail */
+					if (rule == PF_ROCE_JUDGE)
+						v[k].role = NULL;
+				}
 			if (dup)
 				continue;
 			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].name = name;
+			v[n].role = rule == PF_ROCE_SOFT ? rp : NULL;
 			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
 			n++;
 		}
@@ -646,7 +663,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
 
-	n = collect(ctx->node, pf_fs_is_live(ctx->fs), res, &nds, &ports);
+	n = collect(ctx->node, ctx->rails, pf_fs_is_live(ctx->fs), res, &nds, &ports);
 	if (ports == 0)
 		return skip_no_roce(ctx->node, res);
 
@@ -668,6 +685,7 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_if *nd = &nds[i];
+		size_t first = res->n_findings;
 
 		judge_config(res, nd, cfg);
 		judge_trust(ctx, res, nd, cfg);
@@ -694,6 +712,8 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 		judge_storm(res, nd, window_ms);
 		for (int p = 0; p < PF_PRIOS; p++)
 			judge_prio(res, nd, p, cfg, window_ms, uptime_s);
+		if (nd->role)
+			pf_rails_soften(res, first, nd->role);
 	}
 	for (size_t i = 0; i < n; i++) {
 		pf_stats_release(&nds[i].s0);

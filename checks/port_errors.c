@@ -31,6 +31,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 #include "preflight/strbuf.h"
 
 enum ctr_class {
@@ -132,6 +133,7 @@ struct sample {
 
 struct port {
 	const char *dev;
+	int rdma; /* index in node->rdma */
 	unsigned int num;
 	char subject[80];
 	struct sample a, b;
@@ -473,6 +475,7 @@ static struct port *plan_ports(const struct pf_node *node, size_t *ret_n)
 			struct port *p = &ports[n++];
 
 			p->dev = rd->name;
+			p->rdma = (int)i;
 			p->num = rd->ports[j].num;
 			snprintf(p->subject, sizeof(p->subject), "%s/%u", rd->name, p->num);
 		}
@@ -507,7 +510,8 @@ static void judge_ports(const struct pf_ctx *ctx, const struct port_errors_cfg *
 {
 	for (size_t i = 0; i < n; i++) {
 		struct port *p = &ports[i];
-
+		const struct pf_rail_port *rp = pf_rails_port(ctx->rails, p->rdma, p->num);
+		size_t first = res->n_findings;
 		enum pf_status st;
 
 		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev))
@@ -518,6 +522,9 @@ static void judge_ports(const struct pf_ctx *ctx, const struct port_errors_cfg *
 			judge_window(res, cfg, p, elapsed);
 		else
 			judge_absolute(res, cfg, p, pf_read_uptime(ctx->fs));
+		/* errors on a storage, front-end or unused port are worth a look, not a drain */
+		if (rp && rp->role != PF_ROLE_COMPUTE)
+			pf_rails_soften(res, first, rp);
 		st = pf_last(res)->status;
 		if (st == PF_STATUS_SKIP)
 			(*n_skip)++;

@@ -301,6 +301,22 @@ def build(args):
         rdma(r, args, ep, f"mlx5_{args.nics}", 2, "MT4123", "MT_0000000223", 200,
              False, False, False)
 
+    if args.frontend_eth:
+        # an Ethernet front-end (in-band) port beside the compute rails: a ConnectX-6 Dx
+        # (15b3:101d, 100 GbE) on the chipset; lossy TCP, so no PFC and global pause on
+        rp = f"{hb0}/0000:00:1c.0"
+        pci_dev(rp, 0x8086, 0xa190, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
+        ep = f"{rp}/0000:05:00.0"
+        pci_dev(ep, 0x15b3, 0x101d, 0x020000, 0, speed="16.0 GT/s PCIe", width=16)
+        name = f"mlx5_{args.nics + (1 if args.storage_nic else 0) + 2 * args.ns_card}"
+        rdma(r, args, ep, name, 5, "MT4125", "MT_0000000359", 100, False, False, False,
+             ll="eth")
+        ifname = "enp5s0np0"
+        r.write(f"/preflight/dcb/{ifname}/pfc", "pfc-cap 8 macsec-bypass off delay 0\n"
+                "prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off")
+        r.write(f"/preflight/ethtool/{ifname}/pause",
+                f"Pause parameters for {ifname}:\nAutonegotiate:\toff\nRX:\t\ton\nTX:\t\ton")
+
     for i in range(args.efa):
         # AWS EFA: an RDMA function of its own (no netdev; the ENA netdev is
         # another function), link layer Unspecified -> sysfs "Unknown"
@@ -494,12 +510,14 @@ def netdev(r, args, parent, name, arptype, speed, mtu, up, dev_port=0):
     return d
 
 
-def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netdev_name=None):
+def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netdev_name=None,
+         ll=None):
     """An mlx5 RDMA device with one port on PCI function `pcipath`.
 
     netdev_name: the port's GID netdev is that (virtual) netdev, written by the caller.
+    ll: its link layer ("ib" or "eth"), else --link-layer's.
     """
-    ll = args.link_layer
+    ll = ll or args.link_layer
     d = f"{pcipath}/infiniband/{name}"
     r.write(f"{d}/hca_type", hca + "\n")
     r.write(f"{d}/board_id", board + "\n")
@@ -651,6 +669,10 @@ def main(argv=None):
     p.add_argument("--storage-nic", action="store_true",
                    help="add a ConnectX-6 (MT4123, 200 Gb/s HDR) on the chipset, "
                         "named mlx5_<nics>")
+    p.add_argument("--frontend-eth", action="store_true",
+                   help="add an Ethernet front-end port (ConnectX-6 Dx, 100 GbE, enp5s0np0) "
+                        "on the chipset, named after the other NICs, recorded with PFC off "
+                        "and global pause on (a lossy TCP network)")
     p.add_argument("--hostname", default="gen-node", help="/proc/sys/kernel/hostname")
     p.add_argument("--uptime", type=float, default=86400.0, help="/proc/uptime seconds")
     p.add_argument("--iommu", choices=["none", "identity", "DMA", "DMA-FQ", "blocked",

@@ -85,6 +85,8 @@ struct pf_ctx {
 	const struct pf_fs *fs;          /* the root: "/" or a snapshot */
 	const struct pf_providers *prov; /* facts that are not files */
 	struct pf_node *node;            /* inventory, when the check asked for it */
+	/* each RDMA port's role, rail and identity (preflight/rails.h); NULL with no node */
+	const struct pf_rails *rails;
 	int progress_fd;                 /* set by the runner for pf_progress(); 0: none */
 };
 

@@ -5,9 +5,13 @@
  * One pairing rule for every check that needs it (gpu_nic_numa judges the
  * distances, gdr_loopback sends traffic over the pairs): the nearest NIC
  * by PCI path class (PIX < PXB < PHB < NODE < UNKNOWN < SYS); equal
- * classes go to the NIC on the GPU's NUMA node, then to the NIC fewer
- * earlier GPUs took (two GPUs and two NICs behind one switch make two
- * rails, not one), then to the name.
+ * classes go to a NIC with a port up (ACTIVE, or of unknown state) over
+ * one whose ports are all down (NCCL's IB transport skips ports that are
+ * not ACTIVE, so a GPU never uses them: a DGX Spark with 2 of its 4 RoCE
+ * ports DOWN), then to the NIC on the GPU's NUMA node, then to the NIC
+ * fewer earlier GPUs took (two GPUs and two NICs behind one switch make
+ * two rails, not one), then to the name.  A nearer NIC that is down still
+ * wins: that GPU's rail is down, and the checks say so.
  */
 #ifndef PREFLIGHT_GPU_NIC_H
 #define PREFLIGHT_GPU_NIC_H

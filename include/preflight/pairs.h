@@ -95,6 +95,14 @@ struct pf_mesh_triage {
 int pf_mesh_triangulate(const struct pf_mesh_obs *obs, size_t n, double fraction,
 			struct pf_mesh_triage *t);
 void pf_mesh_triage_release(struct pf_mesh_triage *t);
+/*
+ * Scale each measurement's value to the run's fastest port by the slower
+ * end's port rate, @rate(@data, rank, rail) in Gb/s (0 unknown: left as it
+ * is), so that a 200G port beside 400G ones is not slow for running at
+ * half.  A run of one port rate is unchanged.
+ */
+void pf_mesh_obs_scale(struct pf_mesh_obs *obs, size_t n,
+		       double (*rate)(void *data, uint32_t rank, uint32_t rail), void *data);
 
 const char *pf_mesh_kind_name(enum pf_mesh_kind k);
 const char *pf_mesh_dir_name(enum pf_mesh_dir d);

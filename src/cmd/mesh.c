@@ -28,6 +28,8 @@
 #include "hostlist.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
+#include "preflight/rail_facts.h"
+#include "preflight/rails.h"
 #include "report.h"
 #include "version.h"
 
@@ -223,11 +225,19 @@ static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const ch
 static cJSON *mesh_my_rails(const struct pf_fs *fs, const char *nics, FILE *err)
 {
 	pf_autonode struct pf_node *node = NULL;
+	pf_autorails struct pf_rails *model = NULL;
 	pf_autofree char *why = NULL;
 
 	if (fs && pf_node_load(fs, NULL, &node, &why) < 0)
 		fprintf(err, "preflight mesh: no rail table: %s\n", why ? why : "inventory failed");
-	return pf_mesh_rails(fs, node, nics);
+	if (node) {
+		const struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs), .node = node };
+
+		/* roles are not declared here: every node of the run derives them alike */
+		if (pf_rails_for_ctx(&ctx, NULL, &model, &why) < 0)
+			fprintf(err, "preflight mesh: no rail model: %s\n", why ? why : "?");
+	}
+	return pf_mesh_rails(fs, node, model, nics);
 }
 
 /* Every name of --nics is one of this node's RDMA devices, else a usage error. */

@@ -155,6 +155,15 @@ static void print_settings(const struct pf_opts *o, FILE *out)
 		pf_config_free(all[i], def);
 		pf_config_free(all[i], cfg);
 	}
+	/* the port roles the site declares (docs/rails.md) */
+	for (size_t i = 0; i < PF_ARRAY_SIZE(pf_profile_rail_roles); i++) {
+		const char *v = pf_profile_rails(&o->prof, pf_profile_rail_roles[i]);
+
+		if (v) {
+			fprintf(out, "  rails.%s = \"%s\"\n", pf_profile_rail_roles[i], v);
+			shown++;
+		}
+	}
 	if (!shown)
 		fputs("  (none)\n", out);
 	pf_profile_release(&none);

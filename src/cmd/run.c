@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include "preflight/node.h"
 #include "preflight/providers.h"
+#include "preflight/rail_facts.h"
+#include "preflight/rails.h"
 #include "capture.h"
 #include "cmdopt.h"
 #include "clock.h"
@@ -131,6 +133,52 @@ static int load_node(const struct pf_opts *o, struct pf_fs *fs, const struct pf_
 			break;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The rail model of ctx's node with the roles the profile declares, and its
+ * ports for the report (pointing into the model and the node).  A port
+ * declared twice is a usage error.
+ */
+static int load_rails(const struct pf_opts *o, const struct pf_ctx *ctx, struct pf_rails **ret,
+		      struct pf_report_port **ret_ports)
+{
+	const char *declared[PF_ROLE_COUNT];
+	pf_autofree char *err = NULL;
+	struct pf_report_port *ports;
+	struct pf_rails *rails;
+	int r;
+
+	for (int i = 0; i < PF_ROLE_COUNT; i++)
+		declared[i] = pf_profile_rails(&o->prof, pf_port_role_name((enum pf_port_role)i));
+	r = pf_rails_for_ctx(ctx, declared, &rails, &err);
+	if (r < 0)
+		return pf_usage_error("%s", err ? err : strerror(-r));
+	ports = pf_xcalloc(rails->n_ports + 1, sizeof(*ports));
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *e = &rails->ports[i];
+
+		ports[i] = (struct pf_report_port){
+			.device = ctx->node->rdma[e->rdma].name,
+			.port = e->port,
+			.role = pf_port_role_name(e->role),
+			.reason = e->reason,
+			.declared = e->declared,
+			.rail = e->rail,
+			.gpu = e->gpu >= 0 ? ctx->node->pci[ctx->node->gpus[e->gpu].pci].bdf : NULL,
+			.link_layer = e->link_layer == PF_LINK_IB ? "InfiniBand"
+				      : e->link_layer == PF_LINK_ETH ? "Ethernet" : "unknown",
+			.rate_gbps = e->rate_gbps,
+			.up = e->up,
+			.netdev = e->netdev,
+			.subnet = e->subnet,
+			.ib_subnet = e->ib_subnet,
+			.sm_lid = e->sm_lid,
+		};
+	}
+	*ret = rails;
+	*ret_ports = ports;
 	return 0;
 }
 
@@ -251,6 +299,8 @@ static int run_checks(struct pf_opts *o)
 	const struct pf_check *const *all = pf_registry(&n_all);
 	pf_autofs struct pf_fs *fs = NULL;
 	pf_autonode struct pf_node *node = NULL;
+	pf_autorails struct pf_rails *rails = NULL;
+	pf_autofree struct pf_report_port *ports = NULL;
 	struct pf_report report = { .version = PF_VERSION };
 	struct pf_ctx ctx = { 0 };
 	enum pf_format fmt;
@@ -275,6 +325,14 @@ static int run_checks(struct pf_opts *o)
 
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
+	if (node) {
+		r = load_rails(o, &ctx, &rails, &ports);
+		if (r)
+			return r;
+		ctx.rails = rails;
+		report.ports = ports;
+		report.n_ports = rails->n_ports;
+	}
 	report_sources(o, &ctx, fs, &report);
 	/* a live status line while checks run, only for a person at a terminal */
 	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;

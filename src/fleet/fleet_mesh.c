@@ -16,6 +16,7 @@
 
 #include "fleet_mesh.h"
 #include "preflight/macro.h"
+#include "preflight/parse.h"
 #include "preflight/strbuf.h"
 #include "text.h"
 
@@ -201,10 +202,16 @@ static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
 		return;
 	k->n_devs = (size_t)cJSON_GetArraySize(rails);
 	k->devs = pf_xcalloc(k->n_devs, sizeof(*k->devs));
+	k->rates = pf_xcalloc(k->n_devs, sizeof(*k->rates));
 	cJSON_ArrayForEach(r, rails) {
-		const char *dev = NULL;
+		const char *dev = NULL, *rate = NULL;
+		struct pf_ib_rate ir;
 
 		jstr_opt(r, "device", &dev);
+		jstr_opt(r, "rate", &rate);
+		/* hostile input: a rate is believed only within what a port can be */
+		if (rate && pf_parse_ib_rate(rate, &ir) == 0 && ir.gbps > 0 && ir.gbps <= 1e5)
+			k->rates[i] = ir.gbps;
 		k->devs[i++] = mclean(dev);
 	}
 }
@@ -320,6 +327,14 @@ static void absent_ranks(struct fl_mesh *m)
 				.rail = UINT32_MAX, .peer = UINT32_MAX, .ratio = NAN });
 }
 
+/* Rank @rank's port rate on rail @rail (Gb/s, 0 unknown), from the tables read. */
+static double rail_rate(void *data, uint32_t rank, uint32_t rail)
+{
+	const struct fl_mesh *m = data;
+
+	return rank < m->size && rail < m->ranks[rank].n_devs ? m->ranks[rank].rates[rail] : 0;
+}
+
 /* The measurements between ranks that arrived, triangulated. */
 static void triangulate(struct fl_mesh *m)
 {
@@ -333,6 +348,8 @@ static void triangulate(struct fl_mesh *m)
 		if (m->ranks[x->src].arrived && m->ranks[x->dst].arrived)
 			obs[n++] = (struct pf_mesh_obs){ x->src, x->dst, x->rail, x->gbps };
 	}
+	/* as each rank judged: by the slower end's port rate (mixed node types) */
+	pf_mesh_obs_scale(obs, n, rail_rate, m);
 	if (!n) {
 		m->not_judged = m->n_meas ? "no measurement between ranks that arrived"
 					  : "no measurements in the reports (the data path did not run)";
@@ -374,6 +391,7 @@ void fl_mesh_free(struct fl_mesh *m)
 		for (size_t i = 0; i < m->ranks[r].n_devs; i++)
 			free(m->ranks[r].devs[i]);
 		free(m->ranks[r].devs);
+		free(m->ranks[r].rates);
 	}
 	free(m->ranks);
 	for (size_t i = 0; i < m->n_meas; i++) {

@@ -36,6 +36,7 @@ struct fl_mesh_rank {
 	bool arrived;   /* some table says it arrived */
 	bool reported;  /* a report of its own was read */
 	char **devs;    /* its rail devices, by rail index (NULL: unknown) */
+	double *rates;  /* their port rates in Gb/s, 0 unknown */
 	size_t n_devs;
 	size_t sent;    /* measurements it sent */
 };

@@ -18,11 +18,14 @@
 struct pf_fs;
 struct pf_node;
 
+struct pf_rails;
 /*
- * This node's rail table, a JSON array (mesh_rails.c): the ports
- * of the RDMA devices named in the comma-separated @nics (NULL: all).
+ * This node's rail table, a JSON array (mesh_rails.c): the ports of the
+ * RDMA devices named in the comma-separated @nics; NULL: the compute rails
+ * of @model in rail order (every port without a model).
  */
-cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const char *nics);
+cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
+		     const struct pf_rails *model, const char *nics);
 /* Is @name in the comma-separated @list (NULL: every device is)? */
 bool pf_mesh_nic_listed(const char *list, const char *name);
 

@@ -17,6 +17,7 @@
 
 #include "mesh.h"
 #include "preflight/macro.h"
+#include "preflight/parse.h"
 #include "preflight/result.h"
 
 static double num_of(const cJSON *o, const char *key)
@@ -117,6 +118,20 @@ static void worst(struct verdict *v, enum pf_status st)
 	v->any = true;
 }
 
+/* The port rate of rank @rank's rail @rail in the table (@data), in Gb/s; 0 unknown. */
+static double rail_rate(void *data, uint32_t rank, uint32_t rail)
+{
+	const cJSON *table = data;
+	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
+					    (int)rank);
+	const char *text = str_of(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "rails"),
+						     (int)rail), "rate");
+	struct pf_ib_rate r;
+
+	/* a peer's table is hostile: a rate is believed only within what a port can be */
+	return text && pf_parse_ib_rate(text, &r) == 0 && r.gbps > 0 && r.gbps <= 1e5 ? r.gbps : 0;
+}
+
 /* Triangulate the matrix: the suspects as JSON, and the triage in @t. */
 static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_triage *t)
 {
@@ -132,6 +147,8 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
 			.value = str_of(m, "error") ? 0 : num_of(m, "gbps"),
 		};
 	}
+	/* the slower end's port rate sets what a flow can reach (mixed node types) */
+	pf_mesh_obs_scale(obs, n, rail_rate, (void *)table);
 	if (!n || pf_mesh_triangulate(obs, n, PF_MESH_SLOW_FRACTION, t) < 0)
 		*t = (struct pf_mesh_triage){ .healthy_median = NAN };
 	for (size_t k = 0; k < t->n; k++)
@@ -139,23 +156,56 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
 	return out;
 }
 
-/* This rank's verdict on the flows it sent (failed ones counted). */
+/*
+ * The suspect of another rank that explains a flow @m failing: its
+ * destination node, or the destination's rail the flow ran on, slow or dead
+ * with every partner.  NULL when none does (a path between two nodes
+ * explains nothing: two nodes cannot tell which end it is).
+ */
+static const struct pf_mesh_suspect *explained_by(const struct pf_mesh_triage *t, const cJSON *m,
+						  uint32_t rank)
+{
+	double dst = num_of(m, "dst"), rail = num_of(m, "rail");
+
+	for (size_t k = 0; t && k < t->n; k++) {
+		const struct pf_mesh_suspect *s = &t->suspects[k];
+
+		if (s->node == rank || s->node != dst || !(s->dir & PF_MESH_RX))
+			continue;
+		if (s->kind == PF_MESH_NODE || (s->kind == PF_MESH_RAIL && s->rail == rail))
+			return s;
+	}
+	return NULL;
+}
+
+/* Did this rank's own open or memory fail (an error, not a verdict on the fabric)? */
+static bool own_stage(const cJSON *m)
+{
+	const char *stage = str_of(m, "stage");
+
+	return stage && (!strcmp(stage, "open") || !strcmp(stage, "memory"));
+}
+
+/*
+ * This rank's verdict on the flows it sent (failed ones counted): a failed
+ * flow fails the sender, unless a suspect at the other end explains it
+ * (then it is evidence against that suspect: a warn here, so that one lossy
+ * cable does not drain every node that sent to it).
+ */
 static void judge_sends(const struct pf_mesh_judge_in *in, const cJSON *matrix,
-			struct verdict *v)
+			const struct pf_mesh_triage *t, struct verdict *v)
 {
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, matrix) {
-		const char *stage = str_of(m, "stage");
-
 		if (num_of(m, "src") != in->rank)
 			continue;
 		v->n_sent++;
 		if (!str_of(m, "error"))
 			continue;
 		v->n_failed++;
-		worst(v, stage && (!strcmp(stage, "open") || !strcmp(stage, "memory"))
-				 ? PF_STATUS_ERROR : PF_STATUS_FAIL);
+		worst(v, own_stage(m) ? PF_STATUS_ERROR
+		      : explained_by(t, m, in->rank) ? PF_STATUS_WARN : PF_STATUS_FAIL);
 	}
 }
 
@@ -204,18 +254,31 @@ static void finding_suspect(struct pf_result *res, const struct pf_mesh_judge_in
 	pf_obs_num(f, "n_seen", (double)s->n_seen);
 }
 
-static void finding_failed(struct pf_result *res, const cJSON *m)
+static void finding_failed(struct pf_result *res, const struct pf_mesh_judge_in *in,
+			   const struct pf_mesh_triage *t, const cJSON *m)
 {
 	char subject[160];
 	const char *stage = str_of(m, "stage");
-	bool ours = stage && (!strcmp(stage, "open") || !strcmp(stage, "memory"));
+	bool ours = own_stage(m);
+	const struct pf_mesh_suspect *s = ours ? NULL : explained_by(t, m, in->rank);
 	struct pf_finding *f;
 
 	snprintf(subject, sizeof(subject), "round %.0f rail %.0f %s -> rank %.0f %s",
 		 num_of(m, "round"), num_of(m, "rail"), str_of(m, "src_dev"), num_of(m, "dst"),
 		 str_of(m, "dst_dev"));
-	f = pf_add(res, ours ? PF_STATUS_ERROR : PF_STATUS_FAIL, subject, "%s",
-		   str_of(m, "error"));
+	if (s) {
+		const char *host, *dev;
+
+		names(in->table, s->node, s->rail, &host, &dev);
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s (explained by the suspect %s of rank "
+			   "%u%s%s%s: evidence against it, not against this node)",
+			   str_of(m, "error"), s->kind == PF_MESH_NODE ? "node" : "rail", s->node,
+			   host ? " (" : "", host ? host : "", host ? ")" : "");
+		pf_obs_num(f, "explained_by_rank", s->node);
+	} else {
+		f = pf_add(res, ours ? PF_STATUS_ERROR : PF_STATUS_FAIL, subject, "%s",
+			   str_of(m, "error"));
+	}
 	pf_obs_str(f, "stage", stage ? stage : "?");
 }
 
@@ -271,7 +334,7 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	const cJSON *m;
 
 	sus = suspects(matrix, in->table, &t);
-	judge_sends(in, matrix, &v);
+	judge_sends(in, matrix, &t, &v);
 	judge_suspects(in, &t, &v);
 	if (!v.any && v.n_sent)
 		worst(&v, PF_STATUS_PASS);
@@ -281,7 +344,7 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 			finding_suspect(res, in, &t.suspects[k]);
 	cJSON_ArrayForEach(m, matrix)
 		if (num_of(m, "src") == in->rank && str_of(m, "error"))
-			finding_failed(res, m);
+			finding_failed(res, in, &t, m);
 	findings_missing(res, in->table);
 	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this node%s%s",
 		   v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,

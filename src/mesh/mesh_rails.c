@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * mesh_rails.c - this node's rail table for the mesh rendezvous: one entry
- * per RDMA port from the node model (device, port, link layer, rate, NUMA,
- * netdev) plus the port's LID and GID 0 from sysfs
+ * mesh_rails.c - this node's rail table for the mesh rendezvous: by default
+ * its compute rails in rail order (docs/rails.md), with --nics the ports of
+ * the devices named; one entry per port from the node model (device, port,
+ * link layer, rate, NUMA, netdev; role, rail index and subnets from the rail
+ * model) plus the port's LID and GID 0 from sysfs
  * (Documentation/ABI/stable/sysfs-class-infiniband), and "ip", the first
  * IPv4 address of the port's netdev (RTM_GETADDR; a recorded root's
  * preflight/ip/<if>/addr): what RDMA-CM connects to.  What cannot be read
@@ -17,6 +19,7 @@
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 
 static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, cJSON *e)
 {
@@ -57,10 +60,68 @@ bool pf_mesh_nic_listed(const char *list, const char *name)
 	return !list;
 }
 
-cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const char *nics)
+/* The entry of port @p of device @d, with its rail model entry @rp (may be NULL). */
+static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, size_t d,
+			 size_t p, const struct pf_rail_port *rp)
+{
+	const struct pf_rdma_dev *dev = &node->rdma[d];
+	const struct pf_rdma_port *port = &dev->ports[p];
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "device", dev->name);
+	cJSON_AddNumberToObject(e, "port", port->num);
+	cJSON_AddStringToObject(e, "link_layer",
+				port->link_layer == PF_LINK_IB    ? "InfiniBand" :
+				port->link_layer == PF_LINK_ETH   ? "Ethernet" :
+								    "unknown");
+	if (port->rate)
+		cJSON_AddStringToObject(e, "rate", port->rate);
+	if (port->state_name)
+		cJSON_AddStringToObject(e, "state", port->state_name);
+	if (dev->pci >= 0)
+		cJSON_AddNumberToObject(e, "numa", node->pci[dev->pci].numa_node);
+	if (port->netdev >= 0) {
+		cJSON_AddStringToObject(e, "netdev", node->netdevs[port->netdev].name);
+		rails_ip(fs, node->netdevs[port->netdev].name, e);
+	}
+	rails_sysfs(fs, dev->name, port->num, e);
+	if (rp) {
+		cJSON_AddStringToObject(e, "role", pf_port_role_name(rp->role));
+		if (rp->rail >= 0)
+			cJSON_AddNumberToObject(e, "rail", rp->rail);
+		if (rp->subnet[0])
+			cJSON_AddStringToObject(e, "subnet", rp->subnet);
+		if (rp->ib_subnet[0])
+			cJSON_AddStringToObject(e, "ib_subnet", rp->ib_subnet);
+	}
+	return e;
+}
+
+static void add_rail(cJSON *rails, cJSON *e)
+{
+	if (cJSON_GetArraySize(rails) < PF_MESH_RAILS_MAX)
+		cJSON_AddItemToArray(rails, e);
+	else
+		cJSON_Delete(e);
+}
+
+cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
+		     const struct pf_rails *model, const char *nics)
 {
 	cJSON *rails = cJSON_CreateArray();
 
+	/* by default the compute rails in rail order: rail i meets rail i on every node type */
+	if (!nics && node && model) {
+		for (size_t i = 0; i < model->n_compute; i++)
+			for (size_t k = 0; k < model->n_ports; k++) {
+				const struct pf_rail_port *rp = &model->ports[k];
+
+				if (rp->rail == (int)i)
+					add_rail(rails, rail_entry(fs, node, (size_t)rp->rdma,
+								   rp->port - 1u, rp));
+			}
+		return rails;
+	}
 	for (size_t d = 0; node && d < node->n_rdma; d++) {
 		const struct pf_rdma_dev *dev = &node->rdma[d];
 
@@ -69,29 +130,10 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node, const c
 
 		for (size_t p = 0; p < dev->n_ports; p++) {
 			const struct pf_rdma_port *port = &dev->ports[p];
-			cJSON *e = cJSON_CreateObject();
+			cJSON *e;
 
-			cJSON_AddStringToObject(e, "device", dev->name);
-			cJSON_AddNumberToObject(e, "port", port->num);
-			cJSON_AddStringToObject(e, "link_layer",
-						port->link_layer == PF_LINK_IB    ? "InfiniBand" :
-						port->link_layer == PF_LINK_ETH   ? "Ethernet" :
-										    "unknown");
-			if (port->rate)
-				cJSON_AddStringToObject(e, "rate", port->rate);
-			if (port->state_name)
-				cJSON_AddStringToObject(e, "state", port->state_name);
-			if (dev->pci >= 0)
-				cJSON_AddNumberToObject(e, "numa", node->pci[dev->pci].numa_node);
-			if (port->netdev >= 0) {
-				cJSON_AddStringToObject(e, "netdev", node->netdevs[port->netdev].name);
-				rails_ip(fs, node->netdevs[port->netdev].name, e);
-			}
-			rails_sysfs(fs, dev->name, port->num, e);
-			if (cJSON_GetArraySize(rails) < PF_MESH_RAILS_MAX)
-				cJSON_AddItemToArray(rails, e);
-			else
-				cJSON_Delete(e);
+			e = rail_entry(fs, node, d, p, pf_rails_port(model, (int)d, port->num));
+			add_rail(rails, e);
 		}
 	}
 	return rails;

@@ -27,17 +27,35 @@ static bool nic_selected(const char *nics, const struct pf_rdma_dev *d)
 	return d->pci >= 0 && (!nics || !nics[0] || pf_list_has(nics, d->name));
 }
 
+/*
+ * Has @d a port that carries traffic: ACTIVE, or of unknown state (an export
+ * without port states is not judged here)?  A device with no ports counts as
+ * usable too: nothing says it is down.
+ */
+static bool nic_up(const struct pf_rdma_dev *d)
+{
+	for (size_t i = 0; i < d->n_ports; i++)
+		if (d->ports[i].state == 0 || d->ports[i].state == 4)
+			return true;
+	return d->n_ports == 0;
+}
+
 /* Is candidate (cls, numa, index) nearer than the current pick? */
 static bool better(const struct pf_node *node, const struct pf_gpu_nic_pair *p,
 		   const size_t *taken, enum pf_path_class cls, int numa, size_t cand)
 {
 	int rc = pf_path_class_rank(cls), rp = pf_path_class_rank(p->cls);
-	bool cand_local, cur_local;
+	bool cand_local, cur_local, cand_up, cur_up;
 
 	if (p->nic < 0 || rc < rp)
 		return true;
 	if (rc > rp)
 		return false;
+	/* as near: a NIC whose port is up before one that is down (NCCL skips those) */
+	cand_up = nic_up(&node->rdma[cand]);
+	cur_up = nic_up(&node->rdma[p->nic]);
+	if (cand_up != cur_up)
+		return cand_up;
 	cand_local = numa >= 0 && numa == p->gpu_numa;
 	cur_local = p->nic_numa >= 0 && p->nic_numa == p->gpu_numa;
 	if (cand_local != cur_local)

@@ -337,3 +337,23 @@ const char *pf_mesh_dir_name(enum pf_mesh_dir d)
 	}
 	return "?";
 }
+
+void pf_mesh_obs_scale(struct pf_mesh_obs *obs, size_t n,
+		       double (*rate)(void *data, uint32_t rank, uint32_t rail), void *data)
+{
+	double fastest = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double a = rate(data, obs[i].src, obs[i].rail), b = rate(data, obs[i].dst, obs[i].rail);
+
+		fastest = a > fastest ? a : fastest;
+		fastest = b > fastest ? b : fastest;
+	}
+	for (size_t i = 0; i < n && fastest > 0; i++) {
+		double a = rate(data, obs[i].src, obs[i].rail), b = rate(data, obs[i].dst, obs[i].rail);
+		double slower = a < b ? a : b;
+
+		if (slower > 0 && !isnan(obs[i].value))
+			obs[i].value *= fastest / slower;
+	}
+}

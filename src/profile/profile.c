@@ -20,8 +20,82 @@ void pf_profile_init(struct pf_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static int fail(char **ret_err, const char *fmt, ...) PF_PRINTF(2, 3);
+
+const char *const pf_profile_rail_roles[4] = { "compute", "storage", "frontend", "unused" };
+
+static int rail_role_index(const char *role)
+{
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(role, pf_profile_rail_roles[i]))
+			return i;
+	return -1;
+}
+
+const char *pf_profile_rails(const struct pf_profile *p, const char *role)
+{
+	const char *v = NULL;
+	int k = rail_role_index(role);
+
+	if (k < 0)
+		return NULL;
+	for (size_t i = 0; i < p->n_sets; i++) {
+		size_t n = strlen(role);
+
+		if (!strncmp(p->sets[i], "rails.", 6) && !strncmp(p->sets[i] + 6, role, n) &&
+		    p->sets[i][6 + n] == '=')
+			v = p->sets[i] + 7 + n;
+	}
+	return v ? v : p->rails[k];
+}
+
+/*
+ * "rails": { ROLE: "a,b" or ["a", "b"] } into p->rails (joined by commas);
+ * -EINVAL naming the key otherwise.
+ */
+static int load_rails(struct pf_profile *p, const cJSON *rails, const char *origin,
+		      char **ret_err)
+{
+	const cJSON *it, *e;
+
+	if (!cJSON_IsObject(rails))
+		return fail(ret_err, "profile '%s': 'rails' must be an object", origin);
+	cJSON_ArrayForEach(it, rails) {
+		int k = rail_role_index(it->string);
+		pf_autofree char *list = NULL;
+
+		if (k < 0)
+			return fail(ret_err, "profile '%s': unknown role 'rails.%s' (compute, "
+				    "storage, frontend or unused)", origin, it->string);
+		if (cJSON_IsString(it)) {
+			list = pf_xstrdup(it->valuestring);
+		} else if (cJSON_IsArray(it)) {
+			list = pf_xstrdup("");
+			cJSON_ArrayForEach(e, it) {
+				char *next;
+
+				if (!cJSON_IsString(e))
+					return fail(ret_err, "profile '%s': 'rails.%s' must list "
+						    "device names", origin, it->string);
+				next = pf_xasprintf("%s%s%s", list, list[0] ? "," : "",
+						    e->valuestring);
+				free(list);
+				list = next;
+			}
+		} else {
+			return fail(ret_err, "profile '%s': 'rails.%s' must be a string or a list "
+				    "of strings", origin, it->string);
+		}
+		free(p->rails[k]);
+		p->rails[k] = PF_TAKE_PTR(list);
+	}
+	return 0;
+}
+
 void pf_profile_release(struct pf_profile *p)
 {
+	for (int i = 0; i < 4; i++)
+		free(p->rails[i]);
 	free(p->name);
 	free(p->path);
 	free(p->drain_on);
@@ -367,6 +441,11 @@ int pf_profile_parse(struct pf_profile *p, const char *text, const char *origin,
 			    (s != PF_STATUS_FAIL && s != PF_STATUS_ERROR && s != PF_STATUS_WARN))
 				return fail(ret_err, "profile '%s': 'drain_on' must be \"fail\", "
 					    "\"error\" or \"warn\"", origin);
+		} else if (!strcmp(k, "rails")) {
+			int r = load_rails(p, it, origin, ret_err);
+
+			if (r < 0)
+				return r;
 		} else if (!strcmp(k, "checks")) {
 			if (!cJSON_IsObject(it))
 				return fail(ret_err, "profile '%s': 'checks' must be an object", origin);
@@ -483,6 +562,12 @@ int pf_profile_validate(const struct pf_profile *p, const struct pf_check *const
 		r = split_set(p->sets[i], check, sizeof(check), key, sizeof(key), &value, ret_err);
 		if (r < 0)
 			return r;
+		if (!strcmp(check, "rails")) {
+			if (rail_role_index(key) < 0)
+				return fail(ret_err, "--set '%s': unknown role 'rails.%s' (compute, "
+					    "storage, frontend or unused)", p->sets[i], key);
+			continue;
+		}
 		if (!find_check(checks, n, check))
 			return fail(ret_err, "--set '%s': unknown check '%s'", p->sets[i], check);
 	}

@@ -9,6 +9,7 @@
  * Profile file (comments allowed):
  *   { "name": "dgx-h100", "description": "...",
  *     "drain_on": "fail",
+ *     "rails": { "storage": "mlx5_8,mlx5_9" },
  *     "checks": { "memlock": { "min_kib": 0 }, "sysctl": { "ignore": ["kernel.numa_balancing"] } } }
  */
 #ifndef PREFLIGHT_PROFILE_H
@@ -25,7 +26,18 @@ struct pf_profile {
 	char *drain_on;   /* "fail", "error" or "warn" (the Slurm gate); NULL: not set */
 	const char **sets; /* "check.key=value", borrowed */
 	size_t n_sets;
+	/*
+	 * Port roles the site declares ("rails": {"storage": "mlx5_8,mlx5_9:1"}
+	 * or --set rails.storage=...), by pf_profile_rail_roles[] index:
+	 * comma-separated devices or device:port; NULL not declared.
+	 */
+	char *rails[4];
 };
+
+/* The roles a profile may declare, in the order of pf_profile.rails (preflight/rails.h's). */
+extern const char *const pf_profile_rail_roles[4];
+/* The declared list of @role ("storage"): the last --set rails.ROLE, else the file's; NULL none. */
+const char *pf_profile_rails(const struct pf_profile *p, const char *role);
 
 void pf_profile_init(struct pf_profile *p);
 void pf_profile_release(struct pf_profile *p);

@@ -117,6 +117,36 @@ static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, s
 	return put_wrapped_q(out, s, col, indent, width, false);
 }
 
+/*
+ * The rail model, one line per RDMA port: "rail 0  mlx5_0/1  compute  InfiniBand
+ * 400 Gb/s up  ib0 10.0.0.0/24  (why)".
+ */
+static void put_ports(const struct pf_report *r, FILE *out)
+{
+	if (!r->n_ports)
+		return;
+	fputs("\nrdma ports:\n", out);
+	for (size_t i = 0; i < r->n_ports; i++) {
+		const struct pf_report_port *p = &r->ports[i];
+		pf_autofree char *rail = p->rail >= 0 ? pf_xasprintf("rail %d", p->rail)
+						      : pf_xstrdup("-");
+		pf_autofree char *rate = p->rate_gbps > 0 ? pf_xasprintf(" %g Gb/s", p->rate_gbps)
+							  : pf_xstrdup("");
+		pf_autofree char *line = NULL;
+
+		line = pf_xasprintf("%s/%u  %s  %s%s %s%s%s%s%s%s%s  (%s)", p->device, p->port,
+				    p->role, p->link_layer, rate, p->up ? "up" : "down",
+				    p->netdev && p->netdev[0] ? "  " : "",
+				    p->netdev ? p->netdev : "",
+				    p->subnet && p->subnet[0] ? " " : "", p->subnet ? p->subnet : "",
+				    p->ib_subnet && p->ib_subnet[0] ? "  subnet " : "",
+				    p->ib_subnet ? p->ib_subnet : "", p->reason);
+		fprintf(out, "  %-7s  ", rail);
+		put_wrapped(out, line, 11, 13, r->width);
+		fputc('\n', out);
+	}
+}
+
 /* "not selected: a, b (reason)", one line per reason, in registry order. */
 static void put_unselected(const struct pf_report *r, FILE *out)
 {
@@ -213,6 +243,7 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 		}
 	}
 	put_unselected(r, out);
+	put_ports(r, out);
 	pf_report_counts(r, c);
 	fputc('\n', out);
 	fputs("verdict: ", out);

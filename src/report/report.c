@@ -66,6 +66,51 @@ static double round_ms(double ms)
 	return round(ms * 10.0) / 10.0;
 }
 
+static void add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+	if (v && v[0])
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+/* node.rails: one object per RDMA port, in the inventory's order. */
+static cJSON *ports_to_json(const struct pf_report *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->n_ports; i++) {
+		const struct pf_report_port *p = &r->ports[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "device", p->device);
+		cJSON_AddNumberToObject(o, "port", p->port);
+		cJSON_AddStringToObject(o, "role", p->role);
+		cJSON_AddStringToObject(o, "reason", p->reason);
+		cJSON_AddBoolToObject(o, "declared", p->declared);
+		if (p->rail >= 0)
+			cJSON_AddNumberToObject(o, "rail", p->rail);
+		else
+			cJSON_AddNullToObject(o, "rail");
+		add_str_or_null(o, "gpu", p->gpu);
+		cJSON_AddStringToObject(o, "link_layer", p->link_layer);
+		if (p->rate_gbps > 0)
+			cJSON_AddNumberToObject(o, "rate_gbps", p->rate_gbps);
+		else
+			cJSON_AddNullToObject(o, "rate_gbps");
+		cJSON_AddBoolToObject(o, "up", p->up);
+		add_str_or_null(o, "netdev", p->netdev);
+		add_str_or_null(o, "subnet", p->subnet);
+		add_str_or_null(o, "ib_subnet", p->ib_subnet);
+		if (p->sm_lid)
+			cJSON_AddNumberToObject(o, "sm_lid", p->sm_lid);
+		else
+			cJSON_AddNullToObject(o, "sm_lid");
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 cJSON *pf_report_to_json(const struct pf_report *r)
 {
 	cJSON *j = cJSON_CreateObject(), *o, *checks;
@@ -91,6 +136,8 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 		cJSON_AddStringToObject(src, "providers", r->src_providers);
 		cJSON_AddBoolToObject(src, "topology_only", r->topology_only);
 	}
+	if (r->ports)
+		cJSON_AddItemToObject(o, "rails", ports_to_json(r));
 	cJSON_AddStringToObject(j, "profile", r->profile);
 	gmtime_r(&r->started_at, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -39,6 +39,25 @@ struct pf_unselected {
 	const char *reason;
 };
 
+/*
+ * One RDMA port of the rail model (preflight/rails.h) as the report shows it
+ * (JSON node.rails, the text report's port table).
+ */
+struct pf_report_port {
+	const char *device;
+	unsigned int port;
+	const char *role;       /* "compute", "storage", "frontend", "unused" */
+	const char *reason;
+	bool declared;          /* the site declared the role */
+	int rail;               /* rail index, -1 not a compute rail */
+	const char *gpu;        /* the GPU it serves (BDF), NULL none */
+	const char *link_layer; /* "InfiniBand", "Ethernet", "unknown" */
+	double rate_gbps;       /* 0 unknown */
+	bool up;
+	const char *netdev, *subnet, *ib_subnet; /* NULL or "" unknown */
+	unsigned int sm_lid;    /* 0 unknown */
+};
+
 struct pf_report {
 	const char *version;
 	char hostname[256];
@@ -52,6 +71,9 @@ struct pf_report {
 	 */
 	const char *src_inventory, *src_topology, *src_files, *src_providers;
 	bool topology_only; /* --topology judged alone: checks that need more were skipped */
+	/* the rail model's ports; NULL: none recorded (no inventory) */
+	const struct pf_report_port *ports;
+	size_t n_ports;
 	const char *profile;
 	time_t started_at;
 	double duration_ms;

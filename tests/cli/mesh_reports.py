@@ -19,6 +19,9 @@ healthy values 10 Gb/s +-15% (seeded).  Scenarios:
   two_runs    healthy, plus a report of a 3-rank run
   hostile     slow_node, with n2's host name "n2;$(reboot)" in the tables
   conflict    healthy, but n4's copy of one measurement says 0.5 Gb/s
+  mixed_rates n4's ports run at 200 Gb/s beside 400 (a second node type): its
+              flows at half the others' Gb/s, at its line rate (no suspect)
+  mixed_slow  mixed_rates, but n4 sends at a quarter: its rails are slow
 The dead path's n4 -> n1 measurement has an "error" and no "gbps".
 """
 import json
@@ -59,6 +62,10 @@ def matrix(scenario, n):
                         m["error"] = "rdma_connect: RDMA_CM_EVENT_UNREACHABLE"
                         if src == 3:
                             del m["gbps"]
+                    if scenario in ("mixed_rates", "mixed_slow") and 3 in (src, dst):
+                        m["gbps"] = round(m["gbps"] / 2, 3)
+                    if scenario == "mixed_slow" and src == 3:
+                        m["gbps"] = round(m["gbps"] / 2, 3)
                     if scenario == "missing" and 3 in (src, dst):
                         continue
                     if scenario == "silent" and src == 2:
@@ -74,6 +81,9 @@ def table(scenario, n):
         e = {"rank": r, "host": "n%d" % (r + 1), "arrived": True,
              "rails": [{"device": "rxe%d" % i, "port": 1, "link_layer": "Ethernet",
                         "netdev": "eth%d" % (i + 1)} for i in range(RAILS)]}
+        if scenario in ("mixed_rates", "mixed_slow"):
+            for rail in e["rails"]:
+                rail["rate"] = "200 Gb/sec (4X HDR)" if r == 3 else "400 Gb/sec (4X NDR)"
         if scenario == "missing" and r == 3:
             e = {"rank": r, "host": "n4", "arrived": False,
                  "why": "did not arrive by the deadline", "rails": []}

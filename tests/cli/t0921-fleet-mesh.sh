@@ -12,7 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
-for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict; do
+for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict \
+	mixed_rates mixed_slow; do
 	gen $s
 done
 
@@ -31,6 +32,10 @@ suspects slow_node "node:n2:-:tx"
 suspects dead_path "path:n1:0:both"
 suspects missing "missing:n4:-:-"
 suspects silent "silent:n3:-:-"
+# mixed node types: judged by the slower end's port rate
+suspects mixed_rates ""
+expect_rc 0 "a 200G node beside 400G ones at its line rate: no suspect"
+suspects mixed_slow "node:n4:-:tx"
 
 pf fleet --format json "$T/slow_rail"
 py_ok "slow rail: device, ratio to the healthy median, slow of seen" "$T/out" <<'PY'

@@ -13,6 +13,9 @@
 #include "preflight/gpu_provider.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
+#include "preflight/rail_facts.h"
+#include "preflight/rails.h"
+#include "profile.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -141,6 +144,7 @@ static void run_check(const char *name, const char *root, const struct pf_provid
 	struct pf_fs *fs = NULL;
 	struct pf_run run = { 0 };
 	struct pf_ctx ctx = { 0 };
+	struct pf_rails *rails = NULL;
 	char *err = NULL;
 
 	if (!c)
@@ -161,8 +165,19 @@ static void run_check(const char *name, const char *root, const struct pf_provid
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
 	pf_test_assert_providers_complete(ctx.prov);
+	if (ctx.node && fs) {
+		/* as the run does: the rail model, with the roles the settings declare */
+		const char *declared[PF_ROLE_COUNT];
+
+		for (int i = 0; i < PF_ROLE_COUNT; i++)
+			declared[i] = pf_profile_rails(&prof, pf_port_role_name((enum pf_port_role)i));
+		if (pf_rails_for_ctx(&ctx, declared, &rails, &err) < 0)
+			fail_msg("%s: rail model: %s", name, err ? err : "?");
+		ctx.rails = rails;
+	}
 	run.check = c;
 	pf_run_inline(&ctx, &run);
+	pf_rails_free(rails);
 	*res = run.res;
 	pf_config_free(c, run.cfg);
 	if (load)

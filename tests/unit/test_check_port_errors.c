@@ -330,11 +330,23 @@ static void *bump_later(void *arg)
 	return NULL;
 }
 
+static void run_window_with_bump_sets(const char *root, struct pf_node *node, const char *rel,
+				      const char *value, const char *const *sets,
+				      struct pf_result *res);
+
 static void run_window_with_bump(const char *root, struct pf_node *node, const char *rel,
 				 const char *value, struct pf_result *res)
 {
 	static const char *const sets[] = { "port_errors.mode=window",
 					    "port_errors.window_ms=300", NULL };
+
+	run_window_with_bump_sets(root, node, rel, value, sets, res);
+}
+
+static void run_window_with_bump_sets(const char *root, struct pf_node *node, const char *rel,
+				      const char *value, const char *const *sets,
+				      struct pf_result *res)
+{
 	struct bump b = { root, rel, value };
 	pthread_t th;
 
@@ -403,6 +415,35 @@ static void test_window(void **state)
 	assert_int_equal(f->status, PF_STATUS_PASS);
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(f->observed, "increase"),
 					     "VL15_dropped")->valueint, 9);
+	pf_result_release(&res);
+}
+
+/*
+ * A port that is not a compute rail (here declared storage, docs/rails.md):
+ * a hard counter increasing in the window warns, naming the role; the
+ * compute rail beside it still fails.
+ */
+static void test_storage_port_warns(void **state)
+{
+	static const char *const sets[] = { "port_errors.mode=window", "port_errors.window_ms=300",
+					    "rails.storage=mlx5_0", NULL };
+	struct tnode t;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	build(&t);
+	write_zero(*state, "60.0 1.0\n");
+	run_window_with_bump_sets(*state, &t.node, PORT1 "counters/link_downed", "2\n", sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "link_downed +2");
+	pf_test_assert_contains(f->message, "(a storage port, not a compute rail: warns at most)");
+	assert_string_equal(cJSON_GetObjectItem(f->observed, "role")->valuestring, "storage");
+	pf_result_release(&res);
+
+	write_zero(*state, "60.0 1.0\n");
+	run_window_with_bump_sets(*state, &t.node, PORT2 "counters/link_downed", "2\n", sets, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 }
 
@@ -597,6 +638,7 @@ int main(void)
 		pf_test_in_tmpdir(test_no_uptime_ignore_ports),
 		pf_test_in_tmpdir(test_edge_configs),
 		pf_test_in_tmpdir(test_window),
+		pf_test_in_tmpdir(test_storage_port_warns),
 		pf_test_in_tmpdir(test_no_wait_without_live_counters),
 		pf_test_in_tmpdir(test_gen),
 		pf_test_in_tmpdir(shared_capture_mlx4),

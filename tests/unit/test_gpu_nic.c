@@ -113,6 +113,46 @@ static void test_all_nics(void **state)
 	assert_int_equal(p[2].nic_numa, 1);
 }
 
+/*
+ * Of NICs as near, one with a port up wins over one that is down (a DGX
+ * Spark with 2 of its 4 RoCE ports DOWN named a DOWN one); a nearer NIC that
+ * is down still wins over a farther one that is up: that rail is down.
+ */
+static void test_prefers_up(void **state)
+{
+	struct pf_rdma_port down = { .num = 1, .state = 1 }, up = { .num = 1, .state = 4 };
+	struct pf_rdma_port unknown = { .num = 1, .state = 0 };
+	struct tnode t;
+	pf_autofree struct pf_gpu_nic_pair *p = NULL;
+	pf_autofree struct pf_gpu_nic_pair *q = NULL;
+	pf_autofree struct pf_gpu_nic_pair *r = NULL;
+
+	(void)state;
+	build(&t);
+	for (size_t i = 0; i < t.node.n_rdma; i++) {
+		t.rdma[i].ports = &up;
+		t.rdma[i].n_ports = 1;
+	}
+	t.rdma[1].ports = &down; /* mlx5_0: by name GPU0's NIC */
+	t.rdma[4].ports = &down; /* mlx5_4: by NUMA node GPU2's NIC */
+	assert_int_equal(pf_gpu_nic_pairs(&t.node, NULL, NULL, &p), 3);
+	expect(&t, &p[0], "0000:03:00.0", "mlx5_1", PF_PATH_PIX, 2);
+	/* GPU1: mlx5_0 is as near but down; mlx5_1 is up and taken once: still mlx5_1 */
+	expect(&t, &p[1], "0000:05:00.0", "mlx5_1", PF_PATH_PIX, 2);
+	expect(&t, &p[2], "0000:82:00.0", "mlx5_2", PF_PATH_PHB, 2);
+
+	/* a port of unknown state (an export) is not evidence of a down NIC */
+	t.rdma[1].ports = &unknown;
+	assert_int_equal(pf_gpu_nic_pairs(&t.node, NULL, NULL, &q), 3);
+	expect(&t, &q[0], "0000:03:00.0", "mlx5_0", PF_PATH_PIX, 2);
+
+	/* the only NIC behind GPU0's switch that is down is still GPU0's */
+	t.rdma[0].ports = &down; /* mlx5_1 */
+	t.rdma[1].ports = &down; /* mlx5_0 */
+	assert_int_equal(pf_gpu_nic_pairs(&t.node, NULL, NULL, &r), 3);
+	expect(&t, &r[0], "0000:03:00.0", "mlx5_0", PF_PATH_PIX, 2);
+}
+
 static void test_selected_nics(void **state)
 {
 	struct tnode t;
@@ -228,6 +268,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_nics),
+		cmocka_unit_test(test_prefers_up),
 		cmocka_unit_test(test_selected_nics),
 		cmocka_unit_test(test_ignore_gpus),
 		cmocka_unit_test(test_unplaced),

@@ -219,6 +219,79 @@ static void test_slow_rail_names_its_node_only(void **state)
 	cJSON_Delete(j.gathered);
 }
 
+/*
+ * Four nodes, rank 2's rail lossy both ways: every flow to and from it
+ * fails.  Rank 2 fails (its rail is the suspect); the others' failed sends
+ * to it are evidence against that rail, a warn: one bad cable must not make
+ * every rank of the run exit 1 (under srun, drain every node).
+ */
+static void test_failed_sends_to_a_suspect_warn(void **state)
+{
+	struct judged j;
+	const struct pf_finding *f;
+
+	j.table = table_of(4, -1);
+	j.gathered = table_of(4, -1);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = 0; b < 4; b++)
+			if (a != b)
+				add(j.gathered, a, a, b, 10 + a + b,
+				    a == 2 || b == 2 ? "transfer" : NULL);
+	judge(&j, 2, 4);
+	assert_int_equal(j.res.status, PF_STATUS_FAIL);
+	assert_non_null(finding(&j, "rail 0 (mlx5_0) both"));
+	release(&j);
+	for (uint32_t r = 0; r < 4; r++) {
+		if (r == 2)
+			continue;
+		judge(&j, r, 4);
+		assert_int_equal(j.res.status, PF_STATUS_WARN);
+		f = finding(&j, "-> rank 2 mlx5_0");
+		assert_non_null(f);
+		assert_int_equal(f->status, PF_STATUS_WARN);
+		assert_non_null(strstr(f->message, "explained by the suspect rail of rank 2 (n3)"));
+		release(&j);
+	}
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
+/*
+ * Mixed node types: rank 3's port runs at 200 Gb/s beside three at 400.
+ * Its flows at half the others' Gb/s are at its line rate: no suspect.
+ * At a quarter they are slow for it: its rail is named.
+ */
+static void test_rates_normalise(void **state)
+{
+	struct judged j;
+
+	for (int slow = 0; slow < 2; slow++) {
+		j.table = table_of(4, -1);
+		for (uint32_t r = 0; r < 4; r++) {
+			cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(j.table, "ranks"), (int)r);
+			cJSON *rail = cJSON_GetArrayItem(cJSON_GetObjectItem(e, "rails"), 0);
+
+			cJSON_AddStringToObject(rail, "rate", r == 3 ? "200 Gb/sec (4X HDR)"
+								     : "400 Gb/sec (4X NDR)");
+		}
+		j.gathered = table_of(4, -1);
+		for (uint32_t a = 0; a < 4; a++)
+			for (uint32_t b = 0; b < 4; b++)
+				if (a != b)
+					add(j.gathered, a, a, b,
+					    a == 3 || b == 3 ? (slow ? 90 : 180) : 360, NULL);
+		judge(&j, 0, 4);
+		assert_int_equal(cJSON_GetArraySize(obs(&j, "suspects")), slow ? 1 : 0);
+		assert_int_equal(j.res.status, PF_STATUS_PASS);
+		release(&j);
+		judge(&j, 3, 4);
+		assert_int_equal(j.res.status, slow ? PF_STATUS_FAIL : PF_STATUS_PASS);
+		release(&j);
+		cJSON_Delete(j.table);
+		cJSON_Delete(j.gathered);
+	}
+}
+
 /* Rank 1 claims rank 0 sent slowly: not taken; rank 3 never came: a skip naming it. */
 static void test_hostile_and_missing(void **state)
 {
@@ -266,6 +339,8 @@ int main(void)
 		cmocka_unit_test(test_two_nodes_slow_is_a_path),
 		cmocka_unit_test(test_failed_flow),
 		cmocka_unit_test(test_slow_rail_names_its_node_only),
+		cmocka_unit_test(test_failed_sends_to_a_suspect_warn),
+		cmocka_unit_test(test_rates_normalise),
 		cmocka_unit_test(test_hostile_and_missing),
 		cmocka_unit_test(test_nothing_sent_is_a_skip),
 	};

@@ -12,6 +12,9 @@
 #include "mesh.h"
 #include "preflight/fs.h"
 #include "preflight/node.h"
+#include "preflight/providers.h"
+#include "preflight/rail_facts.h"
+#include "preflight/rails.h"
 #include "testutil.h"
 
 static cJSON *rails_of(const char *args, const char *nics)
@@ -24,7 +27,7 @@ static cJSON *rails_of(const char *args, const char *nics)
 
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load(fs, NULL, &node, &why), 0);
-	rails = pf_mesh_rails(fs, node, nics);
+	rails = pf_mesh_rails(fs, node, NULL, nics);
 	pf_node_free(node);
 	pf_fs_free(fs);
 	pf_test_rmtree(root);
@@ -72,10 +75,69 @@ static void test_ip_and_nics(void **state)
 	cJSON_Delete(rails);
 }
 
+/* The table with the rail model, as `preflight mesh` builds it. */
+static cJSON *model_rails_of(const char *args, const char *nics)
+{
+	char *root = pf_test_gen_root(args);
+	struct pf_fs *fs = NULL;
+	struct pf_node *node = NULL;
+	struct pf_rails *model = NULL;
+	char *why = NULL;
+	cJSON *rails;
+
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load(fs, NULL, &node, &why), 0);
+	{
+		const struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs), .node = node };
+
+		assert_int_equal(pf_rails_for_ctx(&ctx, NULL, &model, &why), 0);
+	}
+	rails = pf_mesh_rails(fs, node, model, nics);
+	pf_rails_free(model);
+	pf_node_free(node);
+	pf_fs_free(fs);
+	pf_test_rmtree(root);
+	free(root);
+	return rails;
+}
+
+/*
+ * By default the compute rails alone, in rail order: a storage port and a
+ * front-end port are left out (four such nodes gave 16 suspects when every
+ * port was a rail); --nics still takes what it names, with its role.
+ */
+static void test_compute_rails_by_default(void **state)
+{
+	cJSON *rails = model_rails_of("--storage-nic --frontend-eth", NULL);
+	const cJSON *rail;
+
+	(void)state;
+	assert_int_equal(cJSON_GetArraySize(rails), 8);
+	for (int i = 0; i < 8; i++) {
+		char dev[16];
+
+		snprintf(dev, sizeof(dev), "mlx5_%d", i);
+		assert_string_equal(str(rails, i, "device"), dev);
+		assert_string_equal(str(rails, i, "role"), "compute");
+		rail = cJSON_GetObjectItem(cJSON_GetArrayItem(rails, i), "rail");
+		assert_true(cJSON_IsNumber(rail) && rail->valueint == i);
+	}
+	cJSON_Delete(rails);
+
+	rails = model_rails_of("--storage-nic --frontend-eth", "mlx5_8,mlx5_9");
+	assert_int_equal(cJSON_GetArraySize(rails), 2);
+	assert_string_equal(str(rails, 0, "role"), "storage");
+	assert_string_equal(str(rails, 1, "role"), "frontend");
+	assert_string_equal(str(rails, 1, "subnet"), "10.10.0.0/16");
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(rails, 1), "rail"));
+	cJSON_Delete(rails);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ip_and_nics),
+		cmocka_unit_test(test_compute_rails_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

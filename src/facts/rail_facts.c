@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rail_facts.c - the rail model's facts from the providers (rail_facts.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "preflight/net.h"
+#include "preflight/providers.h"
+#include "preflight/rail_facts.h"
+
+int pf_rail_subnet(void *data, const char *ifname, char *buf, size_t len)
+{
+	const struct pf_ctx *ctx = data;
+	struct pf_ipv4_addrs addrs = { 0 };
+	uint32_t net, mask;
+	int r;
+
+	r = ctx->prov->ipv4_addrs(ctx, ifname, &addrs);
+	if (r < 0)
+		return r;
+	if (addrs.n == 0)
+		return -ENOENT;
+	mask = addrs.v[0].prefix ? 0xffffffffu << (32 - addrs.v[0].prefix) : 0;
+	net = addrs.v[0].addr & mask;
+	snprintf(buf, len, "%u.%u.%u.%u/%u", net >> 24, (net >> 16) & 0xff, (net >> 8) & 0xff,
+		 net & 0xff, addrs.v[0].prefix);
+	return 0;
+}
+
+int pf_rails_for_ctx(const struct pf_ctx *ctx, const char *const declared[PF_ROLE_COUNT],
+		     struct pf_rails **ret, char **ret_err)
+{
+	struct pf_rails_spec spec = { .subnet = pf_rail_subnet, .data = (void *)ctx };
+
+	for (int i = 0; i < PF_ROLE_COUNT; i++)
+		spec.declared[i] = declared ? declared[i] : NULL;
+	return pf_rails_build(ctx->fs, ctx->node, &spec, ret, ret_err);
+}
