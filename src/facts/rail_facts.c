@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "preflight/net.h"
+#include "preflight/net_facts.h"
 #include "preflight/providers.h"
 #include "preflight/rail_facts.h"
 
