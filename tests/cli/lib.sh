@@ -77,6 +77,22 @@ run_helper() {
 	esac
 }
 
+# readable_copy FIXTURE: for a test that runs preflight as another user
+# (nobody): that user must read the binary and the fixture root wherever the
+# checkout is (a clone under /root is mode 0700), so both are copied into
+# $T/readable (mode 0755, removed with $T), PREFLIGHT names the copy and
+# $root the copied fixture root ($PF_FIXTURES/FIXTURE)
+readable_copy() {
+	chmod 0755 "$T" &&
+		mkdir -m 0755 "$T/readable" &&
+		cp "$PREFLIGHT" "$T/readable/preflight" &&
+		cp -R "$PF_FIXTURES/$1" "$T/readable/$1" &&
+		chmod -R a+rX "$T/readable" ||
+		bail_out "cannot copy the binary and $1 where another user may read them"
+	PREFLIGHT="$T/readable/preflight"
+	root="$T/readable/$1"
+}
+
 # pf ARGS...: run preflight; $rc, $T/out (stdout) and $T/err (stderr)
 pf() {
 	"$PREFLIGHT" "$@" >"$T/out" 2>"$T/err"

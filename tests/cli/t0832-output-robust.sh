@@ -6,7 +6,7 @@
 # half-written report file or a replaced device node.
 . "$(dirname "$0")/lib.sh"
 
-root="$PF_FIXTURES/sysctl-pass"
+readable_copy sysctl-pass # nobody runs it too
 run() { "$PREFLIGHT" --root "$root" --only memlock,sysctl "$@"; }
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 is_root=false

@@ -12,7 +12,7 @@ need_python
 command -v setpriv >/dev/null 2>&1 || skip_all "setpriv not found"
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-root="$PF_FIXTURES/sysctl-pass"
+readable_copy sysctl-pass # nobody runs it too
 run() { pf --root "$root" --only memlock,sysctl "$@"; }
 chmod 755 "$T"
 mkdir -m 1777 "$T/tmp"

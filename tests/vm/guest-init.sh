@@ -1,6 +1,7 @@
 #!/bin/sh
 # PID 1 of the rig's guest, after the initramfs switch_roots into the host's
-# root (read-only 9p under a tmpfs overlay).  Mounts what a system has, puts
+# root (read-only 9p under a tmpfs overlay).  Mounts what a system has and
+# the source and build trees (shares of their own, at their host paths), puts
 # the guest kernel's modules on /lib/modules, runs the job named in
 # /vmwork/job.env under its own timeout, records its exit status in
 # /vmwork/rc and powers off.
@@ -15,6 +16,14 @@ mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 . /vmwork/job.env
+# the source and build trees, shared by pf_vm_qemu, at the host's paths:
+# the tmpfs above hides them when they sit below /tmp, /run or /dev/shm
+share() { # TAG DIR
+	mkdir -p "$2" && mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "$1" "$2" ||
+		echo "guest: cannot mount the $1 share on $2" > /dev/console
+}
+share pfsrc "$PF_SRC"
+[ -z "$PF_BUILD" ] || share pfbuild "$PF_BUILD"
 mkdir -p /lib/modules
 mount --bind "$PF_VM_MODDIR" /lib/modules
 hostname "${PF_VM_HOSTNAME:-pf-vm}"

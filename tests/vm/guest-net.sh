@@ -119,7 +119,13 @@ finish() {
 	echo "rig: $FAILS assertion(s) failed"
 	[ "$FAILS" -eq 0 ]
 }
-PROFILE="$PF_SRC/tests/vm/rig.json"
+# the rig's profile, copied to root's own 0644 file in a 0755 directory:
+# preflight refuses, as root, a profile (or its directory) others may
+# write, and a checkout's modes are its umask's
+PROFILE=/run/pf-rig/rig.json
+mkdir -p -m 0755 /run/pf-rig && cp "$PF_SRC/tests/vm/rig.json" "$PROFILE" &&
+	chmod 0644 "$PROFILE" ||
+	echo "FAIL: cannot copy the rig's profile to $PROFILE"
 STATIC=memlock,sysctl,nic_link_speed,port_errors,pfc_pause,dcqcn,pcie_link,gpu_inventory,nvidia_peermem,gpu_nic_numa,nccl_config
 
 rig_uptime() { cut -d' ' -f1 /proc/uptime; }   # seconds since boot, for job logs

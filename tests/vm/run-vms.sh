@@ -60,7 +60,7 @@ while [ "$i" -le "$n" ]; do
 	# shellcheck disable=SC2086
 	(exec 3>"$w/qemu.log"
 	 pf_vm_qemu "$w" "$gt" "${PF_VM_MEM:-1024}" "${PF_VM_SMP:-1}" "file:$w/console.log" \
-		-virtfs local,path="$work/share",mount_tag=vmshare,security_model=none,multidevs=remap \
+		-virtfs local,path="$(pf_vm_optval "$work/share")",mount_tag=vmshare,security_model=none,multidevs=remap \
 		$nics </dev/null) &
 	pids="$pids $!"
 	i=$((i + 1))

@@ -4,6 +4,16 @@
 PF_VM_CACHE=${PF_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preflight-vm}
 PF_VM_MODULES="virtio_pci 9pnet_virtio 9p overlay"
 
+# pf_vm_quote VALUE: VALUE as one single-quoted shell word (job.env)
+pf_vm_quote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# pf_vm_optval VALUE: VALUE for a qemu option list (a comma doubled)
+pf_vm_optval() {
+	printf '%s' "$1" | sed 's/,/,,/g'
+}
+
 # The kernel release the cache holds, or nothing (status 0 either way: the
 # callers run under set -e).
 pf_vm_kver() {
@@ -63,20 +73,24 @@ pf_vm_stage() {
 		[ "$_here/mkinitrd.sh" -nt "$PF_VM_CACHE/initrd.cpio.gz" ]; then
 		"$_here/mkinitrd.sh" "$PF_VM_CACHE/initrd.cpio.gz"
 	fi
+	# the trees the guest mounts at their own paths (pf_vm_qemu shares them)
+	PF_SRC=$(cd "${PF_SRC:-$_here/../..}" && pwd) || return 1
+	[ -z "${PF_BUILD:-}" ] || PF_BUILD=$(cd "$PF_BUILD" && pwd) || return 1
+	PF_BUILD=${PF_BUILD:-}
 	mkdir -p "$_w"
 	cp "$_here/guest-init.sh" "$_w/guest-init.sh"
 	cp "$_j" "$_w/job.sh"
 	{
 		echo "PF_VM_JOB=/vmwork/job.sh"
 		echo "PF_VM_JOB_TIMEOUT=$_gt"
-		echo "PF_VM_MODDIR='$PF_VM_CACHE/root/lib/modules'"
-		echo "PF_SRC='${PF_SRC:-$(cd "$_here/../.." && pwd)}'"
-		echo "PF_BUILD='${PF_BUILD:-}'"
+		echo "PF_VM_MODDIR=$(pf_vm_quote "$PF_VM_CACHE/root/lib/modules")"
+		echo "PF_SRC=$(pf_vm_quote "$PF_SRC")"
+		echo "PF_BUILD=$(pf_vm_quote "$PF_BUILD")"
 		echo "PF_VM_ACCEL='$(pf_vm_accel)'"
 		echo "PF_VM_SHELL='${PF_VM_SHELL:-}'"
 		_vars="PF_SRC PF_BUILD PF_VM_ACCEL"
 		for _kv in "$@"; do
-			echo "${_kv%%=*}='${_kv#*=}'"
+			echo "${_kv%%=*}=$(pf_vm_quote "${_kv#*=}")"
 			_vars="$_vars ${_kv%%=*}"
 		done
 		echo "export $_vars"
@@ -87,10 +101,17 @@ pf_vm_stage() {
 # pf_vm_qemu WORK GUEST_TIMEOUT_S MEM_MB CPUS SERIAL [QEMU ARGS...]: boot
 # the staged WORK (the host's root read-only as /, WORK as /vmwork) with
 # the NICs and shares the extra arguments add; qemu's status.  qemu's own
-# output goes to fd 3; stdin is fd 0 (the caller redirects it).
+# output goes to fd 3; stdin is fd 0 (the caller redirects it).  PF_SRC and
+# PF_BUILD (set by pf_vm_stage) are shares of their own, read-only, that
+# guest-init.sh mounts at the same paths: the guest's tmpfs on /tmp, /run
+# and /dev/shm would hide a clone or build tree below them.
 pf_vm_qemu() {
 	_w=$1 _gt=$2 _mem=$3 _smp=$4 _serial=$5
 	shift 5
+	set -- -virtfs "local,path=$(pf_vm_optval "$PF_SRC"),mount_tag=pfsrc,security_model=none,readonly=on,multidevs=remap" "$@"
+	if [ -n "$PF_BUILD" ]; then
+		set -- -virtfs "local,path=$(pf_vm_optval "$PF_BUILD"),mount_tag=pfbuild,security_model=none,readonly=on,multidevs=remap" "$@"
+	fi
 	_accel=$(pf_vm_accel)
 	_cpu=max
 	[ "$_accel" = kvm ] && _cpu=${PF_VM_CPU:-host,-arch-capabilities}
@@ -101,7 +122,7 @@ pf_vm_qemu() {
 		-kernel "$PF_VM_CACHE/root/boot/vmlinuz-$_k" -initrd "$PF_VM_CACHE/initrd.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs local,path="$_w",mount_tag=vmwork,security_model=none,multidevs=remap \
+		-virtfs local,path="$(pf_vm_optval "$_w")",mount_tag=vmwork,security_model=none,multidevs=remap \
 		"$@" >&3 2>&1
 }
 

@@ -13,8 +13,9 @@
 . "$PF_SRC/tests/vm/guest-net.sh"
 rig_two_rails || exit 1
 rig_tune
-M="$T python3 $PF_SRC/tests/vm/mesh_report.py"
-mexpect() { $M "$@" || FAILS=$((FAILS + 1)); }
+# M ARGS...: mesh_report.py (a function: the source path may hold spaces)
+M() { $T python3 "$PF_SRC/tests/vm/mesh_report.py" "$@"; }
+mexpect() { M "$@" || FAILS=$((FAILS + 1)); }
 
 # mesh_pair NAME: both ranks at once, reports /vmwork/NAME.rR.json
 mesh_pair() {
@@ -36,7 +37,7 @@ for r in 0 1; do
 	mexpect none-of "/vmwork/healthy.r$r.json" rail,node
 done
 mexpect same /vmwork/healthy.r0.json /vmwork/healthy.r1.json
-$M show /vmwork/healthy.r0.json
+M show /vmwork/healthy.r0.json
 
 rig_rate veth0 "${RATE:-5mbit}"
 mesh_pair slow
@@ -49,6 +50,6 @@ for r in 0 1; do
 done
 mexpect slower /vmwork/slow.r1.json 0 1
 mexpect same /vmwork/slow.r0.json /vmwork/slow.r1.json
-$M show /vmwork/slow.r1.json
+M show /vmwork/slow.r1.json
 rig_clear veth0
 finish
