@@ -197,7 +197,7 @@ static void judge_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg,
 	pf_roce_cc_param(pci->bdf, dev->n_ports, p->num, param, sizeof(param));
 	r = ctx->prov->nv_query(ctx, pci->bdf, param, &text);
 	if (r == -ENOENT) {
-		if (pf_fs_is_live(ctx->fs))
+		if (pf_prov_can(ctx, PF_PROV_TOOLS))
 			snprintf(vt->why, sizeof(vt->why), "neither mstconfig (mstflint) nor "
 				 "mlxconfig is installed to read %s", param);
 		else
@@ -289,7 +289,7 @@ static bool judge_counters(const struct pf_ctx *ctx, const struct pf_rdma_dev *d
 static void undecided(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, const char *port,
 		      const char *ifname, const struct verdict *vt, struct pf_result *res)
 {
-	bool tool_missing = pf_fs_is_live(ctx->fs) && strstr(vt->why, "is installed");
+	bool tool_missing = pf_prov_can(ctx, PF_PROV_TOOLS) && strstr(vt->why, "is installed");
 	struct pf_finding *f;
 
 	f = pf_add(res, tool_missing && cfg->required ? PF_STATUS_WARN : PF_STATUS_SKIP, port,

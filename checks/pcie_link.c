@@ -154,7 +154,7 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 			   "%s: cannot read %s/{%s}: permission denied%s", what, dir, denied,
 			   pf_euid_note(ctx, uidbuf));
 		pf_remedy(f, "run preflight as root, or make the link attributes readable");
-	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
+	} else if (!*bad && !pf_prov_can(ctx, PF_PROV_NODE)) {
 		/* a snapshot that did not capture the files: nothing to judge */
 		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
 			   "%s: the snapshot has no %s", what, missing);
@@ -518,7 +518,7 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		       n_gpus ? "RDMA NIC" : "GPU");
 		return;
 	}
-	if (pf_fs_is_live(ctx->fs) && pf_euid(ctx, &uid) == 0 && uid != 0) {
+	if (pf_prov_can(ctx, PF_PROV_PROCESS | PF_PROV_NODE) && pf_euid(ctx, &uid) == 0 && uid != 0) {
 		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: reading a bridge's extended "
 			   "config space needs root (running as uid %u)", uid);
 		pf_remedy(f, "run preflight as root to check ACS on the GPU-NIC paths");
@@ -658,7 +658,7 @@ static void judge_no_groups(struct pf_result *res, const struct pf_ctx *ctx)
 	int groups_dir = pf_fs_exists(ctx->fs, "/sys/kernel/iommu_groups");
 	struct pf_finding *f;
 
-	if (pf_fs_is_live(ctx->fs) || groups_dir == 1) {
+	if (pf_prov_can(ctx, PF_PROV_NODE) || groups_dir == 1) {
 		f = pf_add(res, PF_STATUS_PASS, "iommu", "no GPU or NIC is in an IOMMU group: "
 			   "their DMA is not translated");
 		pf_obs_num(f, "iommu_groups", 0);

@@ -150,6 +150,7 @@ static int recorded_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api 
 
 const struct pf_providers pf_providers_live = {
 	.name = "live",
+	.caps = PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS | PF_PROV_TOOLS,
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
 	.ethtool = &pf_ethtool_sys,
@@ -172,6 +173,7 @@ const struct pf_providers pf_providers_live = {
 
 const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
+	.caps = 0, /* a capture: see enum pf_prov_cap */
 	.memlock = recorded_memlock,
 	.gpu = &pf_gpu_recorded,
 	.ethtool = &pf_ethtool_none,
@@ -195,6 +197,16 @@ const struct pf_providers pf_providers_recorded = {
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
 {
 	return pf_fs_is_live(fs) ? &pf_providers_live : &pf_providers_recorded;
+}
+
+bool pf_prov_can(const struct pf_ctx *ctx, unsigned int caps)
+{
+	return ctx->prov && (ctx->prov->caps & caps) == caps;
+}
+
+bool pf_prov_holds_process(const struct pf_ctx *ctx)
+{
+	return pf_prov_can(ctx, PF_PROV_PROCESS) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
 }
 
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret)
