@@ -30,6 +30,7 @@ static const struct pf_providers *fake_prov(void)
 
 	p = pf_providers_none;
 	p.name = "fake-nv";
+	p.caps = PF_PROV_TOOLS; /* nv_query stands for the tool run on the node */
 	p.nv_query = fake_nv;
 	pf_test_assert_providers_complete(&p);
 	return &p;

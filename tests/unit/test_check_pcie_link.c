@@ -501,8 +501,9 @@ static int acs_as_nobody(void)
 	pf_profile_init(&prof);
 	if (!c || pf_config_build(c, &prof, &run.cfg, &err) < 0 || pf_fs_open("/", &fs) < 0)
 		return 12;
-	/* recorded facts, but the live uid (nobody's, set above) */
+	/* the host's files and the live uid (nobody's, set above), recorded facts otherwise */
 	prov = pf_providers_recorded;
+	prov.caps = PF_PROV_NODE | PF_PROV_PROCESS;
 	prov.euid = pf_providers_live.euid;
 	ctx = (struct pf_ctx){ .fs = fs, .prov = &prov, .node = &t.node };
 	run.check = c;

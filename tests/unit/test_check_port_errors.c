@@ -95,6 +95,7 @@ static const struct pf_providers *live_wait_providers(void)
 
 	p = pf_providers_recorded;
 	p.name = "test-live-wait";
+	p.caps = PF_PROV_ELAPSES; /* time passes on the temporary root between samples */
 	p.wait = counting_live_wait;
 	return &p;
 }
