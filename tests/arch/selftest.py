@@ -3,7 +3,8 @@
 """layers.py on a made-up tree, so that the architecture test itself can fail:
 a library that calls or includes a sibling it does not link is caught, one
 that links it is not, a check that includes a private header is caught, and
-an unowned public header is caught.  Needs cc and ar."""
+an unowned public header is caught; so is a check that asks whether its
+root is live or compares its provider's name.  Needs cc and ar."""
 import os
 import subprocess
 import sys
@@ -39,6 +40,27 @@ def run(root, specs):
     return layers.layers(root, specs)
 
 
+def contract_cases(root):
+    """The check contract: a check that asks whether its root is live, or
+    compares its provider table's name, fails; one that asks the caps passes."""
+    bad = 0
+    live = ("int pf_fs_is_live(const void *fs);\n"
+            "int kl(const void *fs) { return pf_fs_is_live(fs); }\n")
+    name = ("#include <string.h>\nstruct p { const char *name; unsigned caps; };\n"
+            "struct c { const struct p *prov; };\n"
+            "int kn(const struct c *ctx) { return !strcmp(ctx->prov->name, \"recorded\"); }\n")
+    caps = ("struct p { const char *name; unsigned caps; };\nstruct c { const struct p *prov; };\n"
+            "int kc(const struct c *ctx) { return ctx->prov->caps & 1u; }\n")
+    for what, want, d, text in [("a check asking pf_fs_is_live()", 1, "clive", live),
+                                ("a check comparing its provider's name", 1, "cname", name),
+                                ("a check asking its provider's caps", 0, "ccaps", caps)]:
+        write(root, f"{d}/k.c", text)
+        got = layers.contract(archive(root, d, f"pf_{d}"), os.path.join(root, d))
+        print(f"selftest: {what}: exit {got} (want {want})")
+        bad += got != want
+    return bad
+
+
 def main():
     bad = 0
     with tempfile.TemporaryDirectory() as root:
@@ -66,6 +88,7 @@ def main():
             got = run(root, specs)
             print(f"selftest: {what}: exit {got} (want {want})")
             bad += got != want
+        bad += contract_cases(root)
     return 1 if bad else 0
 
 
