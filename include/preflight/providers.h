@@ -57,11 +57,6 @@ enum pf_prov_cap {
 	 * recorded (pf_prov_holds_process() says whether it did).
 	 */
 	PF_PROV_PROCESS = 1u << 2,
-	/*
-	 * ->nv_query runs a vendor tool on the node: -ENOENT means no tool is
-	 * installed.  Without it -ENOENT means the answer was not captured.
-	 */
-	PF_PROV_TOOLS = 1u << 3,
 };
 
 struct pf_providers {
@@ -102,9 +97,10 @@ struct pf_providers {
 	 * One firmware NV configuration parameter of the NIC at PCI function
 	 * @bdf, as `mstconfig -d <bdf> -e q <name>` prints it (live: the tool,
 	 * or NVIDIA's mlxconfig, run with a deadline; recorded:
-	 * preflight/mstconfig/<bdf>/<name>).  0 and the text in *ret_text;
-	 * -ENOENT when no tool is installed or nothing was recorded;
-	 * -ETIMEDOUT; -EIO with the tool's output in *ret_text when it failed.
+	 * preflight/mstconfig/<bdf>/<name>, <name>.failed and no-tool).  0 and
+	 * the text in *ret_text; -ENOPKG when no tool is installed (a snapshot
+	 * records that too); -ENOENT when nothing was recorded; -ETIMEDOUT;
+	 * -EIO with the tool's output in *ret_text when it failed.
 	 */
 	int (*nv_query)(const struct pf_ctx *ctx, const char *bdf, const char *name,
 			char **ret_text);

@@ -150,7 +150,7 @@ static int recorded_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api 
 
 const struct pf_providers pf_providers_live = {
 	.name = "live",
-	.caps = PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS | PF_PROV_TOOLS,
+	.caps = PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS,
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
 	.ethtool = &pf_ethtool_sys,

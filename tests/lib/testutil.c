@@ -127,8 +127,7 @@ void pf_test_assert_providers_complete(const struct pf_providers *p)
 	if (!p->gpu->m)                                                                    \
 		fail_msg("providers '%s': gpu->%s is NULL", p->name, #m);
 	assert_non_null(p->name);
-	if (p->caps & ~(unsigned int)(PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS |
-				      PF_PROV_TOOLS))
+	if (p->caps & ~(unsigned int)(PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS))
 		fail_msg("providers '%s': caps 0x%x holds an unknown capability", p->name, p->caps);
 	PROVIDER_MEMBERS(NOT_NULL)
 	GPU_MEMBERS(GPU_NOT_NULL)

@@ -30,7 +30,6 @@ static const struct pf_providers *fake_prov(void)
 
 	p = pf_providers_none;
 	p.name = "fake-nv";
-	p.caps = PF_PROV_TOOLS; /* nv_query stands for the tool run on the node */
 	p.nv_query = fake_nv;
 	pf_test_assert_providers_complete(&p);
 	return &p;
@@ -101,7 +100,7 @@ static void test_no_tool(void **state)
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	nv_r = -ENOENT, nv_text = NULL;
+	nv_r = -ENOPKG, nv_text = NULL;
 	run(NULL, &res);
 	f = pf_test_need(&res, "pftest_mlx5_9/1", PF_STATUS_WARN);
 	pf_test_assert_contains(f->message, "neither mstconfig (mstflint) nor mlxconfig is installed");
