@@ -605,21 +605,17 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 static bool judge_no_rate(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
 			  const struct pf_rdma_port *p, struct port_eval *e, struct pf_result *res)
 {
-	pf_autofree char *line = NULL;
 	char uidbuf[32];
-	int r;
+	int r = p->rate_err;
 
-	if (!strcmp(ctx->node->source, "hwloc")) {
+	if (!pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES)) {
 		struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, e->subject,
 					      "ACTIVE; the topology export carries no port rate");
 
 		pf_obs_str(f, "state", p->state_name ? p->state_name : "");
 		return false;
 	}
-	r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
-					   "/sys/class/infiniband/%s/ports/%u/rate",
-					   d->name, p->num);
-	/* the inventory keeps no errno: ask again why the file gave nothing */
+	/* why the inventory found no rate: its errno reading the file */
 	if (r == -EACCES || r == -EPERM)
 		problem(&e->v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
 			"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
@@ -869,7 +865,7 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 		t->skipped++;
 		return;
 	}
-	if (d->n_ports == 0 && !strcmp(ctx->node->source, "hwloc")) {
+	if (d->n_ports == 0 && !pf_node_holds(ctx->node, PF_NODE_NO_PORT_LIST)) {
 		pf_add(res, PF_STATUS_SKIP, d->name, "the topology export records no ports "
 		       "for %s: not judged", d->name);
 		t->skipped++;
@@ -947,7 +943,7 @@ static void run_summary(const struct nic_link_speed_cfg *cfg, const struct pf_no
 		pf_summary(res, "%zu RDMA port%s, expected %llu", judged, judged == 1 ? "" : "s",
 			   (unsigned long long)cfg->expected_ports);
 	}
-	else if (t->rate == 0 && t->uniform && !strcmp(node->source, "hwloc"))
+	else if (t->rate == 0 && t->uniform && !pf_node_holds(node, PF_NODE_NO_PORT_RATES))
 		pf_summary(res, "%zu port%s ACTIVE; the topology export carries no rates", judged,
 			   judged == 1 ? "" : "s");
 	else if (t->uniform && t->rate > 0)

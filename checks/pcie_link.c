@@ -196,11 +196,6 @@ static bool c2c_attached(const struct pf_node *node, const struct pf_pci_dev *d)
 	return rp->parent < 0 && rp->vendor == PF_PCI_VENDOR_NVIDIA && (rp->class >> 8) == 0x0604;
 }
 
-static bool from_hwloc(const struct pf_node *node)
-{
-	return node->source && !strcmp(node->source, "hwloc");
-}
-
 /* A link finding's values; @up only when its maximum limits the link. */
 static void observe_link(struct pf_finding *f, const struct pf_pci_dev *d,
 			 const struct pf_pci_dev *up, double want_gts, int want_width)
@@ -238,7 +233,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 
 	describe(what, sizeof(what), node, t);
 	if (!link_known(d)) {
-		if (from_hwloc(node))
+		if (!pf_node_holds(node, PF_NODE_NO_LINK_ATTRS))
 			return -1;
 		judge_unknown(res, ctx, t, what);
 		return res->findings[res->n_findings - 1].status;
@@ -705,7 +700,7 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 	struct iommu_tally t = { .translated = PF_STRBUF_INIT, .other = PF_STRBUF_INIT };
 	struct pf_finding *f;
 
-	if (from_hwloc(ctx->node)) {
+	if (!pf_node_holds(ctx->node, PF_NODE_NO_IOMMU)) {
 		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the topology export "
 		       "holds no IOMMU groups");
 		return;

@@ -550,7 +550,7 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	/* decide from the inventory and the first sample before any wait */
 	for (size_t i = 0; i < n; i++)
 		read_sample(ctx->fs, &ports[i], &ports[i].a);
-	if (node->source && !strcmp(node->source, "hwloc")) {
+	if (!pf_node_holds(node, PF_NODE_NO_PORT_COUNTERS)) {
 		bool any = false;
 
 		for (size_t i = 0; i < n; i++)

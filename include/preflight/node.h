@@ -60,6 +60,7 @@ struct pf_rdma_port {
 	int phys_state;      /* 5 = LinkUp; 0 unknown */
 	char *phys_state_name;
 	char *rate;          /* as the kernel prints it: "400 Gb/sec (4X NDR)" */
+	int rate_err;        /* reading ports/<n>/rate: 0, else -errno (rate NULL) */
 	double rate_gbps;    /* 0 unknown */
 	int width;           /* lanes: 1, 2, 4, 8, 12; 0 unknown */
 	char *speed_name;    /* "NDR", "" for old-kernel SDR */
@@ -91,8 +92,22 @@ struct pf_numa {
 	char *cpulist;
 };
 
+/*
+ * What a model's source does not hold (pf_node.lacks): a topology export
+ * has the PCI tree, GPUs, NICs and ports, not the files beside them.  A
+ * check asks pf_node_holds(), never the source's name.
+ */
+enum pf_node_lack {
+	PF_NODE_NO_PORT_RATES = 1u << 0,   /* ports' rate files */
+	PF_NODE_NO_PORT_LIST = 1u << 1,    /* a device without ports may have some */
+	PF_NODE_NO_PORT_COUNTERS = 1u << 2, /* ports' counters/ and hw_counters/ */
+	PF_NODE_NO_LINK_ATTRS = 1u << 3,   /* PCI functions' current/max link speed and width */
+	PF_NODE_NO_IOMMU = 1u << 4,        /* IOMMU groups */
+};
+
 struct pf_node {
-	const char *source;  /* "sysfs" or "hwloc" */
+	const char *source;  /* "sysfs" or "hwloc": for the report, never compared */
+	unsigned int lacks;  /* enum pf_node_lack */
 	struct pf_pci_dev *pci;
 	size_t n_pci;
 	struct pf_gpu *gpus;
@@ -131,6 +146,12 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 struct pf_node *pf_node_free(struct pf_node *node);
 PF_DEFINE_AUTO(node_free, struct pf_node *, pf_node_free)
 #define pf_autonode PF_CLEANUP(pf_node_freep)
+
+/* Whether @node's source holds every fact of @what (enum pf_node_lack bits). */
+static inline bool pf_node_holds(const struct pf_node *node, unsigned int what)
+{
+	return !(node->lacks & what);
+}
 
 /* An empty model with @source ("sysfs", "hwloc"); for loaders. */
 struct pf_node *pf_node_new(const char *source);

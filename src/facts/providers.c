@@ -199,16 +199,6 @@ const struct pf_providers *pf_providers_for(const struct pf_fs *fs)
 	return pf_fs_is_live(fs) ? &pf_providers_live : &pf_providers_recorded;
 }
 
-bool pf_prov_can(const struct pf_ctx *ctx, unsigned int caps)
-{
-	return ctx->prov && (ctx->prov->caps & caps) == caps;
-}
-
-bool pf_prov_holds_process(const struct pf_ctx *ctx)
-{
-	return pf_prov_can(ctx, PF_PROV_PROCESS) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
-}
-
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret)
 {
 	if (!ctx->prov)

@@ -267,6 +267,8 @@ static void test_unknown(void **state)
 
 	/* from an hwloc export the values are simply not recorded: skip */
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	t.pci[NIC0].max_width = 0;
 	run_pcie(*state, &t.node, no_acs, &res);
 	f = pf_test_must_find(&res, "links");

@@ -292,6 +292,8 @@ static void test_edge_configs(void **state)
 	/* an inventory from an lstopo export over a root without counters */
 	build(&t);
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	empty = pf_test_mkdtemp();
 	run_check(empty, &t.node, NULL, &res);
 	pf_test_rmtree(empty);
@@ -426,6 +428,8 @@ static void test_no_wait_without_live_counters(void **state)
 	/* a topology export: decided from the inventory, no wait (not 3 s) */
 	build(&t);
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	empty = pf_test_mkdtemp();
 	waits = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
