@@ -24,8 +24,9 @@
                               its ctx, so a recorded root reproduces it.  Nor
                               do they ask where their facts came from: no
                               pf_fs_is_live(), and no source in the CHECKS
-                              directory compares a provider table's name (a
-                              check asks what the table declares, its caps).
+                              directory compares a provider table's name or
+                              the node model's source (a check asks what they
+                              declare: the table's caps, pf_node_holds()).
 Prints what is wrong and exits 1; exits 0 with a one-line summary.
 """
 import os
@@ -53,9 +54,11 @@ FORBIDDEN = {
 
 # What a check may not ask of the project: whether its root is the live node.
 FORBIDDEN_PF = {"pf_fs_is_live"}
-# A provider table's name compared (strcmp(ctx->prov->name, "recorded"), ->name == ...).
-PROV_NAME = re.compile(r"\bstrn?(?:case)?cmp\s*\([^;]*\bprov->name\b|\bprov->name\s*[!=]=|"
-                       r"[!=]=\s*[A-Za-z_>.-]*\bprov->name\b")
+# A provider table's name or the node model's source compared (strcmp(ctx->prov->name,
+# "recorded"), strcmp(node->source, "hwloc"), ->name == ...).
+PROV_NAME = re.compile(r"\bstrn?(?:case)?cmp\s*\([^;]*(?:\bprov->name|node->source)\b|"
+                       r"(?:\bprov->name|node->source)\s*[!=]=|"
+                       r"[!=]=\s*[A-Za-z_>.-]*(?:\bprov->name|node->source)\b")
 
 
 def nm_objects(lib):
@@ -235,12 +238,13 @@ def contract(lib, checks=None):
             bad.append(f"{obj} calls {sym}(): a check asks what its providers hold "
                        "(pf_prov_can(), ctx->prov->caps), never whether the root is live")
     for where in prov_name_compares(checks) if checks else []:
-        bad.append(f"{where} compares a provider table's name: ask its caps instead")
+        bad.append(f"{where} compares a provider table's name or the node's source: ask "
+                   "what they declare (pf_prov_can(), pf_node_holds()) instead")
     for b in bad:
         print("contract:", b)
     if not bad:
         print(f"contract: {len(objs)} check objects, none calls a forbidden function"
-              + (" or compares a provider's name" if checks else ""))
+              + (" or compares a provider's name or the node's source" if checks else ""))
     return 1 if bad else 0
 
 

@@ -49,10 +49,13 @@ def contract_cases(root):
     name = ("#include <string.h>\nstruct p { const char *name; unsigned caps; };\n"
             "struct c { const struct p *prov; };\n"
             "int kn(const struct c *ctx) { return !strcmp(ctx->prov->name, \"recorded\"); }\n")
+    source = ("#include <string.h>\nstruct n { const char *source; };\n"
+              "int ks(const struct n *node) { return !strcmp(node->source, \"hwloc\"); }\n")
     caps = ("struct p { const char *name; unsigned caps; };\nstruct c { const struct p *prov; };\n"
             "int kc(const struct c *ctx) { return ctx->prov->caps & 1u; }\n")
     for what, want, d, text in [("a check asking pf_fs_is_live()", 1, "clive", live),
                                 ("a check comparing its provider's name", 1, "cname", name),
+                                ("a check comparing the node's source", 1, "csrc", source),
                                 ("a check asking its provider's caps", 0, "ccaps", caps)]:
         write(root, f"{d}/k.c", text)
         got = layers.contract(archive(root, d, f"pf_{d}"), os.path.join(root, d))
