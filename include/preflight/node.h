@@ -85,6 +85,9 @@ struct pf_netdev {
 	int64_t speed_mbps;  /* -1 unknown (down link: EINVAL) */
 	int64_t mtu;         /* -1 unknown */
 	char *operstate;     /* "up", or NULL */
+	/* a bond's or team's members: bonding/slaves, else its lower_* links; NULL-terminated, NULL none */
+	char **slaves;
+	bool is_virtual;     /* no /sys/class/net/<if>/device: no PCI function's (bond, veth, ...) */
 };
 
 struct pf_numa {
@@ -162,6 +165,11 @@ struct pf_node *pf_node_new(const char *source);
  * export only the Ethernet PCI class): their link layer becomes unknown.
  */
 void pf_node_classify_links(struct pf_node *node);
+/*
+ * For loaders, once netdevs are known: each netdev's members and whether it
+ * is virtual, from /sys/class/net under @fs (src/node/netdev_links.c).
+ */
+void pf_node_netdev_links(const struct pf_fs *fs, struct pf_node *node);
 /* Append a printf-formatted line to node->notes; for loaders. */
 void pf_node_note(struct pf_node *node, const char *fmt, ...) PF_PRINTF(2, 3);
 

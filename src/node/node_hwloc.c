@@ -585,6 +585,7 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 	load_numa(topo, node);
 	load_pci(topo, node);
 	load_osdevs(topo, node);
+	pf_node_netdev_links(fs, node); /* the root's sysfs beside the export, when it has one */
 	pf_node_classify_links(node);
 	load_gpu_osdevs(topo, node);
 	if (v2)

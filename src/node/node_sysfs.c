@@ -806,6 +806,7 @@ int pf_node_load_sysfs(const struct pf_fs *fs, struct pf_node **ret, char **ret_
 	}
 	numa_fallback(node);
 	map_netdevs(fs, node);
+	pf_node_netdev_links(fs, node);
 	pf_node_classify_links(node);
 	*ret = PF_TAKE_PTR(node);
 	return 0;
