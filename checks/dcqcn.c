@@ -120,6 +120,7 @@ static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 /* What decided a port: nothing, or a finding from the NV configuration or the counters. */
 struct verdict {
 	bool decided;
+	bool tool_missing; /* no mstconfig/mlxconfig on the node (-ENOPKG) */
 	char why[320]; /* when not decided by the NV configuration: why not */
 };
 
@@ -197,13 +198,16 @@ static void judge_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg,
 	}
 	pf_roce_cc_param(pci->bdf, dev->n_ports, p->num, param, sizeof(param));
 	r = ctx->prov->nv_query(ctx, pci->bdf, param, &text);
+	if (r == -ENOPKG) {
+		/* on the node, or as its snapshot recorded (preflight/mstconfig/no-tool) */
+		vt->tool_missing = true;
+		snprintf(vt->why, sizeof(vt->why), "neither mstconfig (mstflint) nor "
+			 "mlxconfig is installed to read %s", param);
+		return;
+	}
 	if (r == -ENOENT) {
-		if (pf_fs_is_live(ctx->fs))
-			snprintf(vt->why, sizeof(vt->why), "neither mstconfig (mstflint) nor "
-				 "mlxconfig is installed to read %s", param);
-		else
-			snprintf(vt->why, sizeof(vt->why), "preflight/mstconfig/%s/%s not captured",
-				 pci->bdf, param);
+		snprintf(vt->why, sizeof(vt->why), "preflight/mstconfig/%s/%s not captured",
+			 pci->bdf, param);
 		return;
 	}
 	if (r == -ETIMEDOUT) {
@@ -290,7 +294,7 @@ static bool judge_counters(const struct pf_ctx *ctx, const struct pf_rdma_dev *d
 static void undecided(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, const char *port,
 		      const char *ifname, const struct verdict *vt, struct pf_result *res)
 {
-	bool tool_missing = pf_fs_is_live(ctx->fs) && strstr(vt->why, "is installed");
+	bool tool_missing = vt->tool_missing;
 	struct pf_finding *f;
 
 	f = pf_add(res, tool_missing && cfg->required ? PF_STATUS_WARN : PF_STATUS_SKIP, port,

@@ -977,7 +977,7 @@ static void judge_gpus(const struct pf_ctx *ctx, const struct gpu_inventory_cfg 
 
 	for (size_t i = 0; i < inv->n; i++)
 		read_binding(ctx, &inv->gpus[i]);
-	inv->live = pf_fs_is_live(ctx->fs);
+	inv->live = pf_prov_can(ctx, PF_PROV_NODE);
 	inv->bindings_recorded = inv->live || bindings_recorded(ctx);
 	driver_proof(inv, n_drv);
 	/* pf_add may move findings: the scans refer to the driver finding by index */

@@ -241,12 +241,12 @@ static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_r
 
 	r = ctx->prov->memlock(ctx, &rl);
 	/* under --root a capture without /proc (only sysfs) is a skip naming the file */
-	if (r == -ENOENT && !pf_fs_is_live(ctx->fs) &&
+	if (r == -ENOENT && !pf_prov_can(ctx, PF_PROV_PROCESS) &&
 	    pf_fs_exists(ctx->fs, "/proc/self/limits") == 0)
 		return pf_skip(res, "/proc/self/limits not in the snapshot: RLIMIT_MEMLOCK unknown");
 	if (r < 0)
 		return pf_error(res, r, "cannot read RLIMIT_MEMLOCK%s",
-				pf_fs_is_live(ctx->fs) ? "" : " from /proc/self/limits");
+				pf_prov_can(ctx, PF_PROV_PROCESS) ? "" : " from /proc/self/limits");
 	if (cfg->check_slurmd)
 		read_slurmd(ctx, &sd);
 	/*

@@ -134,7 +134,7 @@ static void load_conf(struct state *st)
 {
 	const struct pf_ctx *ctx = st->ctx;
 	pf_autofree char *script = NULL, *conf_file = NULL, *home = NULL;
-	bool recorded_env = pf_fs_is_live(ctx->fs) || pf_fs_exists(ctx->fs, "/preflight/env") == 1;
+	bool recorded_env = pf_prov_holds_process(ctx);
 	int r;
 
 	st->user_known = ctx->prov->job_user(ctx, &st->user) == 0;
@@ -1169,7 +1169,7 @@ static void judge_devnodes(struct state *st)
 	const struct pf_node *node = st->node;
 	struct pf_devnodes dn = { 0 };
 	pf_autostrv char **verbs = NULL, **ibdevs = NULL;
-	bool live = pf_fs_is_live(ctx->fs);
+	bool live = pf_prov_can(ctx, PF_PROV_NODE);
 	int n, r;
 
 	if (!node->n_rdma)

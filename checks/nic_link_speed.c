@@ -345,30 +345,13 @@ static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_r
 }
 
 
-/* The slaves of a bond or team netdev: bonding/slaves, else its lower_* links. */
-static size_t lag_slaves(const struct pf_ctx *ctx, const char *ifname,
-			 char (*out)[IF_NAMESIZE + 1], size_t max)
+/* The slaves of a bond or team netdev, as the inventory read them (at most @max). */
+static size_t lag_slaves(const struct pf_netdev *nd, char (*out)[IF_NAMESIZE + 1], size_t max)
 {
-	pf_autofree char *line = NULL;
-	pf_autostrv char **names = NULL;
 	size_t n = 0;
-	int k;
 
-	if (pf_fs_readf_line(ctx->fs, &line, "/sys/class/net/%s/bonding/slaves", ifname) == 0) {
-		for (char *save = NULL, *t = strtok_r(line, " \t", &save); t && n < max;
-		     t = strtok_r(NULL, " \t", &save))
-			snprintf(out[n++], IF_NAMESIZE + 1, "%s", t);
-		return n;
-	}
-	{
-		char dir[64 + IF_NAMESIZE];
-
-		snprintf(dir, sizeof(dir), "/sys/class/net/%s", ifname);
-		k = pf_fs_list(ctx->fs, dir, &names);
-	}
-	for (int i = 0; i < k && n < max; i++)
-		if (!strncmp(names[i], "lower_", 6) && names[i][6])
-			snprintf(out[n++], IF_NAMESIZE + 1, "%s", names[i] + 6);
+	for (char **s = nd->slaves; s && *s && n < max; s++)
+		snprintf(out[n++], IF_NAMESIZE + 1, "%s", *s);
 	return n;
 }
 
@@ -605,21 +588,17 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 static bool judge_no_rate(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
 			  const struct pf_rdma_port *p, struct port_eval *e, struct pf_result *res)
 {
-	pf_autofree char *line = NULL;
 	char uidbuf[32];
-	int r;
+	int r = p->rate_err;
 
-	if (!strcmp(ctx->node->source, "hwloc")) {
+	if (!pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES)) {
 		struct pf_finding *f = pf_add(res, PF_STATUS_SKIP, e->subject,
 					      "ACTIVE; the topology export carries no port rate");
 
 		pf_obs_str(f, "state", p->state_name ? p->state_name : "");
 		return false;
 	}
-	r = p->rate ? 0 : pf_fs_readf_line(ctx->fs, &line,
-					   "/sys/class/infiniband/%s/ports/%u/rate",
-					   d->name, p->num);
-	/* the inventory keeps no errno: ask again why the file gave nothing */
+	/* why the inventory found no rate: its errno reading the file */
 	if (r == -EACCES || r == -EPERM)
 		problem(&e->v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
 			"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
@@ -663,8 +642,6 @@ static void judge_roce(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		       const struct pf_rdma_port *p, struct port_eval *e)
 {
 	const struct pf_netdev *nd = e->nd;
-	char nd_dev[64 + IF_NAMESIZE];
-
 	if (!nd) {
 		problem(&e->v, PF_STATUS_WARN,
 			"find the port's netdev with `rdma link show`; without it speed and "
@@ -675,9 +652,7 @@ static void judge_roce(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	/* a bond's speed is its slaves' sum: judge the slaves, the bond's MTU */
 	if (e->n_slaves && e->up)
 		e->lag = judge_lag(ctx, p, nd, e->slaves, e->n_slaves, &e->v);
-	snprintf(nd_dev, sizeof(nd_dev), "/sys/class/net/%s/device", nd->name);
-	if (!e->n_slaves && e->up && p->rate_gbps > 0 && e->nd_speed > 0 &&
-	    pf_fs_exists(ctx->fs, nd_dev) == 0 &&
+	if (!e->n_slaves && e->up && p->rate_gbps > 0 && e->nd_speed > 0 && nd->is_virtual &&
 	    fmod((double)e->nd_speed, p->rate_gbps * 1000) < 0.5 &&
 	    (double)e->nd_speed >= 2 * p->rate_gbps * 1000) {
 		e->bond_unrecorded = true;
@@ -715,7 +690,7 @@ static bool port_judge(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		e->nd_speed = p->link_layer == PF_LINK_ETH ?
 			      netdev_speed(ctx, e->nd, &e->speed_src) : e->nd->speed_mbps;
 	if (p->link_layer == PF_LINK_ETH && e->nd)
-		e->n_slaves = lag_slaves(ctx, e->nd->name, e->slaves, MAX_LAG_SLAVES);
+		e->n_slaves = lag_slaves(e->nd, e->slaves, MAX_LAG_SLAVES);
 	if (p->link_layer == PF_LINK_ETH)
 		judge_roce(ctx, cfg, p, e);
 	return true;
@@ -869,7 +844,7 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 		t->skipped++;
 		return;
 	}
-	if (d->n_ports == 0 && !strcmp(ctx->node->source, "hwloc")) {
+	if (d->n_ports == 0 && !pf_node_holds(ctx->node, PF_NODE_NO_PORT_LIST)) {
 		pf_add(res, PF_STATUS_SKIP, d->name, "the topology export records no ports "
 		       "for %s: not judged", d->name);
 		t->skipped++;
@@ -947,7 +922,7 @@ static void run_summary(const struct nic_link_speed_cfg *cfg, const struct pf_no
 		pf_summary(res, "%zu RDMA port%s, expected %llu", judged, judged == 1 ? "" : "s",
 			   (unsigned long long)cfg->expected_ports);
 	}
-	else if (t->rate == 0 && t->uniform && !strcmp(node->source, "hwloc"))
+	else if (t->rate == 0 && t->uniform && !pf_node_holds(node, PF_NODE_NO_PORT_RATES))
 		pf_summary(res, "%zu port%s ACTIVE; the topology export carries no rates", judged,
 			   judged == 1 ? "" : "s");
 	else if (t->uniform && t->rate > 0)

@@ -415,7 +415,7 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	} else if (ok) {
 		f = judge_available(&p, &d, mode, res);
 	} else {
-		f = judge_missing(&w, &p, &d, !strcmp(ctx->prov->name, "recorded"), res);
+		f = judge_missing(&w, &p, &d, !pf_prov_can(ctx, PF_PROV_NODE), res);
 	}
 	report_probes(f, &p, &d, mode);
 	pf_exp_str(f, "require", cfg->require);

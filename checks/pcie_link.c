@@ -154,7 +154,7 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 			   "%s: cannot read %s/{%s}: permission denied%s", what, dir, denied,
 			   pf_euid_note(ctx, uidbuf));
 		pf_remedy(f, "run preflight as root, or make the link attributes readable");
-	} else if (!*bad && !pf_fs_is_live(ctx->fs)) {
+	} else if (!*bad && !pf_prov_can(ctx, PF_PROV_NODE)) {
 		/* a snapshot that did not capture the files: nothing to judge */
 		f = pf_add(res, PF_STATUS_SKIP, subject_of(node, t),
 			   "%s: the snapshot has no %s", what, missing);
@@ -196,11 +196,6 @@ static bool c2c_attached(const struct pf_node *node, const struct pf_pci_dev *d)
 	return rp->parent < 0 && rp->vendor == PF_PCI_VENDOR_NVIDIA && (rp->class >> 8) == 0x0604;
 }
 
-static bool from_hwloc(const struct pf_node *node)
-{
-	return node->source && !strcmp(node->source, "hwloc");
-}
-
 /* A link finding's values; @up only when its maximum limits the link. */
 static void observe_link(struct pf_finding *f, const struct pf_pci_dev *d,
 			 const struct pf_pci_dev *up, double want_gts, int want_width)
@@ -238,7 +233,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 
 	describe(what, sizeof(what), node, t);
 	if (!link_known(d)) {
-		if (from_hwloc(node))
+		if (!pf_node_holds(node, PF_NODE_NO_LINK_ATTRS))
 			return -1;
 		judge_unknown(res, ctx, t, what);
 		return pf_last(res)->status;
@@ -518,7 +513,7 @@ static void judge_acs(struct pf_result *res, const struct pf_ctx *ctx, const str
 		       n_gpus ? "RDMA NIC" : "GPU");
 		return;
 	}
-	if (pf_fs_is_live(ctx->fs) && pf_euid(ctx, &uid) == 0 && uid != 0) {
+	if (pf_prov_can(ctx, PF_PROV_PROCESS | PF_PROV_NODE) && pf_euid(ctx, &uid) == 0 && uid != 0) {
 		f = pf_add(res, PF_STATUS_SKIP, "acs", "ACS not checked: reading a bridge's extended "
 			   "config space needs root (running as uid %u)", uid);
 		pf_remedy(f, "run preflight as root to check ACS on the GPU-NIC paths");
@@ -658,7 +653,7 @@ static void judge_no_groups(struct pf_result *res, const struct pf_ctx *ctx)
 	int groups_dir = pf_fs_exists(ctx->fs, "/sys/kernel/iommu_groups");
 	struct pf_finding *f;
 
-	if (pf_fs_is_live(ctx->fs) || groups_dir == 1) {
+	if (pf_prov_can(ctx, PF_PROV_NODE) || groups_dir == 1) {
 		f = pf_add(res, PF_STATUS_PASS, "iommu", "no GPU or NIC is in an IOMMU group: "
 			   "their DMA is not translated");
 		pf_obs_num(f, "iommu_groups", 0);
@@ -705,7 +700,7 @@ static void judge_iommu(struct pf_result *res, const struct pf_ctx *ctx, struct 
 	struct iommu_tally t = { .translated = PF_STRBUF_INIT, .other = PF_STRBUF_INIT };
 	struct pf_finding *f;
 
-	if (from_hwloc(ctx->node)) {
+	if (!pf_node_holds(ctx->node, PF_NODE_NO_IOMMU)) {
 		pf_add(res, PF_STATUS_SKIP, "iommu", "IOMMU mode not judged: the topology export "
 		       "holds no IOMMU groups");
 		return;

@@ -663,12 +663,12 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
 
-	n = collect(ctx->node, ctx->rails, pf_fs_is_live(ctx->fs), res, &nds, &ports);
+	n = collect(ctx->node, ctx->rails, pf_prov_can(ctx, PF_PROV_NODE), res, &nds, &ports);
 	if (ports == 0)
 		return skip_no_roce(ctx->node, res);
 
 	for (size_t i = 0; i < n; i++) {
-		nds[i].live = pf_fs_is_live(ctx->fs);
+		nds[i].live = pf_prov_can(ctx, PF_PROV_NODE);
 		nds[i].r_pfc = prov->pfc(ctx, nds[i].name, &nds[i].pfc);
 		nds[i].r_pause = prov->pause(ctx, nds[i].name, &nds[i].pause);
 		nds[i].r_stats = prov->ethtool_stats(ctx, nds[i].name, 0, &nds[i].s0);

@@ -516,7 +516,7 @@ static void judge_ports(const struct pf_ctx *ctx, const struct port_errors_cfg *
 
 		if (pf_list_has(cfg->ignore_ports, p->subject) || pf_list_has(cfg->ignore_ports, p->dev))
 			pf_add(res, PF_STATUS_SKIP, p->subject, "%s ignored by the profile", p->subject);
-		else if (judge_unusable(res, p, pf_fs_is_live(ctx->fs)))
+		else if (judge_unusable(res, p, pf_prov_can(ctx, PF_PROV_NODE)))
 			; /* its skip or error is recorded */
 		else if (window)
 			judge_window(res, cfg, p, elapsed);
@@ -547,7 +547,7 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 		return pf_error(res, -ENODATA, "no node inventory");
 	/* an enum: the profile accepts only auto, window and absolute */
 	if (!strcmp(cfg->mode, "auto"))
-		window = pf_fs_is_live(ctx->fs);
+		window = pf_prov_can(ctx, PF_PROV_ELAPSES);
 	else
 		window = !strcmp(cfg->mode, "window");
 	ports = plan_ports(node, &n);
@@ -557,7 +557,7 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	/* decide from the inventory and the first sample before any wait */
 	for (size_t i = 0; i < n; i++)
 		read_sample(ctx->fs, &ports[i], &ports[i].a);
-	if (node->source && !strcmp(node->source, "hwloc")) {
+	if (!pf_node_holds(node, PF_NODE_NO_PORT_COUNTERS)) {
 		bool any = false;
 
 		for (size_t i = 0; i < n; i++)
@@ -567,10 +567,11 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 				       "port counters (%zu ports)", n);
 	}
 	/*
-	 * A snapshot's counter files cannot change (the recorded providers stand
-	 * for one): never wait on them; their one sample is judged since boot.
+	 * A snapshot's counter files cannot change (a table whose wait lets no
+	 * time pass stands for one): never wait on them; their one sample is
+	 * judged since boot.
 	 */
-	if (window && !pf_fs_is_live(ctx->fs) && ctx->prov && !strcmp(ctx->prov->name, "recorded")) {
+	if (window && !pf_prov_can(ctx, PF_PROV_ELAPSES)) {
 		window = false;
 		window_on_snapshot = true;
 	}

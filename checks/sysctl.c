@@ -258,7 +258,7 @@ static void check_global(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 	r = read_value(ctx->fs, path, rule->field, &v);
 	if (r == -ENOENT && rule->kconfig)
 		absent(ctx->fs, res, rule, path);
-	else if (r == -ENOENT && !pf_fs_is_live(ctx->fs))
+	else if (r == -ENOENT && !pf_prov_can(ctx, PF_PROV_NODE))
 		not_captured(res, rule->name, path);
 	else if (r < 0)
 		read_error(res, rule->name, path, r);
@@ -547,7 +547,7 @@ static void judge_rails_rule(const struct pf_ctx *ctx, const struct sysctl_cfg *
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", rule->name);
 	r = read_value(ctx->fs, path, 0, &all);
 	snprintf(subject, sizeof(subject), "net.ipv4.conf.all.%s", rule->name);
-	if (r == -ENOENT && !pf_fs_is_live(ctx->fs)) {
+	if (r == -ENOENT && !pf_prov_can(ctx, PF_PROV_NODE)) {
 		not_captured(res, subject, path);
 		return;
 	}
@@ -564,7 +564,7 @@ static void judge_rails_rule(const struct pf_ctx *ctx, const struct sysctl_cfg *
 		snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", rl->names[k],
 			 rule->name);
 		r = read_value(ctx->fs, path, 0, &dev);
-		if (r == -ENOENT && !pf_fs_is_live(ctx->fs)) {
+		if (r == -ENOENT && !pf_prov_can(ctx, PF_PROV_NODE)) {
 			not_captured(res, subject, path);
 			continue;
 		}
@@ -610,7 +610,7 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 		return;
 	iprules = pf_xcalloc(1, sizeof(*iprules));
 	rl = (struct rails){ .names = names, .n = n, .shared = shared, .addrs = addrs,
-			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_fs_is_live(ctx->fs) };
+			     .rules = iprules, .rules_r = -ENOSYS, .live = pf_prov_can(ctx, PF_PROV_NODE) };
 	if (ctx->prov) {
 		int r = ctx->prov->ip_rules(ctx, iprules);
 
@@ -625,7 +625,7 @@ static int sysctl_run(const struct pf_ctx *ctx, const void *config, struct pf_re
 {
 	const struct sysctl_cfg *cfg = config;
 
-	if (!pf_fs_is_live(ctx->fs) && pf_fs_exists(ctx->fs, "/proc/sys") != 1)
+	if (!pf_prov_can(ctx, PF_PROV_NODE) && pf_fs_exists(ctx->fs, "/proc/sys") != 1)
 		return pf_skip(res, "not captured: /proc/sys is absent under the root (a partial "
 			       "capture), so no sysctl can be judged");
 	for (size_t i = 0; i < PF_ARRAY_SIZE(rules); i++)

@@ -60,6 +60,7 @@ struct pf_rdma_port {
 	int phys_state;      /* 5 = LinkUp; 0 unknown */
 	char *phys_state_name;
 	char *rate;          /* as the kernel prints it: "400 Gb/sec (4X NDR)" */
+	int rate_err;        /* reading ports/<n>/rate: 0, else -errno (rate NULL) */
 	double rate_gbps;    /* 0 unknown */
 	int width;           /* lanes: 1, 2, 4, 8, 12; 0 unknown */
 	char *speed_name;    /* "NDR", "" for old-kernel SDR */
@@ -84,6 +85,9 @@ struct pf_netdev {
 	int64_t speed_mbps;  /* -1 unknown (down link: EINVAL) */
 	int64_t mtu;         /* -1 unknown */
 	char *operstate;     /* "up", or NULL */
+	/* a bond's or team's members: bonding/slaves, else its lower_* links; NULL-terminated, NULL none */
+	char **slaves;
+	bool is_virtual;     /* no /sys/class/net/<if>/device: no PCI function's (bond, veth, ...) */
 };
 
 struct pf_numa {
@@ -91,8 +95,22 @@ struct pf_numa {
 	char *cpulist;
 };
 
+/*
+ * What a model's source does not hold (pf_node.lacks): a topology export
+ * has the PCI tree, GPUs, NICs and ports, not the files beside them.  A
+ * check asks pf_node_holds(), never the source's name.
+ */
+enum pf_node_lack {
+	PF_NODE_NO_PORT_RATES = 1u << 0,   /* ports' rate files */
+	PF_NODE_NO_PORT_LIST = 1u << 1,    /* a device without ports may have some */
+	PF_NODE_NO_PORT_COUNTERS = 1u << 2, /* ports' counters/ and hw_counters/ */
+	PF_NODE_NO_LINK_ATTRS = 1u << 3,   /* PCI functions' current/max link speed and width */
+	PF_NODE_NO_IOMMU = 1u << 4,        /* IOMMU groups */
+};
+
 struct pf_node {
-	const char *source;  /* "sysfs" or "hwloc" */
+	const char *source;  /* "sysfs" or "hwloc": for the report, never compared */
+	unsigned int lacks;  /* enum pf_node_lack */
 	struct pf_pci_dev *pci;
 	size_t n_pci;
 	struct pf_gpu *gpus;
@@ -132,6 +150,12 @@ struct pf_node *pf_node_free(struct pf_node *node);
 PF_DEFINE_AUTO(node_free, struct pf_node *, pf_node_free)
 #define pf_autonode PF_CLEANUP(pf_node_freep)
 
+/* Whether @node's source holds every fact of @what (enum pf_node_lack bits). */
+static inline bool pf_node_holds(const struct pf_node *node, unsigned int what)
+{
+	return !(node->lacks & what);
+}
+
 /* An empty model with @source ("sysfs", "hwloc"); for loaders. */
 struct pf_node *pf_node_new(const char *source);
 /*
@@ -141,6 +165,11 @@ struct pf_node *pf_node_new(const char *source);
  * export only the Ethernet PCI class): their link layer becomes unknown.
  */
 void pf_node_classify_links(struct pf_node *node);
+/*
+ * For loaders, once netdevs are known: each netdev's members and whether it
+ * is virtual, from /sys/class/net under @fs (src/node/netdev_links.c).
+ */
+void pf_node_netdev_links(const struct pf_fs *fs, struct pf_node *node);
 /* Append a printf-formatted line to node->notes; for loaders. */
 void pf_node_note(struct pf_node *node, const char *fmt, ...) PF_PRINTF(2, 3);
 

@@ -32,8 +32,36 @@ struct pf_ip_rules;
 struct pf_job_user;
 struct pf_devnodes;
 
+/*
+ * What a table's facts are (pf_providers.caps).  A check asks these, never
+ * where its facts came from (the root, the table's name): a table that sets
+ * none of them is a capture (pf_providers_recorded, and the tests' tables
+ * built from it or from pf_providers_none).
+ */
+enum pf_prov_cap {
+	/*
+	 * The facts are the node itself, read now: a file or fact that is
+	 * absent is absent on the node (never "not captured"), and a fact's
+	 * text cannot be malformed by whoever captured it.
+	 */
+	PF_PROV_NODE = 1u << 0,
+	/*
+	 * ->wait() lets time pass on the node: a file read after it is a
+	 * later sample (live counters).  Without it a wait only reports the
+	 * interval a capture recorded, and files stay what they were.
+	 */
+	PF_PROV_ELAPSES = 1u << 1,
+	/*
+	 * ->memlock, ->env, ->euid and ->job_user are of the process that runs
+	 * the checks, and always known.  Without it they are what a snapshot
+	 * recorded (pf_prov_holds_process() says whether it did).
+	 */
+	PF_PROV_PROCESS = 1u << 2,
+};
+
 struct pf_providers {
-	const char *name; /* "live", "recorded", or a test's name */
+	const char *name; /* "live", "recorded", or a test's name: for messages only */
+	unsigned int caps; /* enum pf_prov_cap */
 	/* RLIMIT_MEMLOCK of the process that runs the checks. */
 	int (*memlock)(const struct pf_ctx *ctx, struct pf_rlimit *ret);
 	/*
@@ -69,9 +97,10 @@ struct pf_providers {
 	 * One firmware NV configuration parameter of the NIC at PCI function
 	 * @bdf, as `mstconfig -d <bdf> -e q <name>` prints it (live: the tool,
 	 * or NVIDIA's mlxconfig, run with a deadline; recorded:
-	 * preflight/mstconfig/<bdf>/<name>).  0 and the text in *ret_text;
-	 * -ENOENT when no tool is installed or nothing was recorded;
-	 * -ETIMEDOUT; -EIO with the tool's output in *ret_text when it failed.
+	 * preflight/mstconfig/<bdf>/<name>, <name>.failed and no-tool).  0 and
+	 * the text in *ret_text; -ENOPKG when no tool is installed (a snapshot
+	 * records that too); -ENOENT when nothing was recorded; -ETIMEDOUT;
+	 * -EIO with the tool's output in *ret_text when it failed.
 	 */
 	int (*nv_query)(const struct pf_ctx *ctx, const char *bdf, const char *name,
 			char **ret_text);
@@ -142,6 +171,14 @@ extern const struct pf_providers pf_providers_recorded;
 extern const struct pf_providers pf_providers_none;
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs);
+
+/* Whether ctx's table declares every capability in @caps (false without a table). */
+bool pf_prov_can(const struct pf_ctx *ctx, unsigned int caps);
+/*
+ * Whether the process facts (environment, uid) are known: always with
+ * PF_PROV_PROCESS, else when the capture recorded them (preflight/env).
+ */
+bool pf_prov_holds_process(const struct pf_ctx *ctx);
 
 /* ctx->prov->env and ->euid, -ENOSYS where the context has no table. */
 int pf_env(const struct pf_ctx *ctx, const char *name, char **ret);

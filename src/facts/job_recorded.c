@@ -56,7 +56,7 @@ int pf_record_job(struct pf_record *rec, struct pf_job_user *ret_user, bool *ret
 	if (r < 0)
 		return r;
 	r = ctx->prov->devnodes(ctx, "/dev/infiniband", &d);
-	if (r == -ENOENT && pf_fs_is_live(ctx->fs))
+	if (r == -ENOENT && pf_prov_can(ctx, PF_PROV_NODE))
 		r = 0; /* no directory is a fact: an empty listing */
 	r = put_job_fact(rec, "preflight/ls/dev/infiniband", r, r >= 0 ? pf_format_ls_ln(&d) : NULL);
 	pf_devnodes_release(&d);

@@ -173,22 +173,52 @@ int pf_live_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name
 	if (!valid_bdf(bdf) || !valid_name(name))
 		return -EINVAL;
 	if (pf_nv_tool_path(path, sizeof(path)) < 0)
-		return -ENOENT;
+		return -ENOPKG;
 	snprintf(dev, sizeof(dev), "%s", bdf);
 	snprintf(param, sizeof(param), "%s", name);
 	return pf_nv_run(path, argv, NV_QUERY_DEADLINE_MS, ret_text);
 }
 
+/* A line of the tool's own error report ("-E- Failed to open the device"). */
+static bool tool_error(const char *text)
+{
+	for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, "-E-", 3))
+			return true;
+	return false;
+}
+
+/*
+ * As the live side answers: the tool's output; -EIO with it when the tool
+ * failed (recorded beside as <name>.failed, or a hand capture of the
+ * tool's error report, which holds no value); -ENOPKG when the snapshot
+ * says no tool was installed (preflight/mstconfig/no-tool); -ENOENT when
+ * nothing was recorded.
+ */
 int pf_recorded_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
 			 char **ret_text)
 {
-	pf_autofree char *path = NULL;
+	pf_autofree char *path = NULL, *failed = NULL;
+	struct pf_nv_value v;
+	int r;
 
 	*ret_text = NULL;
 	if (!valid_bdf(bdf) || !valid_name(name))
 		return -EINVAL;
 	path = pf_xasprintf("/preflight/mstconfig/%s/%s", bdf, name);
-	return pf_fs_read_full(ctx->fs, path, 0, ret_text, NULL);
+	r = pf_fs_read_full(ctx->fs, path, 0, ret_text, NULL);
+	if (r >= 0)
+		return pf_parse_mlxconfig_query(*ret_text, name, &v) < 0 && tool_error(*ret_text)
+			       ? -EIO : r;
+	if (r != -ENOENT)
+		return r;
+	failed = pf_xasprintf("%s.failed", path);
+	r = pf_fs_read_full(ctx->fs, failed, 0, ret_text, NULL);
+	if (r >= 0)
+		return -EIO;
+	if (r == -ENOENT && pf_fs_exists(ctx->fs, "/preflight/mstconfig/no-tool") == 1)
+		return -ENOPKG;
+	return r;
 }
 
 void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *buf, size_t len)
@@ -210,6 +240,15 @@ static int record_port(struct pf_record *rec, const struct pf_pci_dev *pci, size
 	pf_roce_cc_param(pci->bdf, n_ports, port, param, sizeof(param));
 	f = pf_xasprintf("preflight/mstconfig/%s/%s", pci->bdf, param);
 	r = rec->ctx->prov->nv_query(rec->ctx, pci->bdf, param, &text);
+	if (r == -ENOPKG)
+		return pf_record_put_text(rec, "preflight/mstconfig/no-tool",
+					  "neither mstconfig nor mlxconfig is installed\n");
+	if (r == -EIO && text) {
+		pf_autofree char *failed = pf_xasprintf("%s.failed", f);
+
+		pf_record_skip(rec, f, r);
+		return pf_record_put_text(rec, failed, text);
+	}
 	if (!pf_record_answer(rec, f, r))
 		return 0;
 	return pf_record_put_text(rec, f, text);

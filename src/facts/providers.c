@@ -150,6 +150,7 @@ static int recorded_rdmacm(const struct pf_ctx *ctx, const struct pf_rdmacm_api 
 
 const struct pf_providers pf_providers_live = {
 	.name = "live",
+	.caps = PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS,
 	.memlock = live_memlock,
 	.gpu = &pf_gpu_live,
 	.ethtool = &pf_ethtool_sys,
@@ -172,6 +173,7 @@ const struct pf_providers pf_providers_live = {
 
 const struct pf_providers pf_providers_recorded = {
 	.name = "recorded",
+	.caps = 0, /* a capture: see enum pf_prov_cap */
 	.memlock = recorded_memlock,
 	.gpu = &pf_gpu_recorded,
 	.ethtool = &pf_ethtool_none,

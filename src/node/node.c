@@ -65,6 +65,7 @@ struct pf_node *pf_node_free(struct pf_node *node)
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		free(node->netdevs[i].name);
 		free(node->netdevs[i].operstate);
+		pf_strv_free(node->netdevs[i].slaves);
 	}
 	free(node->netdevs);
 	for (size_t i = 0; i < node->n_numa; i++)

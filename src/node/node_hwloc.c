@@ -580,9 +580,12 @@ int pf_node_load_hwloc(const struct pf_fs *fs, const char *xml_path, struct pf_n
 			    -EINVAL);
 
 	node = pf_node_new("hwloc");
+	node->lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		      PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU;
 	load_numa(topo, node);
 	load_pci(topo, node);
 	load_osdevs(topo, node);
+	pf_node_netdev_links(fs, node); /* the root's sysfs beside the export, when it has one */
 	pf_node_classify_links(node);
 	load_gpu_osdevs(topo, node);
 	if (v2)

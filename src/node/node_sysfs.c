@@ -563,20 +563,26 @@ static int parse_mtu(const char *line)
 /* @dir: the device's canonical directory (.../infiniband/<dev>). */
 static void load_port(const struct pf_fs *fs, const char *dir, struct pf_rdma_port *p)
 {
-	char buf[128], path[PATH_MAX];
+	char buf[128], rbuf[ATTR_MAX + 1], path[PATH_MAX];
 	struct pf_ib_rate rate;
 	pf_autoclose int dfd = -1;
 
 	p->netdev = -1;
 	snprintf(path, sizeof(path), "%s/ports/%u", dir, p->num);
 	dfd = dir_open(fs, path);
-	if (dfd < 0)
+	if (dfd < 0) {
+		p->rate_err = dfd;
 		return;
+	}
 	if (at(dfd, "state", buf, sizeof(buf)) >= 0)
 		p->state_name = state_name(buf, &p->state);
 	if (at(dfd, "phys_state", buf, sizeof(buf)) >= 0)
 		p->phys_state_name = state_name(buf, &p->phys_state);
-	p->rate = at_dup(dfd, "rate");
+	p->rate_err = at(dfd, "rate", rbuf, sizeof(rbuf));
+	if (p->rate_err >= 0) {
+		p->rate = pf_xstrdup(rbuf);
+		p->rate_err = 0;
+	}
 	if (p->rate && pf_parse_ib_rate(p->rate, &rate) == 0) {
 		p->rate_gbps = rate.gbps;
 		p->width = rate.width;
@@ -800,6 +806,7 @@ int pf_node_load_sysfs(const struct pf_fs *fs, struct pf_node **ret, char **ret_
 	}
 	numa_fallback(node);
 	map_netdevs(fs, node);
+	pf_node_netdev_links(fs, node);
 	pf_node_classify_links(node);
 	*ret = PF_TAKE_PTR(node);
 	return 0;

@@ -22,10 +22,16 @@
                               include/preflight/; every library has a rank in
                               RANKS and links only libraries of a lower rank
                               (siblings of one rank never link each other).
-  layers.py contract LIB      the check objects of LIB (pf_checks) call no
+  layers.py contract LIB [CHECKS]
+                              the check objects of LIB (pf_checks) call no
                               libc function that reads the node, the process
                               or the clock: a check sees those only through
-                              its ctx, so a recorded root reproduces it.
+                              its ctx, so a recorded root reproduces it.  Nor
+                              do they ask where their facts came from: no
+                              pf_fs_is_live(), and no source in the CHECKS
+                              directory compares a provider table's name or
+                              the node model's source (a check asks what they
+                              declare: the table's caps, pf_node_holds()).
 Prints what is wrong and exits 1; exits 0 with a one-line summary.
 """
 import os
@@ -50,6 +56,14 @@ FORBIDDEN = {
     # processes
     "fork", "system", "popen", "execv", "execve", "execvp", "exit", "_exit",
 }
+
+# What a check may not ask of the project: whether its root is the live node.
+FORBIDDEN_PF = {"pf_fs_is_live"}
+# A provider table's name or the node model's source compared (strcmp(ctx->prov->name,
+# "recorded"), strcmp(node->source, "hwloc"), ->name == ...).
+PROV_NAME = re.compile(r"\bstrn?(?:case)?cmp\s*\([^;]*(?:\bprov->name|node->source)\b|"
+                       r"(?:\bprov->name|node->source)\s*[!=]=|"
+                       r"[!=]=\s*[A-Za-z_>.-]*(?:\bprov->name|node->source)\b")
 
 
 # The rank of each library (README "Layout"), bottom up: a library links only
@@ -330,25 +344,45 @@ def layers(src, specs, ranks=None):
     return 1 if bad else 0
 
 
-def contract(lib):
+def prov_name_compares(checks):
+    """file:line of each comparison of a provider table's name under CHECKS."""
+    found = []
+    for f in sorted(os.listdir(checks)):
+        if not f.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(checks, f), encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                if PROV_NAME.search(line):
+                    found.append(f"{f}:{i}")
+    return found
+
+
+def contract(lib, checks=None):
     bad = []
     objs = nm_objects(lib)
     for obj, (_, undef) in sorted(objs.items()):
         for sym in sorted(undef & FORBIDDEN):
             bad.append(f"{obj} calls {sym}(): a check reads the node, the process and the "
                        "clock only through its ctx")
+        for sym in sorted(undef & FORBIDDEN_PF):
+            bad.append(f"{obj} calls {sym}(): a check asks what its providers hold "
+                       "(pf_prov_can(), ctx->prov->caps), never whether the root is live")
+    for where in prov_name_compares(checks) if checks else []:
+        bad.append(f"{where} compares a provider table's name or the node's source: ask "
+                   "what they declare (pf_prov_can(), pf_node_holds()) instead")
     for b in bad:
         print("contract:", b)
     if not bad:
-        print(f"contract: {len(objs)} check objects, none calls a forbidden function")
+        print(f"contract: {len(objs)} check objects, none calls a forbidden function"
+              + (" or compares a provider's name or the node's source" if checks else ""))
     return 1 if bad else 0
 
 
 def main(argv):
     if len(argv) >= 4 and argv[1] == "layers":
         return layers(argv[2], argv[3:])
-    if len(argv) == 3 and argv[1] == "contract":
-        return contract(argv[2])
+    if len(argv) in (3, 4) and argv[1] == "contract":
+        return contract(argv[2], argv[3] if len(argv) == 4 else None)
     print(__doc__, file=sys.stderr)
     return 64
 

@@ -4,7 +4,9 @@
 a library that calls or includes a sibling it does not link is caught, one
 that links it is not, a check that includes a private header is caught, an
 unowned public header is caught, and so is a public header whose functions
-another library defines (or none does).  Needs cc and ar."""
+another library defines (or none does), a sideways link, a library without a
+rank; so is a check that asks whether its root is live or compares its
+provider's name.  Needs cc and ar."""
 import os
 import subprocess
 import sys
@@ -44,6 +46,30 @@ DOWN = {"pf_a": 0, "pf_b": 1, "pf_c": 2, "pf_checks": 1}
 
 def run(root, specs, ranks=RANKS):
     return layers.layers(root, specs, ranks)
+
+
+def contract_cases(root):
+    """The check contract: a check that asks whether its root is live, or
+    compares its provider table's name, fails; one that asks the caps passes."""
+    bad = 0
+    live = ("int pf_fs_is_live(const void *fs);\n"
+            "int kl(const void *fs) { return pf_fs_is_live(fs); }\n")
+    name = ("#include <string.h>\nstruct p { const char *name; unsigned caps; };\n"
+            "struct c { const struct p *prov; };\n"
+            "int kn(const struct c *ctx) { return !strcmp(ctx->prov->name, \"recorded\"); }\n")
+    source = ("#include <string.h>\nstruct n { const char *source; };\n"
+              "int ks(const struct n *node) { return !strcmp(node->source, \"hwloc\"); }\n")
+    caps = ("struct p { const char *name; unsigned caps; };\nstruct c { const struct p *prov; };\n"
+            "int kc(const struct c *ctx) { return ctx->prov->caps & 1u; }\n")
+    for what, want, d, text in [("a check asking pf_fs_is_live()", 1, "clive", live),
+                                ("a check comparing its provider's name", 1, "cname", name),
+                                ("a check comparing the node's source", 1, "csrc", source),
+                                ("a check asking its provider's caps", 0, "ccaps", caps)]:
+        write(root, f"{d}/k.c", text)
+        got = layers.contract(archive(root, d, f"pf_{d}"), os.path.join(root, d))
+        print(f"selftest: {what}: exit {got} (want {want})")
+        bad += got != want
+    return bad
 
 
 def main():
@@ -96,6 +122,7 @@ def main():
             got = run(root, specs, *ranks)
             print(f"selftest: {what}: exit {got} (want {want})")
             bad += got != want
+        bad += contract_cases(root)
     return 1 if bad else 0
 
 

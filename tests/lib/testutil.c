@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -110,7 +111,10 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target)
 	X(rdmacm) X(job_user) X(devnodes)
 #define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr)
 #define COUNT(m) +1
-_Static_assert(sizeof(struct pf_providers) == (1 PROVIDER_MEMBERS(COUNT)) * sizeof(void *),
+/* name, then caps (an unsigned int padded to a pointer), then the members */
+_Static_assert(offsetof(struct pf_providers, memlock) == 2 * sizeof(void *),
+	       "struct pf_providers gained a member before its function pointers");
+_Static_assert(sizeof(struct pf_providers) == (2 PROVIDER_MEMBERS(COUNT)) * sizeof(void *),
 	       "a member of struct pf_providers is missing from PROVIDER_MEMBERS");
 _Static_assert(sizeof(struct pf_gpu_provider) == (0 GPU_MEMBERS(COUNT)) * sizeof(void *),
 	       "a member of struct pf_gpu_provider is missing from GPU_MEMBERS");
@@ -126,6 +130,8 @@ void pf_test_assert_providers_complete(const struct pf_providers *p)
 	if (!p->gpu->m)                                                                    \
 		fail_msg("providers '%s': gpu->%s is NULL", p->name, #m);
 	assert_non_null(p->name);
+	if (p->caps & ~(unsigned int)(PF_PROV_NODE | PF_PROV_ELAPSES | PF_PROV_PROCESS))
+		fail_msg("providers '%s': caps 0x%x holds an unknown capability", p->name, p->caps);
 	PROVIDER_MEMBERS(NOT_NULL)
 	GPU_MEMBERS(GPU_NOT_NULL)
 	if (!p->ethtool->genl || !p->ethtool->ioctl)

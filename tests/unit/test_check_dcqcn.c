@@ -100,7 +100,7 @@ static void test_no_tool(void **state)
 	struct pf_result res;
 	const struct pf_finding *f;
 
-	nv_r = -ENOENT, nv_text = NULL;
+	nv_r = -ENOPKG, nv_text = NULL;
 	run(NULL, &res);
 	f = pf_test_need(&res, "pftest_mlx5_9/1", PF_STATUS_WARN);
 	pf_test_assert_contains(f->message, "neither mstconfig (mstflint) nor mlxconfig is installed");

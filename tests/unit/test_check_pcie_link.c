@@ -267,6 +267,8 @@ static void test_unknown(void **state)
 
 	/* from an hwloc export the values are simply not recorded: skip */
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	t.pci[NIC0].max_width = 0;
 	run_pcie(*state, &t.node, no_acs, &res);
 	f = pf_test_must_find(&res, "links");
@@ -501,8 +503,9 @@ static int acs_as_nobody(void)
 	pf_profile_init(&prof);
 	if (!c || pf_config_build(c, &prof, &run.cfg, &err) < 0 || pf_fs_open("/", &fs) < 0)
 		return 12;
-	/* recorded facts, but the live uid (nobody's, set above) */
+	/* the host's files and the live uid (nobody's, set above), recorded facts otherwise */
 	prov = pf_providers_recorded;
+	prov.caps = PF_PROV_NODE | PF_PROV_PROCESS;
 	prov.euid = pf_providers_live.euid;
 	ctx = (struct pf_ctx){ .fs = fs, .prov = &prov, .node = &t.node };
 	run.check = c;

@@ -486,6 +486,7 @@ static void test_port_without_netdev(void **state)
 	struct pf_rdma_port port = { .num = 1, .link_layer = PF_LINK_ETH, .netdev = -1 };
 	struct pf_rdma_dev dev = { .name = name, .pci = -1, .ports = &port, .n_ports = 1 };
 	struct pf_node node = { .source = "sysfs", .rdma = &dev, .n_rdma = 1 };
+	struct pf_providers node_prov;
 	char *dir = pf_test_mkdtemp();
 	struct pf_result res;
 	const struct pf_finding *f;
@@ -497,7 +498,10 @@ static void test_port_without_netdev(void **state)
 	pf_test_assert_contains(f->message, "netdev not in the snapshot");
 	pf_test_assert_contains(f->message, "gid_attrs/ndevs/0");
 	pf_result_release(&res);
-	pf_test_run_check_node("pfc_pause", "/", &pf_providers_recorded, &node, NULL, &res);
+	/* the same node read live (facts of the node itself): an error */
+	node_prov = pf_providers_recorded;
+	node_prov.caps = PF_PROV_NODE;
+	pf_test_run_check_node("pfc_pause", dir, &node_prov, &node, NULL, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_ERROR);
 	pf_test_assert_contains(f->message, "RoCE port has no netdev");

@@ -95,6 +95,7 @@ static const struct pf_providers *live_wait_providers(void)
 
 	p = pf_providers_recorded;
 	p.name = "test-live-wait";
+	p.caps = PF_PROV_ELAPSES; /* time passes on the temporary root between samples */
 	p.wait = counting_live_wait;
 	return &p;
 }
@@ -291,6 +292,8 @@ static void test_edge_configs(void **state)
 	/* an inventory from an lstopo export over a root without counters */
 	build(&t);
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	empty = pf_test_mkdtemp();
 	run_check(empty, &t.node, NULL, &res);
 	pf_test_rmtree(empty);
@@ -466,6 +469,8 @@ static void test_no_wait_without_live_counters(void **state)
 	/* a topology export: decided from the inventory, no wait (not 3 s) */
 	build(&t);
 	t.node.source = "hwloc";
+	t.node.lacks = PF_NODE_NO_PORT_RATES | PF_NODE_NO_PORT_LIST | PF_NODE_NO_PORT_COUNTERS |
+		       PF_NODE_NO_LINK_ATTRS | PF_NODE_NO_IOMMU; /* as node_hwloc.c says */
 	empty = pf_test_mkdtemp();
 	waits = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

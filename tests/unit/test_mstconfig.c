@@ -6,6 +6,8 @@
  * 56-column layout), the runner's deadline and exit handling, and the real
  * mstconfig where it is installed.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,6 +210,44 @@ static void test_real_mstconfig(void **state)
 	assert_int_equal(pf_live_nv_query(NULL, "0000:00:00.0", "X;id", &text), -EINVAL);
 }
 
+/*
+ * The recorded side answers as the live one did: the value, the tool's
+ * failure (recorded as <name>.failed, or a hand capture of its error
+ * report), no tool installed (no-tool), or nothing captured.
+ */
+static void test_recorded_answers(void **state)
+{
+	static const char *const bdf = "0000:17:00.0", *const p1 = "ROCE_CC_PRIO_MASK_P1";
+	char *dir = pf_test_mkdtemp(), *text = NULL;
+	struct pf_fs *fs = NULL;
+	struct pf_ctx ctx;
+
+	(void)state;
+	assert_int_equal(pf_fs_open(dir, &fs), 0);
+	ctx = (struct pf_ctx){ .fs = fs, .prov = &pf_providers_recorded };
+	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -ENOENT);
+	pf_test_write(dir, "preflight/mstconfig/no-tool", "none\n");
+	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -ENOPKG);
+	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1.failed",
+		      "-E- Failed to open the device\n");
+	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -EIO);
+	pf_test_assert_contains(text, "-E- Failed");
+	free(text);
+	/* a hand capture of `mstconfig ... > file 2>&1` that failed */
+	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1",
+		      "\nDevice #1:\n-E- Failed to query device: 0000:17:00.0\n");
+	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -EIO);
+	free(text);
+	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1",
+		      "Configurations:                  Next Boot\n"
+		      "        ROCE_CC_PRIO_MASK_P1    255\n");
+	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), 0);
+	free(text);
+	pf_fs_free(fs);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_param_name),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_recorded_answers),
 		cmocka_unit_test(test_real_mstconfig),
 	};
 
