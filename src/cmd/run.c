@@ -339,7 +339,8 @@ static int run_checks(struct pf_opts *o)
 	report.started_at = time(NULL);
 	o->runner.node_error = node_err;
 	o->runner.topology_only = report.topology_only;
-	o->runner.libraries_live = ctx.prov == &pf_providers_live;
+	/* facts read from the node itself: its providers load CUDA, NVML and verbs */
+	o->runner.libraries_live = pf_prov_can(&ctx, PF_PROV_NODE);
 	pf_runner_run(&ctx, runs, n, &o->runner);
 
 	report.root = o->no_root ? "none" : pf_fs_root(fs);
