@@ -17,22 +17,43 @@
 #include "preflight/rails.h"
 #include "testutil.h"
 
-static cJSON *rails_of(const char *args, const char *nics)
+/*
+ * The table of a generated node; with @model, the rail model built as
+ * `preflight mesh` builds it (without, every port: the table before it).
+ */
+static cJSON *table_of(const char *args, const char *nics, bool model)
 {
 	char *root = pf_test_gen_root(args);
 	struct pf_fs *fs = NULL;
 	struct pf_node *node = NULL;
+	struct pf_rails *rails_model = NULL;
 	char *why = NULL;
 	cJSON *rails;
 
 	assert_int_equal(pf_fs_open(root, &fs), 0);
 	assert_int_equal(pf_node_load(fs, NULL, &node, &why), 0);
-	rails = pf_mesh_rails(fs, node, NULL, nics);
+	if (model) {
+		const struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs), .node = node };
+
+		assert_int_equal(pf_rails_for_ctx(&ctx, NULL, &rails_model, &why), 0);
+	}
+	rails = pf_mesh_rails(fs, node, rails_model, nics);
+	pf_rails_free(rails_model);
 	pf_node_free(node);
 	pf_fs_free(fs);
 	pf_test_rmtree(root);
 	free(root);
 	return rails;
+}
+
+static cJSON *rails_of(const char *args, const char *nics)
+{
+	return table_of(args, nics, false);
+}
+
+static cJSON *model_rails_of(const char *args, const char *nics)
+{
+	return table_of(args, nics, true);
 }
 
 static const char *str(const cJSON *rails, int i, const char *key)
@@ -73,32 +94,6 @@ static void test_ip_and_nics(void **state)
 	assert_null(str(rails, 0, "ip"));
 	assert_non_null(str(rails, 0, "netdev"));
 	cJSON_Delete(rails);
-}
-
-/* The table with the rail model, as `preflight mesh` builds it. */
-static cJSON *model_rails_of(const char *args, const char *nics)
-{
-	char *root = pf_test_gen_root(args);
-	struct pf_fs *fs = NULL;
-	struct pf_node *node = NULL;
-	struct pf_rails *model = NULL;
-	char *why = NULL;
-	cJSON *rails;
-
-	assert_int_equal(pf_fs_open(root, &fs), 0);
-	assert_int_equal(pf_node_load(fs, NULL, &node, &why), 0);
-	{
-		const struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs), .node = node };
-
-		assert_int_equal(pf_rails_for_ctx(&ctx, NULL, &model, &why), 0);
-	}
-	rails = pf_mesh_rails(fs, node, model, nics);
-	pf_rails_free(model);
-	pf_node_free(node);
-	pf_fs_free(fs);
-	pf_test_rmtree(root);
-	free(root);
-	return rails;
 }
 
 /*
