@@ -217,20 +217,17 @@ static void fastest_rule(const struct dev_facts *df,
 	double best = 0;
 	bool any_up = false;
 
+	for (size_t i = 0; i < rails->n_ports; i++)
+		any_up |= !df[rails->ports[i].rdma].vf_of_pf && rails->ports[i].up;
 	for (size_t i = 0; i < rails->n_ports; i++) {
 		const struct pf_rail_port *e = &rails->ports[i];
 
-		if (!df[e->rdma].vf_of_pf && e->up)
+		if (!df[e->rdma].vf_of_pf && (e->up || !any_up))
 			count[e->link_layer]++;
-		any_up |= !df[e->rdma].vf_of_pf && e->up;
 	}
 	for (int l = 0; l < 3; l++)
 		if (count[l] > count[ll])
 			ll = (enum pf_link_layer)l;
-	if (!any_up)
-		for (size_t i = 0; i < rails->n_ports; i++)
-			if (!df[rails->ports[i].rdma].vf_of_pf)
-				ll = rails->ports[i].link_layer;
 	for (size_t i = 0; i < rails->n_ports; i++) {
 		const struct pf_rail_port *e = &rails->ports[i];
 

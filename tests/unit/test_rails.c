@@ -124,6 +124,15 @@ static void test_fastest_without_gpus(void **state)
 	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 0);
 	expect(r, &t, "mlx5_0", PF_ROLE_STORAGE, -1);
 	expect(r, &t, "mlx5_9", PF_ROLE_FRONTEND, -1);
+
+	/* nothing up (cables out, not never linked): the common link layer's ports stay rails */
+	pf_rails_free(PF_TAKE_PTR(r));
+	for (int i = 0; i < 3; i++)
+		t.ports[i].state = 1;
+	assert_int_equal(pf_rails_build(fs, &t.node, NULL, &r, &err), 0);
+	expect(r, &t, "mlx5_0", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 1);
+	expect(r, &t, "mlx5_9", PF_ROLE_FRONTEND, -1);
 }
 
 static void test_declared(void **state)
