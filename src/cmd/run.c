@@ -318,13 +318,9 @@ static int run_checks(struct pf_opts *o)
 	if (r)
 		return r;
 	ctx.node = node;
-
-	runs = pf_xcalloc(n_all, sizeof(*runs));
-	unselected = pf_xcalloc(n_all, sizeof(*unselected));
-	n = plan_runs(o, all, n_all, runs, unselected, &report);
-
 	ctx.fs = fs;
 	ctx.prov = pf_providers_for(fs);
+	/* before the plan: a roles error returns with nothing else built yet */
 	if (node) {
 		r = load_rails(o, &ctx, &rails, &ports);
 		if (r)
@@ -333,6 +329,11 @@ static int run_checks(struct pf_opts *o)
 		report.ports = ports;
 		report.n_ports = rails->n_ports;
 	}
+
+	runs = pf_xcalloc(n_all, sizeof(*runs));
+	unselected = pf_xcalloc(n_all, sizeof(*unselected));
+	n = plan_runs(o, all, n_all, runs, unselected, &report);
+
 	report_sources(o, &ctx, fs, &report);
 	/* a live status line while checks run, only for a person at a terminal */
 	o->runner.progress = isatty(STDERR_FILENO) ? stderr : NULL;
