@@ -52,6 +52,12 @@ struct pf_ib_rate {
  * not print, or trailing text.
  */
 int pf_parse_ib_rate(const char *text, struct pf_ib_rate *ret);
+/*
+ * The Gb/s of a port rate another node sent ("400 Gb/sec (4X NDR)" in a
+ * mesh table): believed only within what a port can be (0 < Gb/s <= 1e5),
+ * else 0 (unknown).  Hostile input: never NaN, infinite or absurd.
+ */
+double pf_parse_port_gbps(const char *text);
 
 /*
  * Parse a port state or phys_state line, "4: ACTIVE" or "7: Phy Test":

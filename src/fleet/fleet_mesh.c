@@ -205,13 +205,10 @@ static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
 	k->rates = pf_xcalloc(k->n_devs, sizeof(*k->rates));
 	cJSON_ArrayForEach(r, rails) {
 		const char *dev = NULL, *rate = NULL;
-		struct pf_ib_rate ir;
 
 		jstr_opt(r, "device", &dev);
 		jstr_opt(r, "rate", &rate);
-		/* hostile input: a rate is believed only within what a port can be */
-		if (rate && pf_parse_ib_rate(rate, &ir) == 0 && ir.gbps > 0 && ir.gbps <= 1e5)
-			k->rates[i] = ir.gbps;
+		k->rates[i] = pf_parse_port_gbps(rate); /* hostile input: bounded */
 		k->devs[i++] = mclean(dev);
 	}
 }

@@ -124,12 +124,10 @@ static double rail_rate(void *data, uint32_t rank, uint32_t rail)
 	const cJSON *table = data;
 	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
 					    (int)rank);
-	const char *text = str_of(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "rails"),
-						     (int)rail), "rate");
-	struct pf_ib_rate r;
 
-	/* a peer's table is hostile: a rate is believed only within what a port can be */
-	return text && pf_parse_ib_rate(text, &r) == 0 && r.gbps > 0 && r.gbps <= 1e5 ? r.gbps : 0;
+	/* a peer's table is hostile: pf_parse_port_gbps() bounds it */
+	return pf_parse_port_gbps(str_of(cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(e, "rails"), (int)rail), "rate"));
 }
 
 /* Triangulate the matrix: the suspects as JSON, and the triage in @t. */

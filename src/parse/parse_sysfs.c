@@ -38,6 +38,13 @@ static const char *const ib_speed_names[] = {
 	"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR",
 };
 
+double pf_parse_port_gbps(const char *text)
+{
+	struct pf_ib_rate r;
+
+	return text && pf_parse_ib_rate(text, &r) == 0 && r.gbps > 0 && r.gbps <= 1e5 ? r.gbps : 0;
+}
+
 int pf_parse_ib_rate(const char *text, struct pf_ib_rate *ret)
 {
 	struct pf_ib_rate v = { 0 };

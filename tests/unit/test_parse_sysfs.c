@@ -50,6 +50,17 @@ static void test_ib_rate_generations(void **state)
 	rate_ok("1600 Gb/sec (8X XDR)", 1600, 8, "XDR");
 }
 
+/* A rate another node sent: bounded, 0 when not believable. */
+static void test_port_gbps(void **state)
+{
+	(void)state;
+	assert_true(pf_parse_port_gbps("400 Gb/sec (4X NDR)") == 400);
+	assert_true(pf_parse_port_gbps("200 Gb/sec (4X HDR)") == 200);
+	assert_true(pf_parse_port_gbps(NULL) == 0);
+	assert_true(pf_parse_port_gbps("fast") == 0);
+	assert_true(pf_parse_port_gbps("999999 Gb/sec (4X NDR)") == 0);
+}
+
 static void test_ib_rate_bad(void **state)
 {
 	(void)state;
@@ -236,6 +247,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ib_rate_generations),
 		cmocka_unit_test(test_ib_rate_bad),
+		cmocka_unit_test(test_port_gbps),
 		cmocka_unit_test(test_state_line),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_pci_speed_width),
