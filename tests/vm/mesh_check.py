@@ -15,13 +15,13 @@ EXPECT = {  # case: the suspects (kind, host, rail index or None, dir or None)
     "dead_path": [("path", "vm1", 0, "both")],
     "missing": [("missing", "vm3", None, None)],
 }
-fails = 0
+failed = []  # what failed, repeated at the end: ctest shows only the log's tail
 
 
 def check(ok, what):
-    global fails
     print(("ok " if ok else "FAIL ") + what)
-    fails += not ok
+    if not ok:
+        failed.append(what)
 
 
 # Three TCG guests on two shared cores: healthy directions of one run swing
@@ -66,8 +66,10 @@ def main(share, pf):
             print(drain, end="")
             named = "NodeName=%s " % want[0][1] in drain
             check(named == (want[0][0] != "path"), "%s: --drain-suspects" % case)
-    print("mesh_check: %d failure(s)" % fails)
-    return 1 if fails else 0
+    for what in failed:
+        print("FAIL " + what)
+    print("mesh_check: %d failure(s)" % len(failed))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
