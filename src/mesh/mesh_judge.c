@@ -157,8 +157,10 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
 /*
  * The suspect of another rank that explains a flow @m failing: its
  * destination node, or the destination's rail the flow ran on, slow or dead
- * with every partner.  NULL when none does (a path between two nodes
- * explains nothing: two nodes cannot tell which end it is).
+ * with every partner in either direction (a flow also needs the receiver's
+ * ACKs and READ-back answers: a receiver that sends slowly fails the flows
+ * into it too).  NULL when none does (a path between two nodes explains
+ * nothing: two nodes cannot tell which end it is).
  */
 static const struct pf_mesh_suspect *explained_by(const struct pf_mesh_triage *t, const cJSON *m,
 						  uint32_t rank)
@@ -168,7 +170,7 @@ static const struct pf_mesh_suspect *explained_by(const struct pf_mesh_triage *t
 	for (size_t k = 0; t && k < t->n; k++) {
 		const struct pf_mesh_suspect *s = &t->suspects[k];
 
-		if (s->node == rank || s->node != dst || !(s->dir & PF_MESH_RX))
+		if (s->node == rank || s->node != dst)
 			continue;
 		if (s->kind == PF_MESH_NODE || (s->kind == PF_MESH_RAIL && s->rail == rail))
 			return s;

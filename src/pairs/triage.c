@@ -168,6 +168,22 @@ static size_t tri_path(struct tri *t, uint32_t a, uint32_t b, uint32_t rail)
 	return tri_add(t, PF_MESH_PATH, a, b, rail);
 }
 
+/*
+ * Is the slow measurement @o explained by one of its ends?  By the sender's
+ * transmit or the receiver's receive side; a dead one (0: the flow failed)
+ * also by the other two, since a flow completes only when the receiver's
+ * ACKs and the answers to the sender's READ-back travel the other way: a
+ * sender slowed or lossy on every flow fails its partners' flows to it too.
+ */
+static bool tri_explained(struct tri *t, const struct pf_mesh_obs *o)
+{
+	if (tri_bad(tri_cell(t, o->src, o->rail, PF_MESH_TX)) ||
+	    tri_bad(tri_cell(t, o->dst, o->rail, PF_MESH_RX)))
+		return true;
+	return o->value == 0 && (tri_bad(tri_cell(t, o->dst, o->rail, PF_MESH_TX)) ||
+				 tri_bad(tri_cell(t, o->src, o->rail, PF_MESH_RX)));
+}
+
 /* Slow measurements neither end's rail explains: the path, a -> b is TX. */
 static void tri_paths(struct tri *t)
 {
@@ -177,8 +193,7 @@ static void tri_paths(struct tri *t)
 		uint32_t b = o->src < o->dst ? o->dst : o->src;
 		struct tri_cell one = { .seen = 1, .slow = 1, .slow_sum = o->value };
 
-		if (!t->slow[i] || tri_bad(tri_cell(t, o->src, o->rail, PF_MESH_TX)) ||
-		    tri_bad(tri_cell(t, o->dst, o->rail, PF_MESH_RX)))
+		if (!t->slow[i] || tri_explained(t, o))
 			continue;
 		tri_fold(t, tri_path(t, a, b, o->rail), &one, o->src == a ? PF_MESH_TX : PF_MESH_RX);
 	}

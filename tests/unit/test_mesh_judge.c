@@ -257,6 +257,41 @@ static void test_failed_sends_to_a_suspect_warn(void **state)
 }
 
 /*
+ * A slow sender fails the flows into it too: rank 2 sends at a tenth of
+ * the others on every flow (its egress shaped), and rank 0's flow to it
+ * failed in the READ-back, whose answers rank 2 sends (seen on the VM rig
+ * under ASan).  One suspect, rank 2's rail; no path from rank 0; rank 0
+ * warns, explained by rank 2.
+ */
+static void test_failed_into_a_slow_sender_warns(void **state)
+{
+	struct judged j;
+	const struct pf_finding *f;
+
+	(void)state;
+	j.table = table_of(4, -1);
+	j.gathered = table_of(4, -1);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = 0; b < 4; b++)
+			if (a != b)
+				add(j.gathered, a, a, b, a == 2 ? 1 : 10 + a + b,
+				    a == 0 && b == 2 ? "verify" : NULL);
+	judge(&j, 0, 4);
+	assert_int_equal(cJSON_GetArraySize(obs(&j, "suspects")), 1);
+	assert_int_equal(j.res.status, PF_STATUS_WARN);
+	f = finding(&j, "-> rank 2 mlx5_0");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	assert_non_null(strstr(f->message, "explained by the suspect rail of rank 2 (n3)"));
+	release(&j);
+	judge(&j, 2, 4);
+	assert_int_equal(j.res.status, PF_STATUS_FAIL);
+	release(&j);
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
+/*
  * Mixed node types: rank 3's port runs at 200 Gb/s beside three at 400.
  * Its flows at half the others' Gb/s are at its line rate: no suspect.
  * At a quarter they are slow for it: its rail is named.
@@ -340,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_failed_flow),
 		cmocka_unit_test(test_slow_rail_names_its_node_only),
 		cmocka_unit_test(test_failed_sends_to_a_suspect_warn),
+		cmocka_unit_test(test_failed_into_a_slow_sender_warns),
 		cmocka_unit_test(test_rates_normalise),
 		cmocka_unit_test(test_hostile_and_missing),
 		cmocka_unit_test(test_nothing_sent_is_a_skip),

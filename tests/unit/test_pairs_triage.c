@@ -5,7 +5,8 @@
  * healthy names nobody (at any scale, so no fixed number is used); one
  * rail's sender slow names that (node, rail, tx); a node slow on every rail
  * names the node, not its rails; a pair slow only to each other names the
- * path and its direction; a dead path (0) is named; with one rail a slow
+ * path and its direction; a dead path (0) is named, unless a node that
+ * sends slowly to everyone is its receiver; with one rail a slow
  * node is named as its rail; two nodes cannot be told apart from their path.
  */
 #include <errno.h>
@@ -166,6 +167,25 @@ static void test_path(void **state)
 	judge(&r, &t);
 	expect_one(&t, PF_MESH_PATH, 0, 1, 1, PF_MESH_TX);
 	pf_mesh_triage_release(&t);
+	/*
+	 * a dead flow into a node whose sends are all slow is that node's: the
+	 * flow needs its ACKs and READ answers too (a slow flow into it is not)
+	 */
+	for (uint32_t nodes = 3; nodes <= 8; nodes++) {
+		run_make(&r, nodes, 1, 100);
+		run_scale(&r, 2, UINT32_MAX, 0, 0.1);
+		run_scale(&r, 0, 2, 0, 0);
+		judge(&r, &t);
+		expect_one(&t, PF_MESH_RAIL, 2, UINT32_MAX, 0, PF_MESH_TX);
+		pf_mesh_triage_release(&t);
+
+		run_make(&r, nodes, 1, 100);
+		run_scale(&r, 2, UINT32_MAX, 0, 0.1);
+		run_scale(&r, 0, 2, 0, 0.2);
+		judge(&r, &t);
+		assert_int_equal(t.n, 2);
+		pf_mesh_triage_release(&t);
+	}
 }
 
 static void test_ranked_and_invalid(void **state)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-EXPECT = {  # case: the suspects (kind, host, rail index or None, dir or None)
+EXPECT = {  # case: the suspects named (kind, host, rail index or None, dir or None)
     "healthy": [],
     "slow_rail": [("rail", "vm2", 1, "tx")],
     "slow_node": [("node", "vm3", None, "tx")],
@@ -60,7 +60,13 @@ def main(share, pf):
             got = [g for g in got if g[0] in ("missing", "silent")]
         else:
             check(view["measurements"] > 0, "%s: measurements %d" % (case, view["measurements"]))
-        check(got == want, "%s: suspects %s, expected %s" % (case, got, want))
+        # what was injected is named, and nothing else: a node shaped on
+        # egress may also show one of its rails slow in rx (its READ answers
+        # queue behind its own data), a second suspect of the same node
+        hosts_named = {g[1] for g in got}
+        check(all(w in got for w in want) and hosts_named == {w[1] for w in want},
+              "%s: suspects %s, expected %s%s" % (case, got, want,
+                                                 " and no other host" if want else ""))
         if case != "healthy" and want:
             drain, _ = fleet(pf, d, "--drain-suspects")
             print(drain, end="")
