@@ -6,7 +6,8 @@
  * Built once per run from the inventory, before any check runs: every port
  * of every RDMA device gets a role with the reason for it, a rail index when
  * it is a compute rail, and an identity (link layer, rate, IPv4 subnet,
- * InfiniBand subnet prefix and SM LID) that says where it plugs in.
+ * InfiniBand subnet prefix and SM LID, LLDP neighbour) that says where it
+ * plugs in.
  *
  * Roles, first rule that applies:
  *  1. declared by the site (pf_rails_spec): compute, storage, frontend or
@@ -38,6 +39,7 @@
 #include <stddef.h>
 
 #include "preflight/fs.h"
+#include "preflight/net.h"
 #include "preflight/node.h"
 
 enum pf_port_role {
@@ -70,6 +72,9 @@ struct pf_rail_port {
 	char subnet[48];       /* IPv4 subnet of its netdev, "10.1.0.0/24"; "" unknown */
 	char ib_subnet[24];    /* GID subnet prefix, "fe80:0000:0000:0000"; "" not IB or unknown */
 	unsigned int sm_lid;   /* 0 unknown */
+	/* the LLDP neighbour of its netdev (lldpd): "" unknown */
+	char lldp_chassis[PF_LLDP_VALUE_MAX]; /* system name, else chassis id */
+	char lldp_port[PF_LLDP_VALUE_MAX];    /* port id */
 };
 
 struct pf_rails {
@@ -101,6 +106,8 @@ struct pf_rails_spec {
 	 */
 	const char *nccl_ib_hca;
 	const char *nccl_ib_hca_origin;
+	/* The node's LLDP neighbours by netdev (NULL: none known). */
+	const struct pf_lldp_neighbors *lldp;
 };
 
 /*

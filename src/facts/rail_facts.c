@@ -36,6 +36,8 @@ int pf_rails_for_ctx(const struct pf_ctx *ctx, const char *const declared[PF_ROL
 	struct pf_rails_spec spec = { .subnet = pf_rail_subnet, .data = (void *)ctx };
 	struct pf_nccl_job_conf nccl;
 	const struct pf_nccl_var *hca;
+	struct pf_lldp_neighbors lldp = { 0 };
+	pf_autofree char *lldp_text = NULL;
 	int r;
 
 	for (int i = 0; i < PF_ROLE_COUNT; i++)
@@ -47,7 +49,12 @@ int pf_rails_for_ctx(const struct pf_ctx *ctx, const char *const declared[PF_ROL
 		spec.nccl_ib_hca = hca->value;
 		spec.nccl_ib_hca_origin = hca->origin;
 	}
+	/* the LLDP neighbours, where lldpd runs: none known is no error */
+	if (ctx->prov->lldp_neighbors(ctx, &lldp_text) == 0 &&
+	    pf_parse_lldp_keyvalue(lldp_text, &lldp) > 0)
+		spec.lldp = &lldp;
 	r = pf_rails_build(ctx->fs, ctx->node, &spec, ret, ret_err);
+	pf_lldp_neighbors_release(&lldp);
 	pf_nccl_job_conf_release(&nccl);
 	return r;
 }

@@ -323,6 +323,7 @@ static void read_identity(const struct pf_fs *fs, const struct pf_node *node,
 	const struct pf_rdma_dev *d = &node->rdma[e->rdma];
 	const struct pf_rdma_port *p = &d->ports[e->port - 1];
 	pf_autofree char *gid = NULL, *sm = NULL;
+	const struct pf_lldp_neighbor *nb;
 	uint64_t lid, downed = 0;
 
 	e->link_layer = p->link_layer;
@@ -337,6 +338,11 @@ static void read_identity(const struct pf_fs *fs, const struct pf_node *node,
 		if (spec && spec->subnet &&
 		    spec->subnet(spec->data, e->netdev, e->subnet, sizeof(e->subnet)) < 0)
 			e->subnet[0] = '\0';
+		nb = pf_lldp_find(spec ? spec->lldp : NULL, e->netdev);
+		if (nb) {
+			snprintf(e->lldp_chassis, sizeof(e->lldp_chassis), "%s", nb->chassis);
+			snprintf(e->lldp_port, sizeof(e->lldp_port), "%s", nb->port);
+		}
 	}
 	if (p->link_layer != PF_LINK_IB)
 		return;

@@ -274,6 +274,36 @@ static void test_nccl_ib_hca_selects_nothing(void **state)
 			    "shares a PCIe switch with GPU 0000:10:00.0");
 }
 
+/* Each port's LLDP neighbour, by its netdev; none known is no neighbour. */
+static void test_lldp_identity(void **state)
+{
+	pf_autofs struct pf_fs *fs = pf_fs_open_empty();
+	pf_autorails struct pf_rails *r = NULL;
+	pf_autofree char *err = NULL;
+	struct pf_netdev nd[2] = { { .name = (char *)"enp4s0np0", .rdma_dev = 2, .port = 1 },
+				   { .name = (char *)"enp3s0np0", .rdma_dev = 1, .port = 1 } };
+	struct pf_lldp_neighbors lldp;
+	struct pf_rails_spec spec = { .lldp = &lldp };
+	struct tnode t;
+
+	(void)state;
+	build(&t, true);
+	t.node.netdevs = nd;
+	t.node.n_netdevs = 2;
+	t.ports[2].netdev = 0; /* mlx5_9 */
+	t.ports[1].netdev = 1; /* mlx5_3: no neighbour */
+	assert_int_equal(pf_parse_lldp_keyvalue("lldp.enp4s0np0.chassis.mac=b8:59:9f:00:00:01\n"
+						"lldp.enp4s0np0.chassis.name=leaf07\n"
+						"lldp.enp4s0np0.port.ifname=swp12\n", &lldp), 1);
+	assert_int_equal(pf_rails_build(fs, &t.node, &spec, &r, &err), 0);
+	assert_string_equal(port_of(r, "mlx5_9", &t)->lldp_chassis, "leaf07");
+	assert_string_equal(port_of(r, "mlx5_9", &t)->lldp_port, "swp12");
+	assert_string_equal(port_of(r, "mlx5_3", &t)->lldp_chassis, "");
+	assert_string_equal(port_of(r, "mlx5_3", &t)->lldp_port, "");
+	assert_string_equal(port_of(r, "mlx5_0", &t)->lldp_chassis, "");
+	pf_lldp_neighbors_release(&lldp);
+}
+
 static void test_role_names(void **state)
 {
 	enum pf_port_role role;
@@ -295,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_declared),
 		cmocka_unit_test(test_nccl_ib_hca),
 		cmocka_unit_test(test_nccl_ib_hca_selects_nothing),
+		cmocka_unit_test(test_lldp_identity),
 		cmocka_unit_test(test_role_names),
 	};
 
