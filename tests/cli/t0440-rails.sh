@@ -5,7 +5,7 @@
 # the text report's port table; pfc_pause judging by role (an Ethernet
 # front-end port on an InfiniBand GPU node is not judged, a RoCE storage port
 # warns at most); roles a site declares with --set rails.ROLE or a profile;
-# NCCL_IB_HCA as an input.
+# NCCL_IB_HCA as an input; the LLDP neighbour in the identity.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -179,5 +179,36 @@ pf --root "$T/hcap" --format json
 [ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:compute:1" ] &&
 	ok "a Slurm prolog's environment is not the job's: its NCCL_IB_HCA is not taken" ||
 	not_ok "prolog NCCL_IB_HCA: $(roles)"
+
+# The LLDP neighbour of each port (lldpd: `lldpcli -f keyvalue show neighbors`,
+# recorded as preflight/lldp/neighbors): in node.rails and the text table, null
+# without one; a snapshot of the root records it, so the copy gives the same table
+gen_root "$T/lldp" --gpus 2 --nics 2 --link-layer eth --storage-nic --lldp
+pf --root "$T/lldp" --format json
+py_ok "LLDP neighbours in node.rails" "$T/out" <<'PY'
+import json, sys
+p = {x["device"]: x for x in json.load(open(sys.argv[1]))["node"]["rails"]}
+assert p["mlx5_0"]["lldp"] == {"chassis": "leaf0", "port": "swp1"}, p["mlx5_0"]
+assert p["mlx5_1"]["lldp"] == {"chassis": "leaf1", "port": "swp2"}, p["mlx5_1"]
+assert p["mlx5_2"]["lldp"] == {"chassis": "leaf2", "port": "swp3"}, p["mlx5_2"]
+PY
+pf --root "$T/lldp" --format text
+grep -q '^  rail 1   mlx5_1/1  compute  Ethernet 400 Gb/s up  enp28s0np0 10.10.0.0/16  lldp leaf1 swp2  (' \
+	"$T/out" && ok "text report: the LLDP neighbour" || not_ok "text LLDP: $(cat "$T/out")"
+cp "$T/out" "$T/lldp.txt"
+pf snapshot --root "$T/lldp" "$T/lldp-snap"
+expect_rc 0 "snapshot of a root with LLDP neighbours"
+cmp -s "$T/lldp/preflight/lldp/neighbors" "$T/lldp-snap/preflight/lldp/neighbors" &&
+	ok "snapshot records preflight/lldp/neighbors" || not_ok "snapshot lacks the LLDP neighbours"
+pf --root "$T/lldp-snap" --format text
+sed -n '/^rdma ports:/,/^$/p' "$T/lldp.txt" > "$T/ports.want"
+sed -n '/^rdma ports:/,/^$/p' "$T/out" > "$T/ports.got"
+[ -s "$T/ports.want" ] && cmp -s "$T/ports.want" "$T/ports.got" &&
+	ok "the snapshot gives the same port table" || not_ok "snapshot table: $(cat "$T/out")"
+pf --root "$T/roce" --format json
+py_ok "no LLDP neighbours: lldp null" "$T/out" <<'PY'
+import json, sys
+assert all(x["lldp"] is None for x in json.load(open(sys.argv[1]))["node"]["rails"])
+PY
 
 done_testing
