@@ -3,12 +3,12 @@
  * parse_lldp.c - LLDP neighbours from `lldpcli -f keyvalue show neighbors`
  * (include/preflight/net.h).
  *
- * lldpd's key-value writer (src/client/kv_writer.c) prints one line per
- * value: the tags from "lldp" down joined by '.', then '=' and the value.
+ * The key-value writer of upstream lldpd (src/client/kv_writer.c) prints
+ * one line per value: the tags from "lldp" down joined by '.', then '=' and the value.
  * An interface's tag is renamed after the interface ("lldp.eth0"), a typed
  * tag after its type: the chassis id is "chassis.<subtype>" (mac, ip,
  * ifname, ifalias, local, unhandled), the system name "chassis.name", the
- * port id "port.<subtype>" (src/client/display.c: display_chassis,
+ * port id "port.<subtype>" (upstream src/client/display.c: display_chassis,
  * display_port).  An interface name may itself hold dots (eth0.100), so the
  * line is read from its end.  The text is another program's output, and a
  * snapshot's may have been edited: every field is bounded.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_parse_lldp.c - LLDP neighbours from `lldpcli -f keyvalue show
- * neighbors` (src/parse/parse_lldp.c): lines as lldpd's key-value writer
- * prints them (src/client/kv_writer.c, display.c of lldpd).
+ * neighbors` (src/parse/parse_lldp.c): lines as the key-value writer of
+ * upstream lldpd prints them (src/client/kv_writer.c and display.c there).
  */
 #include <string.h>
 
