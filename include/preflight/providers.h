@@ -146,11 +146,12 @@ struct pf_providers {
 	int (*devnodes)(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret);
 	/*
 	 * The node's LLDP neighbours as `lldpcli -f keyvalue show neighbors`
-	 * prints them (live: lldpd's client, run only when it is installed in a
-	 * system directory and lldpd's control socket exists, with a deadline;
-	 * recorded: preflight/lldp/neighbors).  0 and the text in *ret_text;
-	 * -ENOPKG when lldpcli is not installed, -ENOENT when lldpd is not
-	 * running or nothing was recorded, -ETIMEDOUT, -EIO when it failed.
+	 * prints them (live: lldpd's client, run only when lldpd's control
+	 * socket exists and lldpcli is installed in a system directory, with a
+	 * deadline; recorded: preflight/lldp/neighbors).  0 and the text in
+	 * *ret_text; -ENOENT when lldpd is not running or nothing was recorded,
+	 * -ENOPKG when lldpd runs but lldpcli is not installed, -ETIMEDOUT, -EIO
+	 * (the text in *ret_text) when it failed.
 	 */
 	int (*lldp_neighbors)(const struct pf_ctx *ctx, char **ret_text);
 };

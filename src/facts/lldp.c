@@ -3,10 +3,10 @@
  * lldp.c - the node's LLDP neighbours, as lldpd's client prints them with
  * `lldpcli -f keyvalue show neighbors` (parsed by src/parse/parse_lldp.c).
  *
- * Live: only where lldpd runs, so a node without it pays nothing: lldpcli
- * is looked up in the system directories (pf_tool_path: never from PATH),
- * and run only when lldpd's control socket exists (/run/lldpd.socket, the
- * default of lldpd's configure; /var/run/lldpd.socket on older builds); it
+ * Live: only where lldpd runs, so a node without it pays two stat calls:
+ * when lldpd's control socket exists (/run/lldpd.socket, the default of
+ * lldpd's configure; /var/run/lldpd.socket on older builds), lldpcli is
+ * looked up in the system directories (pf_tool_path: never from PATH); it
  * runs with a minimal environment and is killed with its process group at a
  * short deadline.  Recorded: preflight/lldp/neighbors, the same text
  * (docs/snapshot.md).
@@ -39,10 +39,10 @@ int pf_live_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text)
 
 	(void)ctx;
 	*ret_text = NULL;
+	if (!lldpd_runs())
+		return -ENOENT; /* the common case first: two stat calls */
 	if (pf_tool_path("lldpcli", path, sizeof(path)) < 0)
 		return -ENOPKG;
-	if (!lldpd_runs())
-		return -ENOENT;
 	return pf_nv_run(path, argv, LLDP_DEADLINE_MS, ret_text);
 }
 
