@@ -2,12 +2,12 @@
 /*
  * nccl_config.c - NCCL's own settings agree with the node.
  *
- * The configuration is read as NCCL reads it (src/parse/nccl_conf.c): the
- * environment (ctx->prov->env: under `srun preflight` the job's; in a Slurm
- * prolog the prolog's, which is not the job's, so then only the files
- * count), then NCCL_CONF_FILE or ~/.nccl.conf of the job's user, then
- * /etc/nccl.conf, each applied without overwriting.  Judged against the
- * inventory:
+ * The configuration is read as NCCL reads it (src/facts/nccl_job.c over
+ * src/parse/nccl_conf.c): the environment (ctx->prov->env: under `srun
+ * preflight` the job's; in a Slurm prolog the prolog's, which is not the
+ * job's, so then only the files count), then NCCL_CONF_FILE or ~/.nccl.conf
+ * of the job's user, then /etc/nccl.conf, each applied without overwriting.
+ * Judged against the inventory:
  *
  *   NCCL_IB_HCA          every name matches a device/port; every active compute
  *                        rail is selected (partial_rails: warn or fail)
@@ -31,6 +31,7 @@
 #include "preflight/gpu_provider.h"
 #include "preflight/job.h"
 #include "preflight/nccl_conf.h"
+#include "preflight/nccl_job.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/parse.h"
@@ -74,12 +75,8 @@ struct state {
 	const struct nccl_config_cfg *cfg;
 	const struct pf_node *node;
 	struct pf_result *res;
-	struct pf_nccl_conf conf;
+	struct pf_nccl_job_conf job; /* the settings, the job's user, whether the env is the job's */
 	struct pf_nccl_iflist hca;
-	bool env_judged;       /* the environment is the job's and known */
-	const char *env_note;  /* why it is not, or NULL */
-	struct pf_job_user user;
-	bool user_known;
 	bool *compute;         /* per node->rdma: a compute rail */
 	size_t n_active;       /* active IB/Ethernet ports of compute rails */
 };
@@ -92,14 +89,14 @@ static long long nccl_int(const char *v)
 
 static const char *value(const struct state *st, const char *name)
 {
-	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->conf, name);
+	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->job.conf, name);
 
 	return v ? v->value : NULL;
 }
 
 static const char *origin(const struct state *st, const char *name)
 {
-	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->conf, name);
+	const struct pf_nccl_var *v = pf_nccl_conf_get(&st->job.conf, name);
 
 	return v ? v->origin : "";
 }
@@ -128,48 +125,10 @@ static bool port_usable(const struct pf_rdma_port *p)
 	return p->state == 4 && (p->link_layer == PF_LINK_IB || p->link_layer == PF_LINK_ETH);
 }
 
-/* --- loading ----------------------------------------------------------- */
-
-static void load_conf(struct state *st)
-{
-	const struct pf_ctx *ctx = st->ctx;
-	pf_autofree char *script = NULL, *conf_file = NULL, *home = NULL;
-	bool recorded_env = pf_prov_holds_process(ctx);
-	int r;
-
-	st->user_known = ctx->prov->job_user(ctx, &st->user) == 0;
-	r = pf_env(ctx, "SLURM_SCRIPT_CONTEXT", &script);
-	if (r == -ENOSYS || !recorded_env) {
-		st->env_note = "the environment was not recorded: only the files are judged";
-	} else if (r == 0 && (!strncmp(script, "prolog", 6) || !strncmp(script, "epilog", 6))) {
-		st->env_note = "in a Slurm prolog/epilog the environment is not the job's: only the "
-			       "files are judged (srun preflight --only nccl_config judges the job's)";
-	} else {
-		st->env_judged = true;
-	}
-	if (st->env_judged) {
-		for (size_t i = 0; i < PF_ARRAY_SIZE(judged); i++) {
-			pf_autofree char *v = NULL;
-
-			if (pf_env(ctx, judged[i], &v) == 0)
-				pf_nccl_conf_set(&st->conf, judged[i], v, "environment");
-		}
-		(void)pf_env(ctx, "NCCL_CONF_FILE", &conf_file);
-		(void)pf_env(ctx, "HOME", &home);
-	}
-	/* NCCL 2.30+ takes $HOME, older ones the passwd home of the real uid */
-	/* the user's files with the job user's rights: never what only root may read */
-	pf_nccl_conf_load_files(ctx->fs, conf_file,
-				home && home[0] ? home : st->user_known ? st->user.home : NULL,
-				st->user_known ? &(struct pf_nccl_reader){ st->user.uid, st->user.gids,
-									   st->user.n_gids }
-					       : NULL,
-				&st->conf);
-}
-
 /*
  * Compute rails: cfg->nics, else the devices with a compute port in the rail
- * model (docs/rails.md), else (no model) NICs sharing a PCIe switch with a
+ * model by the site's declaration and the node's rules, NCCL_IB_HCA aside
+ * (which the model would otherwise take as the rails: docs/rails.md), else (no model) NICs sharing a PCIe switch with a
  * GPU, else all.
  */
 static void find_rails(struct state *st)
@@ -191,7 +150,8 @@ static void find_rails(struct state *st)
 				const struct pf_rail_port *rp =
 					pf_rails_port(rails, (int)i, d->ports[j].num);
 
-				st->compute[i] |= rp && rp->role == PF_ROLE_COMPUTE;
+				/* NCCL_IB_HCA aside: the rails it is judged against */
+				st->compute[i] |= rp && rp->rules_compute;
 			}
 			near += st->compute[i];
 			continue;
@@ -1102,8 +1062,8 @@ static void judge_topo(struct state *st)
 	}
 	/* a snapshot copies the file whenever the recorded environment names it */
 	/* with the job user's rights: root must not read (and judge) what only root may */
-	r = st->user_known ? pf_fs_read_as(st->ctx->fs, v, st->user.uid, st->user.gids,
-					   st->user.n_gids, 4u << 20, &xml, NULL, NULL)
+	r = st->job.user_known ? pf_fs_read_as(st->ctx->fs, v, st->job.user.uid, st->job.user.gids,
+					   st->job.user.n_gids, 4u << 20, &xml, NULL, NULL)
 			   : pf_fs_read_full(st->ctx->fs, v, 4u << 20, &xml, NULL);
 	if (r < 0) {
 		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "cannot be read (%s): NCCL "
@@ -1138,23 +1098,23 @@ static void judge_node(struct state *st, const struct pf_devnodes *dn, const cha
 			  "plugin / container --device), or modprobe ib_uverbs rdma_ucm");
 		return;
 	}
-	if (st->user_known ? pf_job_user_can_rw(&st->user, n->uid, n->gid, n->mode)
+	if (st->job.user_known ? pf_job_user_can_rw(&st->job.user, n->uid, n->gid, n->mode)
 			   : (n->mode & 0006) == 0006) {
 		f = pf_add(st->res, PF_STATUS_PASS, subject, "%s: mode %04o, openable by %s", what,
-			   n->mode, st->user_known ? "the job's user" : "everyone");
-	} else if (!st->user_known) {
+			   n->mode, st->job.user_known ? "the job's user" : "everyone");
+	} else if (!st->job.user_known) {
 		f = pf_add(st->res, PF_STATUS_SKIP, subject, "%s: mode %04o, owner %u, group %u: "
 			   "whether the job's user may open it depends on who that is (not recorded)",
 			   what, n->mode, n->uid, n->gid);
 	} else if (n->acl) {
 		f = pf_add(st->res, PF_STATUS_WARN, subject, "%s: mode %04o (owner %u, group %u) does "
 			   "not let uid %u open it; an ACL may (not evaluated)", what, n->mode, n->uid,
-			   n->gid, st->user.uid);
+			   n->gid, st->job.user.uid);
 		pf_remedy(f, "getfacl %s", subject);
 	} else {
 		f = pf_add(st->res, bad, subject, "%s: mode %04o, owner %u, group %u: uid %u (groups "
 			   "%zu) cannot open it for reading and writing", what, n->mode, n->uid, n->gid,
-			   st->user.uid, st->user.n_gids);
+			   st->job.user.uid, st->job.user.n_gids);
 		pf_remedy(f, "rdma-core's udev rules make it 0666; or add the job's user to group %u",
 			  n->gid);
 	}
@@ -1227,11 +1187,11 @@ static void judge_devnodes(struct state *st)
 
 static void judge_oddities(struct state *st)
 {
-	for (size_t i = 0; i < st->conf.n_odd; i++) {
-		struct pf_finding *f = pf_add(st->res, PF_STATUS_WARN, st->conf.odd[i].origin,
+	for (size_t i = 0; i < st->job.conf.n_odd; i++) {
+		struct pf_finding *f = pf_add(st->res, PF_STATUS_WARN, st->job.conf.odd[i].origin,
 					      "\"%s = ...\": NCCL reads NAME=VALUE with nothing "
 					      "trimmed; this line sets nothing NCCL reads",
-					      st->conf.odd[i].text);
+					      st->job.conf.odd[i].text);
 
 		pf_remedy(f, "write it as NAME=VALUE without blanks around '='");
 	}
@@ -1242,26 +1202,26 @@ static void report_config(struct state *st)
 	struct pf_finding *f;
 	size_t n = 0;
 
-	for (size_t i = 0; i < st->conf.n; i++)
-		n += !strncmp(st->conf.vars[i].name, "NCCL_", 5);
+	for (size_t i = 0; i < st->job.conf.n; i++)
+		n += !strncmp(st->job.conf.vars[i].name, "NCCL_", 5);
 	if (!n) {
 		f = pf_add(st->res, PF_STATUS_PASS, "config", "NCCL defaults: nothing set in %s%s",
-			   st->env_judged ? "the environment, " : "", st->conf.n_files > 1 ?
+			   st->job.env_judged ? "the environment, " : "", st->job.conf.n_files > 1 ?
 			   "the user's file or /etc/nccl.conf" : "/etc/nccl.conf");
 	} else {
 		f = pf_add(st->res, PF_STATUS_PASS, "config", "%zu NCCL setting%s in effect", n,
 			   n == 1 ? "" : "s");
-		for (size_t i = 0; i < st->conf.n; i++) {
+		for (size_t i = 0; i < st->job.conf.n; i++) {
 			pf_autofree char *v = NULL;
 
-			if (strncmp(st->conf.vars[i].name, "NCCL_", 5))
+			if (strncmp(st->job.conf.vars[i].name, "NCCL_", 5))
 				continue; /* not NCCL's: never quoted (the file may be a secret) */
-			v = pf_xasprintf("%s (%s)", st->conf.vars[i].value, st->conf.vars[i].origin);
-			pf_obs_str(f, st->conf.vars[i].name, v);
+			v = pf_xasprintf("%s (%s)", st->job.conf.vars[i].value, st->job.conf.vars[i].origin);
+			pf_obs_str(f, st->job.conf.vars[i].name, v);
 		}
 	}
-	for (size_t i = 0; i < st->conf.n_files; i++) {
-		const struct pf_nccl_conf_file *cf = &st->conf.files[i];
+	for (size_t i = 0; i < st->job.conf.n_files; i++) {
+		const struct pf_nccl_conf_file *cf = &st->job.conf.files[i];
 		pf_autofree char *s = pf_xasprintf("%s%s", cf->status == 0 ? "read" :
 						   cf->status == -ENOENT ? "absent" : "unreadable: ",
 						   cf->status == 0 || cf->status == -ENOENT ? "" :
@@ -1269,9 +1229,9 @@ static void report_config(struct state *st)
 
 		pf_obs_str(f, cf->path, s);
 	}
-	pf_obs_bool(f, "environment_judged", st->env_judged);
-	if (st->user_known)
-		pf_obs_num(f, "job_uid", st->user.uid);
+	pf_obs_bool(f, "environment_judged", st->job.env_judged);
+	if (st->job.user_known)
+		pf_obs_num(f, "job_uid", st->job.user.uid);
 }
 
 static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
@@ -1284,7 +1244,7 @@ static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct 
 	/* a CPU or storage node in the same Slurm cluster: no NCCL job runs here */
 	if (!st.node->n_gpus)
 		return pf_skip(res, "no NVIDIA GPU on the PCI bus: NCCL does not run on this node");
-	load_conf(&st);
+	pf_nccl_job_conf_load(ctx, judged, PF_ARRAY_SIZE(judged), &st.job);
 	find_rails(&st);
 	report_config(&st);
 	judge_oddities(&st);
@@ -1299,10 +1259,10 @@ static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct 
 	for (size_t i = 0; i < res->n_findings; i++)
 		if (res->findings[i].status != PF_STATUS_SKIP)
 			worst = pf_status_worst(worst, res->findings[i].status);
-	if (st.env_note)
+	if (st.job.env_note)
 		pf_summary(res, "%s; %s", worst == PF_STATUS_PASS ? "NCCL's settings agree with the "
-			   "node" : "NCCL's settings disagree with the node", st.env_note);
-	pf_nccl_conf_release(&st.conf);
+			   "node" : "NCCL's settings disagree with the node", st.job.env_note);
+	pf_nccl_job_conf_release(&st.job);
 	free(st.compute);
 	return 0;
 }

@@ -404,12 +404,27 @@ def build(args):
 
     gid_tables(r, args)
     job_facts(r, args)
+    if args.lldp:
+        lldp_neighbors(r)
 
     for spec in args.file or []:
         rel, sep, text = spec.partition("=")
         if not sep:
             sys.exit(f"gen_root: --file {spec}: expected PATH=TEXT")
         r.write(rel, text + "\n")
+
+
+def lldp_neighbors(r):
+    """preflight/lldp/neighbors as `lldpcli -f keyvalue show neighbors` prints it:
+    RoCE netdev k plugs into port swp<k+1> of switch leaf<k> (a leaf per rail)."""
+    lines = []
+    for k, ifname in enumerate(r.roce_ifs):
+        pre = f"lldp.{ifname}"
+        lines += [f"{pre}.via=LLDP", f"{pre}.rid={k + 1}", f"{pre}.age=0 day, 01:00:00",
+                  f"{pre}.chassis.mac=b8:59:9f:a1:{k:02x}:00", f"{pre}.chassis.name=leaf{k}",
+                  f"{pre}.chassis.descr=Cumulus Linux", f"{pre}.port.ifname=swp{k + 1}",
+                  f"{pre}.port.descr=swp{k + 1}", f"{pre}.port.ttl=120"]
+    r.write("/preflight/lldp/neighbors", "\n".join(lines) + "\n" if lines else "")
 
 
 def rail_ip(args, k):
@@ -718,6 +733,9 @@ def main(argv=None):
                    help="the job's user (preflight/job_user; home /home/u<UID>)")
     p.add_argument("--nccl-env", action="append", metavar="NAME=VALUE",
                    help="a variable of the job's environment (preflight/env)")
+    p.add_argument("--lldp", action="store_true",
+                   help="LLDP neighbours of the RoCE netdevs (preflight/lldp/neighbors, "
+                        "lldpcli -f keyvalue): netdev k on leaf<k> port swp<k+1>")
     p.add_argument("--nccl-conf", action="append", metavar="LINE",
                    help="a line of /etc/nccl.conf")
     p.add_argument("--user-nccl-conf", action="append", metavar="LINE",

@@ -107,4 +107,39 @@ int pf_parse_dcb_pfc(const char *text, struct pf_pfc *ret);
  */
 int pf_parse_ethtool_settings(const char *text, struct pf_linkmodes *ret);
 
+/*
+ * LLDP neighbours as lldpd's client prints them with `lldpcli -f keyvalue
+ * show neighbors` (src/parse/parse_lldp.c): one "lldp.<if>.<path>=<value>"
+ * line per field, <path> the tags joined by '.', a typed tag named after its
+ * type ("lldp.eth0.chassis.mac=...", "lldp.eth0.chassis.name=leaf07",
+ * "lldp.eth0.port.ifname=swp12"), newlines in values turned into spaces.
+ */
+#define PF_LLDP_MAX_IFACES 256
+#define PF_LLDP_VALUE_MAX 256 /* an LLDP string TLV holds at most 255 octets */
+
+struct pf_lldp_neighbor {
+	char ifname[32];                  /* the local interface */
+	char chassis[PF_LLDP_VALUE_MAX];  /* system name, else chassis id; "" unknown */
+	char port[PF_LLDP_VALUE_MAX];     /* port id; "" unknown */
+};
+
+struct pf_lldp_neighbors {
+	struct pf_lldp_neighbor *v; /* in the order the interfaces first appear */
+	size_t n;
+};
+
+/*
+ * The first neighbour of each interface in @text (a second one, whose
+ * chassis id follows the first's, is left out), at most PF_LLDP_MAX_IFACES
+ * interfaces; lines that are not fields of a neighbour's chassis or port are
+ * skipped, values longer than a field are cut, control characters become
+ * '?'.  Returns the number of interfaces (0 for text with none); never fails
+ * on what the text holds.  Release with pf_lldp_neighbors_release().
+ */
+int pf_parse_lldp_keyvalue(const char *text, struct pf_lldp_neighbors *ret);
+void pf_lldp_neighbors_release(struct pf_lldp_neighbors *n);
+/* The neighbour of interface @ifname, NULL none. */
+const struct pf_lldp_neighbor *pf_lldp_find(const struct pf_lldp_neighbors *n,
+					    const char *ifname);
+
 #endif

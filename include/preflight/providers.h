@@ -144,6 +144,16 @@ struct pf_providers {
 	 * absent.
 	 */
 	int (*devnodes)(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret);
+	/*
+	 * The node's LLDP neighbours as `lldpcli -f keyvalue show neighbors`
+	 * prints them (live: lldpd's client, run only when lldpd's control
+	 * socket exists and lldpcli is installed in a system directory, with a
+	 * deadline; recorded: preflight/lldp/neighbors).  0 and the text in
+	 * *ret_text; -ENOENT when lldpd is not running or nothing was recorded,
+	 * -ENOPKG when lldpd runs but lldpcli is not installed, -ETIMEDOUT, -EIO
+	 * (the text in *ret_text) when it failed.
+	 */
+	int (*lldp_neighbors)(const struct pf_ctx *ctx, char **ret_text);
 };
 
 int pf_live_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
@@ -156,8 +166,17 @@ int pf_recorded_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *
  * P<function + 1> (mlx5: one PCI function, one RDMA device per physical port).
  */
 void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *buf, size_t len);
+/*
+ * @name in the system directories (/usr/bin, /usr/sbin, /bin, /sbin,
+ * /usr/local/bin, /usr/local/sbin), a root-owned executable nobody else may
+ * replace, never from PATH; -ENOENT none.
+ */
+int pf_tool_path(const char *name, char *buf, size_t len);
 /* The first trusted mstconfig/mlxconfig in the system directories; -ENOENT none. */
 int pf_nv_tool_path(char *buf, size_t len);
+/* The lldp_neighbors providers (src/facts/lldp.c). */
+int pf_live_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
+int pf_recorded_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
 /*
  * Run @path with @argv (stdin /dev/null, minimal environment), its stdout
  * and stderr in *ret_text; killed at @deadline_ms (-ETIMEDOUT).  0 on exit

@@ -18,7 +18,11 @@
  */
 int pf_rail_subnet(void *data, const char *ifname, char *buf, size_t len);
 
-/* The rail model of ctx's node with the site's declared roles; see pf_rails_build(). */
+/*
+ * The rail model of ctx's node with the site's declared roles, the job's
+ * NCCL_IB_HCA (read as nccl_config reads it: preflight/nccl_job.h) and the
+ * LLDP neighbours (ctx->prov->lldp_neighbors); see pf_rails_build().
+ */
 int pf_rails_for_ctx(const struct pf_ctx *ctx, const char *const declared[PF_ROLE_COUNT],
 		     struct pf_rails **ret, char **ret_err);
 

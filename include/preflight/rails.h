@@ -6,18 +6,23 @@
  * Built once per run from the inventory, before any check runs: every port
  * of every RDMA device gets a role with the reason for it, a rail index when
  * it is a compute rail, and an identity (link layer, rate, IPv4 subnet,
- * InfiniBand subnet prefix and SM LID) that says where it plugs in.
+ * InfiniBand subnet prefix and SM LID, LLDP neighbour) that says where it
+ * plugs in.
  *
  * Roles, first rule that applies:
  *  1. declared by the site (pf_rails_spec): compute, storage, frontend or
  *     unused, by device name or "device:port";
- *  2. compute: a port of a NIC that shares a PCIe switch with a GPU (PIX or
+ *  2. NCCL_IB_HCA, when the job's NCCL configuration sets it and it selects
+ *     a port of this node: compute exactly when it selects the port, in
+ *     NCCL's syntax (pf_nccl_iflist_selects); one that selects none is
+ *     named in the reasons and the rules below decide;
+ *  3. compute: a port of a NIC that shares a PCIe switch with a GPU (PIX or
  *     PXB: the NICs NCCL gives each GPU, with GPUDirect RDMA by default);
- *  3. on a node where no NIC shares a switch with a GPU (no GPUs, PCIe
+ *  4. on a node where no NIC shares a switch with a GPU (no GPUs, PCIe
  *     servers with every device on a root port, VMs): compute when it is of
  *     the link layer most ports that are up have, at the highest rate among
  *     those (NCCL's topology search prefers the fastest NICs);
- *  4. otherwise unused when it is down and never had a link since boot
+ *  5. otherwise unused when it is down and never had a link since boot
  *     (link_downed 0), frontend when its link layer is not the compute
  *     rails' (an Ethernet port on an InfiniBand node), else storage.
  * A GPU's own rail that is down stays compute: the checks fail it.
@@ -34,6 +39,7 @@
 #include <stddef.h>
 
 #include "preflight/fs.h"
+#include "preflight/net.h"
 #include "preflight/node.h"
 
 enum pf_port_role {
@@ -49,7 +55,12 @@ struct pf_rail_port {
 	unsigned int port;     /* 1-based port number */
 	enum pf_port_role role;
 	bool declared;         /* the role came from the site, not from the rules */
-	char reason[160];      /* why this role, in words */
+	/*
+	 * Compute by the site's declaration and the node's rules alone, with
+	 * NCCL_IB_HCA aside: what nccl_config judges NCCL_IB_HCA against.
+	 */
+	bool rules_compute;
+	char reason[256];      /* why this role, in words */
 	int rail;              /* rail index among the compute ports, -1 for other roles */
 	int gpu;               /* the GPU it serves: index into node->gpus, -1 none */
 	/* identity: where it plugs in */
@@ -61,6 +72,9 @@ struct pf_rail_port {
 	char subnet[48];       /* IPv4 subnet of its netdev, "10.1.0.0/24"; "" unknown */
 	char ib_subnet[24];    /* GID subnet prefix, "fe80:0000:0000:0000"; "" not IB or unknown */
 	unsigned int sm_lid;   /* 0 unknown */
+	/* the LLDP neighbour of its netdev (lldpd): "" unknown */
+	char lldp_chassis[PF_LLDP_VALUE_MAX]; /* system name, else chassis id */
+	char lldp_port[PF_LLDP_VALUE_MAX];    /* port id */
 };
 
 struct pf_rails {
@@ -68,7 +82,8 @@ struct pf_rails {
 	size_t n_ports;
 	size_t n_compute;
 	enum pf_link_layer compute_link; /* the compute rails' link layer; UNKNOWN none or mixed */
-	const char *rule;      /* how the compute rails were found: "gpu", "fastest", "site" */
+	/* how the compute rails were found: "gpu", "fastest", "nccl" (NCCL_IB_HCA), "site" */
+	const char *rule;
 };
 
 struct pf_rails_spec {
@@ -84,6 +99,15 @@ struct pf_rails_spec {
 	 */
 	int (*subnet)(void *data, const char *ifname, char *buf, size_t len);
 	void *data;
+	/*
+	 * NCCL_IB_HCA as the job's NCCL reads it (NULL: unset; a list with no
+	 * entry and no '^' selects every port, as unset) and where it is set
+	 * ("environment", "/etc/nccl.conf:3"; NULL unknown), for the reasons.
+	 */
+	const char *nccl_ib_hca;
+	const char *nccl_ib_hca_origin;
+	/* The node's LLDP neighbours by netdev (NULL: none known). */
+	const struct pf_lldp_neighbors *lldp;
 };
 
 /*

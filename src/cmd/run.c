@@ -175,6 +175,8 @@ static int load_rails(const struct pf_opts *o, const struct pf_ctx *ctx, struct 
 			.subnet = e->subnet,
 			.ib_subnet = e->ib_subnet,
 			.sm_lid = e->sm_lid,
+			.lldp_chassis = e->lldp_chassis,
+			.lldp_port = e->lldp_port,
 		};
 	}
 	*ret = rails;

@@ -678,6 +678,8 @@ static int record_facts(struct snap *s, const struct pf_snapshot_opts *o)
 	if (r >= 0)
 		r = pf_record_nv(&rec);
 	if (r >= 0)
+		r = pf_record_lldp(&rec);
+	if (r >= 0)
 		r = pf_record_process(&rec);
 	if (r >= 0)
 		r = pf_record_gpu(&rec);

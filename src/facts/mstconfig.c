@@ -48,14 +48,21 @@ static int trusted(const char *path)
 	return 0;
 }
 
+int pf_tool_path(const char *name, char *buf, size_t len)
+{
+	for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
+		snprintf(buf, len, "%s/%s", tool_dirs[d], name);
+		if (trusted(buf) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
 int pf_nv_tool_path(char *buf, size_t len)
 {
 	for (size_t t = 0; t < PF_ARRAY_SIZE(tool_names); t++)
-		for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
-			snprintf(buf, len, "%s/%s", tool_dirs[d], tool_names[t]);
-			if (trusted(buf) == 0)
-				return 0;
-		}
+		if (pf_tool_path(tool_names[t], buf, len) == 0)
+			return 0;
 	return -ENOENT;
 }
 

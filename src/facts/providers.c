@@ -169,6 +169,7 @@ const struct pf_providers pf_providers_live = {
 	.euid = live_euid,
 	.job_user = pf_live_job_user,
 	.devnodes = pf_live_devnodes,
+	.lldp_neighbors = pf_live_lldp_neighbors,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -192,6 +193,7 @@ const struct pf_providers pf_providers_recorded = {
 	.euid = recorded_euid,
 	.job_user = pf_recorded_job_user,
 	.devnodes = pf_recorded_devnodes,
+	.lldp_neighbors = pf_recorded_lldp_neighbors,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

@@ -93,6 +93,11 @@ static int none_devnodes(const struct pf_ctx *ctx, const char *dir, struct pf_de
 	return -ENOSYS;
 }
 
+static int none_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text)
+{
+	return -ENOSYS;
+}
+
 const struct pf_providers pf_providers_none = {
 	.name = "none",
 	.memlock = none_memlock,
@@ -113,4 +118,5 @@ const struct pf_providers pf_providers_none = {
 	.rdmacm = none_rdmacm,
 	.job_user = none_job_user,
 	.devnodes = none_devnodes,
+	.lldp_neighbors = none_lldp_neighbors,
 };

@@ -60,6 +60,26 @@ bool pf_mesh_nic_listed(const char *list, const char *name)
 	return !list;
 }
 
+/* "lldp": {"chassis": ..., "port": ...} (either null when unknown), or null: none known. */
+static void add_lldp(cJSON *e, const struct pf_rail_port *rp)
+{
+	cJSON *l;
+
+	if (!rp->lldp_chassis[0] && !rp->lldp_port[0]) {
+		cJSON_AddNullToObject(e, "lldp");
+		return;
+	}
+	l = cJSON_AddObjectToObject(e, "lldp");
+	if (rp->lldp_chassis[0])
+		cJSON_AddStringToObject(l, "chassis", rp->lldp_chassis);
+	else
+		cJSON_AddNullToObject(l, "chassis");
+	if (rp->lldp_port[0])
+		cJSON_AddStringToObject(l, "port", rp->lldp_port);
+	else
+		cJSON_AddNullToObject(l, "port");
+}
+
 /* The entry of port @p of device @d, with its rail model entry @rp (may be NULL). */
 static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, size_t d,
 			 size_t p, const struct pf_rail_port *rp)
@@ -93,6 +113,7 @@ static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, siz
 			cJSON_AddStringToObject(e, "subnet", rp->subnet);
 		if (rp->ib_subnet[0])
 			cJSON_AddStringToObject(e, "ib_subnet", rp->ib_subnet);
+		add_lldp(e, rp);
 	}
 	return e;
 }

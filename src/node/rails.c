@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "preflight/check.h"
 #include "preflight/gpu_nic.h"
+#include "preflight/nccl_conf.h"
 #include "preflight/parse.h"
 #include "preflight/rails.h"
 #include "preflight/rdma_select.h"
@@ -273,12 +275,55 @@ static void other_role(const struct dev_facts *df, const struct pf_rails *rails,
 	}
 }
 
+/* Append to a port's reason (cut at the buffer's end). */
+static void add_reason(struct pf_rail_port *e, const char *fmt, ...) PF_PRINTF(2, 3);
+static void add_reason(struct pf_rail_port *e, const char *fmt, ...)
+{
+	size_t len = strlen(e->reason);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->reason + len, sizeof(e->reason) - len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The ports NCCL_IB_HCA selects into @selected, and how many; -1 when the
+ * spec sets no list that restricts anything (unset, or "" and the like,
+ * which select every port as an unset one does).  NCCL's IB transport
+ * (ncclIbInit, src/transport/net_ib) matches each port of each device
+ * against the list with matchIfList (src/misc/utils.cc): '^' excludes, '='
+ * matches whole names, else each entry is a prefix, "dev:port" one port.
+ * It opens only ACTIVE ports, but a selected port that is down stays a
+ * rail here, as a GPU's rail that is down does: the checks fail it.
+ */
+static int nccl_select(const struct pf_node *node, const struct pf_rails_spec *spec,
+		       const struct pf_rails *rails, bool *selected)
+{
+	struct pf_nccl_iflist l;
+	int n = 0;
+
+	if (!spec || !spec->nccl_ib_hca)
+		return -1;
+	pf_nccl_iflist_parse(spec->nccl_ib_hca, &l);
+	if (!l.n && !l.exclude)
+		return -1;
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *e = &rails->ports[i];
+
+		selected[i] = pf_nccl_iflist_selects(&l, node->rdma[e->rdma].name, (int)e->port);
+		n += selected[i];
+	}
+	return n;
+}
+
 static void read_identity(const struct pf_fs *fs, const struct pf_node *node,
 			  const struct pf_rails_spec *spec, struct pf_rail_port *e)
 {
 	const struct pf_rdma_dev *d = &node->rdma[e->rdma];
 	const struct pf_rdma_port *p = &d->ports[e->port - 1];
 	pf_autofree char *gid = NULL, *sm = NULL;
+	const struct pf_lldp_neighbor *nb;
 	uint64_t lid, downed = 0;
 
 	e->link_layer = p->link_layer;
@@ -293,6 +338,11 @@ static void read_identity(const struct pf_fs *fs, const struct pf_node *node,
 		if (spec && spec->subnet &&
 		    spec->subnet(spec->data, e->netdev, e->subnet, sizeof(e->subnet)) < 0)
 			e->subnet[0] = '\0';
+		nb = pf_lldp_find(spec ? spec->lldp : NULL, e->netdev);
+		if (nb) {
+			snprintf(e->lldp_chassis, sizeof(e->lldp_chassis), "%s", nb->chassis);
+			snprintf(e->lldp_port, sizeof(e->lldp_port), "%s", nb->port);
+		}
 	}
 	if (p->link_layer != PF_LINK_IB)
 		return;
@@ -353,21 +403,38 @@ static enum pf_link_layer compute_link(const struct pf_rails *rails, const bool 
 	return ll;
 }
 
+/* A compute port's reason by the node's rules. */
+static void compute_reason(const struct pf_node *node, const struct dev_facts *df,
+			   struct pf_rail_port *e)
+{
+	if (df[e->rdma].adjacent_gpu >= 0)
+		snprintf(e->reason, sizeof(e->reason), "shares a PCIe switch with GPU %s",
+			 node->pci[node->gpus[df[e->rdma].adjacent_gpu].pci].bdf);
+	else
+		snprintf(e->reason, sizeof(e->reason), "%s",
+			 node->n_gpus ? "no NIC shares a PCIe switch with a GPU: the "
+					"fastest ports of the common link layer"
+				      : "no GPU here: the fastest ports of the common "
+					"link layer");
+}
+
 int pf_rails_build(const struct pf_fs *fs, const struct pf_node *node,
 		   const struct pf_rails_spec *spec, struct pf_rails **ret, char **ret_err)
 {
 	pf_autorails struct pf_rails *rails = pf_xcalloc(1, sizeof(*rails));
 	pf_autofree struct dev_facts *df = pf_xcalloc(node->n_rdma + 1, sizeof(*df));
-	pf_autofree bool *compute = NULL;
+	pf_autofree bool *compute = NULL, *selected = NULL;
 	bool any_adjacent = false;
+	char hca[160] = "";
 	size_t n = 0;
-	int r;
+	int r, n_sel;
 
 	*ret_err = NULL;
 	for (size_t i = 0; i < node->n_rdma; i++)
 		n += node->rdma[i].n_ports;
 	rails->ports = pf_xcalloc(n + 1, sizeof(*rails->ports));
 	compute = pf_xcalloc(n + 1, sizeof(*compute));
+	selected = pf_xcalloc(n + 1, sizeof(*selected));
 	find_gpus(fs, node, df);
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		for (size_t j = 0; j < node->rdma[i].n_ports; j++) {
@@ -391,29 +458,45 @@ int pf_rails_build(const struct pf_fs *fs, const struct pf_node *node,
 				     !df[rails->ports[i].rdma].vf_of_pf;
 	else
 		fastest_rule(df, rails, compute);
-	for (size_t i = 0; i < rails->n_ports; i++)
+	for (size_t i = 0; i < rails->n_ports; i++) {
 		if (rails->ports[i].declared)
 			compute[i] = rails->ports[i].role == PF_ROLE_COMPUTE;
+		rails->ports[i].rules_compute = compute[i];
+	}
+	/* NCCL_IB_HCA, when it selects a port here, says which the rails are */
+	n_sel = nccl_select(node, spec, rails, selected);
+	if (n_sel >= 0)
+		snprintf(hca, sizeof(hca), "NCCL_IB_HCA=%.80s%s (%s)", spec->nccl_ib_hca,
+			 strlen(spec->nccl_ib_hca) > 80 ? "..." : "",
+			 spec->nccl_ib_hca_origin ? spec->nccl_ib_hca_origin : "NCCL's settings");
+	if (n_sel > 0) {
+		rails->rule = "nccl";
+		for (size_t i = 0; i < rails->n_ports; i++)
+			if (!rails->ports[i].declared)
+				compute[i] = selected[i];
+	}
 	rails->compute_link = compute_link(rails, compute);
 	for (size_t i = 0; i < rails->n_ports; i++) {
 		struct pf_rail_port *e = &rails->ports[i];
 
 		if (e->declared)
 			continue;
-		if (!compute[i]) {
+		if (compute[i]) {
+			e->role = PF_ROLE_COMPUTE;
+			if (n_sel > 0)
+				snprintf(e->reason, sizeof(e->reason), "selected by %s", hca);
+			else
+				compute_reason(node, df, e);
+		} else {
 			other_role(df, rails, e);
-			continue;
+			if (n_sel > 0 && e->role == PF_ROLE_STORAGE)
+				snprintf(e->reason, sizeof(e->reason), "not selected by %s", hca);
+			else if (n_sel > 0)
+				add_reason(e, "; not selected by %s", hca);
 		}
-		e->role = PF_ROLE_COMPUTE;
-		if (df[e->rdma].adjacent_gpu >= 0)
-			snprintf(e->reason, sizeof(e->reason), "shares a PCIe switch with GPU %s",
-				 node->pci[node->gpus[df[e->rdma].adjacent_gpu].pci].bdf);
-		else
-			snprintf(e->reason, sizeof(e->reason), "%s",
-				 node->n_gpus ? "no NIC shares a PCIe switch with a GPU: the "
-						"fastest ports of the common link layer"
-					      : "no GPU here: the fastest ports of the common "
-						"link layer");
+		/* a list that selects nothing here: the rules decided, and the reason says so */
+		if (n_sel == 0)
+			add_reason(e, " (%s selects no port of this node)", hca);
 	}
 	for (size_t i = 0; i < rails->n_ports; i++)
 		if (rails->ports[i].declared && rails->ports[i].role == PF_ROLE_COMPUTE)

@@ -119,7 +119,7 @@ static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, s
 
 /*
  * The rail model, one line per RDMA port: "rail 0  mlx5_0/1  compute  InfiniBand
- * 400 Gb/s up  ib0 10.0.0.0/24  (why)".
+ * 400 Gb/s up  ib0 10.0.0.0/24  lldp leaf07 swp12  (why)".
  */
 static void put_ports(const struct pf_report *r, FILE *out)
 {
@@ -132,15 +132,22 @@ static void put_ports(const struct pf_report *r, FILE *out)
 						      : pf_xstrdup("-");
 		pf_autofree char *rate = p->rate_gbps > 0 ? pf_xasprintf(" %g Gb/s", p->rate_gbps)
 							  : pf_xstrdup("");
-		pf_autofree char *line = NULL;
+		pf_autofree char *line = NULL, *lldp = NULL;
 
-		line = pf_xasprintf("%s/%u  %s  %s%s %s%s%s%s%s%s%s  (%s)", p->device, p->port,
+		/* the LLDP neighbour: "  lldp leaf07 swp12" */
+		if ((p->lldp_chassis && p->lldp_chassis[0]) || (p->lldp_port && p->lldp_port[0]))
+			lldp = pf_xasprintf("  lldp %s %s",
+					    p->lldp_chassis && p->lldp_chassis[0] ? p->lldp_chassis : "?",
+					    p->lldp_port && p->lldp_port[0] ? p->lldp_port : "?");
+		else
+			lldp = pf_xstrdup("");
+		line = pf_xasprintf("%s/%u  %s  %s%s %s%s%s%s%s%s%s%s  (%s)", p->device, p->port,
 				    p->role, p->link_layer, rate, p->up ? "up" : "down",
 				    p->netdev && p->netdev[0] ? "  " : "",
 				    p->netdev ? p->netdev : "",
 				    p->subnet && p->subnet[0] ? " " : "", p->subnet ? p->subnet : "",
 				    p->ib_subnet && p->ib_subnet[0] ? "  subnet " : "",
-				    p->ib_subnet ? p->ib_subnet : "", p->reason);
+				    p->ib_subnet ? p->ib_subnet : "", lldp, p->reason);
 		fprintf(out, "  %-7s  ", rail);
 		put_wrapped(out, line, 11, 13, r->width);
 		fputc('\n', out);

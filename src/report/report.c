@@ -74,6 +74,20 @@ static void add_str_or_null(cJSON *o, const char *name, const char *v)
 		cJSON_AddNullToObject(o, name);
 }
 
+/* "lldp": {"chassis": ..., "port": ...} when a neighbour is known, else null. */
+static void add_lldp(cJSON *o, const struct pf_report_port *p)
+{
+	cJSON *l;
+
+	if (!(p->lldp_chassis && p->lldp_chassis[0]) && !(p->lldp_port && p->lldp_port[0])) {
+		cJSON_AddNullToObject(o, "lldp");
+		return;
+	}
+	l = cJSON_AddObjectToObject(o, "lldp");
+	add_str_or_null(l, "chassis", p->lldp_chassis);
+	add_str_or_null(l, "port", p->lldp_port);
+}
+
 /* node.rails: one object per RDMA port, in the inventory's order. */
 static cJSON *ports_to_json(const struct pf_report *r)
 {
@@ -106,6 +120,7 @@ static cJSON *ports_to_json(const struct pf_report *r)
 			cJSON_AddNumberToObject(o, "sm_lid", p->sm_lid);
 		else
 			cJSON_AddNullToObject(o, "sm_lid");
+		add_lldp(o, p);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

@@ -56,6 +56,7 @@ struct pf_report_port {
 	bool up;
 	const char *netdev, *subnet, *ib_subnet; /* NULL or "" unknown */
 	unsigned int sm_lid;    /* 0 unknown */
+	const char *lldp_chassis, *lldp_port; /* the LLDP neighbour; NULL or "" unknown */
 };
 
 struct pf_report {

@@ -4,7 +4,8 @@
 # RDMA port's role, rail index and identity in the report (node.rails) and
 # the text report's port table; pfc_pause judging by role (an Ethernet
 # front-end port on an InfiniBand GPU node is not judged, a RoCE storage port
-# warns at most); roles a site declares with --set rails.ROLE or a profile.
+# warns at most); roles a site declares with --set rails.ROLE or a profile;
+# NCCL_IB_HCA as an input; the LLDP neighbour in the identity.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -139,5 +140,75 @@ case $(roles) in
 *"mlx5_2/1:storage:- mlx5_3/1:unused:-") ok "never-linked port unused" ;;
 *) not_ok "never-linked port: $(roles)" ;;
 esac
+
+# NCCL_IB_HCA, as NCCL reads it (the job's environment, then its files), picks the
+# rails in NCCL's syntax; a site's declaration wins; a list that selects no port
+# here is named in the reasons and the other rules decide
+gen_root "$T/hca" --gpus 4 --nics 4 --storage-nic --nccl-env 'NCCL_IB_HCA=^mlx5_1,mlx5_4'
+pf --root "$T/hca" --format json
+[ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:storage:- mlx5_2/1:compute:1 mlx5_3/1:compute:2 mlx5_4/1:storage:-" ] &&
+	ok "NCCL_IB_HCA='^mlx5_1,mlx5_4': the rails it leaves" || not_ok "NCCL_IB_HCA '^': $(roles)"
+py_ok "NCCL_IB_HCA: reasons, and nccl_config still judges it" "$T/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = {x["device"]: x for x in r["node"]["rails"]}
+assert p["mlx5_0"]["reason"] == "selected by NCCL_IB_HCA=^mlx5_1,mlx5_4 (environment)", p["mlx5_0"]
+assert p["mlx5_1"]["reason"] == "not selected by NCCL_IB_HCA=^mlx5_1,mlx5_4 (environment)"
+c = [c for c in r["checks"] if c["name"] == "nccl_config"][0]
+f = [f for f in c["findings"] if f["subject"] == "NCCL_IB_HCA"][0]
+assert f["status"] == "warn" and "3 of 4 rails" in f["message"], f
+PY
+gen_root "$T/hcaf" --gpus 4 --nics 4 --nccl-conf 'NCCL_IB_HCA==mlx5_0:1,mlx5_2:1,mlx5_3:2'
+pf --root "$T/hcaf" --format json
+[ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:storage:- mlx5_2/1:compute:1 mlx5_3/1:storage:-" ] &&
+	ok "NCCL_IB_HCA in /etc/nccl.conf: '=' and ':port'" || not_ok "NCCL_IB_HCA '=': $(roles)"
+grep -q '"reason": "selected by NCCL_IB_HCA==mlx5_0:1,mlx5_2:1,mlx5_3:2 (/etc/nccl.conf:1)"' \
+	"$T/out" && ok "the reason names the file" || not_ok "reason: $(grep reason "$T/out")"
+pf --root "$T/hcaf" --set rails.compute=mlx5_1 --format json
+[ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:compute:1 mlx5_2/1:compute:2 mlx5_3/1:storage:-" ] &&
+	ok "a declared role wins over NCCL_IB_HCA" || not_ok "declared over NCCL_IB_HCA: $(roles)"
+gen_root "$T/hcax" --gpus 2 --nics 2 --nccl-env NCCL_IB_HCA=mlx4
+pf --root "$T/hcax" --format json
+[ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:compute:1" ] && grep -q \
+	'"reason": "shares a PCIe switch with GPU [0-9a-f:.]* (NCCL_IB_HCA=mlx4 (environment) selects no port of this node)"' \
+	"$T/out" && ok "NCCL_IB_HCA that selects nothing: the rules, and it says so" ||
+	not_ok "NCCL_IB_HCA=mlx4: $(roles) $(grep reason "$T/out")"
+gen_root "$T/hcap" --gpus 2 --nics 2 --nccl-env NCCL_IB_HCA=mlx5_1 \
+	--nccl-env SLURM_SCRIPT_CONTEXT=prolog_slurmd
+pf --root "$T/hcap" --format json
+[ "$(roles)" = "mlx5_0/1:compute:0 mlx5_1/1:compute:1" ] &&
+	ok "a Slurm prolog's environment is not the job's: its NCCL_IB_HCA is not taken" ||
+	not_ok "prolog NCCL_IB_HCA: $(roles)"
+
+# The LLDP neighbour of each port (lldpd: `lldpcli -f keyvalue show neighbors`,
+# recorded as preflight/lldp/neighbors): in node.rails and the text table, null
+# without one; a snapshot of the root records it, so the copy gives the same table
+gen_root "$T/lldp" --gpus 2 --nics 2 --link-layer eth --storage-nic --lldp
+pf --root "$T/lldp" --format json
+py_ok "LLDP neighbours in node.rails" "$T/out" <<'PY'
+import json, sys
+p = {x["device"]: x for x in json.load(open(sys.argv[1]))["node"]["rails"]}
+assert p["mlx5_0"]["lldp"] == {"chassis": "leaf0", "port": "swp1"}, p["mlx5_0"]
+assert p["mlx5_1"]["lldp"] == {"chassis": "leaf1", "port": "swp2"}, p["mlx5_1"]
+assert p["mlx5_2"]["lldp"] == {"chassis": "leaf2", "port": "swp3"}, p["mlx5_2"]
+PY
+pf --root "$T/lldp" --format text
+grep -q '^  rail 1   mlx5_1/1  compute  Ethernet 400 Gb/s up  enp28s0np0 10.10.0.0/16  lldp leaf1 swp2  (' \
+	"$T/out" && ok "text report: the LLDP neighbour" || not_ok "text LLDP: $(cat "$T/out")"
+cp "$T/out" "$T/lldp.txt"
+pf snapshot --root "$T/lldp" "$T/lldp-snap"
+expect_rc 0 "snapshot of a root with LLDP neighbours"
+cmp -s "$T/lldp/preflight/lldp/neighbors" "$T/lldp-snap/preflight/lldp/neighbors" &&
+	ok "snapshot records preflight/lldp/neighbors" || not_ok "snapshot lacks the LLDP neighbours"
+pf --root "$T/lldp-snap" --format text
+sed -n '/^rdma ports:/,/^$/p' "$T/lldp.txt" > "$T/ports.want"
+sed -n '/^rdma ports:/,/^$/p' "$T/out" > "$T/ports.got"
+[ -s "$T/ports.want" ] && cmp -s "$T/ports.want" "$T/ports.got" &&
+	ok "the snapshot gives the same port table" || not_ok "snapshot table: $(cat "$T/out")"
+pf --root "$T/roce" --format json
+py_ok "no LLDP neighbours: lldp null" "$T/out" <<'PY'
+import json, sys
+assert all(x["lldp"] is None for x in json.load(open(sys.argv[1]))["node"]["rails"])
+PY
 
 done_testing

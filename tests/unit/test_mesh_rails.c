@@ -63,6 +63,24 @@ static const char *str(const cJSON *rails, int i, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The LLDP neighbour of each rail, from the rail model: an object, or null. */
+static void test_lldp(void **state)
+{
+	cJSON *rails = model_rails_of("--gpus 2 --nics 2 --link-layer eth --lldp", NULL);
+	const cJSON *l;
+
+	(void)state;
+	assert_int_equal(cJSON_GetArraySize(rails), 2);
+	l = cJSON_GetObjectItem(cJSON_GetArrayItem(rails, 1), "lldp");
+	assert_true(cJSON_IsObject(l));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(l, "chassis")), "leaf1");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(l, "port")), "swp2");
+	cJSON_Delete(rails);
+	rails = model_rails_of("--gpus 2 --nics 2 --link-layer eth", NULL);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(rails, 0), "lldp")));
+	cJSON_Delete(rails);
+}
+
 static void test_ip_and_nics(void **state)
 {
 	cJSON *rails = rails_of("--nics 4 --link-layer eth", NULL);
@@ -133,6 +151,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ip_and_nics),
 		cmocka_unit_test(test_compute_rails_by_default),
+		cmocka_unit_test(test_lldp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * rail indexes follow the GPUs, not the device names (a DGX H100 names its
  * rails mlx5_0,3,4,...); a node with no NIC beside a GPU takes the fastest
  * ports of the common link layer; declared roles win and a port declared
- * twice is refused.
+ * twice is refused; NCCL_IB_HCA, in NCCL's syntax, picks the rails unless it
+ * selects nothing here.
  */
 #include <string.h>
 
@@ -169,6 +170,140 @@ static void test_declared(void **state)
 	assert_string_equal(err, "rails: mlx5_0/1 is declared both compute and storage");
 }
 
+/* The model with NCCL_IB_HCA=@hca set in the environment. */
+static struct pf_rails *with_hca(const struct pf_fs *fs, const struct tnode *t, const char *hca,
+				 const char *declared_storage)
+{
+	struct pf_rails_spec spec = { .nccl_ib_hca = hca, .nccl_ib_hca_origin = "environment" };
+	struct pf_rails *r = NULL;
+	pf_autofree char *err = NULL;
+
+	spec.declared[PF_ROLE_STORAGE] = declared_storage;
+	assert_int_equal(pf_rails_build(fs, &t->node, &spec, &r, &err), 0);
+	return r;
+}
+
+static void test_nccl_ib_hca(void **state)
+{
+	pf_autofs struct pf_fs *fs = pf_fs_open_empty();
+	pf_autorails struct pf_rails *r = NULL;
+	struct tnode t;
+
+	(void)state;
+	build(&t, true);
+	/* a prefix: "mlx5_3" is GPU1's rail alone; GPU0's rail is not NCCL's */
+	r = with_hca(fs, &t, "mlx5_3", NULL);
+	assert_string_equal(r->rule, "nccl");
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_9", PF_ROLE_STORAGE, -1);
+	expect(r, &t, "mlx5_0", PF_ROLE_STORAGE, -1);
+	assert_string_equal(port_of(r, "mlx5_3", &t)->reason,
+			    "selected by NCCL_IB_HCA=mlx5_3 (environment)");
+	assert_string_equal(port_of(r, "mlx5_9", &t)->reason,
+			    "not selected by NCCL_IB_HCA=mlx5_3 (environment)");
+	/* what nccl_config judges the list against: the rails by the node's rules */
+	assert_true(port_of(r, "mlx5_9", &t)->rules_compute);
+	assert_false(port_of(r, "mlx5_0", &t)->rules_compute);
+
+	/* "mlx5" is a prefix of all three: rails in GPU order, the GPU-less port last */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "mlx5", NULL);
+	expect(r, &t, "mlx5_9", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 1);
+	expect(r, &t, "mlx5_0", PF_ROLE_COMPUTE, 2);
+
+	/* '^' excludes */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "^mlx5_9", NULL);
+	expect(r, &t, "mlx5_9", PF_ROLE_STORAGE, -1);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_0", PF_ROLE_COMPUTE, 1);
+
+	/* ":port": mlx5_0 has no port 2; mlx5_9:1 is its port 1 */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "mlx5_0:2,mlx5_9:1", NULL);
+	expect(r, &t, "mlx5_9", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_0", PF_ROLE_STORAGE, -1);
+	expect(r, &t, "mlx5_3", PF_ROLE_STORAGE, -1);
+
+	/* a site's declaration wins over it */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "mlx5_9,mlx5_3", "mlx5_9");
+	expect(r, &t, "mlx5_9", PF_ROLE_STORAGE, -1);
+	assert_true(port_of(r, "mlx5_9", &t)->declared);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_0", PF_ROLE_STORAGE, -1);
+}
+
+static void test_nccl_ib_hca_selects_nothing(void **state)
+{
+	pf_autofs struct pf_fs *fs = pf_fs_open_empty();
+	pf_autorails struct pf_rails *r = NULL;
+	struct tnode t;
+
+	(void)state;
+	build(&t, true);
+	/* '=' matches whole names: "mlx5" names no device, so the rules decide, and say so */
+	r = with_hca(fs, &t, "=mlx5", NULL);
+	assert_string_equal(r->rule, "gpu");
+	expect(r, &t, "mlx5_9", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 1);
+	expect(r, &t, "mlx5_0", PF_ROLE_STORAGE, -1);
+	assert_string_equal(port_of(r, "mlx5_9", &t)->reason,
+			    "shares a PCIe switch with GPU 0000:10:00.0 (NCCL_IB_HCA==mlx5 "
+			    "(environment) selects no port of this node)");
+	assert_non_null(strstr(port_of(r, "mlx5_0", &t)->reason, "selects no port"));
+
+	/* "=mlx5_3" is that one device */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "=mlx5_3", NULL);
+	expect(r, &t, "mlx5_3", PF_ROLE_COMPUTE, 0);
+	expect(r, &t, "mlx5_9", PF_ROLE_STORAGE, -1);
+
+	/* "^" alone excludes everything: NCCL would use no RDMA port */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, "^", NULL);
+	expect(r, &t, "mlx5_9", PF_ROLE_COMPUTE, 0);
+	assert_non_null(strstr(port_of(r, "mlx5_9", &t)->reason, "selects no port"));
+
+	/* an empty list restricts nothing, as unset: the rules, with no word of it */
+	pf_rails_free(PF_TAKE_PTR(r));
+	r = with_hca(fs, &t, ",", NULL);
+	assert_string_equal(r->rule, "gpu");
+	assert_string_equal(port_of(r, "mlx5_9", &t)->reason,
+			    "shares a PCIe switch with GPU 0000:10:00.0");
+}
+
+/* Each port's LLDP neighbour, by its netdev; none known is no neighbour. */
+static void test_lldp_identity(void **state)
+{
+	pf_autofs struct pf_fs *fs = pf_fs_open_empty();
+	pf_autorails struct pf_rails *r = NULL;
+	pf_autofree char *err = NULL;
+	struct pf_netdev nd[2] = { { .name = (char *)"enp4s0np0", .rdma_dev = 2, .port = 1 },
+				   { .name = (char *)"enp3s0np0", .rdma_dev = 1, .port = 1 } };
+	struct pf_lldp_neighbors lldp;
+	struct pf_rails_spec spec = { .lldp = &lldp };
+	struct tnode t;
+
+	(void)state;
+	build(&t, true);
+	t.node.netdevs = nd;
+	t.node.n_netdevs = 2;
+	t.ports[2].netdev = 0; /* mlx5_9 */
+	t.ports[1].netdev = 1; /* mlx5_3: no neighbour */
+	assert_int_equal(pf_parse_lldp_keyvalue("lldp.enp4s0np0.chassis.mac=b8:59:9f:00:00:01\n"
+						"lldp.enp4s0np0.chassis.name=leaf07\n"
+						"lldp.enp4s0np0.port.ifname=swp12\n", &lldp), 1);
+	assert_int_equal(pf_rails_build(fs, &t.node, &spec, &r, &err), 0);
+	assert_string_equal(port_of(r, "mlx5_9", &t)->lldp_chassis, "leaf07");
+	assert_string_equal(port_of(r, "mlx5_9", &t)->lldp_port, "swp12");
+	assert_string_equal(port_of(r, "mlx5_3", &t)->lldp_chassis, "");
+	assert_string_equal(port_of(r, "mlx5_3", &t)->lldp_port, "");
+	assert_string_equal(port_of(r, "mlx5_0", &t)->lldp_chassis, "");
+	pf_lldp_neighbors_release(&lldp);
+}
+
 static void test_role_names(void **state)
 {
 	enum pf_port_role role;
@@ -188,6 +323,9 @@ int main(void)
 		cmocka_unit_test(test_rails_follow_gpus),
 		cmocka_unit_test(test_fastest_without_gpus),
 		cmocka_unit_test(test_declared),
+		cmocka_unit_test(test_nccl_ib_hca),
+		cmocka_unit_test(test_nccl_ib_hca_selects_nothing),
+		cmocka_unit_test(test_lldp_identity),
 		cmocka_unit_test(test_role_names),
 	};
 

@@ -168,6 +168,22 @@ static int fake_nv(const struct pf_ctx *ctx, const char *bdf, const char *name, 
 	return 0;
 }
 
+#define FAKE_LLDP "lldp.enp19s0np0.via=LLDP\nlldp.enp19s0np0.chassis.mac=b8:59:9f:00:00:01\n" \
+		  "lldp.enp19s0np0.chassis.name=leaf07\nlldp.enp19s0np0.port.ifname=swp12\n"
+
+static int fake_lldp(const struct pf_ctx *ctx, char **ret_text)
+{
+	*ret_text = pf_xstrdup(FAKE_LLDP);
+	return 0;
+}
+
+/* lldpcli not installed: nothing to record, and nothing to say */
+static int fake_no_lldpcli(const struct pf_ctx *ctx, char **ret_text)
+{
+	*ret_text = NULL;
+	return -ENOPKG;
+}
+
 static int fake_page_size(const struct pf_ctx *ctx, uint64_t *ret)
 {
 	*ret = 65536;
@@ -252,6 +268,7 @@ static const struct pf_providers *fake_live(void)
 	p.euid = fake_euid;
 	p.job_user = fake_job_user;
 	p.devnodes = fake_devnodes;
+	p.lldp_neighbors = fake_lldp;
 	pf_test_assert_providers_complete(&p);
 	return &p;
 }
@@ -374,6 +391,32 @@ static void test_nv_query(void **state)
 	trip_close(&t);
 }
 
+static void test_lldp(void **state)
+{
+	static struct pf_providers no_tool;
+	pf_autofree char *text = NULL;
+	struct trip t;
+
+	trip_open(&t, "--gpus 0 --nics 1 --link-layer eth");
+	assert_int_equal(pf_record_lldp(&t.rec), 0);
+	trip_back(&t);
+	assert_int_equal(t.back.prov->lldp_neighbors(&t.back, &text), 0);
+	assert_string_equal(text, FAKE_LLDP);
+	trip_close(&t);
+
+	/* no lldpcli, or no lldpd: no file, no log line; read back: nothing recorded */
+	trip_open(&t, "--gpus 0 --nics 1 --link-layer eth");
+	no_tool = *t.live.prov;
+	no_tool.lldp_neighbors = fake_no_lldpcli;
+	t.live.prov = &no_tool;
+	assert_int_equal(pf_record_lldp(&t.rec), 0);
+	trip_back(&t);
+	assert_false(sink_has(&t.rec, "preflight/lldp/neighbors"));
+	free(PF_TAKE_PTR(text));
+	assert_int_equal(t.back.prov->lldp_neighbors(&t.back, &text), -ENOENT);
+	trip_close(&t);
+}
+
 static void test_page_size_job_devnodes(void **state)
 {
 	struct pf_job_user u, wu;
@@ -476,6 +519,7 @@ static void test_none_records_nothing(void **state)
 	assert_int_equal(pf_record_net(&t.rec, 1000), 0);
 	assert_int_equal(pf_record_ip_rules(&t.rec), 0);
 	assert_int_equal(pf_record_nv(&t.rec), 0);
+	assert_int_equal(pf_record_lldp(&t.rec), 0);
 	assert_int_equal(pf_record_page_size(&t.rec), 0);
 	assert_int_equal(pf_record_gpu(&t.rec), 0);
 	assert_int_equal(pf_record_job(&t.rec, &u, &known), 0);
@@ -491,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_net_facts),
 		cmocka_unit_test(test_ip_rules),
 		cmocka_unit_test(test_nv_query),
+		cmocka_unit_test(test_lldp),
 		cmocka_unit_test(test_page_size_job_devnodes),
 		cmocka_unit_test(test_gpu_facts),
 		cmocka_unit_test(test_env_euid),
