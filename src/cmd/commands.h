@@ -20,8 +20,11 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err);
  * did, 64 usage or an input that is not a report, 74 output not written.
  */
 int pf_diff_main(int argc, char **argv, FILE *out, FILE *err);
-/* `preflight snapshot [--root SRC] [--window MS] DIR` (snapshot.c, docs/snapshot.md):
- * 0 written, 64 usage, 73 DIR cannot be created or written; a summary line on @err. */
+/*
+ * `preflight snapshot [--root SRC] [--window MS] DIR` (snapshot.c,
+ * docs/snapshot.md): 0 written, 64 usage, 73 DIR cannot be created or
+ * written; a summary line on @err.
+ */
 int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

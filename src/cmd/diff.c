@@ -14,7 +14,6 @@
 #include "output.h"
 #include "preflight/fs.h"
 #include "preflight/result.h"
-#include "preflight/strbuf.h"
 #include "text.h"
 
 /* Largest report read (a report is tens of KiB). */
