@@ -18,11 +18,9 @@
 
 #include "cmdopt.h"
 #include "commands.h"
-#include "diff.h"
 #include "exit.h"
 #include "registry.h"
 #include "run.h"
-#include "snapshot.h"
 
 /*
  * The subcommands, dispatched on argv[1] before option parsing.  @run gets

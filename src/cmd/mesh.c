@@ -185,15 +185,8 @@ static cJSON *mesh_partners(const struct pf_mesh_schedule *s, uint32_t rank)
 {
 	cJSON *a = cJSON_CreateArray();
 
-	for (size_t r = 0; r < s->n_rounds; r++) {
-		long partner = -1;
-
-		for (size_t i = 0; i < s->rounds[r].n; i++)
-			if (s->rounds[r].pairs[i].a == rank || s->rounds[r].pairs[i].b == rank)
-				partner = s->rounds[r].pairs[i].a == rank ? s->rounds[r].pairs[i].b :
-									     s->rounds[r].pairs[i].a;
-		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)partner));
-	}
+	for (size_t r = 0; r < s->n_rounds; r++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)pf_mesh_partner(s, r, rank)));
 	return a;
 }
 

@@ -259,7 +259,7 @@ static int judge_exit(struct pf_opts *o, struct pf_report *report, int rc)
 	if (!pf_runner_interrupted()) {
 		if (rc == 0)
 			rc = exit_code(pf_report_verdict(report));
-		/* a signal during the gate stops scontrol (src/cmd/slurm.c) and is said below */
+		/* a signal during the gate stops scontrol (src/slurm/slurm.c) and is said below */
 		if (o->slurm || pf_slurm_detected()) {
 			pf_slurm_gate(report, &o->slurm_opts, stderr);
 			rc = slurm_exit_code(rc, pf_report_verdict(report), &o->slurm_opts);
@@ -287,12 +287,39 @@ static int report_sink(struct pf_opts *o, struct pf_report *report, const struct
 	return judge_exit(o, report, write_report(o, report, fmt));
 }
 
-/* `profile capture`'s: a profile of what the checks observed, on stdout. */
+/*
+ * `profile capture`'s: a profile of what the checks observed (src/capture)
+ * as JSON on stdout, its notes on stderr.  0 written, 70 internal error
+ * (the profile does not validate), 74 not written.
+ */
 static int capture_sink(struct pf_opts *o, struct pf_report *report, const struct pf_node *node,
 			enum pf_format fmt)
 {
+	pf_autofree char *why = NULL, *text = NULL;
+	pf_autostrv char **notes = NULL;
+	pf_autojson cJSON *prof = NULL;
+	int r;
+
 	(void)fmt;
-	return pf_capture_write(report, node, &o->prof, stdout, stderr);
+	r = pf_capture_profile(report, node, &o->prof, &prof, &notes, &why);
+	if (r < 0) {
+		fprintf(stderr, "preflight: BUG: the captured profile does not validate: %s\n",
+			why ? why : strerror(-r));
+		return PF_EXIT_SOFTWARE;
+	}
+	for (char **n = notes; *n; n++)
+		fprintf(stderr, "preflight profile capture: %s\n", *n);
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(prof, "checks")))
+		fprintf(stderr, "preflight profile capture: nothing observed to capture "
+				"(no GPU, RDMA port or passing check with a capturable value)\n");
+	text = pf_json_print(prof, false);
+	fputs(text, stdout);
+	fputc('\n', stdout);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "preflight: cannot write the profile: %s\n", strerror(errno));
+		return PF_EXIT_IOERR;
+	}
+	return 0;
 }
 
 static int run_checks(struct pf_opts *o)

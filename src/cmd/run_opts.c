@@ -2,8 +2,9 @@
 /*
  * run_opts.c - the default command's options: the site configuration put
  * before the command line, getopt through cmdopt.c, --help texts, the
- * selection of checks (--only, --skip, --all, the static default), and what
- * the options and the profile decide before anything runs.
+ * selection of checks (--only, --skip, --all: src/registry/select.c decides
+ * with the static default), and what the options and the profile decide
+ * before anything runs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include "profdirs.h"
 #include "registry.h"
 #include "run.h"
+#include "select.h"
 #include "version.h"
 
 /* The default run's --help: its synopsis, the table's listing, the exit codes. */
@@ -101,39 +103,14 @@ int pf_usage_error(const char *fmt, ...)
 	return PF_EXIT_USAGE;
 }
 
-/* Whether some check carries @tag. */
-static bool is_tag(const char *tag)
-{
-	size_t n;
-	const struct pf_check *const *all = pf_registry(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (pf_list_has(all[i]->tags, tag))
-			return true;
-	return false;
-}
-
+/* Every name of @list is a check or a tag, else a usage error naming @opt. */
 static int check_names(const char *list, const char *opt)
 {
-	pf_autofree char *copy = pf_xstrdup(list);
-	char *save = NULL;
+	pf_autofree char *unknown = NULL;
 
-	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-		if (!pf_registry_find(t) && !is_tag(t))
-			return pf_usage_error("%s: unknown check or tag '%s' (see --list)", opt, t);
+	if (pf_select_names_known(list, &unknown) < 0)
+		return pf_usage_error("%s: unknown check or tag '%s' (see --list)", opt, unknown);
 	return 0;
-}
-
-/* Whether @list (names and tags, comma-separated) names @c by its name or one of its tags. */
-static bool list_matches(const char *list, const struct pf_check *c)
-{
-	pf_autofree char *copy = pf_xstrdup(list);
-	char *save = NULL;
-
-	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-		if (!strcmp(t, c->name) || pf_list_has(c->tags, t))
-			return true;
-	return false;
 }
 
 /* `profile capture --help`: its own text (it lists a few of the run's options). */
@@ -307,62 +284,14 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 	return 0;
 }
 
-#define PF_DEFAULT_TAG "static"
-
-/*
- * Whether @c runs, and when not, why (*ret_why).  The default selection is
- * the checks tagged static (milliseconds, no traffic), so that a bare
- * `preflight` on a terminal never sits for minutes; --all adds the traffic
- * tests and the sampling checks, --only picks checks or tags, --skip
- * removes checks or tags from either.
- */
-/* Whether a check that sends no traffic carries @tag. */
-static bool static_tag(const char *tag)
-{
-	size_t n;
-	const struct pf_check *const *all = pf_registry(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (!(all[i]->flags & PF_CHECK_TRAFFIC) && pf_list_has(all[i]->tags, tag))
-			return true;
-	return false;
-}
-
-/*
- * --only: a check by name or by tag, but a traffic test (minutes of load on
- * the fabric) only by name or by a tag no static check carries (traffic,
- * gdr, fabric): --only gpu runs the static GPU checks, never nccl_allreduce.
- */
-static bool only_matches(const char *list, const struct pf_check *c)
-{
-	pf_autofree char *copy = pf_xstrdup(list);
-	char *save = NULL;
-
-	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-		if (!strcmp(t, c->name) || (pf_list_has(c->tags, t) &&
-					    (!(c->flags & PF_CHECK_TRAFFIC) || !static_tag(t))))
-			return true;
-	return false;
-}
-
+/* Whether @c runs, and when not, why (*ret_why): the registry's selection (select.h). */
 bool pf_run_selected_why(const struct pf_opts *o, const struct pf_check *c, const char **ret_why)
 {
-	const char *why = NULL;
+	const struct pf_select sel = {
+		.only = o->only, .skip = o->skip, .all = o->all, .capture = o->capture,
+	};
 
-	if (o->only && !only_matches(o->only, c))
-		why = list_matches(o->only, c)
-			      ? "a traffic test (minutes): a tag that static checks share selects "
-				"the static ones; name it in --only"
-			      : "not in --only";
-	else if (!o->only && o->capture && !o->all && (c->flags & PF_CHECK_TRAFFIC))
-		why = "a capture runs the checks that send no traffic";
-	else if (!o->only && !o->capture && !o->all && !pf_list_has(c->tags, PF_DEFAULT_TAG))
-		why = "not static: the default runs the static checks; --all runs every check";
-	else if (o->skip && list_matches(o->skip, c))
-		why = "--skip";
-	if (ret_why)
-		*ret_why = why;
-	return !why;
+	return pf_select_check(&sel, c, ret_why);
 }
 
 bool pf_run_selected(const struct pf_opts *o, const struct pf_check *c)

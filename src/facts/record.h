@@ -4,7 +4,7 @@
  * pf_record_*() asks ctx->prov for its facts and writes them under
  * preflight/ as the recorded provider reads them back (docs/snapshot.md
  * lists the file of each fact and the function that writes it).
- * `preflight snapshot` (src/cmd/snapshot.c) gives the sink; a test gives
+ * The snapshot writer (src/facts/snapshot.c) gives the sink; a test gives
  * its own and reads the facts back (tests/unit/test_record_roundtrip.c).
  *
  * Errors of a provider are not errors of the snapshot: the fact is left

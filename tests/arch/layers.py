@@ -73,12 +73,15 @@ PROV_NAME = re.compile(r"\bstrn?(?:case)?cmp\s*\([^;]*(?:\bprov->name|node->sour
 RANKS = {
     "pf_core": 0,
     "pf_parse": 1,
+    "pf_diff": 1,  # the comparison of two report documents: JSON in, JSON out
     "pf_profile": 2, "pf_node": 2, "pf_wrap": 2,
     "pf_pairs": 2,  # schedules and triangulation: below checks, used by mesh and fleet
     "pf_traffic": 3, "pf_facts": 3, "pf_report": 3,
     "pf_checks": 4, "pf_runner": 4,
     "pf_registry": 5, "pf_mesh": 5, "pf_fleet": 5,
-    "pf_cmd": 6,
+    "pf_slurm": 5,  # the Slurm gate: a report's verdict to drain/resume, over the runner's exec
+    "pf_capture": 6,  # a profile from a report, through the registry's parameter tables
+    "pf_cmd": 7,  # the front ends only
 }
 
 

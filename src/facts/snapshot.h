@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snapshot.h - write a recorded root of a node (`preflight snapshot DIR`).
+ * snapshot.h - write a recorded root of a node (the library under
+ * `preflight snapshot DIR`, whose front end is src/cmd/snapshot.c).
  *
  * Copies the files the checks read from a source root (the live node, or
  * another recorded root such as an unpacked hwloc-gather-topology capture)
@@ -8,15 +9,13 @@
  * file by reading it, then records the facts that are not files (ethtool,
  * pause, PFC, ...) through the providers in the text formats of
  * docs/snapshot.md: each with its pf_record_*() beside its recorded reader
- * (src/facts/record.h).  The paths are one table in src/cmd/snapshot.c.
- * Unreadable files are skipped
- * and listed in DIR/preflight/snapshot.log.
+ * (src/facts/record.h).  The paths are one table in src/facts/snapshot.c.
+ * Unreadable files are skipped and listed in DIR/preflight/snapshot.log.
  */
 #ifndef PREFLIGHT_SNAPSHOT_H
 #define PREFLIGHT_SNAPSHOT_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "preflight/fs.h"
 #include "preflight/providers.h"
@@ -44,12 +43,5 @@ struct pf_snapshot_stats {
 int pf_snapshot_write(const struct pf_fs *src, const char *dir,
 		      const struct pf_snapshot_opts *opts, struct pf_snapshot_stats *ret_stats,
 		      char **ret_err);
-
-/*
- * The `preflight snapshot [--root SRC] [--window MS] DIR` command (argv[0]
- * is "snapshot"); a summary line goes to @err.  Returns the exit status:
- * 0 written, 64 usage, 73 DIR cannot be created or written.
- */
-int pf_snapshot_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture.h - a profile from a known-good node (`preflight profile capture`).
+ * capture.h - a profile from a known-good node (the library under
+ * `preflight profile capture`; src/cmd/run.c writes what it builds).
  *
  * Turns what the static checks observed on this node (port count, rates and
  * widths, MTUs, GPU count and driver, the GPU-NIC PCI distance class, the
@@ -14,8 +15,6 @@
 #ifndef PREFLIGHT_CAPTURE_H
 #define PREFLIGHT_CAPTURE_H
 
-#include <stdio.h>
-
 #include <cjson/cJSON.h>
 
 #include "preflight/node.h"
@@ -27,21 +26,13 @@
  * inventory @node (may be NULL), on top of @base (may be NULL): the keys
  * of the profile file and the --set overrides the checks ran with are kept
  * (ignore lists, NIC lists, ...), captured values replace theirs.  *ret is
- * the profile object (caller deletes); *ret_notes, when not NULL, receives a NULL-terminated list of
- * one-line notes for the user (checks left out and why), freed with
- * pf_strv_free().  -EINVAL with *ret_err if the built profile does not
- * validate (a bug).
+ * the profile object (caller deletes); *ret_notes, when not NULL, receives
+ * a NULL-terminated list of one-line notes for the user (checks left out and
+ * why), freed with pf_strv_free().  -EINVAL with *ret_err if the built
+ * profile does not validate (a bug).
  */
 int pf_capture_profile(const struct pf_report *report, const struct pf_node *node,
 		       const struct pf_profile *base, cJSON **ret, char ***ret_notes,
 		       char **ret_err);
-
-/*
- * The command's output step: build the profile, write it as JSON to @out
- * and the notes to @err.  Returns the exit status: 0 written, 70 internal
- * error, 74 not written.
- */
-int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
-		     const struct pf_profile *base, FILE *out, FILE *err);
 
 #endif

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * slurm.c - the Slurm gate (--slurm, --drain, --undrain).
+ * slurm.c - the Slurm gate (--slurm, --drain, --undrain): the decision to
+ * drain or resume, the reason string, the node-state reader and the
+ * scontrol calls.  Its options are the run's (src/cmd/run_opts.c), and
+ * the run (src/cmd/run.c) calls pf_slurm_gate() once the report is written.
  *
  * As a Prolog, preflight's exit code alone already drains a failing node
  * (Slurm's reason is then "Prolog error"); --drain sets a reason that names
  * the check, and is what a HealthCheckProgram must do itself.  Only a
  * verdict that reaches drain_on (fail by default; --drain-on error|warn)
- * drains: main.c also exits 0 under Slurm for a verdict below it, so an
- * undecided check never takes a node out of service unless asked to.  --undrain
- * resumes only a drain whose reason is "preflight: CHECK: ..." for a CHECK
- * that ran in this run and now passes: a node an operator drained for
- * another cause stays drained (and --drain leaves its reason alone), a
- * config-error drain stays until an admin resumes it (else the node would
- * flap between the Prolog and the HealthCheckProgram), and stderr says why.
+ * drains: the run (src/cmd/run.c) also exits 0 under Slurm for a verdict
+ * below it, so an undecided check never takes a node out of service unless
+ * asked to.  --undrain resumes only a drain whose reason is "preflight:
+ * CHECK: ..." for a CHECK that ran in this run and now passes: a node an
+ * operator drained for another cause stays drained (and --drain leaves its
+ * reason alone), a config-error drain stays until an admin resumes it (else
+ * the node would flap between the Prolog and the HealthCheckProgram), and
+ * stderr says why.
  */
 #include <fcntl.h>
 #include <poll.h>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * capture.c - `preflight profile capture`: a profile from a known-good node.
+ * capture.c - the profile of a known-good node, under `preflight profile
+ * capture` (its front end is the run's capture sink, src/cmd/run.c).
  *
- * The static checks have run (main.c, the same runner and inventory as a
- * normal run); this file reads their findings' observed values and turns
+ * The static checks have run (the same runner and inventory as a normal
+ * run); this file reads their findings' observed values and turns
  * them into profile keys through derivations[] below, one line per
  * (check, key).  A key is written only when the check is in the registry
  * with that parameter (so the table can name checks and keys that are not
@@ -443,34 +444,5 @@ int pf_capture_profile(const struct pf_report *report, const struct pf_node *nod
 		*ret_notes = notes ? notes : pf_xcalloc(1, sizeof(char *));
 	else
 		pf_strv_free(notes);
-	return 0;
-}
-
-int pf_capture_write(const struct pf_report *report, const struct pf_node *node,
-		     const struct pf_profile *base, FILE *out, FILE *err)
-{
-	pf_autofree char *why = NULL, *text = NULL;
-	pf_autostrv char **notes = NULL;
-	pf_autojson cJSON *prof = NULL;
-	int r;
-
-	r = pf_capture_profile(report, node, base, &prof, &notes, &why);
-	if (r < 0) {
-		fprintf(err, "preflight: BUG: the captured profile does not validate: %s\n",
-			why ? why : strerror(-r));
-		return 70;
-	}
-	for (char **n = notes; *n; n++)
-		fprintf(err, "preflight profile capture: %s\n", *n);
-	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(prof, "checks")))
-		fprintf(err, "preflight profile capture: nothing observed to capture "
-			     "(no GPU, RDMA port or passing check with a capturable value)\n");
-	text = pf_json_print(prof, false);
-	fputs(text, out);
-	fputc('\n', out);
-	if (fflush(out) == EOF || ferror(out)) {
-		fprintf(err, "preflight: cannot write the profile: %s\n", strerror(errno));
-		return 74;
-	}
 	return 0;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff.h - `preflight diff OLD.json NEW.json`: what changed between two
- * reports of a node (before and after a reimage; a node against its golden
- * run).  Checks and findings whose status changed, findings that appeared
- * or went away, observed values that moved.  Output schema
- * preflight.diff/v1, documented in docs/diff.md.
+ * diff.h - the model under `preflight diff OLD.json NEW.json` (its front end
+ * is src/cmd/diff.c): what changed between two reports of a node (before
+ * and after a reimage; a node against its golden run).  Checks and findings
+ * whose status changed, findings that appeared or went away, observed
+ * values that moved.  Output schema preflight.diff/v1, documented in
+ * docs/diff.md.
  */
 #ifndef PREFLIGHT_DIFF_H
 #define PREFLIGHT_DIFF_H
@@ -28,12 +29,5 @@ int pf_diff(const cJSON *old_report, const cJSON *new_report, const char *old_na
 
 /* The text view of a diff object; 0 or -EIO. */
 int pf_diff_render_text(const cJSON *d, FILE *out);
-
-/*
- * The `preflight diff` command (argv[0] is "diff"): exit 0 nothing got
- * worse, 1 something did, 64 usage or an input that is not a report, 74
- * the output could not be written.
- */
-int pf_diff_main(int argc, char **argv, FILE *out, FILE *err);
 
 #endif
