@@ -77,14 +77,14 @@ void pf_mesh_index_release(struct pf_mesh_index *ix)
 	ix->rails = NULL;
 }
 
-bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m, char *why,
-				 size_t len)
+/* The compatibility of the checked measurement @m's rails (PF_RAIL_SAME when not known). */
+static enum pf_rail_compat flow_compat(const struct pf_mesh_index *ix, const cJSON *m, char *why,
+				       size_t len)
 {
 	const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "src");
 	const cJSON *dst = cJSON_GetObjectItemCaseSensitive(m, "dst");
 	const cJSON *rail = cJSON_GetObjectItemCaseSensitive(m, "rail");
 	uint32_t s, d;
-	enum pf_rail_compat c;
 
 	/* the matrix is checked (pf_mesh_matrix): whole numbers in range */
 	if (!cJSON_IsNumber(src) || !cJSON_IsNumber(dst) || !cJSON_IsNumber(rail))
@@ -92,10 +92,16 @@ bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m,
 	s = (uint32_t)src->valuedouble;
 	d = (uint32_t)dst->valuedouble;
 	if (s >= ix->size || d >= ix->size || !ix->rails[s] || !ix->rails[d])
-		return false;
-	c = pf_mesh_rail_compat(ix->rails[s], s, ix->rails[d], d, (uint32_t)rail->valuedouble,
-				why, len);
-	return pf_rail_not_comparable(c, str_of(m, "error") ? str_of(m, "stage") : NULL);
+		return PF_RAIL_SAME;
+	return pf_mesh_rail_compat(ix->rails[s], s, ix->rails[d], d,
+				   (uint32_t)rail->valuedouble, why, len);
+}
+
+bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m, char *why,
+				 size_t len)
+{
+	return pf_rail_not_comparable(flow_compat(ix, m, why, len),
+				      str_of(m, "error") ? str_of(m, "stage") : NULL);
 }
 
 static cJSON *note(uint32_t round, uint32_t rank, uint32_t peer, uint32_t rail, const char *dev,
@@ -143,13 +149,14 @@ cJSON *pf_mesh_not_comparable(const struct pf_mesh_index *ix, const struct pf_me
 					str_of(cJSON_GetArrayItem(rb, k), "device"), why));
 			}
 		}
-	/* routed pairs (subnets differ) whose flow never connected */
+	/* routed pairs (subnets differ) whose flow never connected; pairs apart are above */
 	cJSON_ArrayForEach(m, matrix) {
 		char line[600];
 		const cJSON *round = cJSON_GetObjectItemCaseSensitive(m, "round");
 
 		if (cJSON_GetArraySize(out) >= NOTES_MAX || !str_of(m, "error") ||
-		    !pf_mesh_flow_not_comparable(ix, m, why, sizeof(why)))
+		    flow_compat(ix, m, why, sizeof(why)) != PF_RAIL_ROUTED ||
+		    !pf_rail_not_comparable(PF_RAIL_ROUTED, str_of(m, "stage")))
 			continue;
 		snprintf(line, sizeof(line), "%s, and the flow did not connect (%.160s)", why,
 			 str_of(m, "error"));
