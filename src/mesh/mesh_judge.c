@@ -367,7 +367,8 @@ static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *i
 
 	if (v->st == PF_STATUS_SKIP)
 		f = pf_add(res, v->st, "mesh", "nothing measured from this node: %s",
-			   in->size < 2 ? "no partner (one rank)" : "no flow could run (see skipped)");
+			   in->size < 2 ? "no partner (one rank)" : "no flow could run (see skipped and "
+			   "not_comparable)");
 	else
 		f = pf_add(res, v->st, "mesh", "%zu flows sent from this node (%zu failed), %d "
 			   "measured in the run, %d suspects (%zu touch this node)", v->n_sent,
