@@ -4,6 +4,7 @@
  * with no I/O (src/pairs, below checks): the rounds of node pairs of
  * `preflight mesh` (schedule.c), the triangulation of a pairwise matrix
  * into suspects (triage.c, used by mesh's judge and the fleet's mesh view),
+ * the compatibility of two nodes' rail i before mesh pairs them (compat.c)
  * and the ring rounds and slow-end naming of fabric_loopback (ring.c).
  * docs/mesh.md.
  */
@@ -52,9 +53,10 @@ struct pf_mesh_obs {
 };
 
 enum pf_mesh_kind {
-	PF_MESH_NODE, /* slow on every rail with every partner: the host side */
-	PF_MESH_RAIL, /* one rail slow with every partner: NIC, port or cable */
-	PF_MESH_PATH, /* a pair slow only to each other: the path between */
+	PF_MESH_NODE,   /* slow on every rail with every partner: the host side */
+	PF_MESH_RAIL,   /* one rail slow with every partner: NIC, port or cable */
+	PF_MESH_PATH,   /* a pair slow only to each other: the path between */
+	PF_MESH_FABRIC, /* a rail index bad on half the nodes or more: the fabric, no node */
 };
 
 enum pf_mesh_dir {
@@ -66,10 +68,12 @@ enum pf_mesh_dir {
 struct pf_mesh_suspect {
 	enum pf_mesh_kind kind;
 	enum pf_mesh_dir dir;
-	uint32_t node, peer; /* peer: PF_MESH_PATH only */
+	uint32_t node, peer; /* peer: PF_MESH_PATH only; node: UINT32_MAX for PF_MESH_FABRIC */
 	uint32_t rail;       /* UINT32_MAX: all rails (PF_MESH_NODE) */
 	double ratio;        /* mean of its slow measurements / healthy median */
 	size_t n_slow, n_seen;
+	/* PF_MESH_FABRIC: nodes whose rail is bad (in its worst direction), of those measured */
+	uint32_t n_nodes_bad, n_nodes;
 };
 
 struct pf_mesh_triage {
@@ -80,6 +84,8 @@ struct pf_mesh_triage {
 
 /* A measurement below this fraction of the healthy median is slow. */
 #define PF_MESH_SLOW_FRACTION 0.7
+/* A rail index bad on at least this fraction of its nodes (and two) is the fabric's. */
+#define PF_MESH_FABRIC_FRACTION 0.5
 
 /*
  * Judge @n observations of one run among themselves (never against fixed
@@ -88,9 +94,13 @@ struct pf_mesh_triage {
  * stays healthy while fewer than half the nodes are bad, even where most
  * pairs are slow); a measurement below @fraction of the
  * healthy median is slow.  A (node, rail, direction) needs two partners or
- * more, all slow, to be named; a node slow so on every rail it has (two or
- * more) is named as the node; a slow measurement no rail or node explains
- * names the path.  -EINVAL when nothing was measured.
+ * more, all slow, to be named.  A rail index so on PF_MESH_FABRIC_FRACTION
+ * of the nodes measured on it or more (two nodes at least, counted in its
+ * worse direction) is one PF_MESH_FABRIC suspect and no rail suspect of
+ * any node: a switch, a leaf or a setting of the fabric, no node's fault.
+ * A node slow so on every other rail it has (two or more) is named as the
+ * node; a slow measurement no fabric, rail or node explains names the
+ * path.  -EINVAL when nothing was measured.
  */
 int pf_mesh_triangulate(const struct pf_mesh_obs *obs, size_t n, double fraction,
 			struct pf_mesh_triage *t);
@@ -105,6 +115,45 @@ void pf_mesh_obs_scale(struct pf_mesh_obs *obs, size_t n,
 		       double (*rate)(void *data, uint32_t rank, uint32_t rail), void *data);
 
 const char *pf_mesh_kind_name(enum pf_mesh_kind k);
+
+/*
+ * What mesh pairs: rail i of one node with rail i of another (compat.c).
+ * An identity as a node's rail table states it; NULL (or "unknown" for the
+ * link layer) is not known and never makes a pair incomparable.
+ */
+struct pf_rail_ident {
+	const char *device;     /* for the why */
+	const char *link_layer; /* "InfiniBand", "Ethernet" */
+	const char *role;       /* "compute", "storage", ... */
+	const char *subnet;     /* IPv4 subnet of its netdev, "10.1.0.0/24" */
+	const char *ib_subnet;  /* InfiniBand GID subnet prefix */
+	bool by_nics;           /* chosen by name (`mesh --nics`), whatever its role */
+};
+
+enum pf_rail_compat {
+	PF_RAIL_SAME,   /* comparable: run the flow, judge what it measures */
+	PF_RAIL_ROUTED, /* the subnets differ: run it; not comparable if it cannot connect */
+	PF_RAIL_APART,  /* link layers or roles differ: not run, not comparable */
+};
+
+/*
+ * Decide whether rail @rail of rank @ra (@a) and of rank @rb (@b) can be
+ * compared: link layers must match and roles be compute on both (any role
+ * when both were named with --nics); differing IPv4 subnets, or differing
+ * IB subnet prefixes on InfiniBand, are PF_RAIL_ROUTED, as a routed fabric
+ * gives each leaf its own subnet by design; the rate may differ (the
+ * measurement is scaled, pf_mesh_obs_scale()).  @why (may be NULL) gets the
+ * reason for anything but PF_RAIL_SAME, device names cut to 32 bytes.
+ */
+enum pf_rail_compat pf_rail_compat(const struct pf_rail_ident *a, uint32_t ra,
+				   const struct pf_rail_ident *b, uint32_t rb, uint32_t rail,
+				   char *why, size_t len);
+/*
+ * Is a flow of compatibility @c that ended at stage @stage (NULL: it ran)
+ * not comparable: PF_RAIL_APART always, PF_RAIL_ROUTED when it never
+ * connected (address, route or connection stage)?
+ */
+bool pf_rail_not_comparable(enum pf_rail_compat c, const char *stage);
 const char *pf_mesh_dir_name(enum pf_mesh_dir d);
 
 /*

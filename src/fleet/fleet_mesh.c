@@ -5,7 +5,10 @@
  * are checked whole, then merged (measurements deduplicated by round,
  * sender, receiver and rail: every rank holds the same gathered matrix);
  * fl_mesh_finish() names the ranks that never arrived or sent nothing and
- * triangulates the rest (src/pairs/triage.c).
+ * triangulates the rest (src/pairs/triage.c), leaving out the flows whose
+ * rails the tables say are not comparable (src/pairs/compat.c).  The
+ * reports' own records of pairs not comparable and rails untested are
+ * checked, merged and shown, never judged.
  */
 #include <errno.h>
 #include <math.h>
@@ -54,6 +57,7 @@ static bool jstr_opt(const cJSON *o, const char *key, const char **v)
 /* One report's data, checked before anything is merged. */
 struct mesh_in {
 	const cJSON *table, *meas;
+	const cJSON *nc, *ut; /* "not_comparable", "untested" */
 	uint32_t size;
 	bool has_rank;
 	uint32_t rank;
@@ -147,6 +151,44 @@ static bool check_meas(struct mesh_in *in)
 	return true;
 }
 
+/* A string under @key: absent, or a string of at most FL_MESH_NOTE_LEN bytes. */
+static bool jstr_short(const cJSON *o, const char *key)
+{
+	const char *v;
+
+	return jstr_opt(o, key, &v) && (!v || strlen(v) <= FL_MESH_NOTE_LEN);
+}
+
+/* A record list: an array of objects, ranks and rail in range, short strings. */
+static bool check_notes(struct mesh_in *in, const cJSON *list, const char *what)
+{
+	bool nc = strcmp(what, "not_comparable") == 0;
+	const cJSON *e;
+	uint32_t v;
+	int i = 0;
+
+	if (!list)
+		return true;
+	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > FL_MESH_NOTES_MAX)
+		return in_fail(in, "'%s' is not an array of at most %d records", what,
+			       FL_MESH_NOTES_MAX);
+	cJSON_ArrayForEach(e, list) {
+		if (!cJSON_IsObject(e) || !juint(e, "rank", in->size - 1, &v) ||
+		    !juint(e, "rail", FL_MESH_RAILS_MAX - 1, &v) ||
+		    (nc && (!juint(e, "peer", in->size - 1, &v) ||
+			    !juint(e, "round", UINT32_MAX - 1, &v))))
+			return in_fail(in, "%s[%d]: 'rank', 'rail'%s is not a whole number in range "
+					   "(%u ranks)", what, i, nc ? ", 'peer' or 'round'" : "",
+				       in->size);
+		if (!jstr_short(e, "device") || !jstr_short(e, "peer_device") ||
+		    !jstr_short(e, "why"))
+			return in_fail(in, "%s[%d]: 'device', 'peer_device' or 'why' is not a string "
+					   "of at most %d bytes", what, i, FL_MESH_NOTE_LEN);
+		i++;
+	}
+	return true;
+}
+
 /* Find the table, the measurements and the report's own rank. */
 static bool check_input(const cJSON *chk, uint32_t size, struct mesh_in *in)
 {
@@ -162,6 +204,10 @@ static bool check_input(const cJSON *chk, uint32_t size, struct mesh_in *in)
 			in->table = jget(obs, "table");
 		if (!in->meas && jget(obs, "measurements"))
 			in->meas = jget(obs, "measurements");
+		if (!in->nc && jget(obs, "not_comparable"))
+			in->nc = jget(obs, "not_comparable");
+		if (!in->ut && jget(obs, "untested"))
+			in->ut = jget(obs, "untested");
 		if (!in->has_rank && juint(obs, "rank", FL_MESH_RANKS_MAX - 1, &rank)) {
 			in->has_rank = true;
 			in->rank = rank;
@@ -178,7 +224,9 @@ static bool check_input(const cJSON *chk, uint32_t size, struct mesh_in *in)
 				   "one run's reports (one directory per job)", in->size, size);
 	if (in->has_rank && in->rank >= in->size)
 		return in_fail(in, "'rank' %u is not below the table's %u ranks", in->rank, in->size);
-	return !in->meas || check_meas(in);
+	if (in->meas && !check_meas(in))
+		return false;
+	return check_notes(in, in->nc, "not_comparable") && check_notes(in, in->ut, "untested");
 }
 
 static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
@@ -216,7 +264,7 @@ static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
 static void merge_meas(struct fl_mesh *m, const cJSON *e)
 {
 	uint32_t round = 0, src = 0, dst = 0, rail = 0, at;
-	const char *s = NULL, *d = NULL, *err = NULL;
+	const char *s = NULL, *d = NULL, *err = NULL, *stage = NULL;
 	const cJSON *g = jget(e, "gbps");
 	double v;
 	char key[64];
@@ -228,6 +276,7 @@ static void merge_meas(struct fl_mesh *m, const cJSON *e)
 	jstr_opt(e, "src_dev", &s);
 	jstr_opt(e, "dst_dev", &d);
 	jstr_opt(e, "error", &err);
+	jstr_opt(e, "stage", &stage);
 	v = err ? 0 : g->valuedouble;
 	snprintf(key, sizeof(key), "%u/%u/%u/%u", round, src, dst, rail);
 	if (pf_strmap_get(&m->keys, key, &at)) {
@@ -237,8 +286,78 @@ static void merge_meas(struct fl_mesh *m, const cJSON *e)
 	}
 	PF_GROW(m->meas, m->n_meas, m->cap_meas);
 	m->meas[m->n_meas] = (struct fl_mesh_meas){ round, src, dst, rail, v, mclean(s),
-						    mclean(d), mclean(err) };
+						    mclean(d), mclean(err), mclean(stage) };
 	pf_strmap_put(&m->keys, key, (uint32_t)m->n_meas++);
+}
+
+/* A peer's string for an identity: cleaned and cut; NULL when absent or not a string. */
+static char *ident_str(const cJSON *r, const char *key)
+{
+	const char *v = NULL;
+	char *c;
+
+	jstr_opt(r, key, &v);
+	if (!v)
+		return NULL;
+	c = mclean(v);
+	if (strlen(c) > 64)
+		c[64] = '\0';
+	return c;
+}
+
+/* The identities of a rank's rails (the first table that lists them). */
+static void merge_idents(struct fl_mesh_rank *k, const cJSON *e)
+{
+	const cJSON *rails = jget(e, "rails"), *r;
+	size_t i = 0;
+
+	if (k->ids || !cJSON_GetArraySize(rails))
+		return;
+	k->n_ids = (size_t)cJSON_GetArraySize(rails);
+	k->ids = pf_xcalloc(k->n_ids, sizeof(*k->ids));
+	cJSON_ArrayForEach(r, rails) {
+		const char *sel = NULL;
+
+		jstr_opt(r, "selected", &sel);
+		k->ids[i++] = (struct fl_mesh_ident){
+			.link_layer = ident_str(r, "link_layer"), .role = ident_str(r, "role"),
+			.subnet = ident_str(r, "subnet"), .ib_subnet = ident_str(r, "ib_subnet"),
+			.by_nics = sel && strcmp(sel, "nics") == 0,
+		};
+	}
+}
+
+/* The checked records of @list, deduplicated across the reports. */
+static void merge_notes(struct fl_mesh *m, const cJSON *list, bool untested)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, list) {
+		struct fl_mesh_note n = { .untested = untested };
+		const char *dev = NULL, *pdev = NULL, *why = NULL;
+		char key[80];
+		uint32_t at;
+
+		juint(e, "rank", m->size - 1, &n.rank);
+		juint(e, "rail", FL_MESH_RAILS_MAX - 1, &n.rail);
+		if (!untested) {
+			juint(e, "peer", m->size - 1, &n.peer);
+			juint(e, "round", UINT32_MAX - 1, &n.round);
+		}
+		snprintf(key, sizeof(key), "%c/%u/%u/%u/%u", untested ? 'u' : 'n', n.round, n.rank,
+			 n.peer, n.rail);
+		if (pf_strmap_get(&m->note_keys, key, &at))
+			continue;
+		jstr_opt(e, "device", &dev);
+		jstr_opt(e, "peer_device", &pdev);
+		jstr_opt(e, "why", &why);
+		n.device = mclean(dev);
+		n.peer_device = mclean(pdev);
+		n.why = mclean(why);
+		PF_GROW(m->notes, m->n_notes, m->cap_notes);
+		m->notes[m->n_notes] = n;
+		pf_strmap_put(&m->note_keys, key, (uint32_t)m->n_notes++);
+	}
 }
 
 void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin)
@@ -264,8 +383,12 @@ void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin)
 		m->ranks[in.rank].reported = true;
 	cJSON_ArrayForEach(e, jget(in.table, "ranks"))
 		merge_rank(&m->ranks[jget(e, "rank")->valueint], e);
+	cJSON_ArrayForEach(e, jget(in.table, "ranks"))
+		merge_idents(&m->ranks[jget(e, "rank")->valueint], e);
 	cJSON_ArrayForEach(e, in.meas)
 		merge_meas(m, e);
+	merge_notes(m, in.nc, false);
+	merge_notes(m, in.ut, true);
 }
 
 const char *fl_mesh_host(const struct fl_mesh *m, uint32_t rank, char *buf, size_t len)
@@ -332,6 +455,30 @@ static double rail_rate(void *data, uint32_t rank, uint32_t rail)
 	return rank < m->size && rail < m->ranks[rank].n_devs ? m->ranks[rank].rates[rail] : 0;
 }
 
+/* Rail @rail of rank @rank as pf_rail_compat() reads it (all unknown past its table). */
+static struct pf_rail_ident ident_of(const struct fl_mesh *m, uint32_t rank, uint32_t rail)
+{
+	const struct fl_mesh_rank *k = &m->ranks[rank];
+	const struct fl_mesh_ident *id = rail < k->n_ids ? &k->ids[rail] : NULL;
+
+	if (!id)
+		return (struct pf_rail_ident){ .device = NULL };
+	return (struct pf_rail_ident){
+		.device = rail < k->n_devs ? k->devs[rail] : NULL, .link_layer = id->link_layer,
+		.role = id->role, .subnet = id->subnet, .ib_subnet = id->ib_subnet,
+		.by_nics = id->by_nics,
+	};
+}
+
+/* Is measurement @x not comparable, by the tables read (as each rank judged)? */
+static bool not_comparable(const struct fl_mesh *m, const struct fl_mesh_meas *x)
+{
+	struct pf_rail_ident a = ident_of(m, x->src, x->rail), b = ident_of(m, x->dst, x->rail);
+	enum pf_rail_compat c = pf_rail_compat(&a, x->src, &b, x->dst, x->rail, NULL, 0);
+
+	return pf_rail_not_comparable(c, *x->error ? x->stage : NULL);
+}
+
 /* The measurements between ranks that arrived, triangulated. */
 static void triangulate(struct fl_mesh *m)
 {
@@ -342,8 +489,13 @@ static void triangulate(struct fl_mesh *m)
 	for (size_t i = 0; i < m->n_meas; i++) {
 		const struct fl_mesh_meas *x = &m->meas[i];
 
-		if (m->ranks[x->src].arrived && m->ranks[x->dst].arrived)
-			obs[n++] = (struct pf_mesh_obs){ x->src, x->dst, x->rail, x->gbps };
+		if (!m->ranks[x->src].arrived || !m->ranks[x->dst].arrived)
+			continue;
+		if (not_comparable(m, x)) {
+			m->n_not_comparable++;
+			continue;
+		}
+		obs[n++] = (struct pf_mesh_obs){ x->src, x->dst, x->rail, x->gbps };
 	}
 	/* as each rank judged: by the slower end's port rate (mixed node types) */
 	pf_mesh_obs_scale(obs, n, rail_rate, m);
@@ -361,7 +513,8 @@ static void triangulate(struct fl_mesh *m)
 			add_suspect(m, (struct fl_mesh_suspect){ .kind = (int)s->kind, .dir = s->dir,
 				.rank = s->node, .peer = s->kind == PF_MESH_PATH ? s->peer : UINT32_MAX,
 				.rail = s->rail, .ratio = s->ratio, .n_slow = s->n_slow,
-				.n_seen = s->n_seen });
+				.n_seen = s->n_seen, .n_nodes_bad = s->n_nodes_bad,
+				.n_nodes = s->n_nodes });
 		}
 		pf_mesh_triage_release(&t);
 	}
@@ -389,12 +542,20 @@ void fl_mesh_free(struct fl_mesh *m)
 			free(m->ranks[r].devs[i]);
 		free(m->ranks[r].devs);
 		free(m->ranks[r].rates);
+		for (size_t i = 0; i < m->ranks[r].n_ids; i++) {
+			free(m->ranks[r].ids[i].link_layer);
+			free(m->ranks[r].ids[i].role);
+			free(m->ranks[r].ids[i].subnet);
+			free(m->ranks[r].ids[i].ib_subnet);
+		}
+		free(m->ranks[r].ids);
 	}
 	free(m->ranks);
 	for (size_t i = 0; i < m->n_meas; i++) {
 		free(m->meas[i].src_dev);
 		free(m->meas[i].dst_dev);
 		free(m->meas[i].error);
+		free(m->meas[i].stage);
 	}
 	free(m->meas);
 	pf_strmap_release(&m->keys);
@@ -403,6 +564,13 @@ void fl_mesh_free(struct fl_mesh *m)
 		free(m->errs[i].reason);
 	}
 	free(m->errs);
+	for (size_t i = 0; i < m->n_notes; i++) {
+		free(m->notes[i].device);
+		free(m->notes[i].peer_device);
+		free(m->notes[i].why);
+	}
+	free(m->notes);
+	pf_strmap_release(&m->note_keys);
 	free(m->sus);
 	free(m);
 }

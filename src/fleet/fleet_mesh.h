@@ -22,11 +22,21 @@
 /* The most ranks and rails a fleet reads from a mesh report. */
 #define FL_MESH_RANKS_MAX 65536
 #define FL_MESH_RAILS_MAX 64
+/* The most not_comparable or untested records of one report, and a string's length in one. */
+#define FL_MESH_NOTES_MAX 65536
+#define FL_MESH_NOTE_LEN 512
 
 struct fl_mesh_meas {
 	uint32_t round, src, dst, rail;
 	double gbps;          /* 0 when the measurement failed (error) */
 	char *src_dev, *dst_dev, *error; /* cleaned; "" when absent */
+	char *stage;          /* where it failed, cleaned; "" when absent */
+};
+
+/* What a rank's table says of one rail: what pf_rail_compat() compares. */
+struct fl_mesh_ident {
+	char *link_layer, *role, *subnet, *ib_subnet; /* cleaned, cut; NULL unknown */
+	bool by_nics;
 };
 
 struct fl_mesh_rank {
@@ -38,6 +48,8 @@ struct fl_mesh_rank {
 	char **devs;    /* its rail devices, by rail index (NULL: unknown) */
 	double *rates;  /* their port rates in Gb/s, 0 unknown */
 	size_t n_devs;
+	struct fl_mesh_ident *ids; /* their identities, n_ids of them (NULL: unknown) */
+	size_t n_ids;
 	size_t sent;    /* measurements it sent */
 };
 
@@ -53,6 +65,14 @@ struct fl_mesh_suspect {
 	uint32_t rail;         /* UINT32_MAX: every rail */
 	double ratio;          /* to the healthy median; NAN for missing/silent */
 	size_t n_slow, n_seen;
+	uint32_t n_nodes_bad, n_nodes; /* PF_MESH_FABRIC: its rail bad on so many nodes of */
+};
+
+/* A report's record of a pair not comparable, or of a rail left untested. */
+struct fl_mesh_note {
+	bool untested;         /* else not comparable */
+	uint32_t round, rank, peer, rail; /* round and peer: not comparable only */
+	char *device, *peer_device, *why; /* cleaned */
 };
 
 struct fl_mesh_err {
@@ -71,6 +91,10 @@ struct fl_mesh {
 	struct pf_strmap keys;  /* "round/src/dst/rail" -> index into meas */
 	struct fl_mesh_err *errs;
 	size_t n_errs, cap_errs;
+	struct fl_mesh_note *notes; /* shown, never judged: the judge reads the tables */
+	size_t n_notes, cap_notes;
+	struct pf_strmap note_keys;
+	size_t n_not_comparable; /* measurements left out of the triangulation */
 	/* derived by fl_mesh_finish() */
 	bool judged;            /* the triangulation ran */
 	const char *not_judged; /* why not, when !judged */
@@ -85,7 +109,11 @@ struct fl_mesh {
  * recorded with the reason and the origin; the report itself stays read.
  */
 void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin);
-/* Judge the merged matrix: missing and silent ranks, then triangulation. */
+/*
+ * Judge the merged matrix: missing and silent ranks, then triangulation of
+ * the measurements whose rails are comparable (pf_rail_compat() on the
+ * tables, not on what a report says of them).
+ */
 void fl_mesh_finish(struct fl_mesh *m);
 void fl_mesh_free(struct fl_mesh *m);
 

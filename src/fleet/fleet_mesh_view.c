@@ -2,8 +2,10 @@
 /*
  * fleet_mesh_view.c - the mesh part of `preflight fleet`'s views
  * (fleet_mesh.h): the ranked suspects with their evidence as JSON and as a
- * text table, and --drain-suspects: the scontrol commands an operator
- * would run, printed, never run.
+ * text table, the reports' records of pairs not comparable and rails
+ * untested, and --drain-suspects: the scontrol commands an operator would
+ * run, printed, never run (a fabric suspect, which names no node, is a
+ * comment).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,10 +26,10 @@ static const char *dir_name(enum pf_mesh_dir d)
 	return d ? pf_mesh_dir_name(d) : "";
 }
 
-/* The suspect's device: its rail's, or for a path its own end's. */
+/* The suspect's device: its rail's, or for a path its own end's; none for the fabric. */
 static const char *sus_dev(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 {
-	if (s->rail == UINT32_MAX)
+	if (s->rail == UINT32_MAX || s->kind == PF_MESH_FABRIC)
 		return "";
 	return fl_mesh_dev(m, s->rank, s->rail,
 			   s->kind == PF_MESH_PATH ? PF_MESH_BOTH : (int)s->dir);
@@ -46,6 +48,13 @@ static const char *path_error(const struct fl_mesh *m, const struct fl_mesh_susp
 	return "";
 }
 
+/* The suspect's host: a fabric suspect has none. */
+static const char *sus_host(const struct fl_mesh *m, const struct fl_mesh_suspect *s, char *buf,
+			    size_t len)
+{
+	return s->kind == PF_MESH_FABRIC ? "(fabric)" : fl_mesh_host(m, s->rank, buf, len);
+}
+
 /* What the suspect is, in words, for a person and for scontrol's Reason. */
 static char *sus_what(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 {
@@ -62,6 +71,12 @@ static char *sus_what(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 		return pf_xasprintf("every rail slow (%s) with every partner: the host side, "
 				    "%.2f of the healthy median, %zu/%zu slow", dir_name(s->dir),
 				    s->ratio, s->n_slow, s->n_seen);
+	case PF_MESH_FABRIC:
+		return pf_xasprintf("rail %u slow (%s) with every partner on %u of %u nodes: the "
+				    "fabric of that rail (a leaf, a switch or its settings), no node "
+				    "to drain, %.2f of the healthy median, %zu/%zu slow", s->rail,
+				    dir_name(s->dir), s->n_nodes_bad, s->n_nodes, s->ratio, s->n_slow,
+				    s->n_seen);
 	case PF_MESH_RAIL:
 		return pf_xasprintf("rail %u%s%s%s slow (%s) with every partner: NIC, port or "
 				    "cable, %.2f of the healthy median, %zu/%zu slow", s->rail,
@@ -89,6 +104,16 @@ static cJSON *sus_json(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 	cJSON_AddStringToObject(e, "kind", fl_mesh_kind_name(s->kind));
 	if (s->dir)
 		cJSON_AddStringToObject(e, "dir", pf_mesh_dir_name(s->dir));
+	if (s->kind == PF_MESH_FABRIC) {
+		cJSON_AddNumberToObject(e, "rail", s->rail);
+		cJSON_AddNumberToObject(e, "nodes_bad", s->n_nodes_bad);
+		cJSON_AddNumberToObject(e, "nodes", s->n_nodes);
+		cJSON_AddNumberToObject(e, "ratio", round3(s->ratio));
+		cJSON_AddNumberToObject(e, "n_slow", (double)s->n_slow);
+		cJSON_AddNumberToObject(e, "n_seen", (double)s->n_seen);
+		cJSON_AddStringToObject(e, "why", what);
+		return e;
+	}
 	cJSON_AddNumberToObject(e, "rank", s->rank);
 	cJSON_AddStringToObject(e, "host", fl_mesh_host(m, s->rank, hb, sizeof(hb)));
 	if (s->rail != UINT32_MAX) {
@@ -128,6 +153,36 @@ static cJSON *ranks_json(const struct fl_mesh *m)
 	return a;
 }
 
+/* The reports' records, one kind. */
+static cJSON *notes_json(const struct fl_mesh *m, bool untested)
+{
+	cJSON *a = cJSON_CreateArray();
+	char hb[32];
+
+	for (size_t i = 0; i < m->n_notes; i++) {
+		const struct fl_mesh_note *n = &m->notes[i];
+		cJSON *e;
+
+		if (n->untested != untested)
+			continue;
+		e = cJSON_CreateObject();
+		if (!untested)
+			cJSON_AddNumberToObject(e, "round", n->round);
+		cJSON_AddNumberToObject(e, "rank", n->rank);
+		cJSON_AddStringToObject(e, "host", fl_mesh_host(m, n->rank, hb, sizeof(hb)));
+		cJSON_AddNumberToObject(e, "rail", n->rail);
+		cJSON_AddStringToObject(e, "device", n->device);
+		if (!untested) {
+			cJSON_AddNumberToObject(e, "peer_rank", n->peer);
+			cJSON_AddStringToObject(e, "peer_host", fl_mesh_host(m, n->peer, hb, sizeof(hb)));
+			cJSON_AddStringToObject(e, "peer_device", n->peer_device);
+		}
+		cJSON_AddStringToObject(e, "why", n->why);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
 cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 {
 	cJSON *j = cJSON_CreateObject(), *a;
@@ -147,6 +202,9 @@ cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 	a = cJSON_AddArrayToObject(j, "suspects");
 	for (size_t i = 0; i < m->n_sus; i++)
 		cJSON_AddItemToArray(a, sus_json(m, &m->sus[i]));
+	cJSON_AddItemToObject(j, "not_comparable", notes_json(m, false));
+	cJSON_AddItemToObject(j, "untested", notes_json(m, true));
+	cJSON_AddNumberToObject(j, "not_comparable_measurements", (double)m->n_not_comparable);
 	a = cJSON_AddArrayToObject(j, "errors");
 	for (size_t i = 0; i < m->n_errs; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -171,17 +229,45 @@ static void text_suspects(const struct fl_mesh *m, FILE *out)
 		const char *dev = sus_dev(m, s);
 
 		snprintf(n, sizeof(n), "%zu", i + 1);
-		snprintf(rank, sizeof(rank), "%u", s->rank);
+		snprintf(rank, sizeof(rank), s->kind == PF_MESH_FABRIC ? "-" : "%u", s->rank);
 		if (s->rail == UINT32_MAX)
 			snprintf(rail, sizeof(rail), "all");
 		else
 			snprintf(rail, sizeof(rail), "%u%s%.64s", s->rail, *dev ? " " : "", dev);
 		snprintf(ratio, sizeof(ratio), isnan(s->ratio) ? "-" : "%.2f", s->ratio);
 		pf_table_row(&t, (const char *const[]){ n, fl_mesh_kind_name(s->kind),
-			fl_mesh_host(m, s->rank, hb, sizeof(hb)), rank, rail, dir_name(s->dir),
-			ratio, what });
+			sus_host(m, s, hb, sizeof(hb)), rank, rail, dir_name(s->dir), ratio, what });
 	}
 	pf_table_print(&t, out);
+}
+
+/* The reports' records: not failures, listed after the suspects. */
+static void text_notes(const struct fl_mesh *m, FILE *out)
+{
+	size_t n_nc = 0, n_ut = 0;
+	char hb[32], pb[32];
+
+	for (size_t i = 0; i < m->n_notes; i++)
+		*(m->notes[i].untested ? &n_ut : &n_nc) += 1;
+	if (n_nc)
+		fprintf(out, "Not comparable, not judged (%zu)\n", n_nc);
+	for (size_t i = 0; i < m->n_notes; i++) {
+		const struct fl_mesh_note *n = &m->notes[i];
+
+		if (!n->untested)
+			fprintf(out, "  round %u rail %u %s %s <-> %s %s: %s\n", n->round, n->rail,
+				fl_mesh_host(m, n->rank, hb, sizeof(hb)), n->device,
+				fl_mesh_host(m, n->peer, pb, sizeof(pb)), n->peer_device, n->why);
+	}
+	if (n_ut)
+		fprintf(out, "Untested rails (%zu)\n", n_ut);
+	for (size_t i = 0; i < m->n_notes; i++) {
+		const struct fl_mesh_note *n = &m->notes[i];
+
+		if (n->untested)
+			fprintf(out, "  %s rail %u %s: %s\n", fl_mesh_host(m, n->rank, hb, sizeof(hb)),
+				n->rail, n->device, n->why);
+	}
 }
 
 void fl_mesh_render_text(const struct fl_mesh *m, FILE *out)
@@ -204,10 +290,11 @@ void fl_mesh_render_text(const struct fl_mesh *m, FILE *out)
 		fprintf(out, "  not triangulated: %s\n", m->not_judged ? m->not_judged : "");
 	if (!m->n_sus) {
 		fputs(m->judged ? "No mesh suspects.\n" : "", out);
-		return;
+	} else {
+		fprintf(out, "Mesh suspects, worst first (%zu)\n", m->n_sus);
+		text_suspects(m, out);
 	}
-	fprintf(out, "Mesh suspects, worst first (%zu)\n", m->n_sus);
-	text_suspects(m, out);
+	text_notes(m, out);
 }
 
 void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
@@ -222,7 +309,7 @@ void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
 			snprintf(v, sizeof(v), "%.3f", s->ratio);
 			snprintf(med, sizeof(med), "%.6g", m->healthy);
 		}
-		row(out, (const char *const[9]){ "suspect", fl_mesh_host(m, s->rank, hb, sizeof(hb)),
+		row(out, (const char *const[9]){ "suspect", sus_host(m, s, hb, sizeof(hb)),
 			"mesh", sus_dev(m, s), fl_mesh_kind_name(s->kind), dir_name(s->dir), v, med,
 			what });
 	}
@@ -261,9 +348,14 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 	for (size_t i = 0; i < m->n_sus; i++) {
 		const struct fl_mesh_suspect *s = &m->sus[i];
 		pf_autofree char *what = sus_what(m, s), *reason = reason_text(what);
-		const char *host = m->ranks[s->rank].host;
+		const char *host;
 		char hb[32];
 
+		if (s->kind == PF_MESH_FABRIC) {
+			fprintf(out, "# fabric-wide, not drained: %s\n", reason);
+			continue;
+		}
+		host = m->ranks[s->rank].host;
 		if (s->kind == PF_MESH_PATH || s->kind == FL_MESH_SILENT) {
 			pf_autofree char *a = reason_text(fl_mesh_host(m, s->rank, hb, sizeof(hb)));
 

@@ -55,6 +55,34 @@ struct pf_mesh_data_out {
 
 /* Run this rank's rounds; @log (or NULL) gets a line per flow and per round. */
 void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log);
+/*
+ * Rail compatibility (mesh_compat.c, the rule in pf_rail_compat()): a rail
+ * entry of the rendezvous table as an identity (its strings stay @entry's).
+ */
+void pf_mesh_rail_ident(const cJSON *entry, struct pf_rail_ident *id);
+/* Rail @rail of the rail arrays @ra (rank @a) and @rb (rank @b). */
+enum pf_rail_compat pf_mesh_rail_compat(const cJSON *ra, uint32_t a, const cJSON *rb, uint32_t b,
+					uint32_t rail, char *why, size_t len);
+/* Every rank's rails from the table, by rank (NULL: it did not arrive). */
+struct pf_mesh_index {
+	uint32_t size;
+	const cJSON **rails;
+};
+void pf_mesh_index_init(struct pf_mesh_index *ix, const cJSON *table, uint32_t size);
+void pf_mesh_index_release(struct pf_mesh_index *ix);
+/* Is the checked measurement @m not comparable (pf_rail_not_comparable())? */
+bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m, char *why,
+				 size_t len);
+/*
+ * The run-wide records: [{"round","rank","peer","rail","device","peer_device",
+ * "why"}] for the scheduled pairs whose rail i is apart and the routed flows
+ * of @matrix that never connected; [{"rank","rail","device","partners","of",
+ * "why"}] for the rails beyond a partner's shorter table.  At most 4096 each.
+ */
+cJSON *pf_mesh_not_comparable(const struct pf_mesh_index *ix, const struct pf_mesh_schedule *s,
+			      const cJSON *matrix);
+cJSON *pf_mesh_untested(const struct pf_mesh_index *ix, const struct pf_mesh_schedule *s);
+
 /* The verdict (mesh_judge.c). */
 struct pf_result;
 struct pf_mesh_judge_in {

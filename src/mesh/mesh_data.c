@@ -5,8 +5,9 @@
  * (the i-th entry of each rank's rail table) in both directions at once,
  * every rail at once: per rail a listener (the partner writes into this
  * rail) and a writer (this rail writes into the partner's), each in its
- * own thread, with the cross-node fabric engine (fabric_peer.h).  The
- * writer records what it sent: one measurement per (round, rail).
+ * own thread, with the cross-node fabric engine (fabric_peer.h).  A rail
+ * pair whose link layers or roles differ is not run (pf_rail_compat()).
+ * The writer records what it sent: one measurement per (round, rail).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -160,10 +161,17 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 			"no rail" : "this node has no rail");
 	for (int i = 0; i < 2 * n; i++) {
 		struct flow *f = &fl[i];
-		char why[160];
+		char why[256];
 
 		f->writer = i % 2;
 		f->rail = (unsigned int)i / 2;
+		/* not comparable (docs/mesh.md "Rail compatibility"): not run, the judge records it */
+		if (pf_mesh_rail_compat(mine, c->rank, theirs, partner, f->rail, why, sizeof(why)) ==
+		    PF_RAIL_APART) {
+			if (log && f->writer)
+				fprintf(log, "  round %u %s: not comparable, not run\n", round, why);
+			continue;
+		}
 		if (!flow_opts(c, f, cJSON_GetArrayItem(mine, i / 2), cJSON_GetArrayItem(theirs, i / 2),
 			       round, partner, why, sizeof(why))) {
 			if (f->writer)

@@ -6,9 +6,12 @@
  *
  * The first finding, subject "mesh", holds the observations every reader
  * (`preflight fleet`) relies on: "table", "measurements" (every flow of the
- * run) and "suspects".  Then one finding per suspect that touches this node
- * and per flow this node failed to send, and a skip per rank that never
- * came.
+ * run), "suspects", "not_comparable" and "untested" (mesh_compat.c).  A
+ * flow that was not comparable is no measurement: left out of the
+ * triangulation and of this node's verdict.  Then one finding per suspect
+ * that touches this node and per flow this node failed to send, a skip per
+ * record of this node that was not comparable or untested, and a skip per
+ * rank that never came.
  */
 #include <math.h>
 #include <stdio.h>
@@ -86,9 +89,19 @@ static cJSON *suspect_json(const struct pf_mesh_suspect *s, const cJSON *table)
 	cJSON *j = cJSON_CreateObject();
 	const char *host, *dev, *phost, *pdev;
 
-	names(table, s->node, s->rail, &host, &dev);
 	cJSON_AddStringToObject(j, "kind", pf_mesh_kind_name(s->kind));
 	cJSON_AddStringToObject(j, "dir", pf_mesh_dir_name(s->dir));
+	if (s->kind == PF_MESH_FABRIC) {
+		/* a rail index of the fabric: no rank, no host, no device */
+		cJSON_AddNumberToObject(j, "rail", s->rail);
+		cJSON_AddNumberToObject(j, "nodes_bad", s->n_nodes_bad);
+		cJSON_AddNumberToObject(j, "nodes", s->n_nodes);
+		cJSON_AddNumberToObject(j, "ratio", round(s->ratio * 1000) / 1000);
+		cJSON_AddNumberToObject(j, "n_slow", (double)s->n_slow);
+		cJSON_AddNumberToObject(j, "n_seen", (double)s->n_seen);
+		return j;
+	}
+	names(table, s->node, s->rail, &host, &dev);
 	cJSON_AddNumberToObject(j, "rank", s->node);
 	cJSON_AddStringToObject(j, "host", host ? host : "");
 	if (s->kind != PF_MESH_NODE) {
@@ -130,8 +143,9 @@ static double rail_rate(void *data, uint32_t rank, uint32_t rail)
 		cJSON_GetObjectItemCaseSensitive(e, "rails"), (int)rail), "rate"));
 }
 
-/* Triangulate the matrix: the suspects as JSON, and the triage in @t. */
-static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_triage *t)
+/* Triangulate the comparable flows of the matrix: the suspects as JSON, the triage in @t. */
+static cJSON *suspects(const cJSON *matrix, const cJSON *table, const struct pf_mesh_index *ix,
+		       struct pf_mesh_triage *t)
 {
 	size_t n = (size_t)cJSON_GetArraySize(matrix), i = 0;
 	pf_autofree struct pf_mesh_obs *obs = pf_xcalloc(n + 1, sizeof(*obs));
@@ -139,12 +153,15 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, matrix) {
+		if (pf_mesh_flow_not_comparable(ix, m, NULL, 0))
+			continue;
 		obs[i++] = (struct pf_mesh_obs){
 			.src = (uint32_t)num_of(m, "src"), .dst = (uint32_t)num_of(m, "dst"),
 			.rail = (uint32_t)num_of(m, "rail"),
 			.value = str_of(m, "error") ? 0 : num_of(m, "gbps"),
 		};
 	}
+	n = i;
 	/* the slower end's port rate sets what a flow can reach (mixed node types) */
 	pf_mesh_obs_scale(obs, n, rail_rate, (void *)table);
 	if (!n || pf_mesh_triangulate(obs, n, PF_MESH_SLOW_FRACTION, t) < 0)
@@ -159,8 +176,9 @@ static cJSON *suspects(const cJSON *matrix, const cJSON *table, struct pf_mesh_t
  * destination node, or the destination's rail the flow ran on, slow or dead
  * with every partner in either direction (a flow also needs the receiver's
  * ACKs and READ-back answers: a receiver that sends slowly fails the flows
- * into it too).  NULL when none does (a path between two nodes explains
- * nothing: two nodes cannot tell which end it is).
+ * into it too), or the fabric's suspect of that rail index.  NULL when none
+ * does (a path between two nodes explains nothing: two nodes cannot tell
+ * which end it is).
  */
 static const struct pf_mesh_suspect *explained_by(const struct pf_mesh_triage *t, const cJSON *m,
 						  uint32_t rank)
@@ -170,6 +188,8 @@ static const struct pf_mesh_suspect *explained_by(const struct pf_mesh_triage *t
 	for (size_t k = 0; t && k < t->n; k++) {
 		const struct pf_mesh_suspect *s = &t->suspects[k];
 
+		if (s->kind == PF_MESH_FABRIC && s->rail == rail)
+			return s;
 		if (s->node == rank || s->node != dst)
 			continue;
 		if (s->kind == PF_MESH_NODE || (s->kind == PF_MESH_RAIL && s->rail == rail))
@@ -193,12 +213,13 @@ static bool own_stage(const cJSON *m)
  * cable does not drain every node that sent to it).
  */
 static void judge_sends(const struct pf_mesh_judge_in *in, const cJSON *matrix,
-			const struct pf_mesh_triage *t, struct verdict *v)
+			const struct pf_mesh_index *ix, const struct pf_mesh_triage *t,
+			struct verdict *v)
 {
 	const cJSON *m;
 
 	cJSON_ArrayForEach(m, matrix) {
-		if (num_of(m, "src") != in->rank)
+		if (num_of(m, "src") != in->rank || pf_mesh_flow_not_comparable(ix, m, NULL, 0))
 			continue;
 		v->n_sent++;
 		if (!str_of(m, "error"))
@@ -209,19 +230,34 @@ static void judge_sends(const struct pf_mesh_judge_in *in, const cJSON *matrix,
 	}
 }
 
-static bool touches(const struct pf_mesh_suspect *s, uint32_t rank)
+/* Does @s touch @rank: its node, a path's end, or a fabric rail @rank has (of @table)? */
+static bool touches(const struct pf_mesh_suspect *s, uint32_t rank, const cJSON *table)
 {
+	if (s->kind == PF_MESH_FABRIC) {
+		const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table,
+							"ranks"), (int)rank);
+
+		return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, "rails")) >
+		       (int)s->rail;
+	}
 	return s->node == rank || (s->kind == PF_MESH_PATH && s->peer == rank);
+}
+
+/* A path names no single end and a fabric suspect no node: a warn, never a fail. */
+static enum pf_status suspect_status(const struct pf_mesh_suspect *s)
+{
+	return s->kind == PF_MESH_PATH || s->kind == PF_MESH_FABRIC ? PF_STATUS_WARN
+								    : PF_STATUS_FAIL;
 }
 
 static void judge_suspects(const struct pf_mesh_judge_in *in, const struct pf_mesh_triage *t,
 			   struct verdict *v)
 {
 	for (size_t k = 0; k < t->n; k++) {
-		if (!touches(&t->suspects[k], in->rank))
+		if (!touches(&t->suspects[k], in->rank, in->table))
 			continue;
 		v->n_suspects_here++;
-		worst(v, t->suspects[k].kind == PF_MESH_PATH ? PF_STATUS_WARN : PF_STATUS_FAIL);
+		worst(v, suspect_status(&t->suspects[k]));
 	}
 }
 
@@ -232,6 +268,21 @@ static void finding_suspect(struct pf_result *res, const struct pf_mesh_judge_in
 	char subject[160];
 	struct pf_finding *f;
 
+	if (s->kind == PF_MESH_FABRIC) {
+		names(in->table, in->rank, s->rail, &host, &dev);
+		snprintf(subject, sizeof(subject), "fabric rail %u %s", s->rail,
+			 pf_mesh_dir_name(s->dir));
+		f = pf_add(res, PF_STATUS_WARN, subject, "rail %u (here %s) slow (%s) with every "
+			   "partner on %u of %u nodes: %zu of %zu measurements slow, at %.0f%% of "
+			   "the run's healthy median (the fabric of that rail: a leaf, a switch or "
+			   "its settings; no node is to blame)", s->rail, dev ? dev : "?",
+			   pf_mesh_dir_name(s->dir), s->n_nodes_bad, s->n_nodes, s->n_slow,
+			   s->n_seen, s->ratio * 100);
+		pf_obs_num(f, "ratio", round(s->ratio * 1000) / 1000);
+		pf_obs_num(f, "nodes_bad", s->n_nodes_bad);
+		pf_obs_num(f, "nodes", s->n_nodes);
+		return;
+	}
 	names(in->table, s->node, s->rail, &host, &dev);
 	names(in->table, s->peer, s->rail, &phost, &pdev);
 	if (s->kind == PF_MESH_NODE)
@@ -270,6 +321,13 @@ static void finding_failed(struct pf_result *res, const struct pf_mesh_judge_in 
 		const char *host, *dev;
 
 		names(in->table, s->node, s->rail, &host, &dev);
+		if (s->kind == PF_MESH_FABRIC) {
+			f = pf_add(res, PF_STATUS_WARN, subject, "%s (explained by the fabric "
+				   "suspect of rail %u: not evidence against this node)",
+				   str_of(m, "error"), s->rail);
+			pf_obs_str(f, "stage", stage ? stage : "?");
+			return;
+		}
 		f = pf_add(res, PF_STATUS_WARN, subject, "%s (explained by the suspect %s of rank "
 			   "%u%s%s%s: evidence against it, not against this node)",
 			   str_of(m, "error"), s->kind == PF_MESH_NODE ? "node" : "rail", s->node,
@@ -298,14 +356,21 @@ static void findings_missing(struct pf_result *res, const cJSON *table)
 	}
 }
 
+/* The run's records of pairs not comparable and rails untested (mesh_compat.c). */
+struct notes {
+	cJSON *not_comparable, *untested;
+};
+
 static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *in,
-			 const struct verdict *v, cJSON *matrix, cJSON *sus, double median)
+			 const struct verdict *v, cJSON *matrix, cJSON *sus, double median,
+			 const struct notes *notes)
 {
 	struct pf_finding *f;
 
 	if (v->st == PF_STATUS_SKIP)
 		f = pf_add(res, v->st, "mesh", "nothing measured from this node: %s",
-			   in->size < 2 ? "no partner (one rank)" : "no flow could run (see skipped)");
+			   in->size < 2 ? "no partner (one rank)" : "no flow could run (see skipped and "
+			   "not_comparable)");
 	else
 		f = pf_add(res, v->st, "mesh", "%zu flows sent from this node (%zu failed), %d "
 			   "measured in the run, %d suspects (%zu touch this node)", v->n_sent,
@@ -322,6 +387,36 @@ static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *i
 		pf_obs_num(f, "healthy_median_gbps", median);
 	pf_obs_json(f, "skipped", cJSON_Duplicate(in->data->skipped, true));
 	pf_obs_json(f, "rx_errors", cJSON_Duplicate(in->data->rx_errors, true));
+	pf_obs_json(f, "not_comparable", cJSON_Duplicate(notes->not_comparable, true));
+	pf_obs_json(f, "untested", cJSON_Duplicate(notes->untested, true));
+}
+
+/* A skip per record that names this rank: never a failure, shown where it is. */
+static void findings_notes(struct pf_result *res, const struct pf_mesh_judge_in *in,
+			   const struct notes *notes)
+{
+	const cJSON *e;
+	char subject[200];
+
+	cJSON_ArrayForEach(e, notes->not_comparable) {
+		bool mine = num_of(e, "rank") == in->rank;
+
+		if (!mine && num_of(e, "peer") != in->rank)
+			continue;
+		snprintf(subject, sizeof(subject), "round %.0f rail %.0f %s <-> rank %.0f %s",
+			 num_of(e, "round"), num_of(e, "rail"),
+			 str_of(e, mine ? "device" : "peer_device"),
+			 num_of(e, mine ? "peer" : "rank"),
+			 str_of(e, mine ? "peer_device" : "device"));
+		pf_add(res, PF_STATUS_SKIP, subject, "not comparable: %s", str_of(e, "why"));
+	}
+	cJSON_ArrayForEach(e, notes->untested) {
+		if (num_of(e, "rank") != in->rank)
+			continue;
+		snprintf(subject, sizeof(subject), "rail %.0f %s", num_of(e, "rail"),
+			 str_of(e, "device"));
+		pf_add(res, PF_STATUS_SKIP, subject, "%s", str_of(e, "why"));
+	}
 }
 
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
@@ -332,23 +427,40 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	char names_missing[512];
 	size_t missing = pf_mesh_missing(in->table, names_missing, sizeof(names_missing));
 	const cJSON *m;
+	struct pf_mesh_index ix;
+	struct notes notes;
+	char extra[96] = "";
+	int n_nc, n_ut;
 
-	sus = suspects(matrix, in->table, &t);
-	judge_sends(in, matrix, &t, &v);
+	pf_mesh_index_init(&ix, in->table, in->size);
+	notes = (struct notes){ pf_mesh_not_comparable(&ix, in->sched, matrix),
+				pf_mesh_untested(&ix, in->sched) };
+	sus = suspects(matrix, in->table, &ix, &t);
+	judge_sends(in, matrix, &ix, &t, &v);
 	judge_suspects(in, &t, &v);
 	if (!v.any && v.n_sent)
 		worst(&v, PF_STATUS_PASS);
-	main_finding(res, in, &v, matrix, sus, t.healthy_median);
+	main_finding(res, in, &v, matrix, sus, t.healthy_median, &notes);
 	for (size_t k = 0; k < t.n; k++)
-		if (touches(&t.suspects[k], in->rank))
+		if (touches(&t.suspects[k], in->rank, in->table))
 			finding_suspect(res, in, &t.suspects[k]);
 	cJSON_ArrayForEach(m, matrix)
-		if (num_of(m, "src") == in->rank && str_of(m, "error"))
+		if (num_of(m, "src") == in->rank && str_of(m, "error") &&
+		    !pf_mesh_flow_not_comparable(&ix, m, NULL, 0))
 			finding_failed(res, in, &t, m);
+	findings_notes(res, in, &notes);
 	findings_missing(res, in->table);
-	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this node%s%s",
-		   v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,
-		   missing ? "; missing " : "", missing ? names_missing : "");
+	n_nc = cJSON_GetArraySize(notes.not_comparable);
+	n_ut = cJSON_GetArraySize(notes.untested);
+	if (n_nc || n_ut)
+		snprintf(extra, sizeof(extra), "; in the run %d not comparable, %d rails untested",
+			 n_nc, n_ut);
+	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this "
+		   "node%s%s%s", v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,
+		   extra, missing ? "; missing " : "", missing ? names_missing : "");
 	pf_result_finish(res);
 	pf_mesh_triage_release(&t);
+	pf_mesh_index_release(&ix);
+	cJSON_Delete(notes.not_comparable);
+	cJSON_Delete(notes.untested);
 }

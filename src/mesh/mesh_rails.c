@@ -7,7 +7,8 @@
  * model) plus the port's LID and GID 0 from sysfs
  * (Documentation/ABI/stable/sysfs-class-infiniband), and "ip", the first
  * IPv4 address of the port's netdev (RTM_GETADDR; a recorded root's
- * preflight/ip/<if>/addr): what RDMA-CM connects to.  What cannot be read
+ * preflight/ip/<if>/addr): what RDMA-CM connects to; "selected": "nics"
+ * on the ports --nics named.  What cannot be read
  * is left out of the entry, never guessed.
  */
 #include <stdio.h>
@@ -154,6 +155,9 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 			cJSON *e;
 
 			e = rail_entry(fs, node, d, p, pf_rails_port(model, (int)d, port->num));
+			/* named by the operator: compared whatever its role (pf_rail_compat()) */
+			if (nics)
+				cJSON_AddStringToObject(e, "selected", "nics");
 			add_rail(rails, e);
 		}
 	}

@@ -2,9 +2,10 @@
 /*
  * triage.c - from a pairwise matrix of one run to suspects
  * (include/preflight/pairs.h): a (node, rail, direction) slow with every partner
- * is that NIC, port or cable; a node so on every rail is its host side; a
- * slow measurement neither end explains is the path between them.  Judged
- * against the run's own healthy median, never a fixed number.
+ * is that NIC, port or cable; a rail index so on half its nodes or more is
+ * the fabric's (one suspect, no node's); a node so on every rail is its
+ * host side; a slow measurement neither end explains is the path between
+ * them.  Judged against the run's own healthy median, never a fixed number.
  */
 #include <errno.h>
 #include <math.h>
@@ -31,6 +32,7 @@ struct tri {
 	double healthy, limit;
 	struct tri_cell *cells; /* [(node * rails + rail) * 2 + (dir - 1)] */
 	bool *slow;
+	bool *fabric; /* [rail]: a fabric suspect explains the rail */
 	struct pf_mesh_triage *out;
 };
 
@@ -121,6 +123,8 @@ static int tri_node_dirs(struct tri *t, uint32_t node)
 		for (uint32_t r = 0; r < t->rails; r++) {
 			const struct tri_cell *c = tri_cell(t, node, r, dir);
 
+			if (t->fabric[r])
+				continue;
 			with_data += c->seen > 0;
 			bad += tri_bad(c);
 		}
@@ -139,7 +143,7 @@ static void tri_nodes_and_rails(struct tri *t)
 		for (uint32_t r = 0; r < t->rails; r++) {
 			size_t rs = SIZE_MAX;
 
-			for (int dir = PF_MESH_TX; dir <= PF_MESH_RX; dir++) {
+			for (int dir = PF_MESH_TX; dir <= PF_MESH_RX && !t->fabric[r]; dir++) {
 				const struct tri_cell *c = tri_cell(t, node, r, dir);
 
 				if (!tri_bad(c))
@@ -152,6 +156,57 @@ static void tri_nodes_and_rails(struct tri *t)
 					rs = tri_add(t, PF_MESH_RAIL, node, UINT32_MAX, r);
 				tri_fold(t, rs, c, dir);
 			}
+		}
+	}
+}
+
+/*
+ * The fraction of rail @r's nodes (measured in direction @dir) whose rail
+ * is bad with every partner; their count in *@bad, of *@n.
+ */
+static double tri_rail_share(struct tri *t, uint32_t r, int dir, uint32_t *bad, uint32_t *n)
+{
+	*bad = *n = 0;
+	for (uint32_t node = 0; node < t->nodes; node++) {
+		const struct tri_cell *c = tri_cell(t, node, r, dir);
+
+		*n += c->seen > 0;
+		*bad += tri_bad(c);
+	}
+	return *n ? (double)*bad / *n : 0;
+}
+
+/* A rail index bad on half its nodes or more: one fabric suspect, no node's. */
+static void tri_fabric(struct tri *t)
+{
+	for (uint32_t r = 0; r < t->rails; r++) {
+		struct pf_mesh_suspect *s;
+		size_t idx = SIZE_MAX;
+
+		for (int dir = PF_MESH_TX; dir <= PF_MESH_RX; dir++) {
+			uint32_t bad, n;
+
+			if (tri_rail_share(t, r, dir, &bad, &n) < PF_MESH_FABRIC_FRACTION || bad < 2)
+				continue;
+			if (idx == SIZE_MAX)
+				idx = tri_add(t, PF_MESH_FABRIC, UINT32_MAX, UINT32_MAX, r);
+			s = &t->out->suspects[idx];
+			s->dir |= (enum pf_mesh_dir)dir;
+			if (bad > s->n_nodes_bad) {
+				s->n_nodes_bad = bad;
+				s->n_nodes = n;
+			}
+		}
+		if (idx == SIZE_MAX)
+			continue;
+		t->fabric[r] = true;
+		s = &t->out->suspects[idx];
+		for (size_t i = 0; i < t->n; i++) {
+			if (t->obs[i].rail != r || isnan(t->obs[i].value))
+				continue;
+			s->n_seen++;
+			s->n_slow += t->slow[i];
+			s->ratio += t->slow[i] ? t->obs[i].value : 0;
 		}
 	}
 }
@@ -193,7 +248,7 @@ static void tri_paths(struct tri *t)
 		uint32_t b = o->src < o->dst ? o->dst : o->src;
 		struct tri_cell one = { .seen = 1, .slow = 1, .slow_sum = o->value };
 
-		if (!t->slow[i] || tri_explained(t, o))
+		if (!t->slow[i] || t->fabric[o->rail] || tri_explained(t, o))
 			continue;
 		tri_fold(t, tri_path(t, a, b, o->rail), &one, o->src == a ? PF_MESH_TX : PF_MESH_RX);
 	}
@@ -286,7 +341,8 @@ static int tri_setup(struct tri *t)
 	t->healthy = tri_median(t->obs, t->n, all * t->limit);
 	t->cells = calloc((size_t)t->nodes * t->rails * 2, sizeof(*t->cells));
 	t->slow = calloc(t->n, sizeof(*t->slow));
-	if (!t->cells || !t->slow)
+	t->fabric = calloc(t->rails ? t->rails : 1, sizeof(*t->fabric));
+	if (!t->cells || !t->slow || !t->fabric)
 		abort();
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pf_mesh_obs *o = &t->obs[i];
@@ -312,12 +368,14 @@ int pf_mesh_triangulate(const struct pf_mesh_obs *obs, size_t n, double fraction
 	rc = tri_setup(&t);
 	if (rc == 0) {
 		out->healthy_median = t.healthy;
+		tri_fabric(&t);
 		tri_nodes_and_rails(&t);
 		tri_paths(&t);
 		tri_finish(&t);
 	}
 	free(t.cells);
 	free(t.slow);
+	free(t.fabric);
 	return rc;
 }
 
@@ -336,6 +394,8 @@ const char *pf_mesh_kind_name(enum pf_mesh_kind k)
 		return "rail";
 	case PF_MESH_PATH:
 		return "path";
+	case PF_MESH_FABRIC:
+		return "fabric";
 	}
 	return "?";
 }

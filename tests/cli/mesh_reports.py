@@ -23,6 +23,19 @@ healthy values 10 Gb/s +-15% (seeded).  Scenarios:
               flows at half the others' Gb/s, at its line rate (no suspect)
   mixed_slow  mixed_rates, but n4 sends at a quarter: its rails are slow
 The dead path's n4 -> n1 measurement has an "error" and no "gbps".
+Shapes by rail identity (docs/mesh.md "Rail compatibility"): 8 InfiniBand
+compute rails at 400 Gb/s (~390 measured), rail i in subnet 10.i.0.0/16:
+n1 an HGX (mlx5_0..7), n2 and n3 DGX H100s (mlx5_0,3,4,5,6,9,10,11; their
+storage ports mlx5_1,2 are no rail), n4 renumbered by an extra device
+(mlx5_1..8).  Each report carries the "not_comparable" and "untested"
+records its judge would write.
+  mixed_shapes  healthy: no suspect, nothing not comparable or untested
+  fabric_rail   rail 3 slow from n2, n3 and n4: one fabric suspect
+  lossy_rail    n3's rail 5 loses everything both ways (errors): its rail
+  incomparable  n4's rail 1 is Ethernet: its pairs on rail 1 not run, three
+                records; n4 still ran one to n1 and says it failed (ignored)
+  uneven        n4 has a ninth rail (mlx5_9): untested, one record
+  bad_notes     mixed_shapes, but n2's not_comparable[0] has "rank": "x"
 """
 import json
 import os
@@ -30,6 +43,33 @@ import random
 import sys
 
 N, RAILS = 4, 2
+SHAPES = ("mixed_shapes", "fabric_rail", "lossy_rail", "incomparable", "uneven", "bad_notes")
+HGX = ["mlx5_%d" % i for i in range(8)]
+DGX = ["mlx5_%d" % i for i in (0, 3, 4, 5, 6, 9, 10, 11)]
+RENUMBERED = ["mlx5_%d" % i for i in range(1, 9)]
+
+
+def devices(scenario, rank):
+    """Rank's rail devices in rail order."""
+    if scenario not in SHAPES:
+        return ["rxe%d" % i for i in range(RAILS)]
+    if rank == 3:
+        return RENUMBERED + (["mlx5_9"] if scenario == "uneven" else [])
+    return HGX if rank == 0 else DGX
+
+
+def shape_entry(scenario, rank, i, dev):
+    e = {"device": dev, "port": 1, "link_layer": "InfiniBand", "rate": "400 Gb/sec (4X NDR)",
+         "state": "ACTIVE", "role": "compute", "rail": i, "subnet": "10.%d.0.0/16" % i,
+         "ib_subnet": "fe80:0000:0000:0000", "netdev": "ib%d" % i}
+    if scenario == "incomparable" and rank == 3 and i == 1:
+        e.update(link_layer="Ethernet", netdev="eth1")
+        del e["ib_subnet"]
+    return e
+
+
+def apart(scenario, a, b, rail):
+    return scenario == "incomparable" and rail == 1 and 3 in (a, b)
 
 
 def schedule(n):
@@ -45,14 +85,22 @@ def schedule(n):
 def matrix(scenario, n):
     rnd = random.Random(7)
     out = []
+    base = 390 if scenario in SHAPES else 10
     for rd, pairs in enumerate(schedule(n)):
         for a, b in pairs:
             for src, dst in ((a, b), (b, a)):
-                for rail in range(RAILS):
+                sd, dd = devices(scenario, src), devices(scenario, dst)
+                for rail in range(min(len(sd), len(dd))):
+                    if apart(scenario, src, dst, rail):
+                        continue
                     m = {"round": rd, "src": src, "dst": dst, "rail": rail,
-                         "src_dev": "rxe%d" % rail, "dst_dev": "rxe%d" % rail,
-                         "gbps": round(10 * rnd.uniform(0.85, 1.15), 3),
+                         "src_dev": sd[rail], "dst_dev": dd[rail],
+                         "gbps": round(base * rnd.uniform(0.85, 1.15), 3),
                          "seconds": 2.0}
+                    if scenario == "fabric_rail" and rail == 3 and src != 0:
+                        m["gbps"] = round(m["gbps"] * 0.3, 3)
+                    if scenario == "lossy_rail" and rail == 5 and 2 in (src, dst):
+                        m.update(gbps=0, error="transfer: no completion for 5005 ms", stage="transfer")
                     if scenario == "slow_rail" and src == 2 and rail == 1:
                         m["gbps"] = round(2 * rnd.uniform(0.9, 1.1), 3)
                     if scenario in ("slow_node", "hostile") and src == 1:
@@ -81,6 +129,9 @@ def table(scenario, n):
         e = {"rank": r, "host": "n%d" % (r + 1), "arrived": True,
              "rails": [{"device": "rxe%d" % i, "port": 1, "link_layer": "Ethernet",
                         "netdev": "eth%d" % (i + 1)} for i in range(RAILS)]}
+        if scenario in SHAPES:
+            e["rails"] = [shape_entry(scenario, r, i, d)
+                          for i, d in enumerate(devices(scenario, r))]
         if scenario in ("mixed_rates", "mixed_slow"):
             for rail in e["rails"]:
                 rail["rate"] = "200 Gb/sec (4X HDR)" if r == 3 else "400 Gb/sec (4X NDR)"
@@ -93,10 +144,31 @@ def table(scenario, n):
     return {"ranks": ranks}
 
 
-def report(host, rank, n, tab, meas, suspects):
+def notes(scenario, n):
+    """The run-wide not_comparable and untested records, as mesh's judge writes them."""
+    nc, ut = [], []
+    for rd, pairs in enumerate(schedule(n)):
+        for a, b in pairs:
+            if apart(scenario, a, b, 1):
+                nc.append({"round": rd, "rank": a, "peer": b, "rail": 1,
+                           "device": devices(scenario, a)[1], "peer_device": devices(scenario, b)[1],
+                           "why": "rail 1: %s at rank %d, %s at rank %d (%s vs %s)" % (
+                               "Ethernet" if a == 3 else "InfiniBand", a,
+                               "Ethernet" if b == 3 else "InfiniBand", b,
+                               devices(scenario, a)[1], devices(scenario, b)[1])})
+    if scenario == "uneven":
+        ut.append({"rank": 3, "rail": 8, "device": "mlx5_9", "partners": 3, "of": 3,
+                   "why": "untested: rank 0 has 8 rails"})
+    return nc, ut
+
+
+def report(host, rank, n, tab, meas, suspects, scenario="healthy"):
     finding = {"subject": None, "status": "pass", "message": "mesh run",
                "observed": {"rank": rank, "size": n, "table": tab,
                             "measurements": meas, "suspects": suspects}}
+    if scenario in SHAPES:
+        nc, ut = notes(scenario, n)
+        finding["observed"].update(not_comparable=nc, untested=ut)
     return {"schema": "preflight.report/v1", "node": {"hostname": host},
             "started_at": "2026-11-27T01:00:0%dZ" % rank, "verdict": "pass",
             "checks": [{"name": "mesh", "status": "pass", "summary": "mesh run",
@@ -114,7 +186,17 @@ def main():
             continue
         mine = json.loads(json.dumps(meas))  # each report its own copy
         rep = report(tab["ranks"][r]["host"] if scenario != "hostile" else "n%d" % (r + 1),
-                     r, N, tab, mine, lie if r == 0 else [])
+                     r, N, tab, mine, lie if r == 0 else [], scenario)
+        obs = rep["checks"][0]["findings"][0]["observed"]
+        if scenario == "incomparable" and r == 3:
+            # ran anyway and failed: the tables say not comparable, so nobody is blamed
+            obs["measurements"].append({"round": 0, "src": 3, "dst": 0, "rail": 1,
+                                        "src_dev": "mlx5_2", "dst_dev": "mlx5_1", "gbps": 0,
+                                        "seconds": 0, "bytes": 0, "stage": "connect",
+                                        "error": "connect: rejected"})
+        if scenario == "bad_notes" and r == 1:
+            obs["not_comparable"] = [{"round": 0, "rank": "x", "peer": 1, "rail": 1,
+                                      "why": "forged"}]
         if scenario == "conflict" and r == 3:
             rep["checks"][0]["findings"][0]["observed"]["measurements"][0]["gbps"] = 0.5
         if scenario == "malformed" and r == 1:

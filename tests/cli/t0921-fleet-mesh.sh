@@ -9,18 +9,23 @@
 # suspects and missing ranks only, never for a path or a name that is not
 # a plain host name; malformed mesh observations are named and ignored
 # while the reports stay read; a file that is not a report stays rejected.
+# By rail identity: an HGX, two DGX H100s and a renumbered node in one run
+# name nobody; a rail index slow on 3 of 4 nodes is one fabric suspect that
+# drains nobody; a lossy rail still names that rail; pairs not comparable
+# and untested rails are shown, never blamed (a failed flow between rails
+# the tables call incomparable is left out); malformed records are refused.
 . "$(dirname "$0")/lib.sh"
 need_python
 gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
 for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict \
-	mixed_rates mixed_slow; do
+	mixed_rates mixed_slow mixed_shapes fabric_rail lossy_rail incomparable uneven bad_notes; do
 	gen $s
 done
 
 # suspects SCENARIO 'KIND:HOST:RAIL:DIR ...': the JSON view's suspects, in order
 suspects() {
 	pf fleet --format json "$T/$1"
-	got=$(jq_py "$T/out" '" ".join("%s:%s:%s:%s" % (s["kind"], s["host"], s.get("rail", "-"), s.get("dir", "-")) for s in r["mesh"]["suspects"])')
+	got=$(jq_py "$T/out" '" ".join("%s:%s:%s:%s" % (s["kind"], s.get("host", "-"), s.get("rail", "-"), s.get("dir", "-")) for s in r["mesh"]["suspects"])')
 	if [ "$got" = "$2" ]; then ok "$1: suspects '$2'"; else not_ok "$1: suspects '$got', expected '$2'"; fi
 }
 
@@ -36,6 +41,39 @@ suspects silent "silent:n3:-:-"
 suspects mixed_rates ""
 expect_rc 0 "a 200G node beside 400G ones at its line rate: no suspect"
 suspects mixed_slow "node:n4:-:tx"
+# mixed shapes by rail identity (HGX, DGX H100, renumbered)
+suspects mixed_shapes ""
+expect_rc 0 "mixed shapes: no suspect"
+[ "$(jq_py "$T/out" 'len(r["mesh"]["not_comparable"]), len(r["mesh"]["untested"])')" = "(0, 0)" ] &&
+	ok "mixed shapes: nothing not comparable or untested" || not_ok "mixed shapes: $(head -c 300 "$T/out")"
+suspects fabric_rail "fabric:-:3:tx"
+py_ok "fabric: one suspect, the fraction of nodes, no host" "$T/out" <<'PY'
+import json, sys
+[s] = json.load(open(sys.argv[1]))["mesh"]["suspects"]
+assert s["nodes_bad"] == 3 and s["nodes"] == 4 and "rank" not in s and "host" not in s, s
+assert 0.2 < s["ratio"] < 0.4 and "3 of 4 nodes" in s["why"], s
+PY
+suspects lossy_rail "rail:n3:5:both"
+suspects incomparable ""
+py_ok "incomparable: three records shown, the failed flow left out" "$T/out" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["mesh"]
+assert len(m["not_comparable"]) == 3 and m["not_comparable_measurements"] == 1, m
+n = [x for x in m["not_comparable"] if x["rank"] == 0][0]
+assert n["peer_host"] == "n4" and n["rail"] == 1, n
+assert n["why"] == "rail 1: InfiniBand at rank 0, Ethernet at rank 3 (mlx5_1 vs mlx5_2)", n
+PY
+suspects uneven ""
+[ "$(jq_py "$T/out" '[(u["host"], u["rail"], u["device"]) for u in r["mesh"]["untested"]]')" = "[('n4', 8, 'mlx5_9')]" ] &&
+	ok "uneven: the extra rail untested" || not_ok "uneven: $(head -c 300 "$T/out")"
+pf fleet "$T/uneven"
+grep -q "^  n4 rail 8 mlx5_9: untested: rank 0 has 8 rails" "$T/out" && ok "text: untested rails" ||
+	not_ok "uneven text: $(sed -n '/Mesh/,$p' "$T/out")"
+pf fleet "$T/incomparable"
+grep -q "^Not comparable, not judged (3)" "$T/out" && ok "text: not comparable" ||
+	not_ok "incomparable text: $(sed -n '/Mesh/,$p' "$T/out")"
+pf fleet --format json "$T/bad_notes"
+expect_err "n2.json': mesh observations ignored: not_comparable[0]"
 
 pf fleet --format json "$T/slow_rail"
 py_ok "slow rail: device, ratio to the healthy median, slow of seen" "$T/out" <<'PY'
@@ -81,6 +119,13 @@ drain dead_path
 if grep -q '^scontrol' "$T/out"; then not_ok "a path suspect was drained: $(cat "$T/out")"
 else grep -q '^# investigate, not drained: path from n1' "$T/out" && ok "drain: a path is a comment" ||
 	not_ok "drain dead_path: $(cat "$T/out")"; fi
+drain fabric_rail
+if grep -q '^scontrol' "$T/out"; then not_ok "a fabric suspect was drained: $(cat "$T/out")"
+else grep -q '^# fabric-wide, not drained: rail 3 slow (tx) with every partner on 3 of 4 nodes' "$T/out" &&
+	ok "drain: a fabric suspect is a comment" || not_ok "drain fabric_rail: $(cat "$T/out")"; fi
+drain lossy_rail
+[ "$(grep -c '^scontrol' "$T/out")" = 1 ] && grep -q '^scontrol update NodeName=n3 ' "$T/out" &&
+	ok "drain: the lossy rail's node only" || not_ok "drain lossy_rail: $(cat "$T/out")"
 drain healthy
 expect_rc 0 "drain: healthy"
 grep -q '^scontrol' "$T/out" && not_ok "healthy run drained: $(cat "$T/out")" || ok "drain: nothing healthy"

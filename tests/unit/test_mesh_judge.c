@@ -7,7 +7,13 @@
  * healthy node); a failed flow fails its sender with the stage (error for
  * its own memory); a rail slow to every partner fails its node only; a
  * rank's measurement claiming another source is dropped; a rank that never
- * came is a skip; no rail is a skip.
+ * came is a skip; no rail is a skip.  Rails by identity: an InfiniBand
+ * rail paired with an Ethernet one is "not comparable" with why, never a
+ * measurement nor a failure of either end; a routed pair (other subnets)
+ * that never connected is not comparable, one that connected and then
+ * failed is judged; the longer table's extra rails are named untested; a
+ * rail index slow on three of four nodes is one fabric suspect, a warn on
+ * every rank.
  */
 #include <math.h>
 #include <string.h>
@@ -44,9 +50,60 @@ static cJSON *table_of(uint32_t n, long missing)
 	return t;
 }
 
-/* Add a measurement to rank @from's gathered entry. */
+/*
+ * The table of @n ranks with @rails[i] rails each, InfiniBand compute rails
+ * "mlx5_<k>" in subnet 10.<k>.0.0/16.
+ */
+static cJSON *table_rails(uint32_t n, const int *rails)
+{
+	cJSON *t = cJSON_CreateObject(), *ranks = cJSON_AddArrayToObject(t, "ranks");
+
+	cJSON_AddNumberToObject(t, "size", n);
+	for (uint32_t i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject(), *list;
+
+		cJSON_AddNumberToObject(e, "rank", i);
+		cJSON_AddBoolToObject(e, "arrived", true);
+		cJSON_AddStringToObject(e, "host", hosts[i]);
+		list = cJSON_AddArrayToObject(e, "rails");
+		for (int k = 0; k < rails[i]; k++) {
+			cJSON *rail = cJSON_CreateObject();
+			char dev[16], net[32];
+
+			snprintf(dev, sizeof(dev), "mlx5_%d", k);
+			snprintf(net, sizeof(net), "10.%d.0.0/16", k);
+			cJSON_AddStringToObject(rail, "device", dev);
+			cJSON_AddStringToObject(rail, "link_layer", "InfiniBand");
+			cJSON_AddStringToObject(rail, "role", "compute");
+			cJSON_AddNumberToObject(rail, "rail", k);
+			cJSON_AddStringToObject(rail, "subnet", net);
+			cJSON_AddStringToObject(rail, "ip", "10.0.0.1");
+			cJSON_AddItemToArray(list, rail);
+		}
+		cJSON_AddItemToArray(ranks, e);
+	}
+	return t;
+}
+
+/* Rank @rank's rail @k in @t, to change. */
+static cJSON *rail_of(cJSON *t, uint32_t rank, int k)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(t, "ranks"), (int)rank), "rails"), k);
+}
+
+static void add_rail(cJSON *gathered, uint32_t from, uint32_t src, uint32_t dst, uint32_t rail,
+		     double gbps, const char *stage);
+
+/* Add a measurement to rank @from's gathered entry, on rail 0. */
 static void add(cJSON *gathered, uint32_t from, uint32_t src, uint32_t dst, double gbps,
 		const char *stage)
+{
+	add_rail(gathered, from, src, dst, 0, gbps, stage);
+}
+
+static void add_rail(cJSON *gathered, uint32_t from, uint32_t src, uint32_t dst, uint32_t rail,
+		     double gbps, const char *stage)
 {
 	cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(gathered, "ranks"), (int)from);
 	cJSON *list = cJSON_GetObjectItem(e, "measurements"), *m = cJSON_CreateObject();
@@ -56,9 +113,9 @@ static void add(cJSON *gathered, uint32_t from, uint32_t src, uint32_t dst, doub
 	cJSON_AddNumberToObject(m, "round", 1);
 	cJSON_AddNumberToObject(m, "src", src);
 	cJSON_AddNumberToObject(m, "dst", dst);
-	cJSON_AddNumberToObject(m, "rail", 0);
-	cJSON_AddStringToObject(m, "src_dev", "mlx5_0");
-	cJSON_AddStringToObject(m, "dst_dev", "mlx5_0");
+	cJSON_AddNumberToObject(m, "rail", rail);
+	cJSON_AddStringToObject(m, "src_dev", rail ? "mlx5_1" : "mlx5_0");
+	cJSON_AddStringToObject(m, "dst_dev", rail ? "mlx5_1" : "mlx5_0");
 	cJSON_AddNumberToObject(m, "gbps", stage ? 0 : gbps);
 	cJSON_AddNumberToObject(m, "seconds", stage ? 0 : 2);
 	cJSON_AddNumberToObject(m, "bytes", stage ? 0 : gbps * 2e9 / 8);
@@ -367,6 +424,192 @@ static void test_nothing_sent_is_a_skip(void **state)
 	cJSON_Delete(j.gathered);
 }
 
+/* Every ordered pair of @n ranks on @rails rails, @gbps(src, dst, rail) each (NAN: not run). */
+static void add_all(cJSON *gathered, uint32_t n, uint32_t rails,
+		    double (*gbps)(uint32_t src, uint32_t dst, uint32_t rail), const char *stage_0)
+{
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++)
+			for (uint32_t k = 0; a != b && k < rails; k++) {
+				double v = gbps(a, b, k);
+
+				if (!isnan(v))
+					add_rail(gathered, a, a, b, k, v, v == 0 ? stage_0 : NULL);
+			}
+}
+
+static const cJSON *note_of(const struct judged *j, const char *key, int i)
+{
+	return cJSON_GetArrayItem(obs(j, key), i);
+}
+
+/* Rank 3's rail 1 is Ethernet beside InfiniBand: not run, not comparable, blamed on nobody. */
+static double gbps_no_eth(uint32_t src, uint32_t dst, uint32_t rail)
+{
+	return rail == 1 && (src == 3 || dst == 3) ? NAN : 380 + src + dst;
+}
+
+static void test_not_comparable_pair(void **state)
+{
+	static const int rails[] = { 2, 2, 2, 2 };
+	struct judged j;
+	const cJSON *nc;
+	const struct pf_finding *f;
+
+	(void)state;
+	j.table = table_rails(4, rails);
+	cJSON_ReplaceItemInObject(rail_of(j.table, 3, 1), "link_layer",
+				  cJSON_CreateString("Ethernet"));
+	cJSON_ReplaceItemInObject(rail_of(j.table, 3, 1), "device", cJSON_CreateString("mlx5_9"));
+	j.gathered = table_rails(4, rails);
+	add_all(j.gathered, 4, 2, gbps_no_eth, NULL);
+	/* an old or hostile rank ran it anyway and says it failed: still not held against rank 0 */
+	add_rail(j.gathered, 0, 0, 3, 1, 0, "connect");
+	for (uint32_t r = 0; r < 4; r++) {
+		judge(&j, r, 4);
+		assert_int_equal(j.res.status, PF_STATUS_PASS);
+		assert_int_equal(cJSON_GetArraySize(obs(&j, "suspects")), 0);
+		assert_int_equal(cJSON_GetArraySize(obs(&j, "not_comparable")), 3);
+		assert_int_equal(cJSON_GetArraySize(obs(&j, "untested")), 0);
+		release(&j);
+	}
+	judge(&j, 0, 4);
+	for (int i = 0; i < 3; i++) {
+		nc = note_of(&j, "not_comparable", i);
+		assert_int_equal(cJSON_GetObjectItem(nc, "peer")->valueint, 3);
+		assert_int_equal(cJSON_GetObjectItem(nc, "rail")->valueint, 1);
+		if (cJSON_GetObjectItem(nc, "rank")->valueint == 0)
+			assert_string_equal(cJSON_GetObjectItem(nc, "why")->valuestring,
+					    "rail 1: InfiniBand at rank 0, Ethernet at rank 3 "
+					    "(mlx5_1 vs mlx5_9)");
+	}
+	f = finding(&j, "rail 1 mlx5_1 <-> rank 3 mlx5_9");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "not comparable: rail 1: InfiniBand"));
+	assert_null(finding(&j, "-> rank 3 mlx5_1")); /* the forged failure: no finding */
+	assert_non_null(strstr(j.res.summary, "3 not comparable"));
+	release(&j);
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
+/* Rank 3 on another subnet (a routed fabric): judged while it connects. */
+static double gbps_rank3_dead(uint32_t src, uint32_t dst, uint32_t rail)
+{
+	(void)rail;
+	return src == 3 || dst == 3 ? 0 : 380 + src + dst;
+}
+
+static void test_routed_pair(void **state)
+{
+	static const int rails[] = { 1, 1, 1, 1 };
+	static const char *stages[] = { "connect", "transfer" };
+	struct judged j;
+
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		j.table = table_rails(4, rails);
+		cJSON_ReplaceItemInObject(rail_of(j.table, 3, 0), "subnet",
+					  cJSON_CreateString("10.9.0.0/16"));
+		j.gathered = table_rails(4, rails);
+		add_all(j.gathered, 4, 1, gbps_rank3_dead, stages[s]);
+		judge(&j, 0, 4);
+		if (s == 0) {
+			/* never connected across the subnets: not comparable, nobody blamed */
+			assert_int_equal(j.res.status, PF_STATUS_PASS);
+			assert_int_equal(cJSON_GetArraySize(obs(&j, "suspects")), 0);
+			assert_int_equal(cJSON_GetArraySize(obs(&j, "not_comparable")), 6);
+			assert_non_null(strstr(cJSON_GetObjectItem(note_of(&j, "not_comparable", 0),
+					"why")->valuestring, "did not connect"));
+		} else {
+			/* connected, then lost everything: its rail, judged as ever */
+			assert_int_equal(j.res.status, PF_STATUS_WARN);
+			assert_int_equal(cJSON_GetArraySize(obs(&j, "not_comparable")), 0);
+		}
+		release(&j);
+		judge(&j, 3, 4);
+		assert_int_equal(j.res.status, s == 0 ? PF_STATUS_SKIP : PF_STATUS_FAIL);
+		release(&j);
+		cJSON_Delete(j.table);
+		cJSON_Delete(j.gathered);
+	}
+}
+
+/* Rank 2 has three rails, the others two: its rail 2 is named untested, not failed. */
+static double gbps_two_rails(uint32_t src, uint32_t dst, uint32_t rail)
+{
+	(void)rail;
+	return 380 + src + dst;
+}
+
+static void test_untested_rails(void **state)
+{
+	static const int rails[] = { 2, 2, 3 };
+	struct judged j;
+	const cJSON *u;
+	const struct pf_finding *f;
+
+	(void)state;
+	j.table = table_rails(3, rails);
+	j.gathered = table_rails(3, rails);
+	add_all(j.gathered, 3, 2, gbps_two_rails, NULL);
+	judge(&j, 2, 3);
+	assert_int_equal(j.res.status, PF_STATUS_PASS);
+	assert_int_equal(cJSON_GetArraySize(obs(&j, "untested")), 1);
+	u = note_of(&j, "untested", 0);
+	assert_int_equal(cJSON_GetObjectItem(u, "rank")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(u, "rail")->valueint, 2);
+	assert_string_equal(cJSON_GetObjectItem(u, "device")->valuestring, "mlx5_2");
+	assert_int_equal(cJSON_GetObjectItem(u, "partners")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(u, "of")->valueint, 2);
+	assert_non_null(strstr(cJSON_GetObjectItem(u, "why")->valuestring, "has 2 rails"));
+	f = finding(&j, "rail 2 mlx5_2");
+	assert_non_null(f);
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "untested: rank "));
+	release(&j);
+	judge(&j, 0, 3);
+	assert_int_equal(j.res.status, PF_STATUS_PASS);
+	assert_null(finding(&j, "rail 2 mlx5_2"));
+	release(&j);
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
+/* Rail 1 slow from three of four nodes: one fabric suspect, a warn everywhere, no fail. */
+static double gbps_fabric(uint32_t src, uint32_t dst, uint32_t rail)
+{
+	return rail == 1 && src != 0 ? 100 : 380 + src + dst;
+}
+
+static void test_fabric_warns(void **state)
+{
+	static const int rails[] = { 2, 2, 2, 2 };
+	struct judged j;
+	const cJSON *s;
+
+	(void)state;
+	j.table = table_rails(4, rails);
+	j.gathered = table_rails(4, rails);
+	add_all(j.gathered, 4, 2, gbps_fabric, NULL);
+	for (uint32_t r = 0; r < 4; r++) {
+		judge(&j, r, 4);
+		assert_int_equal(j.res.status, PF_STATUS_WARN);
+		assert_int_equal(cJSON_GetArraySize(obs(&j, "suspects")), 1);
+		s = cJSON_GetArrayItem(obs(&j, "suspects"), 0);
+		assert_string_equal(cJSON_GetObjectItem(s, "kind")->valuestring, "fabric");
+		assert_int_equal(cJSON_GetObjectItem(s, "rail")->valueint, 1);
+		assert_int_equal(cJSON_GetObjectItem(s, "nodes_bad")->valueint, 3);
+		assert_int_equal(cJSON_GetObjectItem(s, "nodes")->valueint, 4);
+		assert_null(cJSON_GetObjectItem(s, "rank"));
+		assert_int_equal(finding(&j, "fabric rail 1")->status, PF_STATUS_WARN);
+		release(&j);
+	}
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +622,10 @@ int main(void)
 		cmocka_unit_test(test_rates_normalise),
 		cmocka_unit_test(test_hostile_and_missing),
 		cmocka_unit_test(test_nothing_sent_is_a_skip),
+		cmocka_unit_test(test_not_comparable_pair),
+		cmocka_unit_test(test_routed_pair),
+		cmocka_unit_test(test_untested_rails),
+		cmocka_unit_test(test_fabric_warns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

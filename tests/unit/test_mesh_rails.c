@@ -117,7 +117,8 @@ static void test_ip_and_nics(void **state)
 /*
  * By default the compute rails alone, in rail order: a storage port and a
  * front-end port are left out (four such nodes gave 16 suspects when every
- * port was a rail); --nics still takes what it names, with its role.
+ * port was a rail); --nics still takes what it names, with its role, marked
+ * "selected": "nics".
  */
 static void test_compute_rails_by_default(void **state)
 {
@@ -132,6 +133,7 @@ static void test_compute_rails_by_default(void **state)
 		snprintf(dev, sizeof(dev), "mlx5_%d", i);
 		assert_string_equal(str(rails, i, "device"), dev);
 		assert_string_equal(str(rails, i, "role"), "compute");
+		assert_null(str(rails, i, "selected"));
 		rail = cJSON_GetObjectItem(cJSON_GetArrayItem(rails, i), "rail");
 		assert_true(cJSON_IsNumber(rail) && rail->valueint == i);
 	}
@@ -141,6 +143,9 @@ static void test_compute_rails_by_default(void **state)
 	assert_int_equal(cJSON_GetArraySize(rails), 2);
 	assert_string_equal(str(rails, 0, "role"), "storage");
 	assert_string_equal(str(rails, 1, "role"), "frontend");
+	/* named: compared with what the partner named, whatever its role (pf_rail_compat) */
+	assert_string_equal(str(rails, 0, "selected"), "nics");
+	assert_string_equal(str(rails, 1, "selected"), "nics");
 	assert_string_equal(str(rails, 1, "subnet"), "10.10.0.0/16");
 	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(rails, 1), "rail"));
 	cJSON_Delete(rails);

@@ -6,8 +6,10 @@
  * rail's sender slow names that (node, rail, tx); a node slow on every rail
  * names the node, not its rails; a pair slow only to each other names the
  * path and its direction; a dead path (0) is named, unless a node that
- * sends slowly to everyone is its receiver; with one rail a slow
- * node is named as its rail; two nodes cannot be told apart from their path.
+ * sends slowly to everyone is its receiver; with one rail a slow node is
+ * named as its rail; two nodes cannot be told apart from their path; a rail
+ * index slow on half the nodes or more is one fabric suspect and no node's,
+ * while a lossy rail on one node of eight rails still names it.
  */
 #include <errno.h>
 #include <math.h>
@@ -188,6 +190,53 @@ static void test_path(void **state)
 	}
 }
 
+/* 4 nodes, 8 rails: rail 3 slow on 3 (or 2) of them is the fabric's, nobody's rail. */
+static void test_fabric(void **state)
+{
+	struct pf_mesh_triage t;
+	struct run r;
+
+	(void)state;
+	for (uint32_t slow = 2; slow <= 3; slow++) {
+		run_make(&r, 4, 8, 390);
+		for (uint32_t node = 1; node <= slow; node++)
+			run_scale(&r, node, UINT32_MAX, 3, 0.3);
+		judge(&r, &t);
+		if (t.n != 1)
+			fail_msg("%u slow: %zu suspects, want 1", slow, t.n);
+		assert_int_equal(t.suspects[0].kind, PF_MESH_FABRIC);
+		assert_int_equal(t.suspects[0].rail, 3);
+		assert_int_equal(t.suspects[0].node, UINT32_MAX);
+		assert_int_equal(t.suspects[0].dir, PF_MESH_TX);
+		assert_int_equal(t.suspects[0].n_nodes_bad, slow);
+		assert_int_equal(t.suspects[0].n_nodes, 4);
+		assert_true(t.suspects[0].ratio < 0.4 && t.suspects[0].n_slow > 0);
+		assert_int_equal(t.suspects[0].n_seen, 12);
+		assert_string_equal(pf_mesh_kind_name(t.suspects[0].kind), "fabric");
+		pf_mesh_triage_release(&t);
+	}
+	/* one node's rail lossy both ways (every flow on it failed): its rail, not the fabric */
+	run_make(&r, 4, 8, 390);
+	run_scale(&r, 2, UINT32_MAX, 5, 0);
+	run_scale(&r, UINT32_MAX, 2, 5, 0);
+	judge(&r, &t);
+	expect_one(&t, PF_MESH_RAIL, 2, UINT32_MAX, 5, PF_MESH_BOTH);
+	pf_mesh_triage_release(&t);
+	/* the fabric's rail does not make a node slow on its other rail a node suspect */
+	run_make(&r, 4, 2, 100);
+	run_scale(&r, 1, UINT32_MAX, 1, 0.3);
+	run_scale(&r, 2, UINT32_MAX, 1, 0.3);
+	run_scale(&r, 3, UINT32_MAX, 1, 0.3);
+	run_scale(&r, 0, UINT32_MAX, 0, 0.3);
+	judge(&r, &t);
+	assert_int_equal(t.n, 2);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(t.suspects[i].kind == PF_MESH_FABRIC ||
+			    (t.suspects[i].kind == PF_MESH_RAIL && t.suspects[i].node == 0 &&
+			     t.suspects[i].rail == 0));
+	pf_mesh_triage_release(&t);
+}
+
 static void test_ranked_and_invalid(void **state)
 {
 	struct pf_mesh_triage t;
@@ -219,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_rail),
 		cmocka_unit_test(test_node),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_ranked_and_invalid),
 	};
 
