@@ -244,7 +244,10 @@ static bool map_has(const struct pf_strmap *m, const char *key)
 	return pf_strmap_get(m, key, &v);
 }
 
-/* Does @ranks name a host that no mesh table gave yet (a reason to read it)? */
+/*
+ * Must @ranks be read: does it name a host that no mesh table gave yet, or
+ * hold a rank that is no object with a string host (to be refused)?
+ */
 static bool table_adds_hosts(const struct fl_wiring *w, const cJSON *ranks)
 {
 	const cJSON *e;
@@ -252,6 +255,8 @@ static bool table_adds_hosts(const struct fl_wiring *w, const cJSON *ranks)
 	cJSON_ArrayForEach(e, ranks) {
 		const cJSON *h = jget(e, "host");
 
+		if (!cJSON_IsObject(e) || (h && !cJSON_IsString(h) && !cJSON_IsNull(h)))
+			return true;
 		if (cJSON_IsString(h) && *h->valuestring &&
 		    !map_has(&w->mesh_hosts, h->valuestring))
 			return true;
