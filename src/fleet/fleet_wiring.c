@@ -475,12 +475,12 @@ static void group_rail(const struct fl_wiring *w, struct fl_wire_rail *rl, const
 	}
 }
 
-/* Rail @rl's group by @by holds more than half of its nodes, and enough of them. */
+/* Rail @rl's group by @by holds more than half of its nodes, and it has enough of them. */
 static bool has_majority(const struct fl_wire_rail *rl, int by)
 {
 	const struct fl_wire_group *g = &rl->groups[by];
 
-	return g->key && g->in_group * 2 > rl->nodes && g->in_group >= FL_WIRE_MIN_NODES;
+	return g->key && g->in_group * 2 > rl->nodes && rl->nodes >= FL_WIRE_MIN_NODES;
 }
 
 /* Does every other rail index with a majority by @by sit in rail @i's group (flat)? */

@@ -10,8 +10,8 @@
  * The rule, per rail index i: the nodes that report rail i are grouped by
  * where it plugs in -- its IPv4 subnet (RoCE, IPoIB), else its InfiniBand
  * GID subnet prefix, else its LLDP neighbour's chassis: the first of these
- * kinds whose largest group holds more than half of those nodes and at
- * least FL_WIRE_MIN_NODES, and tells rails apart (not the one key of every
+ * kinds whose largest group holds more than half of those nodes (at least
+ * FL_WIRE_MIN_NODES of them report rail i), and tells rails apart (not the one key of every
  * rail index: a flat fabric says nothing about wiring), judges rail i.  A node whose rail i has a key outside that
  * group is miswired; when its key is rail j's group, it sits with the other
  * nodes' rail j (a swapped pair of cables shows as rail i <-> j).  Rails are
@@ -35,7 +35,7 @@
 #define FL_WIRE_PORTS_MAX 1024  /* entries of one node.rails table */
 #define FL_WIRE_RANKS_MAX 65536 /* ranks of one mesh table */
 #define FL_WIRE_STR_MAX 256     /* bytes of a device, subnet, chassis, host */
-/* A rail index is judged only when at least this many nodes share its group. */
+/* A rail index is judged only when at least this many nodes report it. */
 #define FL_WIRE_MIN_NODES 3
 
 /* Where a port plugs in, in the order the rule prefers. */

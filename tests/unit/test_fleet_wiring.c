@@ -153,6 +153,21 @@ static void test_two_nodes_not_judged(void **state)
 	fl_wiring_free(w);
 }
 
+/* Of 3 nodes (the VM rig), two outvote one: the swapped one is named. */
+static void test_three_nodes(void **state)
+{
+	struct fl_wiring *w = fleet_of(3, SUBNETS, 1, 0, 1);
+
+	(void)state;
+	assert_true(w->rails[0].judged);
+	assert_int_equal(w->rails[0].in_group, 2);
+	assert_int_equal(w->n_mis_hosts, 1);
+	assert_int_equal(w->n_mis, 2);
+	assert_string_equal(w->mis[0].rec->host, "n2");
+	assert_true(w->mis[0].swapped && w->mis[1].swapped);
+	fl_wiring_free(w);
+}
+
 /* 2 of 4 in one subnet is no majority: nobody is named. */
 static void test_half_is_no_majority(void **state)
 {
@@ -307,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_routed_not_judged),
 		cmocka_unit_test(test_swapped_names_that_node),
 		cmocka_unit_test(test_two_nodes_not_judged),
+		cmocka_unit_test(test_three_nodes),
 		cmocka_unit_test(test_half_is_no_majority),
 		cmocka_unit_test(test_dgx_beside_hgx_healthy),
 		cmocka_unit_test(test_lldp_judges_a_flat_fabric),
