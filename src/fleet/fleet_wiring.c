@@ -276,6 +276,7 @@ static void add_mesh_table(struct fl_wiring *w, const cJSON *table, const char *
 	struct pf_strmap mine = { 0 };
 	struct wire_in in = { "" };
 	uint32_t source = UINT32_MAX;
+	char where[48];
 	int i = 0;
 
 	if (!cJSON_IsArray(ranks) || cJSON_GetArraySize(ranks) > FL_WIRE_RANKS_MAX) {
@@ -296,7 +297,8 @@ static void add_mesh_table(struct fl_wiring *w, const cJSON *table, const char *
 				     "at most %d bytes", i, FL_WIRE_STR_MAX);
 			break;
 		}
-		if (!read_table(jget(e, "rails"), FL_WIRE_RAILS_MAX, "mesh table rails", &in, t))
+		snprintf(where, sizeof(where), "mesh table.ranks[%d].rails", i);
+		if (!read_table(jget(e, "rails"), FL_WIRE_RAILS_MAX, where, &in, t))
 			break;
 		i++;
 	}
@@ -314,7 +316,7 @@ static void add_mesh_table(struct fl_wiring *w, const cJSON *table, const char *
 		    map_has(&mine, host))
 			continue;
 		pf_strmap_put(&mine, host, 0);
-		read_table(jget(e, "rails"), FL_WIRE_RAILS_MAX, "mesh table rails", &in, t);
+		read_table(jget(e, "rails"), FL_WIRE_RAILS_MAX, "", &in, t); /* checked above */
 		if (source == UINT32_MAX)
 			source = fl_wiring_source(w, SIZE_MAX);
 		add_entries(w, source, host, t);

@@ -282,7 +282,7 @@ static void test_hostile_tables(void **state)
 		{ "{\"node\":{\"rails\":[7]}}", "node.rails[0]: not an object" },
 		{ "{\"checks\":[{\"name\":\"mesh\",\"findings\":[{\"observed\":{\"table\":"
 		  "{\"ranks\":[{\"host\":\"h\",\"rails\":[{\"device\":\"a\",\"rail\":64}]}]}}}]}]}",
-		  "mesh table rails[0]: 'rail'" },
+		  "mesh table.ranks[0].rails[0]: 'rail'" },
 		{ "{\"checks\":[{\"name\":\"mesh\",\"findings\":[{\"observed\":{\"table\":"
 		  "{\"ranks\":[{\"host\":5}]}}}]}]}", "mesh table.ranks[0]" },
 	};
