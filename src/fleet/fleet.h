@@ -6,8 +6,10 @@
  * Reads preflight.report/v1 documents, keeps a compact record per node (the
  * latest report of each hostname wins), and derives: the nodes whose verdict
  * is fail or error with their failing checks, the per-check status counts,
- * and outliers against the fleet median for numeric bandwidth-like
- * observations.  Output schema preflight.fleet/v1 is documented in
+ * outliers against the fleet median for numeric bandwidth-like
+ * observations, the mesh view (fleet_mesh.h) and the wiring view: the
+ * nodes whose rail i plugs in away from the others' rail i
+ * (fleet_wiring.h).  Output schema preflight.fleet/v1 is documented in
  * docs/fleet.md.  Everything is hash- or sort-based: linear in the number of
  * reports up to an n log n sort.
  */
