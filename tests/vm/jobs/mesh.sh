@@ -50,13 +50,17 @@ for c in healthy slow_rail slow_node dead_path missing; do
 	mesh_clear
 	[ -s "/vmshare/$c/vm$I.json" ] || { echo "FAIL: case $c wrote no report"; FAILS=$((FAILS + 1)); }
 done
-# wiring: after the mesh cases (this VM's rank has exited; the swap touches
-# only vm2's own rxe devices), each VM's rails as its run report has them
+# wiring: once every VM is done with the mesh cases (vm2's devices must not
+# go away under a peer's connection), each VM's rails as its run report has
+# them, vm2's cables swapped
 mkdir -p /vmshare/wiring
+mesh_barrier wiring
+t0=$(rig_uptime)
 if [ "$I" = 2 ] && ! mesh_swap_rails; then
 	echo "FAIL: wiring: cannot swap vm2's rails"; FAILS=$((FAILS + 1))
 fi
 rig_preflight "/vmshare/wiring/vm$I.json" --only nic_link_speed
-echo "case wiring: preflight exit $?"
+rc=$?
+echo "case wiring: preflight exit $rc, $(awk -v a="$t0" -v b="$(rig_uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 [ -s "/vmshare/wiring/vm$I.json" ] || { echo "FAIL: case wiring wrote no report"; FAILS=$((FAILS + 1)); }
 finish
