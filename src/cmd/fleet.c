@@ -31,12 +31,14 @@ static void fleet_usage(FILE *out, const struct pf_option *opts)
 	      "below F (default 0.9) x the fleet median of a bandwidth-like observation\n"
 	      "(judged when at least 3 nodes report it).  Reports of `preflight mesh` add the\n"
 	      "mesh view: the merged pairwise matrix triangulated into ranked suspects.\n"
+	      "The reports' rail tables give the wiring view: a node whose rail i sits\n"
+	      "where the others' rail j does is miswired.\n"
 	      "\n",
 	      out);
 	pf_cmdopt_print_options(opts, 26, out);
 	fputs("\n"
-	      "Exit status: 0 no failing node, 1 a node failed or errored or the mesh has\n"
-	      "suspects, 64 usage,\n"
+	      "Exit status: 0 no failing node, 1 a node failed or errored, the mesh has\n"
+	      "suspects or a node is miswired, 64 usage,\n"
 	      "74 the view could not be written.\n",
 	      out);
 }
@@ -163,7 +165,7 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		PF_OPT_BOOL(0, "drain-suspects", &o->drain,
 			    "instead of the view, print (never run) the scontrol\n"
 			    "commands that drain the mesh's node and rail\n"
-			    "suspects and missing ranks"),
+			    "suspects and missing ranks, and miswired nodes"),
 		PF_OPT_CALLBACK(0, "mesh-slow-fraction", &o->mesh_fraction, "F",
 				"a mesh measurement below F x the run's healthy\n"
 				"median is slow, 0 < F < 1 (default 0.7)", fraction_below_one),
@@ -185,6 +187,12 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 	return true;
 }
 
+/* 1 when a node fails, the mesh has suspects or a node is miswired. */
+static int fleet_exit(const struct pf_fleet *f)
+{
+	return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) || pf_fleet_n_miswired(f);
+}
+
 /* Write the view to --output or @out; the exit code (1 when a node fails). */
 static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE *out, FILE *err)
 {
@@ -198,7 +206,7 @@ static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE
 				why ? why : strerror(-r));
 			return PF_EXIT_IOERR;
 		}
-		return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
+		return fleet_exit(f);
 	}
 	r = render(f, o->fmt, o->drain, out);
 	if (r == 0 && fflush(out) == EOF)
@@ -207,7 +215,7 @@ static int write_view(const struct pf_fleet *f, const struct fleet_opts *o, FILE
 		fprintf(err, "preflight fleet: cannot write the view: %s\n", strerror(-r));
 		return PF_EXIT_IOERR;
 	}
-	return pf_fleet_n_failing(f) || pf_fleet_n_mesh_suspects(f) ? 1 : 0;
+	return fleet_exit(f);
 }
 
 int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
@@ -236,5 +244,6 @@ int pf_fleet_main(int argc, char **argv, FILE *out, FILE *err)
 			pf_fleet_n_rejected(f) == 1 ? "" : "s");
 	pf_fleet_finish(f);
 	pf_fleet_mesh_errors(f, err);
+	pf_fleet_wiring_errors(f, err);
 	return write_view(f, &o, out, err);
 }

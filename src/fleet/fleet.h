@@ -6,8 +6,10 @@
  * Reads preflight.report/v1 documents, keeps a compact record per node (the
  * latest report of each hostname wins), and derives: the nodes whose verdict
  * is fail or error with their failing checks, the per-check status counts,
- * and outliers against the fleet median for numeric bandwidth-like
- * observations.  Output schema preflight.fleet/v1 is documented in
+ * outliers against the fleet median for numeric bandwidth-like
+ * observations, the mesh view (fleet_mesh.h) and the wiring view: the
+ * nodes whose rail i plugs in away from the others' rail i
+ * (fleet_wiring.h).  Output schema preflight.fleet/v1 is documented in
  * docs/fleet.md.  Everything is hash- or sort-based: linear in the number of
  * reports up to an n log n sort.
  */
@@ -77,9 +79,16 @@ size_t pf_fleet_n_rejected(const struct pf_fleet *f);
 void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction);
 /* Suspects of the mesh view (reports of `preflight mesh`), 0 without. */
 size_t pf_fleet_n_mesh_suspects(const struct pf_fleet *f);
+/* Nodes with a miswired rail (docs/rails.md "Wiring"), 0 without. */
+size_t pf_fleet_n_miswired(const struct pf_fleet *f);
+/* One line on @err per report whose rail table was refused. */
+void pf_fleet_wiring_errors(const struct pf_fleet *f, FILE *err);
 /* One line on @err per mesh report whose observations were ignored. */
 void pf_fleet_mesh_errors(const struct pf_fleet *f, FILE *err);
-/* --drain-suspects: the scontrol commands (printed, never run); 0 or -EIO. */
+/*
+ * --drain-suspects: the scontrol commands (printed, never run) for the mesh's
+ * suspects and the miswired nodes; 0 or -EIO.
+ */
 int pf_fleet_render_drain(const struct pf_fleet *f, FILE *out);
 
 /* The finished view as a preflight.fleet/v1 object (caller deletes). */

@@ -29,6 +29,7 @@ struct pf_fleet *pf_fleet_new(double outlier_fraction)
 
 	f->fraction = outlier_fraction;
 	f->mesh_fraction = PF_MESH_SLOW_FRACTION;
+	f->wiring = fl_wiring_new();
 	return f;
 }
 
@@ -75,6 +76,7 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	free(f->failing);
 	free(f->outliers);
 	fl_mesh_free(f->mesh);
+	fl_wiring_free(f->wiring);
 	pf_fs_free(f->fs);
 	free(f);
 	return NULL;
@@ -323,6 +325,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	n->started = clean(json_str(root, "started_at"));
 	f->n_nodes++;
 	add_mesh(f, checks, origin);
+	fl_wiring_add_report(f->wiring, root, f->n_nodes - 1, n->host, origin);
 	return 0;
 }
 
@@ -554,6 +557,14 @@ void pf_fleet_finish(struct pf_fleet *f)
 	find_outliers(f);
 	if (f->mesh)
 		fl_mesh_finish(f->mesh);
+	{
+		bool *superseded = pf_xcalloc(f->n_nodes + 1, sizeof(*superseded));
+
+		for (size_t i = 0; i < f->n_nodes; i++)
+			superseded[i] = f->nodes[i].superseded;
+		fl_wiring_finish(f->wiring, superseded, f->n_nodes);
+		free(superseded);
+	}
 }
 
 void pf_fleet_set_mesh_fraction(struct pf_fleet *f, double fraction)
@@ -575,12 +586,30 @@ void pf_fleet_mesh_errors(const struct pf_fleet *f, FILE *err)
 			f->mesh->errs[i].origin, f->mesh->errs[i].reason);
 }
 
+size_t pf_fleet_n_miswired(const struct pf_fleet *f)
+{
+	return f->wiring->n_mis_hosts;
+}
+
+void pf_fleet_wiring_errors(const struct pf_fleet *f, FILE *err)
+{
+	for (size_t i = 0; i < f->wiring->n_errs; i++)
+		fprintf(err, "preflight fleet: '%s': rail table ignored: %s\n",
+			f->wiring->errs[i].origin, f->wiring->errs[i].reason);
+}
+
 int pf_fleet_render_drain(const struct pf_fleet *f, FILE *out)
 {
 	if (f->mesh && f->mesh->size)
 		fl_mesh_render_drain(f->mesh, out);
-	else
+	else if (!f->wiring->n_mis)
 		fputs("# preflight fleet --drain-suspects: no mesh run in these reports "
 		      "(preflight mesh): nothing to drain\n", out);
+	/* miswired nodes: their cables need hands */
+	if (f->wiring->n_mis) {
+		size_t n = fl_wiring_render_drain(f->wiring, out);
+
+		fprintf(out, "# %zu miswired node%s to drain\n", n, n == 1 ? "" : "s");
+	}
 	return ferror(out) ? -EIO : 0;
 }

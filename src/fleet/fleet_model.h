@@ -11,6 +11,7 @@
 
 #include "fleet.h"
 #include "fleet_mesh.h"
+#include "fleet_wiring.h"
 #include "preflight/macro.h"
 #include "preflight/result.h"
 #include "strmap.h"
@@ -71,6 +72,7 @@ struct pf_fleet {
 	size_t n_rejects, cap_rejects;
 	struct fl_mesh *mesh; /* NULL until a report holds a "mesh" check */
 	double mesh_fraction; /* its slow fraction */
+	struct fl_wiring *wiring; /* the rail tables of every report (fleet_wiring.h) */
 	/* derived by pf_fleet_finish() */
 	bool finished;
 	size_t (*counts)[PF_STATUS_COUNT]; /* per check */

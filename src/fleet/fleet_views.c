@@ -129,6 +129,7 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 	json_outliers(f, cJSON_AddArrayToObject(j, "outliers"));
 	if (f->mesh)
 		cJSON_AddItemToObject(j, "mesh", fl_mesh_to_json(f->mesh));
+	cJSON_AddItemToObject(j, "wiring", fl_wiring_to_json(f->wiring));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -256,6 +257,7 @@ static void render_csv(const struct pf_fleet *f, FILE *out)
 	}
 	if (f->mesh)
 		fl_mesh_render_csv(f->mesh, out, csv_row);
+	fl_wiring_render_csv(f->wiring, out, csv_row);
 }
 
 /* A finding for the text table: at most TEXT_MSG_MAX bytes, cut at a character boundary. */
@@ -375,6 +377,7 @@ static void render_text(const struct pf_fleet *f, FILE *out)
 	render_text_nodes(f, out);
 	if (f->mesh)
 		fl_mesh_render_text(f->mesh, out);
+	fl_wiring_render_text(f->wiring, out);
 }
 
 int pf_fleet_render(const struct pf_fleet *f, enum pf_fleet_format fmt, FILE *out)

@@ -67,4 +67,26 @@ mesh_drop_to() { # RAIL VM: drop everything this VM sends to VM on RAIL
 	$T tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
 		match ip dst "$(mesh_ip "$1" "$2")/32" action drop
 }
+# mesh_barrier NAME: every VM reached NAME (a file per VM in /vmshare,
+# within 150 s); 1 after saying FAIL when one did not.
+mesh_barrier() {
+	: > "/vmshare/barrier-$1.vm$I"
+	k=0
+	while [ "$(ls /vmshare | grep -c "^barrier-$1\.vm")" -lt "$N" ]; do
+		k=$((k + 1))
+		[ $k -gt 300 ] && { echo "FAIL: barrier $1"; FAILS=$((FAILS + 1)); return 1; }
+		sleep 0.5
+	done
+}
+
+# mesh_swap_rails: this VM's two rail cables in each other's segment: rxe0
+# over the NIC on rail segment 2, rxe1 over segment 1, each NIC keeping its
+# segment's subnet (as a site that addresses by leaf would give it), so its
+# rail 0 sits in the others' rail-1 subnet (fleet: miswired, rails 0<->1).
+mesh_swap_rails() {
+	$T rdma link delete rxe0 && $T rdma link delete rxe1 &&
+		$T rdma link add rxe0 type rxe netdev "$(mesh_dev 2)" &&
+		$T rdma link add rxe1 type rxe netdev "$(mesh_dev 1)" &&
+		rig_wait_active rxe0 rxe1
+}
 mesh_clear() { r=1; while [ $r -le "$R" ]; do rig_clear "$(mesh_dev $r)"; r=$((r + 1)); done; }

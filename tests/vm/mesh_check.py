@@ -38,6 +38,28 @@ def fleet(pf, d, *opts):
     return p.stdout, p.stderr
 
 
+def wiring(share, pf):
+    """vm2's rails swapped between the rail segments: fleet over the run
+    reports names vm2, rails 0<->1, and nobody else."""
+    d = os.path.join(share, "wiring")
+    names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    check(names == ["vm1.json", "vm2.json", "vm3.json"], "wiring: reports %s" % names)
+    if not names:
+        return
+    text, err = fleet(pf, d)
+    print("--- preflight fleet wiring (%s)\n%s%s" % (d, text[text.find("Wiring"):], err))
+    w = json.loads(fleet(pf, d, "--format", "json")[0])["wiring"]
+    got = [(m["host"], m["device"], m["rail"], m["sits_with_rail"], m["swapped"])
+           for m in w["miswired"]]
+    want = [("vm2", "rxe0", 0, 1, True), ("vm2", "rxe1", 1, 0, True)]
+    check(got == want, "wiring: miswired %s, expected %s" % (got, want))
+    check([r["judged"] for r in w["rails"]] == [True, True], "wiring: rails %s" % w["rails"])
+    drain, _ = fleet(pf, d, "--drain-suspects")
+    print(drain, end="")
+    lines = [ln for ln in drain.splitlines() if ln.startswith("scontrol")]
+    check(len(lines) == 1 and "NodeName=vm2 " in lines[0], "wiring: --drain-suspects vm2 only")
+
+
 def main(share, pf):
     for case, want in EXPECT.items():
         d = os.path.join(share, case)
@@ -67,11 +89,15 @@ def main(share, pf):
         check(all(w in got for w in want) and hosts_named == {w[1] for w in want},
               "%s: suspects %s, expected %s%s" % (case, got, want,
                                                  " and no other host" if want else ""))
+        # the rendezvous tables' rails are wired right: nobody named
+        mis = json.loads(fleet(pf, d, "--format", "json")[0])["wiring"]["miswired"]
+        check(mis == [], "%s: wiring: miswired %s" % (case, mis))
         if case != "healthy" and want:
             drain, _ = fleet(pf, d, "--drain-suspects")
             print(drain, end="")
             named = "NodeName=%s " % want[0][1] in drain
             check(named == (want[0][0] != "path"), "%s: --drain-suspects" % case)
+    wiring(share, pf)
     for what in failed:
         print("FAIL " + what)
     print("mesh_check: %d failure(s)" % len(failed))

@@ -8,6 +8,9 @@
 #   slow_node   vm3's rails both shaped to 4 Mbit/s
 #   dead_path   vm1 and vm3 drop what they send each other on rail 1 (rxe0)
 #   missing     vm3 never starts its rank
+# then one more phase, no traffic: wiring, vm2's two rail cables swapped
+# (mesh_swap_rails), every VM writing a run report (node.rails) to
+# /vmshare/wiring (a few seconds).
 # mesh.host.sh judges the directories with `preflight fleet`.
 . "$PF_SRC/tests/vm/guest-mesh.sh"
 mesh_net || exit 1
@@ -47,4 +50,17 @@ for c in healthy slow_rail slow_node dead_path missing; do
 	mesh_clear
 	[ -s "/vmshare/$c/vm$I.json" ] || { echo "FAIL: case $c wrote no report"; FAILS=$((FAILS + 1)); }
 done
+# wiring: once every VM is done with the mesh cases (vm2's devices must not
+# go away under a peer's connection), each VM's rails as its run report has
+# them, vm2's cables swapped
+mkdir -p /vmshare/wiring
+mesh_barrier wiring
+t0=$(rig_uptime)
+if [ "$I" = 2 ] && ! mesh_swap_rails; then
+	echo "FAIL: wiring: cannot swap vm2's rails"; FAILS=$((FAILS + 1))
+fi
+rig_preflight "/vmshare/wiring/vm$I.json" --only nic_link_speed
+rc=$?
+echo "case wiring: preflight exit $rc, $(awk -v a="$t0" -v b="$(rig_uptime)" 'BEGIN { printf "%.1f", b - a }') s"
+[ -s "/vmshare/wiring/vm$I.json" ] || { echo "FAIL: case wiring wrote no report"; FAILS=$((FAILS + 1)); }
 finish
