@@ -30,7 +30,11 @@
 #include "preflight/providers.h"
 #include "preflight/rail_facts.h"
 #include "preflight/rails.h"
+#include "profdirs.h"
+#include "profile.h"
 #include "report.h"
+#include "run.h"
+#include "siteconf.h"
 #include "version.h"
 
 #define MESH_PORT_DEFAULT 29517
@@ -45,6 +49,11 @@ struct mesh_opts {
 	long rank, size;
 	unsigned long port, timeout_s, seed, duration_ms, data_port;
 	bool compact;
+	/* the roles a site declares (docs/rails.md): the site config, --profile, --set */
+	const char *config, *profile;
+	bool no_config;
+	const char *sets[PF_ROLE_COUNT * 4];
+	size_t n_sets;
 };
 
 static const struct pf_check mesh_check = {
@@ -60,10 +69,14 @@ static int mesh_usage(FILE *f, int rc)
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
 	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
+	      "                      [--config FILE | --no-config] [--profile NAME]\n"
+	      "                      [--set rails.ROLE=DEV,...]\n"
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
-	      "other for --duration ms over RDMA-CM on --data-port (docs/mesh.md).\n", f);
+	      "other for --duration ms over RDMA-CM on --data-port (docs/mesh.md); the\n"
+	      "rails are this node's compute rails, with the roles the site declares in\n"
+	      "its config, the profile or --set (docs/rails.md), unless --nics names them.\n", f);
 	return rc;
 }
 
@@ -79,6 +92,35 @@ static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const 
 		pf_cmdopt_error(c, "--format: unknown format '%s' (json, text, junit or prom)", arg);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* --set rails.ROLE=DEV,...: the only settings mesh reads (the rail model's roles). */
+static int parse_set(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct mesh_opts *o = opt->value;
+	const char *eq = strchr(arg, '=');
+	char name[16];
+	enum pf_port_role role;
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || n <= 6 || strncmp(arg, "rails.", 6) || n - 6 >= sizeof(name)) {
+		pf_cmdopt_error(c, "--set '%s': mesh takes only rails.ROLE=DEV,... (docs/rails.md)",
+				arg);
+		return -EINVAL;
+	}
+	memcpy(name, arg + 6, n - 6);
+	name[n - 6] = '\0';
+	if (pf_port_role_from_name(name, &role) < 0) {
+		pf_cmdopt_error(c, "--set '%s': unknown role '%s' (compute, storage, frontend or "
+				"unused)", arg, name);
+		return -EINVAL;
+	}
+	if (o->n_sets == PF_ARRAY_SIZE(o->sets)) {
+		pf_cmdopt_error(c, "--set: more than %zu rails settings", PF_ARRAY_SIZE(o->sets));
+		return -E2BIG;
+	}
+	o->sets[o->n_sets++] = arg;
 	return 0;
 }
 
@@ -102,6 +144,10 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		PF_OPT_UINT(0, "data-port", &o->data_port, "P", NULL, 1, 65535, NULL),
 		PF_OPT_STRING(0, "nics", &o->nics, "DEV,...", NULL),
 		PF_OPT_CALLBACK(0, "format", &o->format, "FORMAT", NULL, parse_format),
+		PF_OPT_STRING(0, "config", &o->config, "FILE", NULL),
+		PF_OPT_BOOL(0, "no-config", &o->no_config, NULL),
+		PF_OPT_STRING(0, "profile", &o->profile, "NAME", NULL),
+		PF_OPT_CALLBACK(0, "set", o, "rails.ROLE=DEV,...", NULL, parse_set),
 		PF_OPT_END,
 	};
 	struct pf_cmdopt cmd = { .cmd = "mesh", .usage = mesh_help, .out = out, .err = err };
@@ -214,23 +260,86 @@ static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const ch
 	return PF_EXIT_OK;
 }
 
-/* This node's rails; an unreadable inventory leaves the table empty, said on @err. */
-static cJSON *mesh_my_rails(const struct pf_fs *fs, const char *nics, FILE *err)
+/*
+ * The roles the site declares, into @prof, as the default run takes them:
+ * the site config's profile and `set` entries (its other keys are the run's
+ * and are not read here), then --profile, then --set.  0, or a usage
+ * error's exit code (said on @err).
+ */
+static int mesh_roles(const struct mesh_opts *o, struct pf_profile *prof, FILE *err)
+{
+	struct pf_siteconf sc = { 0 };
+	const char *path = o->config ? o->config : getenv("PREFLIGHT_CONFIG");
+	const char *profile = o->profile;
+	pf_autofree char *why = NULL, *file = NULL;
+	int rc = 0;
+
+	if (!path || !*path)
+		path = PF_SITECONF_PATH;
+	if (!o->no_config && pf_run_site_load(&sc, path, &why) < 0) {
+		fprintf(err, "preflight mesh: site config: %s\n", why ? why : "cannot read");
+		return PF_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sc.n_entries; i++) {
+		const struct pf_siteconf_entry *e = &sc.entries[i];
+
+		if (!strcmp(e->key, "profile") && e->value && !o->profile)
+			profile = e->value;
+		else if (!strcmp(e->key, "set") && e->value)
+			pf_profile_add_set(prof, e->value);
+	}
+	if (profile && (pf_profile_resolve(profile, &file, &why) < 0 ||
+			pf_profile_load(prof, file, &why) < 0)) {
+		fprintf(err, "preflight mesh: %s\n", why ? why : "cannot load the profile");
+		rc = PF_EXIT_USAGE;
+	}
+	pf_siteconf_release(&sc);
+	for (size_t i = 0; i < o->n_sets; i++)
+		pf_profile_add_set(prof, o->sets[i]);
+	return rc;
+}
+
+/*
+ * This node's rails into *ret; an unreadable inventory leaves the table
+ * empty, said on @err.  0, or a usage error's exit code: a declared role
+ * that names no port of this node, or one port declared twice.
+ */
+static int mesh_my_rails(const struct pf_fs *fs, const struct mesh_opts *o, cJSON **ret,
+			 FILE *err)
 {
 	pf_autonode struct pf_node *node = NULL;
 	pf_autorails struct pf_rails *model = NULL;
 	pf_autofree char *why = NULL;
+	struct pf_profile prof;
+	int rc;
 
+	*ret = NULL;
+	pf_profile_init(&prof);
+	rc = mesh_roles(o, &prof, err);
+	if (rc) {
+		pf_profile_release(&prof);
+		return rc;
+	}
 	if (fs && pf_node_load(fs, NULL, &node, &why) < 0)
 		fprintf(err, "preflight mesh: no rail table: %s\n", why ? why : "inventory failed");
 	if (node) {
 		const struct pf_ctx ctx = { .fs = fs, .prov = pf_providers_for(fs), .node = node };
+		const char *declared[PF_ROLE_COUNT];
 
-		/* roles are not declared here: every node of the run derives them alike */
-		if (pf_rails_for_ctx(&ctx, NULL, &model, &why) < 0)
+		for (int k = 0; k < PF_ROLE_COUNT; k++)
+			declared[k] = pf_profile_rails(&prof, pf_port_role_name((enum pf_port_role)k));
+		rc = pf_rails_for_ctx(&ctx, declared, &model, &why);
+		if (rc == -EINVAL) {
+			fprintf(err, "preflight mesh: rails: %s\n", why ? why : "invalid roles");
+			pf_profile_release(&prof);
+			return PF_EXIT_USAGE;
+		}
+		if (rc < 0)
 			fprintf(err, "preflight mesh: no rail model: %s\n", why ? why : "?");
 	}
-	return pf_mesh_rails(fs, node, model, nics);
+	pf_profile_release(&prof);
+	*ret = pf_mesh_rails(fs, node, model, o->nics);
+	return 0;
 }
 
 /* Every name of --nics is one of this node's RDMA devices, else a usage error. */
@@ -356,8 +465,9 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 
 	if (pf_fs_open("/", &fs) < 0)
 		fs = NULL;
-	rails = mesh_my_rails(fs, o->nics, err);
-	rc = mesh_check_nics(o->nics, rails, err);
+	rc = mesh_my_rails(fs, o, &rails, err);
+	if (!rc)
+		rc = mesh_check_nics(o->nics, rails, err);
 	if (rc) {
 		cJSON_Delete(rails);
 		return rc;

@@ -67,6 +67,11 @@ int pf_profile_main(int argc, char **argv, bool stdout_closed);
  */
 int pf_run_options(struct pf_opts *o, struct pf_siteconf *site, int *argc, char ***argv,
 		   char ***ret_site_args, int *ret_n_owned);
+/*
+ * Read the site configuration at @path (pf_siteconf_load), its keys checked
+ * against the main command's options; `mesh` reads its rails.* settings.
+ */
+int pf_run_site_load(struct pf_siteconf *sc, const char *path, char **ret_err);
 /* The first usage error said (the --drain reason), or NULL; and forgetting it. */
 const char *pf_run_first_error(void);
 void pf_run_forget_errors(void);

@@ -378,14 +378,23 @@ static const char *const site_deny[] = { "config", "no-config", "check-config", 
  * --all and --only exclude each other: the command line's one drops the
  * site's other.
  */
+int pf_run_site_load(struct pf_siteconf *sc, const char *path, char **ret_err)
+{
+	struct pf_opts o = { 0 };
+	struct run_parse p = { .o = &o };
+	struct pf_option opts[RUN_N_OPTIONS];
+	pf_autofree struct option *longopts = NULL;
+
+	run_options(&p, opts);
+	longopts = pf_cmdopt_longopts(opts);
+	return pf_siteconf_load(sc, path, longopts, site_deny, ret_err);
+}
+
 static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char ***argv,
 		     char ***ret_args, int *ret_owned)
 {
 	const char *path = getenv("PREFLIGHT_CONFIG");
 	pf_autofree char *err = NULL;
-	pf_autofree struct option *longopts = NULL;
-	struct run_parse p = { .o = o };
-	struct pf_option opts[RUN_N_OPTIONS];
 	char **v;
 	int n = 0;
 
@@ -400,9 +409,7 @@ static int site_argv(struct pf_opts *o, struct pf_siteconf *sc, int *argc, char 
 			path = (*argv)[++i];
 	}
 	o->site_path = path;
-	run_options(&p, opts);
-	longopts = pf_cmdopt_longopts(opts);
-	if (pf_siteconf_load(sc, path, longopts, site_deny, &err) < 0)
+	if (pf_run_site_load(sc, path, &err) < 0)
 		return pf_usage_error("site config: %s", err ? err : "cannot read");
 	o->site = sc;
 	v = pf_xcalloc(sc->n_entries + (size_t)*argc + 1, sizeof(*v));

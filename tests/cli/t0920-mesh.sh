@@ -7,7 +7,8 @@
 # named in every report within the deadline; each report is a valid
 # preflight.report/v1 whose one check "mesh" is a skip saying nothing was
 # measured (never a pass); bad rank, size, peer lists, --duration,
-# --data-port, --format and a --nics device the node lacks are usage errors.
+# --data-port, --format, a --nics device the node lacks, a --set that is no
+# rails role and a broken site config or profile are usage errors.
 # The report goes through the one report writer: --format json (cJSON's tab
 # layout, as it always was; --compact one line), text, junit and prom, to
 # stdout and to --output.  The
@@ -30,6 +31,15 @@ expect_usage "bad --duration" mesh --peers 'n1' --rank 0 --duration 0
 expect_usage "bad --data-port" mesh --peers 'n1' --rank 0 --data-port 65536
 expect_usage "nonesuch0 is not an RDMA device" mesh --peers 'n1' --rank 0 --nics nonesuch0
 expect_usage "unknown format 'yaml'" mesh --peers 'n1' --rank 0 --format yaml
+# the roles (docs/rails.md): only rails.* settings; the site config's errors are usage errors
+expect_usage "mesh takes only rails.ROLE" mesh --peers 'n1' --rank 0 --set nic_link_speed.x=1
+expect_usage "unknown role 'bogus'" mesh --peers 'n1' --rank 0 --set rails.bogus=mlx5_0
+printf '{ "set": [1' >"$T/broken.conf"
+expect_usage "site config" mesh --peers 'n1' --rank 0 --config "$T/broken.conf"
+printf '{ "no-such-option": true }\n' >"$T/unknown.conf"
+expect_usage "no-such-option" mesh --peers 'n1' --rank 0 --config "$T/unknown.conf"
+printf '{ "profile": "no-such-profile" }\n' >"$T/profile.conf"
+expect_usage "no-such-profile" mesh --peers 'n1' --rank 0 --config "$T/profile.conf"
 pf mesh --help
 expect_rc 0 "--help"
 

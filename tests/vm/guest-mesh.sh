@@ -41,8 +41,31 @@ mesh_net() {
 		devs="$devs rxe$((r - 1))"
 		r=$((r + 1))
 	done
+	# the storage NIC (PF_VM_STORAGE=1): segment R+1 on 10.(R+1).0.I/24 with
+	# rxeR over it, its sends shaped to 8 Mbit/s, below every rail: a port
+	# that the site declares storage (mesh_site) and mesh must leave alone
+	if [ "${PF_VM_STORAGE:-0}" = 1 ]; then
+		s=$((R + 1))
+		dev=$(mesh_dev $s) || { echo "rig: no NIC on the storage segment"; return 1; }
+		$T ip link set "$dev" mtu 4200 &&
+			$T ip addr add "$(mesh_ip $s "$I")/24" dev "$dev" &&
+			$T ip link set "$dev" up &&
+			$T rdma link add "rxe$R" type rxe netdev "$dev" &&
+			rig_rate "$dev" 8mbit || return 1
+		devs="$devs rxe$R"
+	fi
 	# shellcheck disable=SC2086
 	rig_wait_active $devs
+}
+
+# mesh_site FILE: the rig's site config: rxe0..rxe(R-1) are the compute
+# rails, rxeR (PF_VM_STORAGE) storage (docs/rails.md; VMs have no GPU and
+# rxe reports veth's nominal rate for every port, so the roles are declared)
+mesh_site() {
+	r=1 compute="rxe0"
+	while [ $r -lt "$R" ]; do compute="$compute,rxe$r"; r=$((r + 1)); done
+	printf '{ "set": { "rails.compute": "%s", "rails.storage": "rxe%s" } }\n' \
+		"$compute" "$R" > "$1"
 }
 
 # mesh_wait_peers: every other VM answers on mgmt (within 120 s).

@@ -89,6 +89,12 @@ def main(share, pf):
         check(all(w in got for w in want) and hosts_named == {w[1] for w in want},
               "%s: suspects %s, expected %s%s" % (case, got, want,
                                                  " and no other host" if want else ""))
+        # the storage NIC (rxe2, declared storage, shaped slower) is left
+        # alone: in no rank's rail table, no flow, no suspect
+        for n, r in zip(names, reps):
+            mesh = [c for c in r.get("checks", []) if c.get("name") == "mesh"]
+            check(mesh and "rxe2" not in json.dumps(mesh),
+                  "%s: %s's mesh check leaves the storage NIC rxe2 alone" % (case, n))
         # the rendezvous tables' rails are wired right: nobody named
         mis = json.loads(fleet(pf, d, "--format", "json")[0])["wiring"]["miswired"]
         check(mis == [], "%s: wiring: miswired %s" % (case, mis))

@@ -5,7 +5,7 @@
 #                console.log), I = 1..N; the VM's host name is vmI
 #   WORKDIR/share  one directory every VM mounts read-write as /vmshare
 #   JOB          run in every VM; it reads PF_VM_INDEX (I), PF_VM_COUNT (N),
-#                PF_VM_RAILS and PF_VM_HOSTNAME
+#                PF_VM_RAILS, PF_VM_STORAGE and PF_VM_HOSTNAME
 # The segments: "mgmt" (eth0 of every VM, 10.0.0.I) and one per rail,
 # "railR" for R = 1..PF_VM_RAILS (default 2), so that rail R of every VM
 # meets rail R of the others (a rail-optimised fabric).  A NIC's MAC is
@@ -27,6 +27,9 @@ work=$(cd "$work" && pwd)
 segs=mgmt
 r=1
 while [ "$r" -le "$rails" ]; do segs="$segs rail$r"; r=$((r + 1)); done
+# PF_VM_STORAGE=1: one more segment after the rails, "storage" (a port that is
+# no rail: guest-mesh.sh gives it a slower rate and the site declares its role)
+[ "${PF_VM_STORAGE:-0}" = 1 ] && segs="$segs storage"
 # unix socket paths are at most 107 bytes: the sockets live in a short dir
 sw=$(mktemp -d /tmp/pf-vsw.XXXXXX)
 rm -f "$sw/vswitch.ready"
@@ -47,7 +50,7 @@ i=1
 while [ "$i" -le "$n" ]; do
 	w="$work/vm$i"
 	pf_vm_stage "$w" "$job" "$gt" PF_VM_INDEX="$i" PF_VM_COUNT="$n" PF_VM_RAILS="$rails" \
-		PF_VM_HOSTNAME="vm$i" PF_VM_SHARE=1
+		PF_VM_HOSTNAME="vm$i" PF_VM_SHARE=1 PF_VM_STORAGE="${PF_VM_STORAGE:-0}"
 	# event_idx=off: with it on, a guest flooding a NIC under TCG stalled
 	# that NIC's sends for good in 4 of 11 runs (docs/testing.md), in none
 	# of 14 with it off; the stall's evidence is what vms-test.sh reads

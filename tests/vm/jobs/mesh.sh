@@ -1,4 +1,5 @@
-# `preflight mesh` end to end on the multi-VM rig (3 VMs, 2 rails each),
+# `preflight mesh` end to end on the multi-VM rig (3 VMs, 2 rails and a
+# storage NIC each, the roles from the rig's site config: mesh_site),
 # every VM running the same cases in order, each case its own rendezvous
 # (port) and its own report directory /vmshare/CASE/%n.json; the faults act
 # on what the chosen VM sends and are set before its rank starts (the data
@@ -16,7 +17,10 @@
 mesh_net || exit 1
 rig_tune
 mesh_wait_peers || exit 1
-extra="--nics rxe0,rxe1 --duration ${PF_MESH_DURATION_MS:-3000}"
+# the rails are what the site declares: rxe0 and rxe1 compute, rxe2 (the
+# storage NIC, PF_VM_STORAGE=1, shaped slower) storage; no --nics
+mesh_site /vmwork/site.conf
+extra="--config /vmwork/site.conf --duration ${PF_MESH_DURATION_MS:-3000}"
 echo "mesh options: $extra"
 k=0
 for c in healthy slow_rail slow_node dead_path missing; do
@@ -59,7 +63,8 @@ t0=$(rig_uptime)
 if [ "$I" = 2 ] && ! mesh_swap_rails; then
 	echo "FAIL: wiring: cannot swap vm2's rails"; FAILS=$((FAILS + 1))
 fi
-rig_preflight "/vmshare/wiring/vm$I.json" --only nic_link_speed
+rig_preflight "/vmshare/wiring/vm$I.json" --only nic_link_speed \
+	--set rails.compute=rxe0,rxe1 --set rails.storage=rxe2
 rc=$?
 echo "case wiring: preflight exit $rc, $(awk -v a="$t0" -v b="$(rig_uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 [ -s "/vmshare/wiring/vm$I.json" ] || { echo "FAIL: case wiring wrote no report"; FAILS=$((FAILS + 1)); }
