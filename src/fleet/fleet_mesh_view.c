@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet_drain.h"
 #include "fleet_mesh.h"
 #include "preflight/macro.h"
 #include "preflight/strbuf.h"
@@ -315,26 +316,6 @@ void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
 	}
 }
 
-/* A name scontrol may take unquoted: [A-Za-z0-9._-], not starting with '-'. */
-static bool plain_name(const char *s)
-{
-	if (!*s || *s == '-' || strlen(s) > 255)
-		return false;
-	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")] == 0;
-}
-
-/* @s with everything but [A-Za-z0-9 ._:,/()%=-] as '_': safe inside "...". */
-static char *reason_text(const char *s)
-{
-	char *r = pf_xstrdup(s);
-
-	for (char *p = r; *p; p++)
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			    "0123456789 ._:,/()%=-", *p))
-			*p = '_';
-	return r;
-}
-
 /* One scontrol line per host (its worst suspect first), paths as comments. */
 void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 {
@@ -347,7 +328,7 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 		fprintf(out, "# not triangulated: %s\n", m->not_judged ? m->not_judged : "");
 	for (size_t i = 0; i < m->n_sus; i++) {
 		const struct fl_mesh_suspect *s = &m->sus[i];
-		pf_autofree char *what = sus_what(m, s), *reason = reason_text(what);
+		pf_autofree char *what = sus_what(m, s), *reason = fl_drain_text(what);
 		const char *host;
 		char hb[32];
 
@@ -357,7 +338,7 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 		}
 		host = m->ranks[s->rank].host;
 		if (s->kind == PF_MESH_PATH || s->kind == FL_MESH_SILENT) {
-			pf_autofree char *a = reason_text(fl_mesh_host(m, s->rank, hb, sizeof(hb)));
+			pf_autofree char *a = fl_drain_text(fl_mesh_host(m, s->rank, hb, sizeof(hb)));
 
 			fprintf(out, "# investigate, not drained: %s %s: %s\n",
 				s->kind == PF_MESH_PATH ? "path from" : "rank on", a, reason);
@@ -366,8 +347,8 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 		if (done[s->rank])
 			continue;
 		done[s->rank] = true;
-		if (!plain_name(host)) {
-			pf_autofree char *h = reason_text(host);
+		if (!fl_drain_plain_host(host)) {
+			pf_autofree char *h = fl_drain_text(host);
 
 			fprintf(out, "# not drained: rank %u's host '%s' is not a plain host name: %s\n",
 				s->rank, h, reason);

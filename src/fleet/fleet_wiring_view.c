@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "fleet_drain.h"
 #include "fleet_wiring.h"
 #include "preflight/macro.h"
 #include "preflight/strbuf.h"
@@ -167,23 +168,6 @@ void fl_wiring_render_csv(const struct fl_wiring *w, FILE *out,
 	}
 }
 
-/* A name scontrol may take unquoted: [A-Za-z0-9._-], not starting with '-'. */
-static bool plain_host(const char *s)
-{
-	if (!*s || *s == '-' || strlen(s) > 255)
-		return false;
-	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")] == 0;
-}
-
-/* @s with everything but [A-Za-z0-9 ._:,/()%=<>-] as '_': safe inside "...". */
-static void reason_safe(char *s)
-{
-	for (char *p = s; *p; p++)
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			    "0123456789 ._:,/()%=<>-", *p))
-			*p = '_';
-}
-
 /* The ports of one host's miswired run w->mis[a..b) in a drain reason. */
 static char *host_reason(const struct fl_wiring *w, size_t a, size_t b)
 {
@@ -214,15 +198,14 @@ size_t fl_wiring_render_drain(const struct fl_wiring *w, FILE *out)
 		w->n_mis_hosts, w->n_mis_hosts == 1 ? "" : "s");
 	for (size_t a = 0, b; a < w->n_mis; a = b) {
 		const char *host = w->mis[a].rec->host;
-		pf_autofree char *reason = NULL, *h = NULL;
+		pf_autofree char *raw = NULL, *reason = NULL, *h = NULL;
 
 		for (b = a + 1; b < w->n_mis && !strcmp(w->mis[b].rec->host, host); b++)
 			;
-		reason = host_reason(w, a, b);
-		reason_safe(reason);
-		if (!plain_host(host)) {
-			h = pf_xstrdup(host);
-			reason_safe(h);
+		raw = host_reason(w, a, b);
+		reason = fl_drain_text(raw);
+		if (!fl_drain_plain_host(host)) {
+			h = fl_drain_text(host);
 			fprintf(out, "# not drained: host '%s' is not a plain host name: %s\n", h,
 				reason);
 			continue;
