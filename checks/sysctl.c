@@ -6,8 +6,10 @@
  * bootstrap and socket transport, IPoIB, storage), multi-rail RoCE ARP and
  * reverse-path settings (judged per RoCE netdev as max(all, <if>), only on
  * rails that share an IPv4 subnet; the RoCE netdevs are those the RDMA
- * ports' GID tables name; strict rp_filter passes with per-rail source
- * policy rules), NUMA balancing and zone reclaim.  Every threshold is a
+ * ports' GID tables name, less those of storage, front-end and unused
+ * ports when the run has the rail model (rails.h: the rules are NCCL's
+ * rails', a skip names the role); strict rp_filter passes with per-rail
+ * source policy rules), NUMA balancing and zone reclaim.  Every threshold is a
  * parameter; `ignore` drops rules, `warn_only` demotes failures.  Live, a
  * sysctl that cannot be read is an error for that key only; under --root an
  * absent one is a skip naming the file.
@@ -18,6 +20,7 @@
 #include "preflight/fs.h"
 #include "preflight/net_facts.h"
 #include "preflight/parse.h"
+#include "preflight/rails.h"
 #include "preflight/providers.h"
 
 struct sysctl_cfg {
@@ -581,6 +584,60 @@ static void judge_rails_rule(const struct pf_ctx *ctx, const struct sysctl_cfg *
 	}
 }
 
+/*
+ * The model's port whose netdev is @ifname and that is no compute rail,
+ * when no compute rail uses that netdev; NULL otherwise (a rail's netdev,
+ * one the model does not know, or no model: judged).
+ */
+static const struct pf_rail_port *not_a_rail(const struct pf_ctx *ctx, const char *ifname)
+{
+	const struct pf_rails *rails = ctx->rails;
+	const struct pf_rail_port *other = NULL;
+
+	if (!rails || !ctx->node || !rails->n_compute)
+		return NULL;
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *rp = &rails->ports[i];
+
+		if (strcmp(rp->netdev, ifname))
+			continue;
+		if (rp->role == PF_ROLE_COMPUTE)
+			return NULL;
+		other = other ? other : rp;
+	}
+	return other;
+}
+
+/*
+ * Keep the compute rails' netdevs among @names (n of them), a skip finding
+ * for each other one; returns how many remain.
+ */
+static int keep_compute(const struct pf_ctx *ctx, char **names, int n, struct pf_result *res)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct pf_rail_port *rp = not_a_rail(ctx, names[i]);
+		struct pf_finding *f;
+		char subject[64];
+
+		if (!rp) {
+			names[k++] = names[i];
+			continue;
+		}
+		snprintf(subject, sizeof(subject), "net.ipv4.conf.%s", names[i]);
+		f = pf_add(res, PF_STATUS_SKIP, subject, "%s of %s/%u, a %s port (%s): multi-rail "
+			   "ARP and rp_filter rules apply to the compute rails' netdevs",
+			   names[i], ctx->node->rdma[rp->rdma].name, rp->port,
+			   pf_port_role_name(rp->role), rp->reason);
+		pf_obs_str(f, "role", pf_port_role_name(rp->role));
+		free(names[i]);
+	}
+	if (names)
+		names[k] = NULL;
+	return k;
+}
+
 static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 			struct pf_result *res)
 {
@@ -598,6 +655,7 @@ static void check_rails(const struct pf_ctx *ctx, const struct sysctl_cfg *cfg,
 		       strerror(-n));
 		return;
 	}
+	n = keep_compute(ctx, names, n, res);
 	if (n < 2) {
 		pf_add(res, PF_STATUS_SKIP, "net.ipv4.conf",
 		       "%d RoCE netdev%s: multi-rail ARP and rp_filter rules do not apply", n,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preflight/node.h"
 #include "testutil.h"
 
 static const char *const globals[] = {
@@ -679,6 +680,43 @@ static void test_no_proc_sys(void **state)
 	free(dir);
 }
 
+/*
+ * Issue 29 item 2: with the rail model (as every run that reads the node
+ * has), the multi-rail rules judge the compute rails' netdevs only.  A
+ * RoCE storage port in the rails' subnet with arp_ignore 8 failed the node
+ * before; now it is a skip naming its role, and a rail's still fails.
+ */
+static void test_rails_compute_only(void **state)
+{
+	char *root = pf_test_gen_root("--gpus 2 --nics 2 --link-layer eth --storage-nic "
+				      "--file /proc/sys/net/ipv4/conf/enp2s0np0/arp_ignore=8");
+	struct pf_node *node = NULL;
+	struct pf_fs *fs = NULL;
+	char *err = NULL;
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
+	pf_fs_free(fs);
+	pf_test_run_check_node("sysctl", root, NULL, node, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.ipv4.conf.enp2s0np0", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "a storage port");
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.enp2s0np0.arp_ignore"));
+	pf_test_need(&res, "net.ipv4.conf.enp20s0np0.arp_ignore", PF_STATUS_PASS);
+	pf_test_need(&res, "net.ipv4.conf.enp28s0np0.arp_ignore", PF_STATUS_PASS);
+	pf_result_release(&res);
+	/* without the model (no inventory) every RoCE netdev is judged, as before */
+	pf_test_run_check("sysctl", root, NULL, NULL, &res);
+	pf_test_need(&res, "net.ipv4.conf.enp2s0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_result_release(&res);
+	pf_node_free(node);
+	pf_test_rmtree(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_rails_from_gid_table),
 		cmocka_unit_test(test_rails_bond_and_vf),
 		cmocka_unit_test(test_rp_filter_policy_routing),
+		cmocka_unit_test(test_rails_compute_only),
 		cmocka_unit_test(test_no_proc_sys),
 	};
 
