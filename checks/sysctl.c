@@ -626,10 +626,11 @@ static int keep_compute(const struct pf_ctx *ctx, char **names, int n, struct pf
 			continue;
 		}
 		snprintf(subject, sizeof(subject), "net.ipv4.conf.%s", names[i]);
-		f = pf_add(res, PF_STATUS_SKIP, subject, "%s of %s/%u, a %s port (%s): multi-rail "
+		f = pf_add(res, PF_STATUS_SKIP, subject, "%s of %s/%u, %s %s port (%s): multi-rail "
 			   "ARP and rp_filter rules apply to the compute rails' netdevs",
 			   names[i], ctx->node->rdma[rp->rdma].name, rp->port,
-			   pf_port_role_name(rp->role), rp->reason);
+			   rp->role == PF_ROLE_UNUSED ? "an" : "a", pf_port_role_name(rp->role),
+			   rp->reason);
 		pf_obs_str(f, "role", pf_port_role_name(rp->role));
 		free(names[i]);
 	}
