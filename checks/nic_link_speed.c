@@ -805,11 +805,10 @@ static void port_observed(struct pf_finding *f, const struct pf_node *node,
 	if (e->card_own_role) {
 		pf_obs_str(f, "role", "card");
 		pf_obs_num(f, "card_ports", (double)e->card_ports);
-	} else if (e->rp) {
+	} else if (e->rp && e->rp->role != PF_ROLE_COMPUTE) {
+		/* the report's node.rails has every port's role; here what changed the verdict */
 		pf_obs_str(f, "role", pf_port_role_name(e->rp->role));
 	}
-	if (e->rp && e->rp->rail >= 0)
-		pf_obs_num(f, "rail", e->rp->rail);
 	if (d->pci >= 0)
 		pf_obs_str(f, "pci", node->pci[d->pci].bdf);
 	if (p->active_mtu > 0)
