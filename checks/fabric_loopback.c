@@ -5,8 +5,11 @@
  *
  * gdr_loopback's traffic never leaves the NIC; here every byte crosses two
  * cables and the switch, as AzNHC's ib_write_bw between two HCAs of one
- * node does.  Rails: the ACTIVE ports of the compute NICs (`nics`, else
- * every physical function) of the node's main link layer, in order.  Round
+ * node does.  Rails: the ACTIVE ports of the node's main link layer among
+ * the compute rails of the rail model (rails.h), in rail order (a storage,
+ * front-end or unused port is a skip naming its role); with `nics` set, or
+ * when the model found no compute rail, the ports of those devices (else of
+ * every physical function), in order.  Round
  * 1 sends i -> i+1, round 2 i -> i+2 (mod N, N > 2): every rail sends and
  * receives at once, all flows of a round together (src/traffic/fabric.c).
  * Each direction is judged against min(port rates) x min_fraction; a rail
@@ -41,6 +44,7 @@
 #include "preflight/pairs.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 #include "preflight/rdma_select.h"
 
 struct fabric_loopback_cfg {
@@ -348,6 +352,69 @@ static size_t rail_order(const struct pf_ctx *ctx, const struct fabric_loopback_
 	return n_order;
 }
 
+/* Port number @num of @d; NULL none. */
+static const struct pf_rdma_port *port_of(const struct pf_rdma_dev *d, unsigned int num)
+{
+	for (size_t j = 0; j < d->n_ports; j++)
+		if (d->ports[j].num == num)
+			return &d->ports[j];
+	return NULL;
+}
+
+/*
+ * Without `nics`: the rail model's compute rails of the candidate devices
+ * (rdma_select.h) in rail order into @devs/@ports, a skip finding for each
+ * other port of those devices; 0 and nothing added when the model has no
+ * compute rail (the devices' ports are the candidates then).
+ */
+static size_t model_ports(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
+			  const struct pf_rdma_dev ***devs, const struct pf_rdma_port ***ports,
+			  struct pf_result *res)
+{
+	const struct pf_rails *rails = ctx->rails;
+	const struct pf_node *node = ctx->node;
+	size_t n = 0;
+
+	if (cfg->nics[0] || !rails || !rails->n_compute)
+		return 0;
+	*devs = pf_xcalloc(rails->n_compute + 1, sizeof(**devs));
+	*ports = pf_xcalloc(rails->n_compute + 1, sizeof(**ports));
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *rp = &rails->ports[i];
+		const struct pf_rdma_dev *d = &node->rdma[rp->rdma];
+		const struct pf_rdma_port *pt = port_of(d, rp->port);
+
+		/* rail indices run 0..n_compute-1: the slot is the rail */
+		if (pt && rp->role == PF_ROLE_COMPUTE && rp->rail >= 0 &&
+		    (size_t)rp->rail < rails->n_compute &&
+		    pf_rdma_default_candidate(ctx->fs, node, d)) {
+			(*devs)[rp->rail] = d;
+			(*ports)[rp->rail] = pt;
+		}
+	}
+	/* close the gaps of rails whose device is no candidate */
+	for (size_t i = 0; i < rails->n_compute; i++)
+		if ((*devs)[i]) {
+			(*devs)[n] = (*devs)[i];
+			(*ports)[n++] = (*ports)[i];
+		}
+	for (size_t i = 0; n && i < rails->n_ports; i++) {
+		const struct pf_rail_port *rp = &rails->ports[i];
+		const struct pf_rdma_dev *d = &node->rdma[rp->rdma];
+		struct pf_finding *f;
+		char subject[64];
+
+		if (rp->role == PF_ROLE_COMPUTE || !pf_rdma_default_candidate(ctx->fs, node, d))
+			continue;
+		snprintf(subject, sizeof(subject), "%s/%u", d->name, rp->port);
+		f = pf_add(res, PF_STATUS_SKIP, subject, "%s: %s %s port (%s), not a compute rail: "
+			   "not looped", subject, rp->role == PF_ROLE_UNUSED ? "an" : "a",
+			   pf_port_role_name(rp->role), rp->reason);
+		pf_obs_str(f, "role", pf_port_role_name(rp->role));
+	}
+	return n;
+}
+
 /* The candidate ports, of the fabric's link layer; the others are findings. */
 static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cfg *cfg,
 		       struct plan *p, struct pf_result *res, enum pf_link_layer *ret_ll)
@@ -358,8 +425,16 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 	pf_autofree const struct pf_rdma_dev **devs = NULL;
 	enum pf_link_layer ll;
 	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
-	size_t n_order = rail_order(ctx, cfg, order);
+	size_t n_order;
 
+	cap = model_ports(ctx, cfg, &devs, &ports, res);
+	for (size_t k = 0; k < cap; k++) {
+		all_ib += ports[k]->link_layer == PF_LINK_IB;
+		all_eth += ports[k]->link_layer == PF_LINK_ETH;
+		n_ib += pf_rdma_port_usable(ports[k]) && ports[k]->link_layer == PF_LINK_IB;
+		n_eth += pf_rdma_port_usable(ports[k]) && ports[k]->link_layer == PF_LINK_ETH;
+	}
+	n_order = cap ? 0 : rail_order(ctx, cfg, order);
 	for (size_t i = 0; i < n_order; i++) {
 		const struct pf_rdma_dev *d = order[i];
 

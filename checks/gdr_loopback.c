@@ -3,8 +3,11 @@
  * gdr_loopback - RDMA WRITE loopback bandwidth per GPU/NIC pair, from host
  * memory and from GPU memory (GPUDirect RDMA), like perftest's ib_write_bw.
  *
- * Pairs: each GPU with its nearest NIC (src/node/gpu_nic.c, the map gpu_nic_numa
- * reports), or the `pairs` list; without GPUs, every RDMA port.  Per NIC
+ * Pairs: each GPU with its own rail in the rail model (rails.h: the
+ * lowest-numbered compute rail serving that GPU, its port included), a GPU
+ * the model gives no rail with its nearest NIC (src/node/gpu_nic.c, the map
+ * gpu_nic_numa reports); with `nics` set, each GPU with its nearest NIC
+ * among them; or the `pairs` list; without GPUs, every RDMA port.  Per NIC
  * port a host-memory run (buffers on the NIC's NUMA node), then per pair a
  * GPU-memory run (nvidia-peermem or DMA-BUF registration), through the
  * engine in src/traffic/loopback.c.  Verdicts: host >= host_min_fraction of the
@@ -35,6 +38,7 @@
 #include "preflight/node.h"
 #include "preflight/parse.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 #include "preflight/rdma_select.h"
 
 struct gdr_loopback_cfg {
@@ -414,6 +418,32 @@ static bool nic_allowed(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 			    : pf_rdma_default_candidate(ctx->fs, ctx->node, dev);
 }
 
+/*
+ * GPU @bdf's own rail in the rail model: the lowest-numbered compute rail
+ * that serves it, of a device the run may use; NULL none (or with `nics`).
+ */
+static const struct pf_rail_port *own_rail(const struct pf_ctx *ctx,
+					   const struct gdr_loopback_cfg *cfg, const char *bdf)
+{
+	const struct pf_rails *rails = ctx->rails;
+	const struct pf_node *node = ctx->node;
+	const struct pf_rail_port *best = NULL;
+
+	if (cfg->nics[0] || !rails)
+		return NULL;
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *rp = &rails->ports[i];
+
+		if (rp->role != PF_ROLE_COMPUTE || rp->gpu < 0 || (size_t)rp->gpu >= node->n_gpus ||
+		    strcmp(node->pci[node->gpus[rp->gpu].pci].bdf, bdf) ||
+		    !nic_allowed(ctx, cfg, &node->rdma[rp->rdma]))
+			continue;
+		if (!best || rp->rail < best->rail)
+			best = rp;
+	}
+	return best;
+}
+
 static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *cfg,
 			struct plan *p)
 {
@@ -424,15 +454,24 @@ static int plan_default(const struct pf_ctx *ctx, const struct gdr_loopback_cfg 
 	size_t n_paired = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const struct pf_rail_port *rail = own_rail(ctx, cfg, pairs[i].gpu->bdf);
 		const struct pf_rdma_dev *dev;
+		unsigned int port;
 		ssize_t ni;
 
-		if (pairs[i].nic < 0)
-			continue;
-		dev = &node->rdma[pairs[i].nic];
-		if (!dev->n_ports)
-			continue;
-		ni = plan_nic(ctx, p, dev, dev->ports[0].num);
+		if (rail) {
+			dev = &node->rdma[rail->rdma];
+			port = rail->port;
+		} else {
+			/* no rail of its own in the model: its nearest NIC, judged by gdr_level */
+			if (pairs[i].nic < 0)
+				continue;
+			dev = &node->rdma[pairs[i].nic];
+			if (!dev->n_ports)
+				continue;
+			port = dev->ports[0].num;
+		}
+		ni = plan_nic(ctx, p, dev, port);
 		if (ni < 0)
 			continue;
 		p->nics[ni].asked = true;

@@ -20,10 +20,17 @@
  * without a PCI function (rxe, scif0, a VF whose function is not recorded);
  * only the rate expectations need a PCI model and are not applied to them.
  *
- * A port that never had a link (link_downed 0 in counters/ or, for rxe,
- * hw_counters/) on a card that no GPU is paired with (gpu_nic.h: a storage
- * or front-end card) is a warn while `nics` is unset: it may be unused on
- * purpose.  A GPU's rail, or a device listed in `nics`, fails.
+ * Roles come from the rail model (rails.h, docs/rails.md): compute rails
+ * are held to the rate and width above, among the compute rails of their
+ * HCA model; storage and front-end ports are judged for being up and at the
+ * best rate of their own role and link layer, as warns at most; unused ports
+ * (down and never linked, SR-IOV VFs of a present PF) are a skip naming the
+ * reason.  On a node whose rails the model found by rate alone (no NIC
+ * beside a GPU), a slower port of the rails' link layer may be a degraded
+ * rail: it is held to its HCA model's best like a rail, unless every port of
+ * its card runs at that lower rate (a card cabled for another network).
+ * With `nics` set, the listed devices are the rails and the others a second
+ * group; a never-cabled port outside them is not judged.
  *
  * RoCE LAG (mlx5_bond_<n>): the port's netdev is the bond, whose speed is
  * the sum of its slaves'; the port rate is one physical port's.  The port
@@ -36,10 +43,10 @@
 #include <string.h>
 
 #include "preflight/check.h"
-#include "preflight/gpu_nic.h"
 #include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
+#include "preflight/rails.h"
 #include "preflight/strbuf.h"
 
 /* RoCEv2 headers the kernel subtracts from the netdev MTU (iboe_get_mtu()). */
@@ -150,9 +157,41 @@ static bool ignored(const struct nic_link_speed_cfg *cfg, const struct pf_rdma_d
 	return pf_list_has(cfg->ignore, d->name) || pf_list_has(cfg->ignore, key);
 }
 
+/* How the rail model has a port judged. */
+enum judged_as {
+	AS_RAIL,   /* a compute rail (or no model entry, or `nics` set): fails */
+	AS_OTHER,  /* storage or front-end: up and at its role's rate, warns at most */
+	AS_UNUSED, /* unused (down and never linked, a VF of a present PF): a skip */
+};
+
 /*
- * HCA model, link layer and role: ports that must behave alike.  With
- * `nics` set, the workload's devices and the others are two roles.
+ * What the port is judged as; *ret gets its model entry (NULL with `nics`
+ * set, without a PCI function, or without a model: the rules of before).
+ */
+static enum judged_as judged_as(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+				const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+				const struct pf_rail_port **ret)
+{
+	const struct pf_rails *rails = ctx->rails;
+	const struct pf_rail_port *rp = NULL;
+
+	if (!cfg->nics[0] && d->pci >= 0)
+		rp = pf_rails_port(rails, (int)(d - ctx->node->rdma), p->num);
+	*ret = rp;
+	if (!rp || rp->role == PF_ROLE_COMPUTE)
+		return AS_RAIL;
+	if (rp->role == PF_ROLE_UNUSED)
+		return AS_UNUSED;
+	/* rails found by rate alone: a slower port of their link layer may be a degraded rail */
+	if (!rp->declared && rails->rule && !strcmp(rails->rule, "fastest") &&
+	    rp->link_layer == rails->compute_link)
+		return AS_RAIL;
+	return AS_OTHER;
+}
+
+/*
+ * HCA model and link layer (with `nics` set, the workload's devices and the
+ * others apart): for a rail, the ports that must behave alike.
  */
 static void model_of(const struct nic_link_speed_cfg *cfg, const struct pf_node *node,
 		     const struct pf_rdma_dev *d, const struct pf_rdma_port *p, char *buf,
@@ -172,6 +211,22 @@ static void model_of(const struct nic_link_speed_cfg *cfg, const struct pf_node 
 		snprintf(buf, len, "%s %s%s", d->name, ll, role);
 }
 
+/*
+ * The group of ports that must behave alike: a rail's model (model_of); a
+ * storage or front-end port's role and link layer, whatever its card.
+ */
+static void group_of_port(const struct nic_link_speed_cfg *cfg, const struct pf_node *node,
+			  const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
+			  enum judged_as as, const struct pf_rail_port *rp, char *buf, size_t len)
+{
+	if (as == AS_OTHER && rp)
+		snprintf(buf, len, "%s %s", pf_port_role_name(rp->role),
+			 p->link_layer == PF_LINK_ETH ? "RoCE" :
+			 p->link_layer == PF_LINK_IB ? "IB" : "?");
+	else
+		model_of(cfg, node, d, p, buf, len);
+}
+
 /* The best of each model, computed once per run. */
 struct group {
 	char model[96];
@@ -181,38 +236,11 @@ struct group {
 struct groups {
 	struct group *v;
 	size_t n;
-	bool *rail_card;  /* per node->rdma: its card holds a GPU's nearest NIC */
-	bool any_rail;
 };
 
 static void groups_free(struct groups *g)
 {
 	free(g->v);
-	free(g->rail_card);
-}
-
-/*
- * Which devices sit on a GPU's card: a PCI slot (domain:bus:dev, every
- * function) that holds the nearest NIC of some GPU (gpu_nic.h).
- */
-static void find_rail_cards(const struct pf_node *node, struct groups *g)
-{
-	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
-	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
-
-	g->rail_card = pf_xcalloc(node->n_rdma ? node->n_rdma : 1, sizeof(*g->rail_card));
-	for (size_t i = 0; i < n; i++) {
-		const struct pf_rdma_dev *nic;
-
-		if (pairs[i].nic < 0 || node->rdma[pairs[i].nic].pci < 0)
-			continue;
-		nic = &node->rdma[pairs[i].nic];
-		g->any_rail = true;
-		for (size_t k = 0; k < node->n_rdma; k++)
-			if (node->rdma[k].pci >= 0 &&
-			    !strncmp(node->pci[node->rdma[k].pci].bdf, node->pci[nic->pci].bdf, 10))
-				g->rail_card[k] = true;
-	}
 }
 
 static struct group_best *group_of(const struct groups *g, const char *model)
@@ -223,9 +251,10 @@ static struct group_best *group_of(const struct groups *g, const char *model)
 	return NULL;
 }
 
-static void build_groups(const struct pf_node *node, const struct nic_link_speed_cfg *cfg,
+static void build_groups(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
 			 struct groups *g)
 {
+	const struct pf_node *node = ctx->node;
 	size_t cap = 0;
 	char m[96];
 
@@ -236,11 +265,16 @@ static void build_groups(const struct pf_node *node, const struct nic_link_speed
 			continue;
 		for (size_t k = 0; k < d->n_ports; k++) {
 			const struct pf_rdma_port *p = &d->ports[k];
+			const struct pf_rail_port *rp;
 			struct group_best *best;
+			enum judged_as as;
 
 			if (ignored(cfg, d, p))
 				continue;
-			model_of(cfg, node, d, p, m, sizeof(m));
+			as = judged_as(ctx, cfg, d, p, &rp);
+			if (as == AS_UNUSED)
+				continue;
+			group_of_port(cfg, node, d, p, as, rp, m, sizeof(m));
 			best = group_of(g, m);
 			if (!best) {
 				if (g->n == cap) {
@@ -471,13 +505,15 @@ static enum down_kind down_kind(const struct pf_ctx *ctx, const struct pf_rdma_d
 struct port_eval {
 	const struct pf_netdev *nd;
 	struct verdict v;
-	char subject[96], model[96], rt[64];
+	char subject[96], model[96], group[96], rt[64];
 	struct group_best best;
 	double want_rate;
 	int want_width;
 	bool up, card_own_role, bond_unrecorded;
 	bool no_model;     /* no PCI function: state judged, rate not */
-	bool second_role;  /* on a card no GPU is paired with, while a GPU has a rail */
+	enum judged_as as; /* by the port's role in the rail model */
+	const struct pf_rail_port *rp; /* its model entry, NULL none */
+	const char *peers; /* the ports its rate is compared with, in words */
 	size_t card_ports, n_slaves;
 	enum down_kind dk;
 	uint64_t downed;
@@ -488,9 +524,10 @@ struct port_eval {
 };
 
 /*
- * Plan: the port's model and the rate and width it is held to (the model's
- * best, unless its card runs all its ports slower: a role of its own), and
- * for a down port whether it ever had a link.
+ * Plan: the port's role and group, the rate and width it is held to (its
+ * group's best; a rail's also the profile's minimum; a port whose card runs
+ * all its ports slower, outside a GPU's rails, its card's), and for a down
+ * port whether it ever had a link.
  */
 static void port_plan(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
 		      const struct groups *groups, const struct pf_rdma_dev *d,
@@ -500,20 +537,26 @@ static void port_plan(const struct pf_ctx *ctx, const struct nic_link_speed_cfg 
 	const struct group_best *gb;
 
 	e->nd = p->netdev >= 0 ? &node->netdevs[p->netdev] : NULL;
-	e->want_rate = cfg->min_rate_gbps;
-	e->want_width = (int)cfg->min_width;
+	e->as = judged_as(ctx, cfg, d, p, &e->rp);
+	/* the profile's minimums are the rails': another role is held to its own best */
+	e->want_rate = e->as == AS_OTHER ? 0 : cfg->min_rate_gbps;
+	e->want_width = e->as == AS_OTHER ? 0 : (int)cfg->min_width;
+	e->peers = e->as == AS_OTHER ? "the other ports of its role" :
+				       "its siblings of the same model";
 	e->up = port_up(p);
 	e->speed_src = "sysfs";
 	e->nd_speed = -1;
 	e->dk = DOWN_UNKNOWN;
 	snprintf(e->subject, sizeof(e->subject), "%s/%u", d->name, p->num);
 	model_of(cfg, node, d, p, e->model, sizeof(e->model));
-	gb = group_of(groups, e->model);
+	group_of_port(cfg, node, d, p, e->as, e->rp, e->group, sizeof(e->group));
+	gb = group_of(groups, e->group);
 	e->best = gb ? *gb : (struct group_best){ 0 };
-	if (cfg->infer && e->best.n_ports > 1 && e->up && p->rate_gbps > 0 &&
+	if (cfg->infer && e->as == AS_RAIL && (!e->rp || e->rp->role != PF_ROLE_COMPUTE) &&
+	    e->best.n_ports > 1 && e->up && p->rate_gbps > 0 &&
 	    p->rate_gbps < e->best.rate_gbps && d->pci >= 0 &&
 	    (e->card_ports = card_role(node, d, p->rate_gbps, e->best.rate_gbps))) {
-		/* its card runs all its ports at this rate: another role, its own group */
+		/* no GPU's rail, and its card runs all its ports at this rate: its own group */
 		e->best.rate_gbps = p->rate_gbps;
 		e->best.width = p->width;
 		e->card_own_role = true;
@@ -527,8 +570,6 @@ static void port_plan(const struct pf_ctx *ctx, const struct nic_link_speed_cfg 
 		e->no_model = true;
 		e->want_rate = 0;
 		e->want_width = 0;
-	} else {
-		e->second_role = groups->any_rail && !groups->rail_card[d - node->rdma];
 	}
 	if (!e->up)
 		e->dk = down_kind(ctx, d, p, &e->downed);
@@ -548,15 +589,6 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 		pf_obs_str(f, "down", "never_cabled");
 		pf_obs_num(f, "link_downed", 0);
 		return false;
-	} else if (e->dk == DOWN_NEVER_CABLED && !cfg->nics[0] && e->second_role) {
-		/* a storage or front-end card with one port cabled: not a GPU's rail */
-		problem(&e->v, PF_STATUS_WARN, "if the port is meant to be used, check the cable or "
-			"transceiver and the switch port; else list the workload's devices in "
-			"nic_link_speed.nics (or ignore <dev>)",
-			"%s (%s), never had a link since boot (link_downed 0), on a card no GPU "
-			"is paired with: not cabled or unused, not a rail",
-			p->state_name ? p->state_name : "state unknown",
-			p->phys_state_name ? p->phys_state_name : "phys_state unknown");
 	} else if (e->dk == DOWN_NEVER_CABLED) {
 		/* a rail that never came up, or (without nics) a port that may be unused */
 		char fix[512];
@@ -619,18 +651,19 @@ static void judge_rate(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 		problem(&e->v, PF_STATUS_FAIL,
 			"a lane is down: reseat or replace the cable or transceiver; "
 			"mlxlink -d <dev> shows the lane status",
-			"active at %s: %d lanes where %s %dX", e->rt, p->width,
-			cfg->infer && e->best.width == e->want_width ?
-			"its siblings of the same model run" : "the profile expects",
-			e->want_width);
+			"active at %s: %d lanes where %s%s %dX", e->rt, p->width,
+			cfg->infer && e->best.width == e->want_width ? e->peers :
+			"the profile expects", cfg->infer && e->best.width == e->want_width ?
+			" run" : "", e->want_width);
 	else if (e->want_rate > 0 && p->rate_gbps < e->want_rate - 1e-9)
 		problem(&e->v, PF_STATUS_FAIL,
 			"reseat or replace the cable or transceiver; check the switch port "
 			"speed (mlxlink -d <dev> shows the negotiated speed)",
-			"active at %s, expected at least %g Gb/s%s", e->rt, e->want_rate,
+			"active at %s, expected at least %g Gb/s%s%s", e->rt, e->want_rate,
 			cfg->infer && e->best.rate_gbps == e->want_rate &&
-			e->want_rate > cfg->min_rate_gbps ?
-			" like its siblings of the same model" : "");
+			e->want_rate > cfg->min_rate_gbps ? " like " : "",
+			cfg->infer && e->best.rate_gbps == e->want_rate &&
+			e->want_rate > cfg->min_rate_gbps ? e->peers : "");
 }
 
 /*
@@ -729,6 +762,12 @@ static struct pf_finding *port_finding(const struct pf_rdma_dev *d, const struct
 			add_remedy(pf_strbuf_sep(&remedy, "; "), e->v.p[i].remedy, d->name,
 				   nd ? nd->name : "<netdev>");
 	}
+	if (e->as == AS_OTHER && st == PF_STATUS_FAIL) {
+		/* not a compute rail: NCCL does not use it, a job does not wait on it */
+		st = PF_STATUS_WARN;
+		pf_strbuf_addf(&msg, " (a %s port, not a compute rail: warns at most)",
+			       pf_port_role_name(e->rp->role));
+	}
 	f = pf_add(res, st, e->subject, "%s", msg.buf);
 	if (st != PF_STATUS_PASS && remedy.len)
 		pf_remedy(f, "%s", remedy.buf);
@@ -763,11 +802,12 @@ static void port_observed(struct pf_finding *f, const struct pf_node *node,
 			   e->dk == DOWN_WENT_DOWN ? "went_down" : "unknown");
 	if (!e->up && e->dk != DOWN_UNKNOWN)
 		pf_obs_num(f, "link_downed", (double)e->downed);
-	if (e->second_role && !e->up)
-		pf_obs_str(f, "card_role", "no GPU paired");
 	if (e->card_own_role) {
 		pf_obs_str(f, "role", "card");
 		pf_obs_num(f, "card_ports", (double)e->card_ports);
+	} else if (e->rp && e->rp->role != PF_ROLE_COMPUTE) {
+		/* the report's node.rails has every port's role; here what changed the verdict */
+		pf_obs_str(f, "role", pf_port_role_name(e->rp->role));
 	}
 	if (d->pci >= 0)
 		pf_obs_str(f, "pci", node->pci[d->pci].bdf);
@@ -809,8 +849,11 @@ static void port_expected(struct pf_finding *f, const struct nic_link_speed_cfg 
 	}
 }
 
-/* One port: plan what it is held to, judge it, report one finding. */
-static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
+/*
+ * One port: plan what it is held to, judge it, report one finding; false
+ * when the rail model calls it unused (a skip with the reason).
+ */
+static bool judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg *cfg,
 		       const struct groups *groups, const struct pf_rdma_dev *d,
 		       const struct pf_rdma_port *p, struct pf_result *res)
 {
@@ -818,11 +861,21 @@ static void judge_port(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	struct pf_finding *f;
 
 	port_plan(ctx, cfg, groups, d, p, &e);
+	if (e.as == AS_UNUSED) {
+		f = pf_add(res, PF_STATUS_SKIP, e.subject, "%s (%s): unused port (%s), not judged",
+			   p->state_name ? p->state_name : "state unknown",
+			   p->phys_state_name ? p->phys_state_name : "phys_state unknown",
+			   e.rp->reason);
+		pf_obs_str(f, "role", pf_port_role_name(e.rp->role));
+		pf_obs_str(f, "state", p->state_name ? p->state_name : "unknown");
+		return false;
+	}
 	if (!port_judge(ctx, cfg, d, p, &e, res))
-		return;
+		return true;
 	f = port_finding(d, p, &e, res);
 	port_observed(f, ctx->node, d, p, &e);
 	port_expected(f, cfg, p, &e);
+	return true;
 }
 
 /* What the run counted over the ports. */
@@ -869,7 +922,12 @@ static void judge_device(const struct pf_ctx *ctx, const struct nic_link_speed_c
 			t->skipped++;
 			continue;
 		}
-		judge_port(ctx, cfg, groups, d, p, res);
+		if (!judge_port(ctx, cfg, groups, d, p, res)) {
+			/* unused: skipped, yet a port of the node (expected_ports) */
+			t->skipped++;
+			t->with_pci += d->pci >= 0;
+			continue;
+		}
 		f = pf_last(res);
 		t->judged++;
 		t->with_pci += d->pci >= 0;
@@ -941,8 +999,7 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
-	build_groups(node, cfg, &groups);
-	find_rail_cards(node, &groups);
+	build_groups(ctx, cfg, &groups);
 	for (size_t i = 0; i < node->n_rdma; i++)
 		judge_device(ctx, cfg, &groups, &node->rdma[i], &t, res);
 	bad = t.bad + judge_port_count(cfg, &t, res);

@@ -6,8 +6,11 @@
  * bootstrap and socket transport, IPoIB, storage), multi-rail RoCE ARP and
  * reverse-path settings (judged per RoCE netdev as max(all, <if>), only on
  * rails that share an IPv4 subnet; the RoCE netdevs are those the RDMA
- * ports' GID tables name; strict rp_filter passes with per-rail source
- * policy rules), NUMA balancing and zone reclaim.  Every threshold is a
+ * ports' GID tables name; with the rail model (rails.h), a netdev of no
+ * compute rail is judged only where it shares a subnet with a rail (it
+ * can answer ARP for the rail's address), a skip naming its role where it
+ * shares one only with other such netdevs; strict rp_filter passes with
+ * per-rail source policy rules), NUMA balancing and zone reclaim.  Every threshold is a
  * parameter; `ignore` drops rules, `warn_only` demotes failures.  Live, a
  * sysctl that cannot be read is an error for that key only; under --root an
  * absent one is a skip naming the file.
@@ -18,6 +21,7 @@
 #include "preflight/fs.h"
 #include "preflight/net_facts.h"
 #include "preflight/parse.h"
+#include "preflight/rails.h"
 #include "preflight/providers.h"
 
 struct sysctl_cfg {
@@ -365,6 +369,46 @@ static int roce_netdevs(const struct pf_fs *fs, char ***ret)
 }
 
 /*
+ * The model's port whose netdev is @ifname and that is no compute rail,
+ * when no compute rail uses that netdev; NULL otherwise (a rail's netdev,
+ * one the model does not know, or no model: judged).
+ */
+static const struct pf_rail_port *not_a_rail(const struct pf_ctx *ctx, const char *ifname)
+{
+	const struct pf_rails *rails = ctx->rails;
+	const struct pf_rail_port *other = NULL;
+
+	if (!rails || !ctx->node || !rails->n_compute)
+		return NULL;
+	for (size_t i = 0; i < rails->n_ports; i++) {
+		const struct pf_rail_port *rp = &rails->ports[i];
+
+		if (strcmp(rp->netdev, ifname))
+			continue;
+		if (rp->role == PF_ROLE_COMPUTE)
+			return NULL;
+		other = other ? other : rp;
+	}
+	return other;
+}
+
+/* A skip: @ifname shares a subnet only with netdevs of no compute rail. */
+static void not_rail_skip(const struct pf_ctx *ctx, const char *ifname,
+			  const struct pf_rail_port *rp, struct pf_result *res)
+{
+	struct pf_finding *f;
+	char subject[64];
+
+	snprintf(subject, sizeof(subject), "net.ipv4.conf.%s", ifname);
+	f = pf_add(res, PF_STATUS_SKIP, subject, "%s of %s/%u, %s %s port (%s), shares its "
+		   "subnet with no compute rail: multi-rail ARP and rp_filter rules apply where "
+		   "NCCL's rails meet", ifname, ctx->node->rdma[rp->rdma].name, rp->port,
+		   rp->role == PF_ROLE_UNUSED ? "an" : "a", pf_port_role_name(rp->role),
+		   rp->reason);
+	pf_obs_str(f, "role", pf_port_role_name(rp->role));
+}
+
+/*
  * Which rails share an IPv4 subnet with another rail: only there does the
  * kernel see two interfaces as routes to one neighbour, and only there do
  * arp_ignore, arp_announce and rp_filter decide which rail answers and which
@@ -375,6 +419,7 @@ static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *sh
 			 struct pf_ipv4_addrs *addrs, struct pf_result *res)
 {
 	pf_autofree bool *known = pf_xcalloc((size_t)n, sizeof(*known));
+	pf_autofree bool *other = pf_xcalloc((size_t)n, sizeof(*other));
 	pf_autofree char *missing = pf_xstrdup(""), *subnets = pf_xstrdup("");
 	int n_shared = 0, n_missing = 0;
 
@@ -404,14 +449,26 @@ static int sharing_rails(const struct pf_ctx *ctx, char **rails, int n, bool *sh
 			subnets = next;
 		}
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		const struct pf_rail_port *rp = not_a_rail(ctx, rails[i]);
+
 		for (int j = 0; j < n && known[i] && !shared[i]; j++) {
+			bool same = false;
+
 			if (j == i || !known[j])
 				continue;
-			for (size_t a = 0; a < addrs[i].n && !shared[i]; a++)
-				for (size_t b = 0; b < addrs[j].n && !shared[i]; b++)
-					shared[i] = pf_ipv4_same_subnet(&addrs[i].v[a], &addrs[j].v[b]);
+			for (size_t a = 0; a < addrs[i].n && !same; a++)
+				for (size_t b = 0; b < addrs[j].n && !same; b++)
+					same = pf_ipv4_same_subnet(&addrs[i].v[a], &addrs[j].v[b]);
+			/* a netdev of no compute rail matters only where it meets a rail */
+			if (same && rp && not_a_rail(ctx, rails[j]))
+				other[i] = true;
+			else
+				shared[i] = same;
 		}
+		if (rp && other[i] && !shared[i])
+			not_rail_skip(ctx, rails[i], rp, res);
+	}
 	for (int i = 0; i < n; i++)
 		n_shared += shared[i];
 	if (n_missing) {

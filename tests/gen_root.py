@@ -17,7 +17,11 @@ The tree mirrors what the kernel shows, relative symlinks included:
   /proc/self/limits, /proc/sys/..., /proc/uptime
 
 GPU i and its rail NIC share a PCIe switch (DGX-style); switches are spread
-evenly over the NUMA nodes.  With more NICs than GPUs the NICs are spread
+evenly over the NUMA nodes.  Rail NICs are named mlx5_0..N-1 (HGX-style);
+--dgx-naming names the 8 rails as a DGX H100 does (mlx5_0,3,4,5,6,9,10,11)
+beside two dual-port BlueField-3 storage cards at 200 Gb/s on the chipset
+(mlx5_1,2 and mlx5_7,8); --renumber puts one more RDMA device (a ConnectX-6
+storage port) first, as mlx5_0, so every other mlx5_N shifts up by one.  With more NICs than GPUs the NICs are spread
 over the GPU switches (16 GPUs / 32 NICs: two NICs per switch).  A chipset
 host bridge and a 1 GbE management NIC (eno1) live in domain 0000.
 Fault flags inject what the checks must catch.  Only the standard library is
@@ -126,7 +130,28 @@ def parse_list(values):
     return out
 
 
+DGX_RAILS = [0, 3, 4, 5, 6, 9, 10, 11]   # DGX H100: the compute rails' mlx5 numbers
+DGX_STORAGE = [(1, 2), (7, 8)]          # its two BlueField-3 storage cards, two ports each
+
+
+def mlx5(args, n):
+    """The name of the device numbered n; --renumber shifts every number up by one."""
+    return f"mlx5_{n + (1 if args.renumber else 0)}"
+
+
+def rail_name(args, idx):
+    """The name of rail NIC idx (HGX: its index; DGX H100: DGX_RAILS)."""
+    return mlx5(args, DGX_RAILS[idx] if args.dgx_naming else idx)
+
+
+def extra_number(args):
+    """The number of the first device after the rails (storage, front-end, N/S cards)."""
+    return 12 if args.dgx_naming else args.nics
+
+
 def build(args):
+    if args.dgx_naming and (args.nics != 8 or args.roce_lag):
+        sys.exit("gen_root: --dgx-naming needs --nics 8 and no --roce-lag")
     r = Root(args.out)
     ncpus = args.numa * args.cpus_per_numa
     numa_cpus = [list(range(k * args.cpus_per_numa, (k + 1) * args.cpus_per_numa))
@@ -214,7 +239,8 @@ def build(args):
             if sw_of_nic[n] == g:
                 sw_of_nic[n] = socket_peer(g, True)
     for n in parse_list(args.nic_wrong_socket):
-        n = int(n.replace("mlx5_", ""))
+        n = int(n.replace("mlx5_", "")) if n.isdigit() else \
+            [rail_name(args, i) for i in range(args.nics)].index(n)
         if n >= args.nics or args.numa < 2:
             sys.exit(f"gen_root: --nic-wrong-socket {n}: needs that NIC and 2+ NUMA nodes")
         sw_of_nic[n] = socket_peer(sw_of_nic[n], False)
@@ -269,7 +295,7 @@ def build(args):
                             max_speed="32.0 GT/s PCIe", max_width=16)
                 else:
                     pci_dev(ep, 0x10de, 0x2330, 0x030200, numa)
-            elif f"mlx5_{idx}" in missing:
+            elif rail_name(args, idx) in missing:
                 continue  # fell off the bus: its slot is empty
             else:
                 cls = 0x020700 if ll == "ib" else 0x020000
@@ -277,9 +303,9 @@ def build(args):
                 if idx < args.roce_lag:
                     roce_lag(r, args, ep, idx, b + 3 + k, numa, pci_dev)
                     continue
-                rdma(r, args, ep, f"mlx5_{idx}", b + 3 + k, "MT4129", "MT_0000000838",
-                     args.rate, f"mlx5_{idx}" in slow, f"mlx5_{idx}" in narrow,
-                     f"mlx5_{idx}" in down)
+                name = rail_name(args, idx)
+                rdma(r, args, ep, name, b + 3 + k, "MT4129", "MT_0000000838",
+                     args.rate, name in slow, name in narrow, name in down)
 
     # NVSwitches: bridges of class 0x0680 that must not count as GPUs
     for i in range(args.nvswitch):
@@ -298,8 +324,32 @@ def build(args):
         ep = f"{rp}/0000:02:00.0"
         pci_dev(ep, 0x15b3, 0x101b, 0x020000 if ll == "eth" else 0x020700, 0,
                 speed="16.0 GT/s PCIe", width=16)
-        rdma(r, args, ep, f"mlx5_{args.nics}", 2, "MT4123", "MT_0000000223", 200,
+        rdma(r, args, ep, mlx5(args, extra_number(args)), 2, "MT4123", "MT_0000000223", 200,
              False, False, False)
+
+    if args.renumber:
+        # one more RDMA device enumerated first (a ConnectX-6 storage port at
+        # 200 Gb/s on the chipset): it takes mlx5_0, every other name shifts
+        rp = f"{hb0}/0000:00:1b.0"
+        pci_dev(rp, 0x8086, 0xa19b, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
+        ep = f"{rp}/0000:03:00.0"
+        pci_dev(ep, 0x15b3, 0x101b, 0x020000 if ll == "eth" else 0x020700, 0,
+                speed="16.0 GT/s PCIe", width=16)
+        rdma(r, args, ep, "mlx5_0", 3, "MT4123", "MT_0000000223", 200, False, False, False)
+
+    if args.dgx_naming:
+        # DGX H100: two dual-port BlueField-3 cards (15b3:a2dc) for storage at
+        # 200 Gb/s on root ports of the chipset, beside no GPU
+        for c, nums in enumerate(DGX_STORAGE):
+            rp = f"{hb0}/0000:00:{0x1a - c:02x}.0"
+            pci_dev(rp, 0x8086, 0xa19a, 0x060400, 0, speed="32.0 GT/s PCIe", width=16)
+            for fn, n in enumerate(nums):
+                ep = f"{rp}/0000:{0x40 + c:02x}:00.{fn}"
+                name = mlx5(args, n)
+                pci_dev(ep, 0x15b3, 0xa2dc, 0x020000 if ll == "eth" else 0x020700, 0,
+                        speed="32.0 GT/s PCIe", width=16)
+                rdma(r, args, ep, name, 0x40 + 2 * c + fn, "MT41692", "MT_0000000884", 200,
+                     name in slow, name in narrow, name in down)
 
     if args.frontend_eth:
         # an Ethernet front-end (in-band) port beside the compute rails: a ConnectX-6 Dx
@@ -308,7 +358,8 @@ def build(args):
         pci_dev(rp, 0x8086, 0xa190, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
         ep = f"{rp}/0000:05:00.0"
         pci_dev(ep, 0x15b3, 0x101d, 0x020000, 0, speed="16.0 GT/s PCIe", width=16)
-        name = f"mlx5_{args.nics + (1 if args.storage_nic else 0) + 2 * args.ns_card}"
+        name = mlx5(args, extra_number(args) + (1 if args.storage_nic else 0) +
+                    2 * args.ns_card)
         rdma(r, args, ep, name, 5, "MT4125", "MT_0000000359", 100, False, False, False,
              ll="eth")
         ifname = "enp5s0np0"
@@ -341,7 +392,7 @@ def build(args):
         pci_dev(rp, 0x8086, 0xa19e, 0x060400, 0, speed="16.0 GT/s PCIe", width=16)
         for fn in range(2):
             ep = f"{rp}/0000:{0x30 + i:02x}:00.{fn}"
-            name = f"mlx5_{args.nics + (1 if args.storage_nic else 0) + 2 * i + fn}"
+            name = mlx5(args, extra_number(args) + (1 if args.storage_nic else 0) + 2 * i + fn)
             pci_dev(ep, 0x15b3, 0x1021, 0x020000 if ll == "eth" else 0x020700, 0,
                     speed="16.0 GT/s PCIe", width=16)
             rdma(r, args, ep, name, 0x30 + i, "MT4129", "MT_0000000838", args.ns_rate,
@@ -688,6 +739,12 @@ def main(argv=None):
                    help="add an Ethernet front-end port (ConnectX-6 Dx, 100 GbE, enp5s0np0) "
                         "on the chipset, named after the other NICs, recorded with PFC off "
                         "and global pause on (a lossy TCP network)")
+    p.add_argument("--dgx-naming", action="store_true",
+                   help="DGX H100 names: rails mlx5_0,3,4,5,6,9,10,11, dual-port BlueField-3 "
+                        "storage cards at 200 Gb/s as mlx5_1,2 and mlx5_7,8 (needs --nics 8)")
+    p.add_argument("--renumber", action="store_true",
+                   help="one more RDMA device (ConnectX-6 storage port, 200 Gb/s) enumerated "
+                        "first as mlx5_0: every other mlx5_N shifts up by one")
     p.add_argument("--hostname", default="gen-node", help="/proc/sys/kernel/hostname")
     p.add_argument("--uptime", type=float, default=86400.0, help="/proc/uptime seconds")
     p.add_argument("--iommu", choices=["none", "identity", "DMA", "DMA-FQ", "blocked",

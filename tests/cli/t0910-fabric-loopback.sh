@@ -13,7 +13,9 @@ need_python
 
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/roce" --gpus 0 --nics 8 --link-layer eth >/dev/null
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/cpu" --gpus 0 --nics 0 >/dev/null
-$PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/one" --gpus 0 --nics 2 --down-port mlx5_1 >/dev/null
+$PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/one" --gpus 0 --nics 2 --down-port mlx5_1 \
+	--file /sys/class/infiniband/mlx5_1/ports/1/counters/link_downed=1 >/dev/null
+$PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/unused" --gpus 0 --nics 2 --down-port mlx5_1 >/dev/null
 $PY "$PF_SOURCE_DIR/tests/gen_root.py" "$T/down" --gpus 0 --nics 2 --link-layer eth \
 	--down-port mlx5_0,mlx5_1 >/dev/null
 
@@ -34,7 +36,7 @@ PY
 }
 skip_with "$T/roce" "recorded root cannot send traffic"
 skip_with "$T/cpu" "no RDMA devices"
-# a DOWN port is a finding, never dropped: a warn beside an ACTIVE port, a
+# a DOWN port that went down is a finding, never dropped: a warn beside an ACTIVE port, a
 # fail when no port is ACTIVE (a prolog must not pass a node whose rails are all DOWN)
 status_with() { # root status reason
 	pf --no-config --root "$1" --only fabric_loopback --format json
@@ -48,6 +50,8 @@ PY
 }
 status_with "$T/one" warn "1 ACTIVE InfiniBand rail"
 status_with "$T/one" warn "mlx5_1/1 (InfiniBand) is DOWN"
+# one that never linked since boot is unused in the rail model (docs/rails.md): a skip
+status_with "$T/unused" skip "mlx5_1/1: an unused port"
 status_with "$T/down" fail "mlx5_0/1 (RoCE) is DOWN"
 
 # this machine, live: without RDMA devices the check skips with that reason

@@ -339,13 +339,21 @@ static void test_rail_only_and_too_few(void **state)
 	pf_result_release(&res);
 	teardown(root);
 
-	/* a down port beside an ACTIVE one is named (a warn: `nics` does not say it is a
-	 * rail) and left out; one ACTIVE rail left: skip */
+	/*
+	 * a port down and never linked beside an ACTIVE one is unused in the
+	 * rail model (docs/rails.md): a skip naming the role, left out; one
+	 * ACTIVE rail left: skip
+	 */
 	root = setup("--gpus 0 --nics 2 --down-port mlx5_1", 2, IBV_LINK_LAYER_INFINIBAND);
 	run(root, rail_only + 1, &res);
-	assert_int_equal(res.status, PF_STATUS_WARN);
-	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_WARN);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_1/1")->message, "an unused port"));
 	assert_non_null(strstr(res.summary, "needs two"));
+	pf_result_release(&res);
+	/* the same port named in nics is a rail that is down: a failure */
+	run(root, (const char *const[]){ FAST, "fabric_loopback.nics=mlx5_0,mlx5_1", NULL }, &res);
+	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 	teardown(root);
 
@@ -1008,6 +1016,41 @@ static void test_deadline_follows_settings(void **state)
 	assert_true(longer >= base + 55); /* 30 s per round instead of the WRITE count */
 }
 
+/*
+ * Issue 29 item 2: by default the compute rails of the rail model are
+ * looped, in rail order.  A storage port of the rails' own link layer (an
+ * IB ConnectX-6 at 200G beside no GPU) was a third ring member before; an
+ * Ethernet front-end port is not looped either.  `nics` still decides.
+ */
+static void test_model_rails_only(void **state)
+{
+	char *root = setup("--gpus 2 --nics 2 --storage-nic --frontend-eth", 4,
+			   IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	const char *with_storage[] = { FAST, "fabric_loopback.nics=mlx5_0,mlx5_1,mlx5_2", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	run(root, sets, &res);
+	assert_int_not_equal(res.status, PF_STATUS_FAIL);
+	assert_non_null(pf_test_finding(&res, "mlx5_0/1 -> mlx5_1/1"));
+	assert_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
+	assert_null(pf_test_finding(&res, "mlx5_2/1 -> mlx5_0/1"));
+	f = pf_test_must_find(&res, "mlx5_2/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "a storage port"));
+	f = pf_test_must_find(&res, "mlx5_3/1");
+	assert_int_equal(f->status, PF_STATUS_SKIP);
+	assert_non_null(strstr(f->message, "a frontend port"));
+	pf_result_release(&res);
+	/* named in nics, the storage port is looped */
+	run(root, with_storage, &res);
+	assert_non_null(pf_test_finding(&res, "mlx5_1/1 -> mlx5_2/1"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1018,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_arp_timeout_is_specific),
 		cmocka_unit_test(test_rail_only_and_too_few),
 		cmocka_unit_test(test_default_rails_rule),
+		cmocka_unit_test(test_model_rails_only),
 		cmocka_unit_test(test_slow_and_stalled_flows),
 		cmocka_unit_test(test_distinct_rail_subnets_skip),
 		cmocka_unit_test(test_blame_needs_evidence),

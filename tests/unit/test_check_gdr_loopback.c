@@ -871,6 +871,37 @@ static void test_deadline(void **state)
 	pf_profile_release(&prof);
 }
 
+/*
+ * Issue 29 item 2: each GPU runs on its own rail from the rail model.  Two
+ * NICs share GPU 0's switch; the site declares the first one storage, so
+ * GPU 0's rail is the second (before, the nearest NIC by name: the
+ * storage port).
+ */
+static void test_gpu_own_rail(void **state)
+{
+	char *root = setup("--gpus 2 --nics 4", 4, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	const char *sets_storage[] = { FAST, "rails.storage=mlx5_0", NULL };
+	char subject[64];
+	struct pf_result res;
+
+	(void)state;
+	run(root, sets, &res);
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	assert_non_null(pf_test_finding(&res, subject));
+	pf_result_release(&res);
+
+	run(root, sets_storage, &res);
+	snprintf(subject, sizeof(subject), "%s -> mlx5_1/1", gpus[0]);
+	assert_int_equal(pf_test_must_find(&res, subject)->status, PF_STATUS_PASS);
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	assert_null(pf_test_finding(&res, subject));
+	snprintf(subject, sizeof(subject), "%s -> mlx5_2/1", gpus[1]);
+	assert_non_null(pf_test_finding(&res, subject));
+	pf_result_release(&res);
+	teardown(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -879,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_threshold),
 		cmocka_unit_test(test_corruption_fails),
 		cmocka_unit_test(test_far_pair_not_judged),
+		cmocka_unit_test(test_gpu_own_rail),
 		cmocka_unit_test(test_p2c_level),
 		cmocka_unit_test(test_nics_filter_and_vf),
 		cmocka_unit_test(test_default_ports_rule),

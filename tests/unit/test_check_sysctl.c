@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preflight/node.h"
 #include "testutil.h"
 
 static const char *const globals[] = {
@@ -679,6 +680,66 @@ static void test_no_proc_sys(void **state)
 	free(dir);
 }
 
+/* The node under @root with its inventory loaded (as every run that reads it has). */
+static void run_with_node(const char *root, struct pf_result *res)
+{
+	struct pf_node *node = NULL;
+	struct pf_fs *fs = NULL;
+	char *err = NULL;
+
+	assert_int_equal(pf_fs_open(root, &fs), 0);
+	assert_int_equal(pf_node_load_sysfs(fs, &node, &err), 0);
+	pf_fs_free(fs);
+	pf_test_run_check_node("sysctl", root, NULL, node, NULL, res);
+	pf_node_free(node);
+}
+
+/*
+ * Issue 29 item 2: with the rail model, the multi-rail rules are about
+ * NCCL's rails.  Two RoCE storage ports that share a subnet only with each
+ * other (the rails each on their own /24) are a skip naming the role; one
+ * with arp_ignore 8 failed the node before.  A storage port in a rail's
+ * subnet is still judged: it can answer ARP for the rail's address.
+ */
+static void test_rails_compute_only(void **state)
+{
+	char *root = pf_test_gen_root(
+		"--gpus 2 --nics 2 --link-layer eth --storage-nic --frontend-eth "
+		"--rail-subnets distinct "
+		"--file 'preflight/ip/enp2s0np0/addr=3: enp2s0np0    inet 10.99.0.1/24' "
+		"--file 'preflight/ip/enp5s0np0/addr=4: enp5s0np0    inet 10.99.0.2/24' "
+		"--file /proc/sys/net/ipv4/conf/enp2s0np0/arp_ignore=8");
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	(void)state;
+	run_with_node(root, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_need(&res, "net.ipv4.conf.enp2s0np0", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "a storage port");
+	pf_test_assert_contains(f->message, "shares its subnet with no compute rail");
+	pf_test_need(&res, "net.ipv4.conf.enp5s0np0", PF_STATUS_SKIP);
+	assert_null(pf_test_finding(&res, "net.ipv4.conf.enp2s0np0.arp_ignore"));
+	pf_result_release(&res);
+	/* without the model (no inventory) every RoCE netdev is judged, as before */
+	pf_test_run_check("sysctl", root, NULL, NULL, &res);
+	pf_test_need(&res, "net.ipv4.conf.enp2s0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_result_release(&res);
+	pf_test_rmtree(root);
+	free(root);
+
+	/* the storage port in the rails' shared subnet: judged, it fails */
+	root = pf_test_gen_root("--gpus 2 --nics 2 --link-layer eth --storage-nic "
+				"--file /proc/sys/net/ipv4/conf/enp2s0np0/arp_ignore=8");
+	run_with_node(root, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_test_need(&res, "net.ipv4.conf.enp2s0np0.arp_ignore", PF_STATUS_FAIL);
+	pf_test_need(&res, "net.ipv4.conf.enp20s0np0.arp_ignore", PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_test_rmtree(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_rails_from_gid_table),
 		cmocka_unit_test(test_rails_bond_and_vf),
 		cmocka_unit_test(test_rp_filter_policy_routing),
+		cmocka_unit_test(test_rails_compute_only),
 		cmocka_unit_test(test_no_proc_sys),
 	};
 
