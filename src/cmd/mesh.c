@@ -262,13 +262,14 @@ static int mesh_write(const struct mesh_opts *o, struct pf_report *rep, const ch
 
 /*
  * The roles the site declares, into @prof, as the default run takes them:
- * the site config's profile and `set` entries (its other keys are the run's
- * and are not read here), then --profile, then --set.  0, or a usage
- * error's exit code (said on @err).
+ * the site config (read into @sc, which @prof's settings point into: keep
+ * it until @prof is done) with its profile and `set` entries (its other
+ * keys are the run's and are not read here), then --profile, then --set.
+ * 0, or a usage error's exit code (said on @err).
  */
-static int mesh_roles(const struct mesh_opts *o, struct pf_profile *prof, FILE *err)
+static int mesh_roles(const struct mesh_opts *o, struct pf_siteconf *sc, struct pf_profile *prof,
+		      FILE *err)
 {
-	struct pf_siteconf sc = { 0 };
 	const char *path = o->config ? o->config : getenv("PREFLIGHT_CONFIG");
 	const char *profile = o->profile;
 	pf_autofree char *why = NULL, *file = NULL;
@@ -276,12 +277,12 @@ static int mesh_roles(const struct mesh_opts *o, struct pf_profile *prof, FILE *
 
 	if (!path || !*path)
 		path = PF_SITECONF_PATH;
-	if (!o->no_config && pf_run_site_load(&sc, path, &why) < 0) {
+	if (!o->no_config && pf_run_site_load(sc, path, &why) < 0) {
 		fprintf(err, "preflight mesh: site config: %s\n", why ? why : "cannot read");
 		return PF_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sc.n_entries; i++) {
-		const struct pf_siteconf_entry *e = &sc.entries[i];
+	for (size_t i = 0; i < sc->n_entries; i++) {
+		const struct pf_siteconf_entry *e = &sc->entries[i];
 
 		if (!strcmp(e->key, "profile") && e->value && !o->profile)
 			profile = e->value;
@@ -293,7 +294,6 @@ static int mesh_roles(const struct mesh_opts *o, struct pf_profile *prof, FILE *
 		fprintf(err, "preflight mesh: %s\n", why ? why : "cannot load the profile");
 		rc = PF_EXIT_USAGE;
 	}
-	pf_siteconf_release(&sc);
 	for (size_t i = 0; i < o->n_sets; i++)
 		pf_profile_add_set(prof, o->sets[i]);
 	return rc;
@@ -310,16 +310,15 @@ static int mesh_my_rails(const struct pf_fs *fs, const struct mesh_opts *o, cJSO
 	pf_autonode struct pf_node *node = NULL;
 	pf_autorails struct pf_rails *model = NULL;
 	pf_autofree char *why = NULL;
+	struct pf_siteconf sc = { 0 };
 	struct pf_profile prof;
 	int rc;
 
 	*ret = NULL;
 	pf_profile_init(&prof);
-	rc = mesh_roles(o, &prof, err);
-	if (rc) {
-		pf_profile_release(&prof);
-		return rc;
-	}
+	rc = mesh_roles(o, &sc, &prof, err);
+	if (rc)
+		goto out;
 	if (fs && pf_node_load(fs, NULL, &node, &why) < 0)
 		fprintf(err, "preflight mesh: no rail table: %s\n", why ? why : "inventory failed");
 	if (node) {
@@ -331,15 +330,18 @@ static int mesh_my_rails(const struct pf_fs *fs, const struct mesh_opts *o, cJSO
 		rc = pf_rails_for_ctx(&ctx, declared, &model, &why);
 		if (rc == -EINVAL) {
 			fprintf(err, "preflight mesh: rails: %s\n", why ? why : "invalid roles");
-			pf_profile_release(&prof);
-			return PF_EXIT_USAGE;
+			rc = PF_EXIT_USAGE;
+			goto out;
 		}
 		if (rc < 0)
 			fprintf(err, "preflight mesh: no rail model: %s\n", why ? why : "?");
 	}
-	pf_profile_release(&prof);
+	rc = 0;
 	*ret = pf_mesh_rails(fs, node, model, o->nics);
-	return 0;
+out:
+	pf_profile_release(&prof);
+	pf_siteconf_release(&sc);
+	return rc;
 }
 
 /* Every name of --nics is one of this node's RDMA devices, else a usage error. */

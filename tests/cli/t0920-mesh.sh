@@ -40,6 +40,13 @@ printf '{ "no-such-option": true }\n' >"$T/unknown.conf"
 expect_usage "no-such-option" mesh --peers 'n1' --rank 0 --config "$T/unknown.conf"
 printf '{ "profile": "no-such-profile" }\n' >"$T/profile.conf"
 expect_usage "no-such-profile" mesh --peers 'n1' --rank 0 --config "$T/profile.conf"
+# a valid one is read (its roles name no port here; under ASan this reads
+# the settings after the site config was parsed: they must still be there)
+printf '{ "set": { "rails.storage": "mlx5_8", "nic_link_speed.min_rate_gbps": 400 } }\n' \
+	>"$T/site.conf"
+pf mesh --peers 127.0.0.1 --rank 0 --size 1 --timeout 2 --port "$port" --nics '' \
+	--config "$T/site.conf" --set rails.frontend=mlx5_9
+expect_rc 0 "mesh with a site config and --set"
 pf mesh --help
 expect_rc 0 "--help"
 
