@@ -8,6 +8,7 @@
  * first (pf_utf8_clean): a sysfs file must not be able to send escape
  * sequences to the operator's terminal.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -117,17 +118,39 @@ static size_t put_wrapped(FILE *out, const char *s, size_t col, size_t indent, s
 	return put_wrapped_q(out, s, col, indent, width, false);
 }
 
+/* Compute rails by rail index, then the other ports by device name (natural order) and port. */
+static int port_order(const void *a, const void *b)
+{
+	const struct pf_report_port *x = *(const struct pf_report_port *const *)a;
+	const struct pf_report_port *y = *(const struct pf_report_port *const *)b;
+	int c;
+
+	if ((x->rail >= 0) != (y->rail >= 0))
+		return x->rail >= 0 ? -1 : 1;
+	if (x->rail >= 0 && x->rail != y->rail)
+		return x->rail < y->rail ? -1 : 1;
+	c = strverscmp(x->device, y->device); /* mlx5_2 before mlx5_10 */
+	return c ? c : (x->port > y->port) - (x->port < y->port);
+}
+
 /*
  * The rail model, one line per RDMA port: "rail 0  mlx5_0/1  compute  InfiniBand
  * 400 Gb/s up  ib0 10.0.0.0/24  lldp leaf07 swp12  (why)".
  */
 static void put_ports(const struct pf_report *r, FILE *out)
 {
+	pf_autofree const struct pf_report_port **order = NULL;
+
 	if (!r->n_ports)
 		return;
+	/* the compute rails in rail order, then the other ports by name as a person counts */
+	order = pf_xcalloc(r->n_ports, sizeof(*order));
+	for (size_t i = 0; i < r->n_ports; i++)
+		order[i] = &r->ports[i];
+	qsort(order, r->n_ports, sizeof(*order), port_order);
 	fputs("\nrdma ports:\n", out);
 	for (size_t i = 0; i < r->n_ports; i++) {
-		const struct pf_report_port *p = &r->ports[i];
+		const struct pf_report_port *p = order[i];
 		pf_autofree char *rail = p->rail >= 0 ? pf_xasprintf("rail %d", p->rail)
 						      : pf_xstrdup("-");
 		pf_autofree char *rate = p->rate_gbps > 0 ? pf_xasprintf(" %g Gb/s", p->rate_gbps)

@@ -64,4 +64,12 @@ for shape in dgx renumber frontend dgx-roce; do
 		not_ok "$shape: rails $got, hgx $want"
 done
 
+# the text table: the rails in rail order, then the other ports as a person counts them
+pf --no-config --root "$T/dgx" --format text
+sed -n '/^rdma ports:/,/^$/p' "$T/out" | awk 'NR > 1 && NF { print $1 == "rail" ? $3 : $2 }' |
+	tr '\n' ' ' > "$T/order"
+[ "$(cat "$T/order")" = "mlx5_0/1 mlx5_3/1 mlx5_4/1 mlx5_5/1 mlx5_6/1 mlx5_9/1 mlx5_10/1 mlx5_11/1 mlx5_1/1 mlx5_2/1 mlx5_7/1 mlx5_8/1 " ] &&
+	ok "dgx: the text table lists rails 0-7, then mlx5_1,2,7,8" ||
+	not_ok "dgx: text table order: $(cat "$T/order")"
+
 done_testing
