@@ -150,10 +150,13 @@ enum pf_rail_compat pf_rail_compat(const struct pf_rail_ident *a, uint32_t ra,
 				   char *why, size_t len);
 /*
  * Is a flow of compatibility @c that ended at stage @stage (NULL: it ran)
- * not comparable: PF_RAIL_APART always, PF_RAIL_ROUTED when it never
- * connected (address, route or connection stage)?
+ * not comparable: PF_RAIL_APART always; PF_RAIL_ROUTED when it never
+ * connected (address, route or connection stage) although both ends' rails
+ * carried a flow with another partner of the run (@both_carried): then it
+ * is the routing between the two subnets, not either rail.  A rail that
+ * connected with nobody is dead, routed or not: its failures stay evidence.
  */
-bool pf_rail_not_comparable(enum pf_rail_compat c, const char *stage);
+bool pf_rail_not_comparable(enum pf_rail_compat c, const char *stage, bool both_carried);
 const char *pf_mesh_dir_name(enum pf_mesh_dir d);
 
 /*

@@ -470,19 +470,40 @@ static struct pf_rail_ident ident_of(const struct fl_mesh *m, uint32_t rank, uin
 	};
 }
 
+/* [rank * FL_MESH_RAILS_MAX + rail]: a measurement without error ran on it (either end). */
+static bool *carried_of(const struct fl_mesh *m)
+{
+	bool *c = pf_xcalloc((size_t)(m->size ? m->size : 1) * FL_MESH_RAILS_MAX, sizeof(*c));
+
+	for (size_t i = 0; i < m->n_meas; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+
+		if (*x->error || x->rail >= FL_MESH_RAILS_MAX)
+			continue;
+		c[(size_t)x->src * FL_MESH_RAILS_MAX + x->rail] = true;
+		c[(size_t)x->dst * FL_MESH_RAILS_MAX + x->rail] = true;
+	}
+	return c;
+}
+
 /* Is measurement @x not comparable, by the tables read (as each rank judged)? */
-static bool not_comparable(const struct fl_mesh *m, const struct fl_mesh_meas *x)
+static bool not_comparable(const struct fl_mesh *m, const bool *carried,
+			   const struct fl_mesh_meas *x)
 {
 	struct pf_rail_ident a = ident_of(m, x->src, x->rail), b = ident_of(m, x->dst, x->rail);
 	enum pf_rail_compat c = pf_rail_compat(&a, x->src, &b, x->dst, x->rail, NULL, 0);
+	bool both = x->rail < FL_MESH_RAILS_MAX &&
+		    carried[(size_t)x->src * FL_MESH_RAILS_MAX + x->rail] &&
+		    carried[(size_t)x->dst * FL_MESH_RAILS_MAX + x->rail];
 
-	return pf_rail_not_comparable(c, *x->error ? x->stage : NULL);
+	return pf_rail_not_comparable(c, *x->error ? x->stage : NULL, both);
 }
 
 /* The measurements between ranks that arrived, triangulated. */
 static void triangulate(struct fl_mesh *m)
 {
 	struct pf_mesh_obs *obs = pf_xcalloc(m->n_meas + 1, sizeof(*obs));
+	pf_autofree bool *carried = carried_of(m);
 	struct pf_mesh_triage t;
 	size_t n = 0;
 
@@ -491,7 +512,7 @@ static void triangulate(struct fl_mesh *m)
 
 		if (!m->ranks[x->src].arrived || !m->ranks[x->dst].arrived)
 			continue;
-		if (not_comparable(m, x)) {
+		if (not_comparable(m, carried, x)) {
 			m->n_not_comparable++;
 			continue;
 		}

@@ -67,8 +67,12 @@ enum pf_rail_compat pf_mesh_rail_compat(const cJSON *ra, uint32_t a, const cJSON
 struct pf_mesh_index {
 	uint32_t size;
 	const cJSON **rails;
+	bool *carried; /* [rank * PF_MESH_INDEX_RAILS + rail]: a flow ran on it without error */
 };
-void pf_mesh_index_init(struct pf_mesh_index *ix, const cJSON *table, uint32_t size);
+#define PF_MESH_INDEX_RAILS 64
+/* The rails of @table's ranks, and which carried a flow in the checked @matrix (may be NULL). */
+void pf_mesh_index_init(struct pf_mesh_index *ix, const cJSON *table, uint32_t size,
+			const cJSON *matrix);
 void pf_mesh_index_release(struct pf_mesh_index *ix);
 /* Is the checked measurement @m not comparable (pf_rail_not_comparable())? */
 bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m, char *why,

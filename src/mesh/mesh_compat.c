@@ -63,18 +63,59 @@ enum pf_rail_compat pf_mesh_rail_compat(const cJSON *ra, uint32_t a, const cJSON
 	return pf_rail_compat(&x, a, &y, b, rail, why, len);
 }
 
-void pf_mesh_index_init(struct pf_mesh_index *ix, const cJSON *table, uint32_t size)
+/* Did rail @rail of @rank carry a flow of the run (either end, no error)? */
+static bool carried(const struct pf_mesh_index *ix, uint32_t rank, uint32_t rail)
 {
+	return rank < ix->size && rail < PF_MESH_INDEX_RAILS &&
+	       ix->carried[(size_t)rank * PF_MESH_INDEX_RAILS + rail];
+}
+
+void pf_mesh_index_init(struct pf_mesh_index *ix, const cJSON *table, uint32_t size,
+			const cJSON *matrix)
+{
+	const cJSON *m;
+
 	ix->size = size;
 	ix->rails = pf_xcalloc(size ? size : 1, sizeof(*ix->rails));
+	ix->carried = pf_xcalloc((size_t)(size ? size : 1) * PF_MESH_INDEX_RAILS,
+				 sizeof(*ix->carried));
 	for (uint32_t r = 0; r < size; r++)
 		ix->rails[r] = rails_of(table, r);
+	/* the matrix is checked (pf_mesh_matrix): whole numbers in range */
+	cJSON_ArrayForEach(m, matrix) {
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "src");
+		const cJSON *dst = cJSON_GetObjectItemCaseSensitive(m, "dst");
+		const cJSON *rail = cJSON_GetObjectItemCaseSensitive(m, "rail");
+		double ends[2];
+
+		if (str_of(m, "error") || !cJSON_IsNumber(src) || !cJSON_IsNumber(dst) ||
+		    !cJSON_IsNumber(rail) || !(rail->valuedouble >= 0) ||
+		    rail->valuedouble >= PF_MESH_INDEX_RAILS)
+			continue;
+		ends[0] = src->valuedouble;
+		ends[1] = dst->valuedouble;
+		for (int e = 0; e < 2; e++)
+			if (ends[e] >= 0 && ends[e] < size)
+				ix->carried[(size_t)ends[e] * PF_MESH_INDEX_RAILS +
+					    (size_t)rail->valuedouble] = true;
+	}
 }
 
 void pf_mesh_index_release(struct pf_mesh_index *ix)
 {
 	free(ix->rails);
+	free(ix->carried);
 	ix->rails = NULL;
+	ix->carried = NULL;
+}
+
+/* Both ends of the checked measurement @m carried a flow of the run. */
+static bool ends_carried(const struct pf_mesh_index *ix, const cJSON *m)
+{
+	uint32_t rail = (uint32_t)cJSON_GetObjectItemCaseSensitive(m, "rail")->valuedouble;
+
+	return carried(ix, (uint32_t)cJSON_GetObjectItemCaseSensitive(m, "src")->valuedouble, rail) &&
+	       carried(ix, (uint32_t)cJSON_GetObjectItemCaseSensitive(m, "dst")->valuedouble, rail);
 }
 
 /* The compatibility of the checked measurement @m's rails (PF_RAIL_SAME when not known). */
@@ -100,8 +141,10 @@ static enum pf_rail_compat flow_compat(const struct pf_mesh_index *ix, const cJS
 bool pf_mesh_flow_not_comparable(const struct pf_mesh_index *ix, const cJSON *m, char *why,
 				 size_t len)
 {
-	return pf_rail_not_comparable(flow_compat(ix, m, why, len),
-				      str_of(m, "error") ? str_of(m, "stage") : NULL);
+	enum pf_rail_compat c = flow_compat(ix, m, why, len);
+
+	return pf_rail_not_comparable(c, str_of(m, "error") ? str_of(m, "stage") : NULL,
+				      c == PF_RAIL_ROUTED && ends_carried(ix, m));
 }
 
 static cJSON *note(uint32_t round, uint32_t rank, uint32_t peer, uint32_t rail, const char *dev,
@@ -156,7 +199,8 @@ cJSON *pf_mesh_not_comparable(const struct pf_mesh_index *ix, const struct pf_me
 
 		if (cJSON_GetArraySize(out) >= NOTES_MAX || !str_of(m, "error") ||
 		    flow_compat(ix, m, why, sizeof(why)) != PF_RAIL_ROUTED ||
-		    !pf_rail_not_comparable(PF_RAIL_ROUTED, str_of(m, "stage")))
+		    !pf_rail_not_comparable(PF_RAIL_ROUTED, str_of(m, "stage"),
+					    ends_carried(ix, m)))
 			continue;
 		snprintf(line, sizeof(line), "%s, and the flow did not connect (%.160s)", why,
 			 str_of(m, "error"));

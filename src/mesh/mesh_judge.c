@@ -432,7 +432,7 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	char extra[96] = "";
 	int n_nc, n_ut;
 
-	pf_mesh_index_init(&ix, in->table, in->size);
+	pf_mesh_index_init(&ix, in->table, in->size, matrix);
 	notes = (struct notes){ pf_mesh_not_comparable(&ix, in->sched, matrix),
 				pf_mesh_untested(&ix, in->sched) };
 	sus = suspects(matrix, in->table, &ix, &t);

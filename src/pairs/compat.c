@@ -74,11 +74,11 @@ enum pf_rail_compat pf_rail_compat(const struct pf_rail_ident *a, uint32_t ra,
 	return PF_RAIL_SAME;
 }
 
-bool pf_rail_not_comparable(enum pf_rail_compat c, const char *stage)
+bool pf_rail_not_comparable(enum pf_rail_compat c, const char *stage, bool both_carried)
 {
 	if (c == PF_RAIL_APART)
 		return true;
-	return c == PF_RAIL_ROUTED && stage &&
+	return c == PF_RAIL_ROUTED && both_carried && stage &&
 	       (!strcmp(stage, "resolve_addr") || !strcmp(stage, "resolve_route") ||
 		!strcmp(stage, "connect"));
 }

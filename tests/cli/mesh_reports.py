@@ -36,6 +36,12 @@ records its judge would write.
                 records; n4 still ran one to n1 and says it failed (ignored)
   uneven        n4 has a ninth rail (mlx5_9): untested, one record
   bad_notes     mixed_shapes, but n2's not_comparable[0] has "rank": "x"
+  routed_dead   n4's rail 2 on a subnet of its own (10.99.0.0/16) and every
+                flow on it failed to connect: a rail that connected with
+                nobody is dead, routed or not: its rail is named
+  routed_halves n3's and n4's rail 2 on 10.99.0.0/16, the flows across the
+                two subnets failed to connect, those inside ran: the
+                routing's, not comparable, nobody named
 """
 import json
 import os
@@ -43,7 +49,8 @@ import random
 import sys
 
 N, RAILS = 4, 2
-SHAPES = ("mixed_shapes", "fabric_rail", "lossy_rail", "incomparable", "uneven", "bad_notes")
+SHAPES = ("mixed_shapes", "fabric_rail", "lossy_rail", "incomparable", "uneven", "bad_notes",
+          "routed_dead", "routed_halves")
 HGX = ["mlx5_%d" % i for i in range(8)]
 DGX = ["mlx5_%d" % i for i in (0, 3, 4, 5, 6, 9, 10, 11)]
 RENUMBERED = ["mlx5_%d" % i for i in range(1, 9)]
@@ -62,6 +69,9 @@ def shape_entry(scenario, rank, i, dev):
     e = {"device": dev, "port": 1, "link_layer": "InfiniBand", "rate": "400 Gb/sec (4X NDR)",
          "state": "ACTIVE", "role": "compute", "rail": i, "subnet": "10.%d.0.0/16" % i,
          "ib_subnet": "fe80:0000:0000:0000", "netdev": "ib%d" % i}
+    if i == 2 and ((scenario == "routed_dead" and rank == 3) or
+                   (scenario == "routed_halves" and rank >= 2)):
+        e["subnet"] = "10.99.0.0/16"
     if scenario == "incomparable" and rank == 3 and i == 1:
         e.update(link_layer="Ethernet", netdev="eth1")
         del e["ib_subnet"]
@@ -99,6 +109,10 @@ def matrix(scenario, n):
                          "seconds": 2.0}
                     if scenario == "fabric_rail" and rail == 3 and src != 0:
                         m["gbps"] = round(m["gbps"] * 0.3, 3)
+                    if rail == 2 and ((scenario == "routed_dead" and 3 in (src, dst)) or
+                                      (scenario == "routed_halves" and (src >= 2) != (dst >= 2))):
+                        m.update(gbps=0, error="connect: rdma_connect: no RDMA-CM event within "
+                                 "11000 ms (Connection timed out)", stage="connect")
                     if scenario == "lossy_rail" and rail == 5 and 2 in (src, dst):
                         m.update(gbps=0, error="transfer: no completion for 5005 ms", stage="transfer")
                     if scenario == "slow_rail" and src == 2 and rail == 1:

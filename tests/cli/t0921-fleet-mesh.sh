@@ -18,7 +18,8 @@
 need_python
 gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
 for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict \
-	mixed_rates mixed_slow mixed_shapes fabric_rail lossy_rail incomparable uneven bad_notes; do
+	mixed_rates mixed_slow mixed_shapes fabric_rail lossy_rail incomparable uneven bad_notes \
+	routed_dead routed_halves; do
 	gen $s
 done
 
@@ -54,6 +55,11 @@ assert s["nodes_bad"] == 3 and s["nodes"] == 4 and "rank" not in s and "host" no
 assert 0.2 < s["ratio"] < 0.4 and "3 of 4 nodes" in s["why"], s
 PY
 suspects lossy_rail "rail:n3:5:both"
+# routed fabrics: a rail that connected with nobody is dead; two subnets that
+# do not route to each other, every rail working inside its own, name nobody
+suspects routed_dead "rail:n4:2:both"
+suspects routed_halves ""
+expect_rc 0 "routed halves: no suspect"
 suspects incomparable ""
 py_ok "incomparable: three records shown, the failed flow left out" "$T/out" <<'PY'
 import json, sys

@@ -28,7 +28,7 @@ static void test_same_rail_other_names(void **state)
 	dgx.device = "mlx5_4";
 	assert_int_equal(pf_rail_compat(&ib, 0, &dgx, 3, 2, why, sizeof(why)), PF_RAIL_SAME);
 	assert_string_equal(why, "");
-	assert_false(pf_rail_not_comparable(PF_RAIL_SAME, "connect"));
+	assert_false(pf_rail_not_comparable(PF_RAIL_SAME, "connect", true));
 }
 
 static void test_link_layers_apart(void **state)
@@ -42,7 +42,7 @@ static void test_link_layers_apart(void **state)
 	assert_int_equal(pf_rail_compat(&ib, 0, &eth, 3, 1, why, sizeof(why)), PF_RAIL_APART);
 	assert_string_equal(why, "rail 1: InfiniBand at rank 0, Ethernet at rank 3 "
 				 "(mlx5_1 vs mlx5_9)");
-	assert_true(pf_rail_not_comparable(PF_RAIL_APART, NULL));
+	assert_true(pf_rail_not_comparable(PF_RAIL_APART, NULL, false));
 	/* unknown is not a difference */
 	eth.link_layer = "unknown";
 	assert_int_equal(pf_rail_compat(&ib, 0, &eth, 3, 1, NULL, 0), PF_RAIL_SAME);
@@ -80,12 +80,15 @@ static void test_subnets_routed(void **state)
 	other.subnet = "10.2.0.0/16";
 	assert_int_equal(pf_rail_compat(&ib, 0, &other, 2, 0, why, sizeof(why)), PF_RAIL_ROUTED);
 	assert_non_null(strstr(why, "subnet 10.1.0.0/16 at rank 0, 10.2.0.0/16 at rank 2"));
-	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, NULL));
-	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "transfer"));
-	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "memory"));
-	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "connect"));
-	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "resolve_addr"));
-	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "resolve_route"));
+	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, NULL, true));
+	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "transfer", true));
+	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "memory", true));
+	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "connect", true));
+	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "resolve_addr", true));
+	assert_true(pf_rail_not_comparable(PF_RAIL_ROUTED, "resolve_route", true));
+	/* a rail that connected with nobody is dead, routed or not: evidence */
+	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "connect", false));
+	assert_false(pf_rail_not_comparable(PF_RAIL_ROUTED, "resolve_addr", false));
 	/* IB subnet prefixes: on InfiniBand only */
 	other = ib;
 	other.ib_subnet = "fe80:0000:0000:0001";
