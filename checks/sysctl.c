@@ -707,5 +707,6 @@ const struct pf_check pf_check_sysctl = {
 	.params = sysctl_params,
 	.cfg_size = sizeof(struct sysctl_cfg),
 	.timeout_s = 5,
+	.flags = PF_CHECK_USES_NODE, /* the rail model, to judge where the rails meet */
 	.run = sysctl_run,
 };

@@ -113,6 +113,13 @@ enum pf_check_flags {
 	 * ->rdmacm declares it, or PF_CHECK_TRAFFIC)
 	 */
 	PF_CHECK_LOADS_LIBRARIES = 1 << 3,
+	/*
+	 * run() reads ctx->node and ctx->rails when the inventory can be read,
+	 * and judges without them otherwise (no error): the run loads the
+	 * inventory and builds the rail model for it as for PF_CHECK_NEEDS_NODE,
+	 * so that it judges alike alone (--only) and among the others
+	 */
+	PF_CHECK_USES_NODE = 1 << 4,
 };
 
 struct pf_check {

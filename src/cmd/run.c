@@ -108,7 +108,7 @@ static unsigned int terminal_width(int fd)
 
 /*
  * The inventory is read once, here, and inherited by the forked checks, when
- * a selected check needs it (or --topology/--capture asks for it).  A
+ * a selected check needs or uses it (or --topology/--capture asks for it).  A
  * --topology file that cannot be used is a usage error (64, returned); node
  * data under the root that cannot be read sets *ret_err: the checks that need
  * it become error results (exit 2), and the report is still written.
@@ -121,7 +121,8 @@ static int load_node(const struct pf_opts *o, struct pf_fs *fs, const struct pf_
 
 	for (size_t i = 0; i < n_all && !*ret_node; i++) {
 		if (!pf_run_selected(o, all[i]) ||
-		    !(o->topology || o->capture || (all[i]->flags & PF_CHECK_NEEDS_NODE)))
+		    !(o->topology || o->capture ||
+		      (all[i]->flags & (PF_CHECK_NEEDS_NODE | PF_CHECK_USES_NODE))))
 			continue;
 		r = pf_node_load(fs, o->topology, ret_node, &err);
 		if (r < 0) {

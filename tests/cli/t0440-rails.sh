@@ -211,4 +211,20 @@ import json, sys
 assert all(x["lldp"] is None for x in json.load(open(sys.argv[1]))["node"]["rails"])
 PY
 
+# sysctl judges by the model alone too (--only sysctl, a prolog's subset):
+# two storage netdevs sharing a subnet only with each other, one with
+# arp_ignore 8, are skips in the default run and alone alike
+gen_root "$T/st" --gpus 2 --nics 2 --link-layer eth --storage-nic --frontend-eth \
+	--rail-subnets distinct \
+	--file 'preflight/ip/enp2s0np0/addr=3: enp2s0np0    inet 10.99.0.1/24' \
+	--file 'preflight/ip/enp5s0np0/addr=4: enp5s0np0    inet 10.99.0.2/24' \
+	--file /proc/sys/net/ipv4/conf/enp2s0np0/arp_ignore=8
+for sel in "" "--only sysctl"; do
+	# shellcheck disable=SC2086
+	pf --no-config --root "$T/st" $sel --format json
+	got=$(jq_py "$T/out" '[(c["status"], [f["status"] for f in c["findings"] if f["subject"] == "net.ipv4.conf.enp2s0np0"]) for c in r["checks"] if c["name"] == "sysctl"]')
+	[ "$got" = "[('pass', ['skip'])]" ] && ok "sysctl ${sel:-in the default run}: the storage netdevs are skips" ||
+		not_ok "sysctl ${sel:-in the default run}: $got"
+done
+
 done_testing

@@ -163,10 +163,16 @@ static void run_check(const char *name, const char *root, const struct pf_provid
 	if (root && pf_fs_open(root, &fs) < 0)
 		fail_msg("cannot open the root %s", root);
 	ctx.node = node;
-	if (load && (c->flags & PF_CHECK_NEEDS_NODE)) {
-		/* as main.c does: the inventory, read once before the check runs */
-		if (pf_node_load(fs, NULL, &ctx.node, &err) < 0)
-			fail_msg("cannot load the node under %s: %s", root, err ? err : "?");
+	if (load && (c->flags & (PF_CHECK_NEEDS_NODE | PF_CHECK_USES_NODE))) {
+		/* as the run does: the inventory, read once before the check runs */
+		if (pf_node_load(fs, NULL, &ctx.node, &err) < 0) {
+			if (c->flags & PF_CHECK_NEEDS_NODE)
+				fail_msg("cannot load the node under %s: %s", root,
+					 err ? err : "?");
+			ctx.node = NULL; /* a check that only uses it runs without */
+			free(err);
+			err = NULL;
+		}
 	}
 	ctx.fs = fs;
 	ctx.prov = prov ? prov : &pf_providers_recorded;
