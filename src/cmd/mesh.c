@@ -301,8 +301,9 @@ static int mesh_roles(const struct mesh_opts *o, struct pf_siteconf *sc, struct 
 
 /*
  * This node's rails into *ret; an unreadable inventory leaves the table
- * empty, said on @err.  0, or a usage error's exit code: a declared role
- * that names no port of this node, or one port declared twice.
+ * empty, said on @err.  0, or a usage error's exit code: a site config or
+ * profile that cannot be read, or one port declared with two roles (a name
+ * this node does not have is no error: one site file serves node types).
  */
 static int mesh_my_rails(const struct pf_fs *fs, const struct mesh_opts *o, cJSON **ret,
 			 FILE *err)
