@@ -52,12 +52,20 @@ static void put_value(char *dst, size_t size, const char *src, size_t len)
 	dst[len] = '\0';
 }
 
-/* The entry of interface @name (@len bytes), added when new; NULL when full. */
+/*
+ * The entry of interface @name (@len bytes), added when new; -ENOSPC when
+ * full.  Names are compared as they are kept (control characters as '?'),
+ * so two raw names that keep alike are one interface, as pf_lldp_find()
+ * sees them.
+ */
 static int iface_index(struct pf_lldp_neighbors *n, struct iface_state **st, const char *name,
 		       size_t len)
 {
+	char kept[sizeof(n->v[0].ifname)];
+
+	put_value(kept, sizeof(kept), name, len);
 	for (size_t i = 0; i < n->n; i++)
-		if (strlen(n->v[i].ifname) == len && !memcmp(n->v[i].ifname, name, len))
+		if (!strcmp(n->v[i].ifname, kept))
 			return (int)i;
 	if (n->n >= PF_LLDP_MAX_IFACES)
 		return -ENOSPC;
@@ -65,7 +73,7 @@ static int iface_index(struct pf_lldp_neighbors *n, struct iface_state **st, con
 		n->v = pf_xcalloc(PF_LLDP_MAX_IFACES, sizeof(*n->v));
 		*st = pf_xcalloc(PF_LLDP_MAX_IFACES, sizeof(**st));
 	}
-	put_value(n->v[n->n].ifname, sizeof(n->v[n->n].ifname), name, len);
+	memcpy(n->v[n->n].ifname, kept, sizeof(kept));
 	return (int)n->n++;
 }
 

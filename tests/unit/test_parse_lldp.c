@@ -82,6 +82,13 @@ static void test_hostile(void **state)
 	assert_string_equal(n.v[0].chassis, "a?b");
 	assert_string_equal(n.v[0].port, "");
 	pf_lldp_neighbors_release(&n);
+	/* names that keep alike (a control character as '?') are one interface (fuzz_lldp_text) */
+	assert_int_equal(pf_parse_lldp_keyvalue("lldp.e\x11" "1.chassis.name=a\n"
+						"lldp.e\x11" "1.chassis.name=b\n"
+						"lldp.e?1.port.ifname=swp1\n", &n), 1);
+	assert_string_equal(n.v[0].ifname, "e?1");
+	assert_ptr_equal(pf_lldp_find(&n, "e?1"), &n.v[0]);
+	pf_lldp_neighbors_release(&n);
 	assert_int_equal(pf_parse_lldp_keyvalue("", &n), 0);
 	assert_int_equal(pf_parse_lldp_keyvalue(NULL, &n), 0);
 
