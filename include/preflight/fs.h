@@ -140,6 +140,20 @@ int pf_read_input(const char *path, size_t max, bool trusted, char **ret_buf, si
 /* The ownership rule of pf_read_input() for @st (also for directories). */
 int pf_input_judge(const struct stat *st, const char *path, bool trusted, char **ret_err);
 
+/*
+ * A program root may execute: @path is a regular file with an execute bit
+ * (-ENOENT otherwise), owned by root and not group/world-writable (-EPERM),
+ * whoever the caller is.  With @parents also an absolute path (-EINVAL)
+ * whose every directory above is root's and not group/world-writable unless
+ * sticky (/tmp: nobody else may rename what root put there), so that no
+ * other user can swap the program; symlinks are followed by stat(), each
+ * directory judged as the path names it.  The rule of mstconfig's tool
+ * path (fixed system directories, @parents false) and of $SCONTROL and
+ * --scontrol as root (src/slurm).  0, or -errno with *ret_err (may be NULL)
+ * naming the file or directory and why (caller frees).
+ */
+int pf_exec_trusted(const char *path, bool parents, char **ret_err);
+
 void pf_strv_free(char **v);
 PF_DEFINE_AUTO(strv_free, char **, pf_strv_free)
 #define pf_autostrv PF_CLEANUP(pf_strv_freep)

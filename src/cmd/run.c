@@ -262,8 +262,12 @@ static int judge_exit(struct pf_opts *o, struct pf_report *report, int rc)
 			rc = exit_code(pf_report_verdict(report));
 		/* a signal during the gate stops scontrol (src/slurm/slurm.c) and is said below */
 		if (o->slurm || pf_slurm_detected()) {
-			pf_slurm_gate(report, &o->slurm_opts, stderr);
+			int g = pf_slurm_gate(report, &o->slurm_opts, stderr);
+
 			rc = slurm_exit_code(rc, pf_report_verdict(report), &o->slurm_opts);
+			/* a refused node name or scontrol program: the wrapper's config is wrong */
+			if ((g == -EINVAL || g == -EPERM) && rc != PF_EXIT_IOERR)
+				rc = PF_EXIT_USAGE;
 		}
 	}
 	if (pf_runner_interrupted()) {

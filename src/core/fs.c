@@ -658,6 +658,89 @@ int pf_input_judge(const struct stat *st, const char *path, bool trusted, char *
 	return 0;
 }
 
+/* The owner and mode rule of pf_exec_trusted() for one file or directory @st. */
+static int exec_judge(const struct stat *st, const char *path, bool dir, char **ret_err)
+{
+	const char *who = st->st_mode & S_IWOTH ? "everyone" : "its group";
+
+	if (st->st_uid != 0) {
+		if (ret_err)
+			*ret_err = pf_xasprintf("'%s' is owned by uid %u, not root (another user "
+						"could change what root runs)", path,
+						(unsigned int)st->st_uid);
+		return -EPERM;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(dir && (st->st_mode & S_ISVTX))) {
+		if (ret_err)
+			*ret_err = pf_xasprintf("'%s' is writable by %s (mode %04o): another user "
+						"could change what root runs", path, who,
+						(unsigned int)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Each directory above the absolute @path, from "/" down, through exec_judge(). */
+static int exec_judge_parents(const char *path, char **ret_err)
+{
+	pf_autofree char *dir = pf_xstrdup(path);
+	size_t end = strlen(dir);
+
+	/* from the deepest directory up: the first one refused is named */
+	for (;;) {
+		struct stat st;
+		int r;
+
+		while (end > 0 && dir[end - 1] != '/')
+			end--;
+		if (end == 0)
+			return 0;
+		/* "/" for the root itself, else the directory without its trailing '/' */
+		dir[end > 1 ? end - 1 : end] = '\0';
+		if (stat(dir, &st) < 0) {
+			r = -errno;
+			if (ret_err)
+				*ret_err = pf_xasprintf("cannot stat '%s': %s", dir, strerror(-r));
+			return r;
+		}
+		r = exec_judge(&st, dir, true, ret_err);
+		if (r < 0)
+			return r;
+		if (end == 1)
+			return 0;
+		end--;
+	}
+}
+
+int pf_exec_trusted(const char *path, bool parents, char **ret_err)
+{
+	struct stat st;
+	int r;
+
+	if (ret_err)
+		*ret_err = NULL;
+	if (parents && path[0] != '/') {
+		if (ret_err)
+			*ret_err = pf_xasprintf("'%s' is not an absolute path", path);
+		return -EINVAL;
+	}
+	if (stat(path, &st) < 0) {
+		r = -errno;
+		if (ret_err)
+			*ret_err = pf_xasprintf("cannot stat '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) {
+		if (ret_err)
+			*ret_err = pf_xasprintf("'%s' is not an executable regular file", path);
+		return -ENOENT;
+	}
+	r = exec_judge(&st, path, false, ret_err);
+	if (r < 0 || !parents)
+		return r;
+	return exec_judge_parents(path, ret_err);
+}
+
 int pf_read_input(const char *path, size_t max, bool trusted, char **ret_buf, size_t *ret_len,
 		  char **ret_err)
 {

@@ -34,25 +34,11 @@ static const char *const tool_names[] = { "mstconfig", "mlxconfig" };
 static const char *const tool_dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin",
 					 "/usr/local/bin", "/usr/local/sbin" };
 
-/* A root-owned executable nobody else may replace; 0 or -errno. */
-static int trusted(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
-		return -ENOENT;
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
-	return 0;
-}
-
 int pf_tool_path(const char *name, char *buf, size_t len)
 {
 	for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
 		snprintf(buf, len, "%s/%s", tool_dirs[d], name);
-		if (trusted(buf) == 0)
+		if (pf_exec_trusted(buf, false, NULL) == 0) /* root's, nobody else may replace it */
 			return 0;
 	}
 	return -ENOENT;

@@ -61,6 +61,7 @@ struct mesh_in {
 	uint32_t size;
 	bool has_rank;
 	uint32_t rank;
+	const cJSON *job_id, *nodelist; /* the run as mesh recorded it, when it did */
 	char why[200];
 };
 
@@ -208,6 +209,10 @@ static bool check_input(const cJSON *chk, uint32_t size, struct mesh_in *in)
 			in->nc = jget(obs, "not_comparable");
 		if (!in->ut && jget(obs, "untested"))
 			in->ut = jget(obs, "untested");
+		if (!in->job_id && jget(obs, "job_id"))
+			in->job_id = jget(obs, "job_id");
+		if (!in->nodelist && jget(obs, "nodelist"))
+			in->nodelist = jget(obs, "nodelist");
 		if (!in->has_rank && juint(obs, "rank", FL_MESH_RANKS_MAX - 1, &rank)) {
 			in->has_rank = true;
 			in->rank = rank;
@@ -243,6 +248,13 @@ static void merge_rank(struct fl_mesh_rank *k, const cJSON *e)
 	if (host && !*k->host) {
 		free(k->host);
 		k->host = mclean(host);
+	} else if (host && !k->host_other) {
+		char *c = mclean(host);
+
+		if (strcmp(c, k->host))
+			k->host_other = c; /* the tables disagree: no drain for this rank */
+		else
+			free(c);
 	}
 	if (why && !k->why)
 		k->why = mclean(why);
@@ -360,6 +372,25 @@ static void merge_notes(struct fl_mesh *m, const cJSON *list, bool untested)
 	}
 }
 
+/* A report's "job_id" or "nodelist" (a string or a number) against the run's, kept in *@run. */
+static void merge_run(char **run, const cJSON *v, bool *differ)
+{
+	pf_autofree char *c = NULL;
+
+	if (cJSON_IsString(v))
+		c = mclean(v->valuestring);
+	else if (cJSON_IsNumber(v))
+		c = pf_xasprintf("%.17g", v->valuedouble);
+	else if (v)
+		c = pf_xstrdup("?"); /* there, but neither: never equal to a real one */
+	if (!c)
+		return;
+	if (!*run)
+		*run = PF_TAKE_PTR(c);
+	else if (strcmp(*run, c))
+		*differ = true;
+}
+
 void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin)
 {
 	struct mesh_in in = { 0 };
@@ -381,6 +412,8 @@ void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin)
 	}
 	if (in.has_rank)
 		m->ranks[in.rank].reported = true;
+	merge_run(&m->job_id, in.job_id, &m->runs_differ);
+	merge_run(&m->nodelist, in.nodelist, &m->runs_differ);
 	cJSON_ArrayForEach(e, jget(in.table, "ranks"))
 		merge_rank(&m->ranks[jget(e, "rank")->valueint], e);
 	cJSON_ArrayForEach(e, jget(in.table, "ranks"))
@@ -558,6 +591,7 @@ void fl_mesh_free(struct fl_mesh *m)
 		return;
 	for (uint32_t r = 0; r < m->size; r++) {
 		free(m->ranks[r].host);
+		free(m->ranks[r].host_other);
 		free(m->ranks[r].why);
 		for (size_t i = 0; i < m->ranks[r].n_devs; i++)
 			free(m->ranks[r].devs[i]);
@@ -572,6 +606,8 @@ void fl_mesh_free(struct fl_mesh *m)
 		free(m->ranks[r].ids);
 	}
 	free(m->ranks);
+	free(m->job_id);
+	free(m->nodelist);
 	for (size_t i = 0; i < m->n_meas; i++) {
 		free(m->meas[i].src_dev);
 		free(m->meas[i].dst_dev);

@@ -41,6 +41,7 @@ struct fl_mesh_ident {
 
 struct fl_mesh_rank {
 	char *host;     /* cleaned; "" until a table names it */
+	char *host_other; /* another host a later table named for it (first seen), or NULL */
 	char *why;      /* why it did not arrive (first seen) */
 	bool in_table;  /* some table lists it */
 	bool arrived;   /* some table says it arrived */
@@ -95,6 +96,9 @@ struct fl_mesh {
 	size_t n_notes, cap_notes;
 	struct pf_strmap note_keys;
 	size_t n_not_comparable; /* measurements left out of the triangulation */
+	/* the run, as mesh recorded it (its "job_id" and "nodelist"), first seen; NULL absent */
+	char *job_id, *nodelist;
+	bool runs_differ;       /* a report of another job id or nodelist was merged */
 	/* derived by fl_mesh_finish() */
 	bool judged;            /* the triangulation ran */
 	const char *not_judged; /* why not, when !judged */
@@ -128,7 +132,11 @@ void fl_mesh_render_text(const struct fl_mesh *m, FILE *out);
 /* kind "suspect" rows: host, "mesh", rail device, kind, dir, ratio, median, why. */
 void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
 			void (*row)(FILE *out, const char *const cells[9]));
-/* The scontrol commands for node and rail suspects and missing ranks. */
-void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out);
+/*
+ * The scontrol commands for node and rail suspects and missing ranks: only
+ * for a host in @own (the reports' own node.hostname values) that every
+ * table of the run, and its nodelist when recorded, give the rank.
+ */
+void fl_mesh_render_drain(const struct fl_mesh *m, const struct pf_strmap *own, FILE *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fleet_drain.h"
+#include "hostlist.h"
 #include "fleet_mesh.h"
 #include "preflight/macro.h"
 #include "preflight/strbuf.h"
@@ -184,6 +185,47 @@ static cJSON *notes_json(const struct fl_mesh *m, bool untested)
 	return a;
 }
 
+/*
+ * When the reports of the run disagree (a rank's host, or their job id or
+ * nodelist): "host_conflicts" [{rank, hosts}] and "runs_differ"; nothing
+ * when they agree.  No such rank is drained (fl_mesh_render_drain()).
+ */
+static void run_warnings_json(const struct fl_mesh *m, cJSON *j)
+{
+	cJSON *a = NULL;
+
+	if (m->runs_differ)
+		cJSON_AddBoolToObject(j, "runs_differ", true);
+	for (uint32_t r = 0; r < m->size; r++) {
+		const struct fl_mesh_rank *k = &m->ranks[r];
+		cJSON *e, *hosts;
+
+		if (!k->host_other)
+			continue;
+		if (!a)
+			a = cJSON_AddArrayToObject(j, "host_conflicts");
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "rank", r);
+		hosts = cJSON_AddArrayToObject(e, "hosts");
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(k->host));
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(k->host_other));
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
+/* The same in the text view: a warning line each. */
+static void run_warnings_text(const struct fl_mesh *m, FILE *out)
+{
+	if (m->runs_differ)
+		fputs("  warning: the reports are of more than one run (job id or nodelist); "
+		      "nothing of the mesh is drained\n", out);
+	for (uint32_t r = 0; r < m->size; r++)
+		if (m->ranks[r].host_other)
+			fprintf(out, "  warning: the reports disagree on rank %u's host: '%s' and "
+				"'%s'; it is not drained\n", r, m->ranks[r].host,
+				m->ranks[r].host_other);
+}
+
 cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 {
 	cJSON *j = cJSON_CreateObject(), *a;
@@ -206,6 +248,7 @@ cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 	cJSON_AddItemToObject(j, "not_comparable", notes_json(m, false));
 	cJSON_AddItemToObject(j, "untested", notes_json(m, true));
 	cJSON_AddNumberToObject(j, "not_comparable_measurements", (double)m->n_not_comparable);
+	run_warnings_json(m, j);
 	a = cJSON_AddArrayToObject(j, "errors");
 	for (size_t i = 0; i < m->n_errs; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -284,6 +327,7 @@ void fl_mesh_render_text(const struct fl_mesh *m, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < m->n_errs; i++)
 		fprintf(out, "  ignored %s: %s\n", m->errs[i].origin, m->errs[i].reason);
+	run_warnings_text(m, out);
 	if (m->n_conflicts)
 		fprintf(out, "  %zu measurement%s between reports: the first read is kept\n",
 			m->n_conflicts, m->n_conflicts == 1 ? " differs" : "s differ");
@@ -316,10 +360,42 @@ void fl_mesh_render_csv(const struct fl_mesh *m, FILE *out,
 	}
 }
 
-/* One scontrol line per host (its worst suspect first), paths as comments. */
-void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
+/*
+ * Why rank @r's host is not drained from this run, or NULL: the reports of
+ * one run (one job id and nodelist) must agree on it, with each other and
+ * with the nodelist (@nl, its names by rank; NULL when none was recorded).
+ */
+static char *rank_disagreement(const struct fl_mesh *m, uint32_t r, const struct pf_hostlist *nl,
+			       bool nl_bad)
 {
+	const struct fl_mesh_rank *k = &m->ranks[r];
+
+	if (m->runs_differ)
+		return pf_xstrdup("the reports are of more than one run (job id or nodelist)");
+	if (k->host_other)
+		return pf_xasprintf("the reports of the run disagree on the host of rank %u: %s, %s",
+				    r, k->host, k->host_other);
+	if (nl_bad)
+		return pf_xasprintf("the nodelist of the run does not name its %u ranks", m->size);
+	if (nl && strcmp(nl->hosts[r], k->host))
+		return pf_xasprintf("the nodelist of the run names %s as rank %u", nl->hosts[r], r);
+	return NULL;
+}
+
+/* The run's recorded nodelist, expanded into @nl; false when it does not name its ranks. */
+static bool run_nodelist(const struct fl_mesh *m, struct pf_hostlist *nl)
+{
+	int n = pf_hostlist_expand(m->nodelist, m->size, nl, NULL);
+
+	return n >= 0 && (uint32_t)n == m->size;
+}
+
+/* One scontrol line per host (its worst suspect first), paths as comments. */
+void fl_mesh_render_drain(const struct fl_mesh *m, const struct pf_strmap *own, FILE *out)
+{
+	pf_autohostlist struct pf_hostlist nl = { 0 };
 	bool *done = pf_xcalloc(m->size + 1, sizeof(*done));
+	bool has_nl = m->nodelist != NULL, nl_bad = has_nl && !run_nodelist(m, &nl);
 	size_t drained = 0;
 
 	fprintf(out, "# preflight fleet --drain-suspects: %zu mesh suspect%s from %u ranks; "
@@ -329,7 +405,8 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 	for (size_t i = 0; i < m->n_sus; i++) {
 		const struct fl_mesh_suspect *s = &m->sus[i];
 		pf_autofree char *what = sus_what(m, s), *reason = fl_drain_text(what);
-		const char *host;
+		pf_autofree char *h = NULL, *differ = NULL;
+		const char *host, *refused;
 		char hb[32];
 
 		if (s->kind == PF_MESH_FABRIC) {
@@ -347,11 +424,19 @@ void fl_mesh_render_drain(const struct fl_mesh *m, FILE *out)
 		if (done[s->rank])
 			continue;
 		done[s->rank] = true;
-		if (!fl_drain_plain_host(host)) {
-			pf_autofree char *h = fl_drain_text(host);
+		h = fl_drain_text(host);
+		differ = rank_disagreement(m, s->rank, has_nl && !nl_bad ? &nl : NULL, nl_bad);
+		if (differ) {
+			pf_autofree char *d = fl_drain_text(differ);
 
-			fprintf(out, "# not drained: rank %u's host '%s' is not a plain host name: %s\n",
-				s->rank, h, reason);
+			fprintf(out, "# not drained: rank %u's host '%s': %s: %s\n", s->rank, h, d,
+				reason);
+			continue;
+		}
+		refused = fl_drain_refusal(host, own);
+		if (refused) {
+			fprintf(out, "# not drained: rank %u's host '%s' is %s: %s\n", s->rank, h,
+				refused, reason);
 			continue;
 		}
 		fprintf(out, "scontrol update NodeName=%s State=DRAIN Reason=\"preflight mesh: "

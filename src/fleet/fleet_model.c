@@ -321,6 +321,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	if (!verdict)
 		n->verdict = worst == PF_STATUS_SKIP ? PF_STATUS_PASS : worst;
 	n->host = clean(host && *host ? host : origin);
+	n->named = host && *host;
 	n->origin = clean(origin);
 	n->started = clean(json_str(root, "started_at"));
 	f->n_nodes++;
@@ -600,14 +601,20 @@ void pf_fleet_wiring_errors(const struct pf_fleet *f, FILE *err)
 
 int pf_fleet_render_drain(const struct pf_fleet *f, FILE *out)
 {
+	/* the reports' own host names: nothing else is ever printed as a drain */
+	PF_CLEANUP(pf_strmap_release) struct pf_strmap own = { 0 };
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].named)
+			pf_strmap_put(&own, f->nodes[i].host, 1);
 	if (f->mesh && f->mesh->size)
-		fl_mesh_render_drain(f->mesh, out);
+		fl_mesh_render_drain(f->mesh, &own, out);
 	else if (!f->wiring->n_mis)
 		fputs("# preflight fleet --drain-suspects: no mesh run in these reports "
 		      "(preflight mesh): nothing to drain\n", out);
 	/* miswired nodes: their cables need hands */
 	if (f->wiring->n_mis) {
-		size_t n = fl_wiring_render_drain(f->wiring, out);
+		size_t n = fl_wiring_render_drain(f->wiring, &own, out);
 
 		fprintf(out, "# %zu miswired node%s to drain\n", n, n == 1 ? "" : "s");
 	}

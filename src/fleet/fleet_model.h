@@ -31,6 +31,7 @@ struct fl_obs {
 
 struct fl_node {
 	char *host, *origin, *started;
+	bool named;    /* host is the report's own node.hostname (else its file) */
 	enum pf_status verdict;
 	struct fl_check_rec *checks;
 	size_t n_checks;

@@ -151,7 +151,11 @@ void fl_wiring_render_text(const struct fl_wiring *w, FILE *out);
 /* kind "miswired" rows: host, "wiring", device:port, "miswired", by, rail, group, why. */
 void fl_wiring_render_csv(const struct fl_wiring *w, FILE *out,
 			  void (*row)(FILE *out, const char *const cells[9]));
-/* One scontrol line per miswired host (printed, never run); the hosts counted. */
-size_t fl_wiring_render_drain(const struct fl_wiring *w, FILE *out);
+/*
+ * One scontrol line per miswired host (printed, never run) that is one plain
+ * node name and a key of @own (the reports' own node.hostname values); the
+ * hosts counted.
+ */
+size_t fl_wiring_render_drain(const struct fl_wiring *w, const struct pf_strmap *own, FILE *out);
 
 #endif

@@ -190,7 +190,7 @@ static char *host_reason(const struct fl_wiring *w, size_t a, size_t b)
 	return pf_strbuf_detach(&sb);
 }
 
-size_t fl_wiring_render_drain(const struct fl_wiring *w, FILE *out)
+size_t fl_wiring_render_drain(const struct fl_wiring *w, const struct pf_strmap *own, FILE *out)
 {
 	size_t drained = 0;
 
@@ -199,15 +199,16 @@ size_t fl_wiring_render_drain(const struct fl_wiring *w, FILE *out)
 	for (size_t a = 0, b; a < w->n_mis; a = b) {
 		const char *host = w->mis[a].rec->host;
 		pf_autofree char *raw = NULL, *reason = NULL, *h = NULL;
+		const char *refused;
 
 		for (b = a + 1; b < w->n_mis && !strcmp(w->mis[b].rec->host, host); b++)
 			;
 		raw = host_reason(w, a, b);
 		reason = fl_drain_text(raw);
-		if (!fl_drain_plain_host(host)) {
+		refused = fl_drain_refusal(host, own);
+		if (refused) {
 			h = fl_drain_text(host);
-			fprintf(out, "# not drained: host '%s' is not a plain host name: %s\n", h,
-				reason);
+			fprintf(out, "# not drained: host '%s' is %s: %s\n", h, refused, reason);
 			continue;
 		}
 		fprintf(out, "scontrol update NodeName=%s State=DRAIN Reason=\"%s\"\n", host, reason);

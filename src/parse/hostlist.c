@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hostlist.h"
 #include "preflight/macro.h"
@@ -295,4 +296,17 @@ void pf_hostlist_release(struct pf_hostlist *hl)
 	free(hl->hosts);
 	hl->hosts = NULL;
 	hl->n = 0;
+}
+
+bool pf_hostlist_one_name(const char *name)
+{
+	static const char plain[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+	size_t n = strlen(name);
+
+	if (!n || n > PF_NODE_NAME_MAX || name[0] == '-' || name[0] == '.')
+		return false;
+	if (!strcasecmp(name, "ALL"))
+		return false; /* scontrol's keyword for every node */
+	return name[strspn(name, plain)] == '\0';
 }

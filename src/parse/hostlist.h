@@ -15,6 +15,7 @@
 #ifndef PREFLIGHT_HOSTLIST_H
 #define PREFLIGHT_HOSTLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "preflight/strbuf.h"
@@ -39,6 +40,22 @@ struct pf_hostlist {
 int pf_hostlist_expand(const char *text, size_t max, struct pf_hostlist *hl,
 		       struct pf_strbuf *why);
 void pf_hostlist_release(struct pf_hostlist *hl);
+
+/* The longest name pf_hostlist_one_name() takes. */
+#define PF_NODE_NAME_MAX 255
+
+/*
+ * True when @name is one plain node name that scontrol reads as exactly one
+ * node: 1 to PF_NODE_NAME_MAX bytes of [A-Za-z0-9._-], not starting with '-'
+ * (an option) or '.', and not the keyword ALL in any case (scontrol(1):
+ * "update NodeName=ALL" acts on every node).  Everything a hostlist or
+ * node_list expression is made of is refused: brackets and ranges
+ * ("n[1-9]"), ',' and blanks between names, and the '*', '?', '^', '!',
+ * '~' and '=' of patterns.  A NodeSet name of slurm.conf still looks plain:
+ * the caller asks `scontrol show node` before it acts (docs/slurm.md).
+ * The one rule of `--drain` (src/slurm) and of `fleet --drain-suspects`.
+ */
+bool pf_hostlist_one_name(const char *name);
 
 static inline void pf_hostlist_releasep(struct pf_hostlist *hl)
 {

@@ -27,6 +27,8 @@
 #include <time.h>
 
 #include "clock.h"
+#include "hostlist.h"
+#include "preflight/fs.h"
 #include "runner.h"
 #include "slurm.h"
 
@@ -223,17 +225,39 @@ int pf_slurm_parse_node(const char *text, char **ret_state, char **ret_reason)
 	return 0;
 }
 
-bool pf_slurm_valid_node_name(const char *name)
+int pf_slurm_one_node(const char *text, const char *name, char **ret_why)
 {
-	size_t n = strlen(name);
+	static const char key[] = "NodeName=";
+	const size_t klen = sizeof(key) - 1;
+	pf_autofree char *first = NULL;
+	size_t n = 0;
 
-	if (!n || n > 255 || name[0] == '-' || name[0] == '.')
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-			return false; /* "n[1-100]", "a,b", spaces: a hostlist, not one node */
-	return true;
+	/* every "NodeName=" that starts a token: one per node described */
+	for (const char *p = text; (p = strstr(p, key)); p += klen) {
+		size_t len;
+
+		if (p > text && p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n')
+			continue;
+		if (n++ == 0) {
+			len = strcspn(p + klen, " \t\n");
+			first = pf_xasprintf("%.*s", (int)len, p + klen);
+		}
+	}
+	if (n == 0) {
+		*ret_why = pf_xstrdup("it describes no node (no NodeName=)");
+		return -ENOENT;
+	}
+	if (n > 1) {
+		/* a NodeSet name, a pattern, ALL: each would be drained */
+		*ret_why = pf_xasprintf("it describes %zu nodes: the name stands for a set", n);
+		return -E2BIG;
+	}
+	if (strcmp(first, name)) {
+		*ret_why = pf_xasprintf("it describes node '%s', not '%s'", first, name);
+		return -ESRCH;
+	}
+	*ret_why = NULL;
+	return 0;
 }
 
 int pf_slurm_node_name(char **ret_name)
@@ -242,7 +266,7 @@ int pf_slurm_node_name(char **ret_name)
 	struct utsname u;
 
 	if (env && *env) {
-		if (!pf_slurm_valid_node_name(env))
+		if (!pf_hostlist_one_name(env))
 			return -EINVAL;
 		*ret_name = pf_xstrdup(env);
 		return 0;
@@ -364,6 +388,18 @@ static int scontrol(const struct pf_slurm_opts *o, const char *const *args, char
 	size_t n = 0;
 	int status, r;
 
+	if (path && *path && geteuid() == 0) {
+		pf_autofree char *why = NULL;
+
+		/* root runs it: no other user may have put it there or swap it */
+		r = pf_exec_trusted(path, true, &why);
+		if (r < 0) {
+			fprintf(log, "preflight: not running scontrol '%s' as root: %s (SCONTROL "
+				"must be an absolute path to root's program, it and its "
+				"directories not writable by others)\n", path, why);
+			return -EPERM;
+		}
+	}
 	argv[n++] = path && *path ? path : "scontrol";
 	for (; *args && n < PF_ARRAY_SIZE(argv) - 1; args++)
 		argv[n++] = *args;
@@ -392,7 +428,11 @@ static int scontrol(const struct pf_slurm_opts *o, const char *const *args, char
 	return -ECHILD;
 }
 
-/* State and reason of @node; 0, or -errno (the reasons were logged). */
+/*
+ * State and reason of @node, once `scontrol show node` says it is exactly
+ * one node of that name; 0, -EINVAL when it is not (a set, another node),
+ * -EPERM when scontrol may not run, or -errno (the reasons were logged).
+ */
 static int show_node(const struct pf_slurm_opts *o, const char *node, char **ret_state,
 		     char **ret_reason, FILE *log)
 {
@@ -400,12 +440,17 @@ static int show_node(const struct pf_slurm_opts *o, const char *node, char **ret
 	pf_autofree char *out = NULL;
 	int r = scontrol(o, args, &out, log);
 
+	pf_autofree char *why = NULL;
+
 	if (r < 0)
 		return r;
-	r = pf_slurm_parse_node(out, ret_state, ret_reason);
-	if (r < 0)
-		fprintf(log, "preflight: 'scontrol show node %s' printed no NodeName=\n", node);
-	return r;
+	/* a NodeSet name looks plain: the update would act on every node it holds */
+	if (pf_slurm_one_node(out, node, &why) < 0) {
+		fprintf(log, "preflight: 'scontrol show node %s': %s; node %s is neither drained "
+			"nor resumed\n", node, why, node);
+		return -EINVAL;
+	}
+	return pf_slurm_parse_node(out, ret_state, ret_reason);
 }
 
 static int drain(const struct pf_slurm_opts *o, const char *node, const char *reason, FILE *log)
@@ -413,9 +458,13 @@ static int drain(const struct pf_slurm_opts *o, const char *node, const char *re
 	pf_autofree char *state = NULL, *old = NULL, *node_arg = NULL, *reason_arg = NULL;
 	int r;
 
+	/* Never an update on a name scontrol does not show as exactly that one node. */
+	r = show_node(o, node, &state, &old, log);
+	if (r < 0)
+		return r;
 	/* Keep an operator's drain: only replace a reason preflight set. */
-	if (show_node(o, node, &state, &old, log) == 0 && pf_slurm_state_drained(state) && old &&
-	    *old && strncmp(old, PF_SLURM_REASON_PREFIX, strlen(PF_SLURM_REASON_PREFIX))) {
+	if (pf_slurm_state_drained(state) && old && *old &&
+	    strncmp(old, PF_SLURM_REASON_PREFIX, strlen(PF_SLURM_REASON_PREFIX))) {
 		fprintf(log, "preflight: node %s is already %s (reason '%s'); left as it is\n", node,
 			state, old);
 		return 0;
@@ -512,7 +561,7 @@ static int node_name(const struct pf_slurm_opts *o, char **ret_node, FILE *log)
 	int ret;
 
 	if (o->node) {
-		if (!pf_slurm_valid_node_name(o->node)) {
+		if (!pf_hostlist_one_name(o->node)) {
 			fprintf(log, "preflight: node name '%s' is not one plain host name: not "
 				"drained nor resumed\n", o->node);
 			return -EINVAL;
@@ -522,8 +571,9 @@ static int node_name(const struct pf_slurm_opts *o, char **ret_node, FILE *log)
 	}
 	ret = pf_slurm_node_name(ret_node);
 	if (ret == -EINVAL)
-		fprintf(log, "preflight: SLURMD_NODENAME is not one plain host name (a hostlist "
-			"such as n[1-100] would name many nodes): not drained nor resumed\n");
+		fprintf(log, "preflight: SLURMD_NODENAME is not one plain host name (ALL or a "
+			"hostlist such as n[1-100] would name many nodes): not drained nor "
+			"resumed\n");
 	else if (ret < 0)
 		fprintf(log, "preflight: cannot tell this node's Slurm name: %s\n", strerror(-ret));
 	return ret;

@@ -5,7 +5,10 @@
  * itself drained (NHC's rule: never touch an operator's drain).
  *
  * scontrol is run with fork + execvp, never through a shell; the drain reason
- * is one argv element, sanitised and bounded.
+ * is one argv element, sanitised and bounded.  As root, $SCONTROL must be
+ * root's program alone (pf_exec_trusted()); the node name must be one plain
+ * name (pf_hostlist_one_name(): never ALL nor a hostlist) that `scontrol
+ * show node` describes as exactly that node before any update.
  */
 #ifndef PREFLIGHT_SLURM_H
 #define PREFLIGHT_SLURM_H
@@ -76,13 +79,23 @@ void pf_slurm_sanitize(char *s, size_t max);
  */
 int pf_slurm_parse_node(const char *text, char **ret_state, char **ret_reason);
 
+/*
+ * Whether `scontrol show node NAME` output @text describes exactly one node
+ * and that node's NodeName= is @name: 0, or -ENOENT (no node), -E2BIG
+ * (several: a NodeSet name, a pattern) or -ESRCH (another node) with
+ * *ret_why a sentence (caller frees).  No `scontrol update` is sent without it.
+ */
+int pf_slurm_one_node(const char *text, const char *name, char **ret_why);
+
 /* True if @state (State= value) says drained, draining, down or failed. */
 bool pf_slurm_state_drained(const char *state);
 
-/* The node name: $SLURMD_NODENAME, else the hostname up to its first dot. */
+/*
+ * The node name: $SLURMD_NODENAME, else the hostname up to its first dot;
+ * -EINVAL when $SLURMD_NODENAME is not one plain node name
+ * (pf_hostlist_one_name(): no "ALL", no hostlist "n[1-100]", no ',').
+ */
 int pf_slurm_node_name(char **ret_name);
-/* One plain host name (letters, digits, '-', '_', '.'): no hostlist "n[1-100]", no ','. */
-bool pf_slurm_valid_node_name(const char *name);
 
 /*
  * Run @argv (argv[0] looked up in PATH) with stdin from /dev/null, stdout
@@ -98,8 +111,11 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
  * is fail or error (or warn when it drains), and a note when it does not
  * drain; then drain (verdict reaches drain_on) or resume
  * (pf_slurm_resumes()) as @o asks, logging what was done to @log.  Returns
- * 0, or -errno when an scontrol call failed (the caller keeps its exit
- * code: the report's verdict is what matters).
+ * 0; -EINVAL when the node name was refused (not one plain name, or
+ * `scontrol show node` does not describe exactly that one node) and -EPERM
+ * when, as root, the $SCONTROL program is not root's alone: both a config
+ * error (the run exits 64); or another -errno when an scontrol call failed
+ * (the caller keeps its exit code: the report's verdict is what matters).
  */
 int pf_slurm_gate(const struct pf_report *r, const struct pf_slurm_opts *o, FILE *log);
 

@@ -18,6 +18,13 @@ healthy values 10 Gb/s +-15% (seeded).  Scenarios:
   malformed   healthy, but n2's measurements[1] has "src": "x"
   two_runs    healthy, plus a report of a 3-rank run
   hostile     slow_node, with n2's host name "n2;$(reboot)" in the tables
+  forged_all, forged_set, forged_outsider
+              slow_node, with n2's host in every table "ALL", "node[1-9]" or
+              "victim7" (a name no report is of): nothing to drain
+  disagree    slow_node, but n1's table names rank 1 "victim7": a warning
+  nodelist    slow_node, each report with "job_id" 4242 and "nodelist" n[1-4]
+  nodelist_wrong  the same, but the nodelist n[1,3,2,4] gives rank 1 to n3
+  two_jobs    slow_node, n1's report of job 4241, the others of 4242
   conflict    healthy, but n4's copy of one measurement says 0.5 Gb/s
   mixed_rates n4's ports run at 200 Gb/s beside 400 (a second node type): its
               flows at half the others' Gb/s, at its line rate (no suspect)
@@ -117,7 +124,7 @@ def matrix(scenario, n):
                         m.update(gbps=0, error="transfer: no completion for 5005 ms", stage="transfer")
                     if scenario == "slow_rail" and src == 2 and rail == 1:
                         m["gbps"] = round(2 * rnd.uniform(0.9, 1.1), 3)
-                    if scenario in ("slow_node", "hostile") and src == 1:
+                    if (scenario in ("slow_node", "hostile") or scenario in SLOW_NODE_LIKE) and src == 1:
                         m["gbps"] = round(1.5 * rnd.uniform(0.9, 1.1), 3)
                     if scenario == "dead_path" and rail == 0 and {src, dst} == {0, 3}:
                         m["gbps"] = 0
@@ -137,6 +144,13 @@ def matrix(scenario, n):
     return out
 
 
+# the host the tables give rank 1 (n2, the slow node) in the forged scenarios
+FORGED = {"forged_all": "ALL", "forged_set": "node[1-9]", "forged_outsider": "victim7"}
+# slow_node with something about the run's reports changed
+SLOW_NODE_LIKE = ("forged_all", "forged_set", "forged_outsider", "disagree", "nodelist",
+                  "nodelist_wrong", "two_jobs")
+
+
 def table(scenario, n):
     ranks = []
     for r in range(n):
@@ -154,6 +168,8 @@ def table(scenario, n):
                  "why": "did not arrive by the deadline", "rails": []}
         if scenario == "hostile" and r == 1:
             e["host"] = "n2;$(reboot)"
+        if scenario in FORGED and r == 1:
+            e["host"] = FORGED[scenario]
         ranks.append(e)
     return {"ranks": ranks}
 
@@ -199,9 +215,14 @@ def main():
         if scenario == "missing" and r == 3 or scenario == "silent" and r == 2:
             continue
         mine = json.loads(json.dumps(meas))  # each report its own copy
-        rep = report(tab["ranks"][r]["host"] if scenario != "hostile" else "n%d" % (r + 1),
-                     r, N, tab, mine, lie if r == 0 else [], scenario)
+        own_tab = json.loads(json.dumps(tab))
+        if scenario == "disagree" and r == 0:
+            own_tab["ranks"][1]["host"] = "victim7"
+        rep = report("n%d" % (r + 1), r, N, own_tab, mine, lie if r == 0 else [], scenario)
         obs = rep["checks"][0]["findings"][0]["observed"]
+        if scenario in ("nodelist", "nodelist_wrong", "two_jobs"):
+            obs["job_id"] = "4241" if scenario == "two_jobs" and r == 0 else "4242"
+            obs["nodelist"] = "n[1,3,2,4]" if scenario == "nodelist_wrong" else "n[1-4]"
         if scenario == "incomparable" and r == 3:
             # ran anyway and failed: the tables say not comparable, so nobody is blamed
             obs["measurements"].append({"round": 0, "src": 3, "dst": 0, "rail": 1,

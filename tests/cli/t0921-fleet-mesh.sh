@@ -19,7 +19,8 @@ need_python
 gen() { "$PY" "$(dirname "$0")/mesh_reports.py" "$T/$1" "$1" || not_ok "mesh_reports.py $1"; }
 for s in healthy slow_rail slow_node dead_path missing silent malformed two_runs hostile conflict \
 	mixed_rates mixed_slow mixed_shapes fabric_rail lossy_rail incomparable uneven bad_notes \
-	routed_dead routed_halves; do
+	routed_dead routed_halves forged_all forged_set forged_outsider disagree nodelist \
+	nodelist_wrong two_jobs; do
 	gen $s
 done
 
@@ -118,9 +119,18 @@ grep -qx 'scontrol update NodeName=n3 State=DRAIN Reason="preflight mesh: rail 1
 drain slow_node
 [ "$(grep -c '^scontrol update NodeName=n2 State=DRAIN' "$T/out")" = 1 ] &&
 	ok "drain: the slow node once" || not_ok "drain slow_node: $(cat "$T/out")"
+# a missing rank that wrote no report is not a reporting node: named, never a command
+drain missing
+! grep -q '^scontrol' "$T/out" &&
+	grep -q "^# not drained: rank 3's host 'n4' is not a reporting node: never arrived" "$T/out" &&
+	ok "drain: a missing rank without a report of its own is not drained" ||
+	not_ok "drain missing: $(cat "$T/out")"
+# with a report of its own (its run errored before the mesh), it is
+printf '{"schema": "preflight.report/v1", "node": {"hostname": "n4"}, "verdict": "error", "checks": []}\n' \
+	>"$T/missing/n4.json"
 drain missing
 grep -q '^scontrol update NodeName=n4 State=DRAIN Reason="preflight mesh: never arrived' "$T/out" &&
-	ok "drain: the missing rank" || not_ok "drain missing: $(cat "$T/out")"
+	ok "drain: the missing rank that reported" || not_ok "drain missing+n4: $(cat "$T/out")"
 drain dead_path
 if grep -q '^scontrol' "$T/out"; then not_ok "a path suspect was drained: $(cat "$T/out")"
 else grep -q '^# investigate, not drained: path from n1' "$T/out" && ok "drain: a path is a comment" ||
@@ -140,6 +150,43 @@ if grep -q '^scontrol' "$T/out" || grep -qF '$(' "$T/out" || grep -qF 'n2;' "$T/
 	! grep -q "^# not drained: rank 1's host 'n2__(reboot)' is not a plain host name" "$T/out"; then
 	not_ok "a hostile host name reached a command: $(cat "$T/out")"
 else ok "drain: a host name with shell syntax is never a command"; fi
+# issue 30: no report line can drain the cluster.  A table that names the slow
+# rank's host ALL, a hostlist, or a host no report is of: listed, never a command
+for s in forged_all forged_set forged_outsider; do
+	drain $s
+	if grep -q '^scontrol' "$T/out"; then not_ok "$s drained: $(cat "$T/out")"; else
+		case $s in
+		forged_outsider) want="is not a reporting node" ;;
+		*) want="is not a plain host name" ;;
+		esac
+		grep -q "^# not drained: rank 1's host '.*' $want" "$T/out" &&
+			ok "drain $s: not a command ($want)" || not_ok "drain $s: $(cat "$T/out")"
+	fi
+done
+# the run's reports disagree on rank 1's host: a warning (text, JSON), no drain
+drain disagree
+! grep -q '^scontrol' "$T/out" &&
+	grep -q "^# not drained: rank 1's host 'victim7': the reports of the run disagree on the host of rank 1: victim7, n2:" "$T/out" &&
+	ok "drain disagree: not drained" || not_ok "drain disagree: $(cat "$T/out")"
+pf fleet "$T/disagree"
+grep -q "warning: the reports disagree on rank 1's host: 'victim7' and 'n2'" "$T/out" &&
+	ok "text: the disagreement is a warning" || not_ok "text disagree: $(cat "$T/out")"
+pf fleet --format json "$T/disagree"
+[ "$(jq_py "$T/out" 'r["mesh"]["host_conflicts"]')" = "[{'rank': 1, 'hosts': ['victim7', 'n2']}]" ] &&
+	ok "json: host_conflicts" || not_ok "json disagree: $(jq_py "$T/out" 'r["mesh"].get("host_conflicts")')"
+# the run's job id and nodelist (recorded by mesh): they must agree with the tables
+drain nodelist
+[ "$(grep -c '^scontrol update NodeName=n2 State=DRAIN' "$T/out")" = 1 ] &&
+	ok "drain: a nodelist that agrees" || not_ok "drain nodelist: $(cat "$T/out")"
+drain nodelist_wrong
+! grep -q '^scontrol' "$T/out" && grep -q "the nodelist of the run names n3 as rank 1" "$T/out" &&
+	ok "drain: a nodelist that disagrees" || not_ok "drain nodelist_wrong: $(cat "$T/out")"
+drain two_jobs
+! grep -q '^scontrol' "$T/out" && grep -q "more than one run" "$T/out" &&
+	ok "drain: reports of two jobs" || not_ok "drain two_jobs: $(cat "$T/out")"
+pf fleet --format json "$T/two_jobs"
+[ "$(jq_py "$T/out" 'r["mesh"]["runs_differ"]')" = "True" ] && ok "json: runs_differ" ||
+	not_ok "json two_jobs: $(head -c 300 "$T/out")"
 pf fleet --drain-suspects "$PF_FIXTURES/fleet" 2>/dev/null
 grep -q "no mesh run" "$T/out" && ok "drain: no mesh reports" || note "drain without mesh: $(cat "$T/out")"
 pf fleet --drain-suspects --output "$T/drain.sh" "$T/slow_rail"
