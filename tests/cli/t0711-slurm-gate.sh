@@ -248,4 +248,59 @@ for doc in "$PF_SOURCE_DIR/README.md" "$PF_SOURCE_DIR/docs/slurm.md"; do
 		END { exit bad }' "$doc" || not_ok "a script in $doc does not start with #!"
 done
 
+# 17. issue 30: no name can drain the cluster.  SLURMD_NODENAME=ALL (any case) or a
+# hostlist never reaches scontrol (the fake logs every call) and is a config error (64)
+for name in ALL all 'n[1-9]' 'gpu-0*'; do
+	SLURMD_NODENAME="$name" FAKE_STATE=IDLE run "$bad" --drain
+	expect_rc 64 "SLURMD_NODENAME='$name' is a config error"
+	[ -s "$T/log" ] && not_ok "SLURMD_NODENAME='$name' reached scontrol: $(tr '\n' ' ' <"$T/log")" ||
+		ok "SLURMD_NODENAME='$name' never reaches scontrol"
+done
+# a plain name that scontrol shows as a set (a NodeSet of slurm.conf) or as another node:
+# shown, never updated, exit 64
+cat > "$T/scontrol-set" <<'EOF2'
+#!/bin/sh
+for a in "$@"; do printf '%s\n' "$a"; done >> "$FAKE_LOG"
+echo -- >> "$FAKE_LOG"
+if [ "$1" = show ]; then
+	case $FAKE_SHOW in
+	set) printf 'NodeName=n1 Arch=x86_64\n   State=IDLE\n\nNodeName=n2 Arch=x86_64\n   State=IDLE\n' ;;
+	other) printf 'NodeName=gpu-0470 Arch=x86_64\n   State=IDLE\n' ;;
+	none) echo "Node $3 not found" ;;
+	esac
+fi
+exit 0
+EOF2
+chmod 755 "$T/scontrol-set"
+for shape in set other none; do
+	SCONTROL="$T/scontrol-set" FAKE_SHOW=$shape run "$bad" --drain
+	expect_rc 64 "scontrol shows '$shape' for the node: a config error"
+	grep -qx update "$T/log" && not_ok "$shape: an update went out: $(tr '\n' ' ' <"$T/log")" ||
+		ok "$shape: no update"
+	expect_err "gpu-047 is neither drained nor resumed"
+done
+SCONTROL="$T/scontrol-set" FAKE_SHOW=set run "$pass" --undrain
+grep -qx update "$T/log" && not_ok "undrain of a set: $(tr '\n' ' ' <"$T/log")" || ok "undrain of a set: no update"
+
+# 18. as root, $SCONTROL must be root's program alone: a world-writable one (or one in a
+# directory others may write) is never run
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$T/ww" && cp "$T/scontrol" "$T/ww/scontrol" && chmod 757 "$T/ww/scontrol"
+	SCONTROL="$T/ww/scontrol" FAKE_STATE=IDLE run "$bad" --drain
+	expect_rc 64 "a world-writable scontrol"
+	[ -s "$T/log" ] && not_ok "the world-writable scontrol ran" || ok "a world-writable scontrol never runs"
+	expect_err "is writable by everyone"
+	chmod 755 "$T/ww/scontrol" && chmod 777 "$T/ww"
+	SCONTROL="$T/ww/scontrol" FAKE_STATE=IDLE run "$bad" --drain
+	expect_rc 64 "scontrol in a world-writable directory"
+	[ -s "$T/log" ] && not_ok "scontrol in a world-writable directory ran" ||
+		ok "scontrol in a world-writable directory never runs"
+	SCONTROL=scontrol-relative FAKE_STATE=IDLE run "$bad" --drain
+	expect_rc 64 "a relative SCONTROL"
+	expect_err "is not an absolute path"
+	chmod 755 "$T/ww"
+else
+	note "not root: the rule for root's scontrol is not checked"
+fi
+
 done_testing

@@ -2,11 +2,17 @@
 /*
  * test_slurm.c - the Slurm gate's pure parts: the drain reason (which check,
  * which subject, sanitising, the length bound), parsing `scontrol show node`
- * output, the node name, and running a program with a deadline.
+ * output, the node name (one plain name: never ALL, a hostlist or a pattern),
+ * the one-node rule of `scontrol show node`, the rule for the program root
+ * runs as scontrol, and running a program with a deadline.
  */
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "hostlist.h"
+#include "preflight/fs.h"
 #include "slurm.h"
 #include "testutil.h"
 
@@ -165,6 +171,146 @@ static void test_node_name(void **state)
 	assert_true(strlen(b) > 0);
 }
 
+/* One refused shape per case: each is ALL or would read as a set of nodes to scontrol. */
+static void test_one_name_refuses_sets(void **state)
+{
+	static const char *const refused[] = {
+		"ALL", "all", "All", "aLL",    /* scontrol: every node */
+		"n[1-9]", "node[001-100]", "n[1,3]", "n]", "n[", /* hostlist ranges */
+		"a,b", "n1,",                  /* a list */
+		"n1 n2", "n1\tn2", " n1", "n1\n", /* blanks separate names */
+		"n*", "n?", "^n1", "!n1", "~n1", "n=1", /* patterns, negation, key=value */
+		"-n1", "--all", ".n1",         /* an option, a hidden name */
+		"n1;reboot", "n1$x", "n1/2", "n1\"", "n\xc3\xa9", /* shell and non-ASCII bytes */
+		"",
+	};
+	char longest[PF_NODE_NAME_MAX + 2];
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(refused); i++) {
+		if (pf_hostlist_one_name(refused[i]))
+			fail_msg("'%s' passed as one node name", refused[i]);
+	}
+	memset(longest, 'n', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	assert_false(pf_hostlist_one_name(longest));
+	longest[PF_NODE_NAME_MAX] = '\0';
+	assert_true(pf_hostlist_one_name(longest));
+}
+
+/* Real node names still pass, ALL inside a longer name too. */
+static void test_one_name_plain_passes(void **state)
+{
+	static const char *const plain[] = { "node-001", "gpu-a12.cluster.local", "dgx_07",
+					     "n1", "ALLx", "ball", "gpu-047.cluster", "0" };
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(plain); i++) {
+		if (!pf_hostlist_one_name(plain[i]))
+			fail_msg("'%s' refused", plain[i]);
+	}
+}
+
+/* SLURMD_NODENAME=ALL (any case) is refused before anything runs. */
+static void test_node_name_all(void **state)
+{
+	static const char *const bad[] = { "ALL", "all", "n[1-9]", "gpus,cpus" };
+
+	for (size_t i = 0; i < PF_ARRAY_SIZE(bad); i++) {
+		char *name = NULL;
+
+		setenv("SLURMD_NODENAME", bad[i], 1);
+		assert_int_equal(pf_slurm_node_name(&name), -EINVAL);
+		assert_null(name);
+	}
+	unsetenv("SLURMD_NODENAME");
+}
+
+/* `scontrol show node NAME` must describe exactly the node NAME. */
+static void test_one_node(void **state)
+{
+	char *why = NULL;
+
+	assert_int_equal(pf_slurm_one_node(show_drained, "gpu-047", &why), 0);
+	assert_null(why);
+	assert_int_equal(pf_slurm_one_node("NodeName=n1 Arch=x86_64\n   State=IDLE\n", "n1", &why),
+			 0);
+	/* a NodeSet name: several nodes */
+	assert_int_equal(pf_slurm_one_node("NodeName=n1 Arch=x86_64\n   State=IDLE\n\n"
+					   "NodeName=n2 Arch=x86_64\n   State=IDLE\n", "gpus", &why),
+			 -E2BIG);
+	pf_test_assert_contains(why, "2 nodes");
+	free(why);
+	/* scontrol -o: one line per node */
+	assert_int_equal(pf_slurm_one_node("NodeName=n1 State=IDLE\nNodeName=n1 State=IDLE\n", "n1",
+					   &why), -E2BIG);
+	free(why);
+	/* another node (a prefix of the name, or the name a prefix of it) */
+	assert_int_equal(pf_slurm_one_node("NodeName=n10 State=IDLE\n", "n1", &why), -ESRCH);
+	pf_test_assert_contains(why, "'n10'");
+	free(why);
+	assert_int_equal(pf_slurm_one_node("NodeName=n1 State=IDLE\n", "n10", &why), -ESRCH);
+	free(why);
+	/* none */
+	assert_int_equal(pf_slurm_one_node("Node ALL not found\n", "ALL", &why), -ENOENT);
+	free(why);
+	assert_int_equal(pf_slurm_one_node("", "n1", &why), -ENOENT);
+	free(why);
+	/* "NodeName=" inside another token is not a node */
+	assert_int_equal(pf_slurm_one_node("NodeName=n1 Comment=xNodeName=n2\n", "n1", &why), 0);
+}
+
+/* The program root runs as scontrol ($SCONTROL): root's alone, as each directory above it. */
+static void test_scontrol_program_rule(void **state)
+{
+	pf_autofree char *dir = NULL, *sub = NULL, *prog = NULL, *why = NULL;
+
+	if (geteuid() != 0)
+		skip(); /* the files made here are not root's */
+	dir = pf_xstrdup("/tmp/pfslurm.XXXXXX"); /* /tmp: root's and sticky, so allowed */
+	assert_non_null(mkdtemp(dir));
+	sub = pf_xasprintf("%s/bin", dir);
+	prog = pf_xasprintf("%s/scontrol", sub);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	pf_test_write(sub, "scontrol", "#!/bin/sh\nexit 0\n");
+	assert_int_equal(chmod(prog, 0755), 0);
+	assert_int_equal(pf_exec_trusted(prog, true, &why), 0);
+	assert_null(why);
+
+	/* a world-writable program */
+	assert_int_equal(chmod(prog, 0757), 0);
+	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	pf_test_assert_contains(why, "writable by everyone");
+	free(why);
+	why = NULL;
+	assert_int_equal(chmod(prog, 0755), 0);
+
+	/* a group-writable directory above it, not sticky */
+	assert_int_equal(chmod(sub, 0775), 0);
+	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	pf_test_assert_contains(why, sub);
+	free(why);
+	why = NULL;
+	/* the file alone (mstconfig's fixed directories) does not look above */
+	assert_int_equal(pf_exec_trusted(prog, false, NULL), 0);
+	assert_int_equal(chmod(sub, 0755), 0);
+
+	/* owned by another user */
+	assert_int_equal(chown(prog, 65534, 0), 0);
+	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	pf_test_assert_contains(why, "uid 65534");
+	free(why);
+	why = NULL;
+	assert_int_equal(chown(prog, 0, 0), 0);
+
+	/* not executable, relative, absent */
+	assert_int_equal(chmod(prog, 0644), 0);
+	assert_int_equal(pf_exec_trusted(prog, true, NULL), -ENOENT);
+	assert_int_equal(pf_exec_trusted("scontrol", true, &why), -EINVAL);
+	free(why);
+	why = NULL;
+	assert_int_equal(pf_exec_trusted("/nonexistent/scontrol", true, NULL), -ENOENT);
+	pf_test_rmtree(dir);
+}
+
 static void test_exec(void **state)
 {
 	const char *const echo[] = { "sh", "-c", "echo 'a b'; echo c >&2; exit 3", NULL };
@@ -226,6 +372,11 @@ int main(void)
 		cmocka_unit_test(test_parse_node),
 		cmocka_unit_test(test_parse_node_reason_keeps_brackets),
 		cmocka_unit_test(test_node_name),
+		cmocka_unit_test(test_one_name_refuses_sets),
+		cmocka_unit_test(test_one_name_plain_passes),
+		cmocka_unit_test(test_node_name_all),
+		cmocka_unit_test(test_one_node),
+		cmocka_unit_test(test_scontrol_program_rule),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_drain_policy),
 	};
