@@ -165,7 +165,8 @@ static bool parse_options(int argc, char **argv, struct fleet_opts *o, FILE *out
 		PF_OPT_BOOL(0, "drain-suspects", &o->drain,
 			    "instead of the view, print (never run) the scontrol\n"
 			    "commands that drain the mesh's node and rail\n"
-			    "suspects and missing ranks, and miswired nodes"),
+			    "suspects and missing ranks, and miswired nodes;\n"
+			    "only a plain name that is a report's own host"),
 		PF_OPT_CALLBACK(0, "mesh-slow-fraction", &o->mesh_fraction, "F",
 				"a mesh measurement below F x the run's healthy\n"
 				"median is slow, 0 < F < 1 (default 0.7)", fraction_below_one),

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "fleet_drain.h"
 #include "testutil.h"
 
 /* A tiny report: @host, nic_link_speed with one finding per rate in @rates, memlock. */
@@ -313,6 +314,26 @@ static void test_csv_quoting(void **state)
 	}
 }
 
+/* --drain-suspects: only a plain name that is some report's own node.hostname. */
+static void test_drain_refusal(void **state)
+{
+	struct pf_strmap own = { 0 };
+	static const char *const sets[] = { "ALL", "all", "node[1-9]", "a,b", "a b", "n*",
+					    "-n1", "" };
+
+	pf_strmap_put(&own, "node-001", 1);
+	pf_strmap_put(&own, "gpu-a12.cluster.local", 1);
+	pf_strmap_put(&own, "dgx_07", 1);
+	pf_strmap_put(&own, "ALL", 1); /* even a report that calls itself ALL */
+	assert_null(fl_drain_refusal("node-001", &own));
+	assert_null(fl_drain_refusal("gpu-a12.cluster.local", &own));
+	assert_null(fl_drain_refusal("dgx_07", &own));
+	assert_string_equal(fl_drain_refusal("node-002", &own), "not a reporting node");
+	for (size_t i = 0; i < PF_ARRAY_SIZE(sets); i++)
+		assert_string_equal(fl_drain_refusal(sets[i], &own), "not a plain host name");
+	pf_strmap_release(&own);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_newest_report_wins),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_views_are_clean),
+		cmocka_unit_test(test_drain_refusal),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
