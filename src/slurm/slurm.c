@@ -276,6 +276,8 @@ int pf_slurm_node_name(char **ret_name)
 	u.nodename[strcspn(u.nodename, ".")] = '\0';
 	if (!*u.nodename)
 		return -ENOENT;
+	if (!pf_hostlist_one_name(u.nodename))
+		return -EINVAL; /* a host called "all" would name every node */
 	*ret_name = pf_xstrdup(u.nodename);
 	return 0;
 }
@@ -571,9 +573,10 @@ static int node_name(const struct pf_slurm_opts *o, char **ret_node, FILE *log)
 	}
 	ret = pf_slurm_node_name(ret_node);
 	if (ret == -EINVAL)
-		fprintf(log, "preflight: SLURMD_NODENAME is not one plain host name (ALL or a "
-			"hostlist such as n[1-100] would name many nodes): not drained nor "
-			"resumed\n");
+		fprintf(log, "preflight: %s is not one plain host name (ALL or a hostlist such "
+			"as n[1-100] would name many nodes): not drained nor resumed\n",
+			getenv("SLURMD_NODENAME") && *getenv("SLURMD_NODENAME") ? "SLURMD_NODENAME" :
+			"the short host name");
 	else if (ret < 0)
 		fprintf(log, "preflight: cannot tell this node's Slurm name: %s\n", strerror(-ret));
 	return ret;

@@ -92,7 +92,7 @@ bool pf_slurm_state_drained(const char *state);
 
 /*
  * The node name: $SLURMD_NODENAME, else the hostname up to its first dot;
- * -EINVAL when $SLURMD_NODENAME is not one plain node name
+ * -EINVAL when the name is not one plain node name
  * (pf_hostlist_one_name(): no "ALL", no hostlist "n[1-100]", no ',').
  */
 int pf_slurm_node_name(char **ret_name);
