@@ -163,8 +163,8 @@ static void find_rails(struct state *st)
 			const struct pf_pci_dev *np = &node->pci[d->pci];
 			enum pf_path_class c;
 
-			if (gp->path && pf_pci_path_classify(gp->path, gp->numa_node, np->path,
-							     np->numa_node, &c) == 0 &&
+			if (gp->path && pf_node_path_classify(node, gp, gp->numa_node, np,
+							      np->numa_node, &c) == 0 &&
 			    (c == PF_PATH_PIX || c == PF_PATH_PXB))
 				st->compute[i] = true;
 		}
@@ -674,8 +674,8 @@ static int rail_path(const struct state *st, size_t i)
 		enum pf_path_class c;
 		int t;
 
-		if (!gp->path || pf_pci_path_classify(gp->path, gp->numa_node, np->path,
-						      np->numa_node, &c) < 0)
+		if (!gp->path || pf_node_path_classify(node, gp, gp->numa_node, np,
+						       np->numa_node, &c) < 0)
 			continue;
 		t = nccl_path_of(c);
 		if (t >= 0 && (best < 0 || t < best))
