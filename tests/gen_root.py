@@ -231,6 +231,11 @@ def build(args):
     sw_numa = [s * args.numa // n_sw for s in range(n_sw)]
     sw_of_gpu = [g // k_sw for g in range(args.gpus)]
     sw_of_nic = [n * n_sw // args.nics for n in range(args.nics)] if args.nics else []
+    if args.nics_apart and args.gpus > 0:
+        # each NIC on a switch and host bridge of its own, on its GPUs' NUMA node
+        sw_numa += [sw_numa[sw_of_nic[n]] for n in range(args.nics)]
+        sw_of_nic = [n_sw + n for n in range(args.nics)]
+        n_sw += args.nics
 
     def socket_peer(s, same_socket):
         """Another switch on the same socket (else any other), or on the next socket."""
@@ -788,6 +793,10 @@ def main(argv=None):
                         "PEX89000 in base mode, 1000:c030 with subsystem 1000:0000 above "
                         "1000:1000); each GPU and NIC below a second-level switch of its own, "
                         "PXB in sysfs and PIX to NCCL")
+    p.add_argument("--nics-apart", action="store_true",
+                   help="each NIC below a root port of its own, on the NUMA node of the GPUs "
+                        "it would have shared a switch with (GPU to NIC is NODE: PHB to NCCL, "
+                        "no GPUDirect RDMA by default)")
     p.add_argument("--grace", action="store_true",
                    help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
                         "root port (10de:22b2); with --gpu-degraded-link its link reads "
