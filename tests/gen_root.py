@@ -307,6 +307,12 @@ def build(args):
                 rpg = f"{hb}/{dom}:{b:02x}:{2 + k:02x}.0"
                 pci_dev(rpg, 0x10de, 0x22b2, 0x060400, numa)
                 ep = f"{rpg}/{dom}:{b + 3 + k:02x}:00.0"
+                if args.grace_gpu == "l40s":
+                    # a PCIe card in the Grace server's slot: its link is its data path
+                    pci_dev(ep, 0x10de, 0x26b9, 0x030200, numa,
+                            **(dict(speed="32.0 GT/s PCIe", width=8) if idx in degraded
+                               else {}), max_width=16)
+                    continue
                 pci_dev(ep, 0x10de, 0x2342, 0x030200, numa,
                         **(dict(speed="2.5 GT/s PCIe", width=1, max_speed="32.0 GT/s PCIe",
                                 max_width=16) if idx in degraded else {}))
@@ -801,6 +807,10 @@ def main(argv=None):
                    help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
                         "root port (10de:22b2); with --gpu-degraded-link its link reads "
                         "2.5 GT/s x1")
+    p.add_argument("--grace-gpu", choices=["gh200", "l40s"], default="gh200",
+                   help="with --grace, the GPU below each Grace root port: gh200 (default, "
+                        "the superchip's own) or l40s (10de:26b9, a PCIe card in the slot; "
+                        "with --gpu-degraded-link its link reads x8 of x16)")
     p.add_argument("--ns-card", type=int, default=0, metavar="N",
                    help="N dual-port cards of the compute NICs' model in another role "
                         "(north/south) on the chipset, at --ns-rate; named after the "

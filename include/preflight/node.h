@@ -215,6 +215,12 @@ double pf_pcie_share(const struct pf_node *node, const int *pci, const double *w
 		     size_t which, int *ret_link);
 
 /*
+ * Whether @d is the GPU of a Grace superchip (GH200, GB200, GB300, GB10:
+ * NVLink-C2C to its CPU), by NVIDIA's device IDs (src/node/superchip.c).
+ */
+bool pf_gpu_is_superchip(const struct pf_pci_dev *d);
+
+/*
  * PCI distance between two devices (src/node/pci_path.c), in nvidia-smi's
  * vocabulary, best first.  PIX: at most one PCIe switch between them; PXB:
  * several switches, no host bridge; PHB: through the host bridge (root
