@@ -339,7 +339,7 @@ static void plan_pair(const struct pf_ctx *ctx, struct plan *p, const char *gpu,
 		int gn = pf_node_effective_numa(node, g), dn = pf_node_effective_numa(node, d);
 
 		q->have_cls = g->path && d->path &&
-			      pf_pci_path_classify(g->path, gn, d->path, dn, &q->cls) == 0;
+			      pf_node_path_classify(node, g, gn, d, dn, &q->cls) == 0;
 		q->same_numa = gn >= 0 && gn == dn;
 	}
 }

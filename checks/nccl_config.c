@@ -163,8 +163,8 @@ static void find_rails(struct state *st)
 			const struct pf_pci_dev *np = &node->pci[d->pci];
 			enum pf_path_class c;
 
-			if (gp->path && pf_pci_path_classify(gp->path, gp->numa_node, np->path,
-							     np->numa_node, &c) == 0 &&
+			if (gp->path && pf_node_path_classify(node, gp, gp->numa_node, np,
+							      np->numa_node, &c) == 0 &&
 			    (c == PF_PATH_PIX || c == PF_PATH_PXB))
 				st->compute[i] = true;
 		}
@@ -674,8 +674,8 @@ static int rail_path(const struct state *st, size_t i)
 		enum pf_path_class c;
 		int t;
 
-		if (!gp->path || pf_pci_path_classify(gp->path, gp->numa_node, np->path,
-						      np->numa_node, &c) < 0)
+		if (!gp->path || pf_node_path_classify(node, gp, gp->numa_node, np,
+						       np->numa_node, &c) < 0)
 			continue;
 		t = nccl_path_of(c);
 		if (t >= 0 && (best < 0 || t < best))
@@ -699,7 +699,12 @@ struct gdr_loss {
 	char lost[256];
 };
 
-/* NCCL uses GDR on a pair iff its path type <= the level (ncclTopoCheckGdr). */
+/*
+ * NCCL uses GDR on a pair iff its path type <= the level (ncclTopoCheckGdr(),
+ * src/graph/paths.cc).  A rail loses it to @level only where NCCL's default
+ * (PXB) would have used it: a rail at PHB or SYS, or whose path is unknown,
+ * is not counted whatever the level (LOC, 0, NVL and C2C included).
+ */
 static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -710,10 +715,10 @@ static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
 
 		if (!rail_active(st, i))
 			continue;
-		if (level >= NP_PIX && (t < 0 || t > NP_PXB))
+		if (t < 0 || t > NP_PXB)
 			continue; /* unknown, or off by default too */
 		l->n_on++;
-		if (level >= NP_PIX && t <= level)
+		if (t <= level)
 			continue;
 		l->n_lost++;
 		l->worst = t > l->worst ? t : l->worst;
@@ -738,10 +743,7 @@ static void judge_gdr_level(struct state *st)
 			    "on wherever its default uses it", nccl_path[level]);
 		return;
 	}
-	if (l.worst >= 0)
-		snprintf(paths, sizeof(paths), "the nearest GPU is at %s", nccl_path[l.worst]);
-	else
-		snprintf(paths, sizeof(paths), "no PCIe path is that near");
+	snprintf(paths, sizeof(paths), "the nearest GPU is at %s", nccl_path[l.worst]);
 	works = gdr_works(st, why, sizeof(why));
 	if (works == 0) {
 		var_finding(st, PF_STATUS_PASS, name, "GPUDirect RDMA is off, and does not work "
@@ -757,8 +759,7 @@ static void judge_gdr_level(struct state *st)
 			"(whether it would work is unknown: ", why);
 	pf_obs_str(f, "level", nccl_path[level]);
 	pf_obs_str(f, "rails_without_gdr", l.lost);
-	if (l.worst >= 0)
-		pf_obs_str(f, "path", nccl_path[l.worst]);
+	pf_obs_str(f, "path", nccl_path[l.worst]);
 	pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default uses "
 		  "GPUDirect RDMA up to PXB (P2C on C2C systems)", origin(st, name));
 }

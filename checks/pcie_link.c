@@ -9,8 +9,9 @@
  * the device and its upstream port support fails ("x8 on an x16 GPU"); a
  * link held down only by the upstream port's own maximum warns (the slot
  * limits it); a GPU below its maximum speed at full width warns, since NVIDIA
- * GPUs lower the link speed when idle; the GPU of a Grace superchip (directly
- * below an NVIDIA root port) warns, since its data moves over NVLink-C2C.  Unknown values are never a pass: a link
+ * GPUs lower the link speed when idle; the GPU of a Grace superchip (a GH200/
+ * GB200 device ID directly below an NVIDIA root port) warns, since its data
+ * moves over NVLink-C2C.  Unknown values are never a pass: a link
  * file that reads "Unknown" is an error; files a snapshot or an hwloc export
  * did not record are a skip, and so is an SR-IOV virtual function.
  *
@@ -181,16 +182,18 @@ static void judge_unknown(struct pf_result *res, const struct pf_ctx *ctx,
 }
 
 /*
- * A GPU directly below a root port of NVIDIA's own (a Grace CPU's; no switch
- * between): the GPU of a GH200/GB200 superchip, attached to its CPU by
- * NVLink-C2C, which is what NCCL routes it over (the C2C link of
- * src/graph/topo.cc).  Its PCIe function's link is not its data path.
+ * The GPU of a GH200/GB200 superchip (pf_gpu_is_superchip(): NVIDIA's device
+ * IDs) directly below a root port of NVIDIA's own (its Grace CPU's; no
+ * switch between): attached to its CPU by NVLink-C2C, which is what NCCL
+ * routes it over (the C2C link of src/graph/topo.cc).  Its PCIe function's
+ * link is not its data path.  Any other GPU below a Grace root port (an
+ * L40S in a slot) is a PCIe card, judged as on x86.
  */
 static bool c2c_attached(const struct pf_node *node, const struct pf_pci_dev *d)
 {
 	const struct pf_pci_dev *rp;
 
-	if (d->parent < 0 || (size_t)d->parent >= node->n_pci)
+	if (!pf_gpu_is_superchip(d) || d->parent < 0 || (size_t)d->parent >= node->n_pci)
 		return false;
 	rp = &node->pci[d->parent];
 	return rp->parent < 0 && rp->vendor == PF_PCI_VENDOR_NVIDIA && (rp->class >> 8) == 0x0604;

@@ -149,7 +149,17 @@ def extra_number(args):
     return 12 if args.dgx_naming else args.nics
 
 
+# --pcie-switch: (device ID, top level's subsystem, second level's subsystem)
+SWITCHES = {
+    "single": (0xc030, (0x1000, 0x0000), None),
+    "broadcom": (0xc010, (0x1000, 0xa064), (0x1000, 0xa064)),
+    "broadcom-gen5": (0xc030, (0x1000, 0x0000), (0x1000, 0x1000)),
+}
+
+
 def build(args):
+    if args.pcie_switch != "single" and (args.grace or args.gpu_cascade):
+        sys.exit("gen_root: --pcie-switch broadcom* is not for --grace or --gpu-cascade")
     if args.dgx_naming and (args.nics != 8 or args.roce_lag):
         sys.exit("gen_root: --dgx-naming needs --nics 8 and no --roce-lag")
     r = Root(args.out)
@@ -168,14 +178,16 @@ def build(args):
     r.write("/sys/devices/system/cpu/possible", cpulist(all_cpus) + "\n")
 
     def pci_dev(path, vendor, device, cls, numa, speed="32.0 GT/s PCIe", width=16,
-                max_speed=None, max_width=None):
-        """Write one PCI function at absolute sysfs path `path`."""
+                max_speed=None, max_width=None, subsys=None):
+        """Write one PCI function at absolute sysfs path `path`; `subsys` is
+        (subsystem vendor, subsystem device), (vendor, 0) by default."""
         bdf = os.path.basename(path)
         cpus = numa_cpus[numa] if numa >= 0 else all_cpus
         nn = -1 if args.numa_minus_one else numa
+        sv, sd = subsys or (vendor, 0)
         files = {
             "vendor": f"0x{vendor:04x}", "device": f"0x{device:04x}", "class": f"0x{cls:06x}",
-            "subsystem_vendor": f"0x{vendor:04x}", "subsystem_device": "0x0000",
+            "subsystem_vendor": f"0x{sv:04x}", "subsystem_device": f"0x{sd:04x}",
             "numa_node": str(nn), "local_cpulist": cpulist(cpus),
             "local_cpus": cpumask(cpus, ncpus), "enable": "1", "irq": "0",
             "uevent": f"PCI_CLASS={cls:X}\nPCI_ID={vendor:04X}:{device:04X}\n"
@@ -219,6 +231,11 @@ def build(args):
     sw_numa = [s * args.numa // n_sw for s in range(n_sw)]
     sw_of_gpu = [g // k_sw for g in range(args.gpus)]
     sw_of_nic = [n * n_sw // args.nics for n in range(args.nics)] if args.nics else []
+    if args.nics_apart and args.gpus > 0:
+        # each NIC on a switch and host bridge of its own, on its GPUs' NUMA node
+        sw_numa += [sw_numa[sw_of_nic[n]] for n in range(args.nics)]
+        sw_of_nic = [n_sw + n for n in range(args.nics)]
+        n_sw += args.nics
 
     def socket_peer(s, same_socket):
         """Another switch on the same socket (else any other), or on the next socket."""
@@ -250,7 +267,9 @@ def build(args):
         per_sw[sw_of_gpu[g]].append(("gpu", g))
     for n in range(args.nics):
         per_sw[sw_of_nic[n]].append(("nic", n))
-    stride = max(8, 3 + max(len(p) for p in per_sw) + (3 if args.gpu_cascade else 1))
+    two_level = args.pcie_switch != "single"
+    per_ep = 3 if two_level else 1  # buses below the top switch per endpoint
+    stride = max(8, 3 + per_ep * max(len(p) for p in per_sw) + (3 if args.gpu_cascade else 1))
     stride = (stride + 7) // 8 * 8
     if 0x10 + n_sw * stride > (0xf0 if args.nvswitch else 0x100):
         sys.exit("gen_root: too many switches for one PCI domain")
@@ -269,16 +288,31 @@ def build(args):
         rp = f"{hb}/{dom}:{b:02x}:01.0"
         pci_dev(rp, *((0x10de, 0x22b2) if args.grace else (0x8086, 0x352a)), 0x060400, numa)
         up = f"{rp}/{dom}:{b + 1:02x}:00.0"
-        pci_dev(up, 0x1000, 0xc030, 0x060400, numa)
+        sw_id, top_sub, low_sub = SWITCHES[args.pcie_switch]
+        pci_dev(up, 0x1000, sw_id, 0x060400, numa, subsys=top_sub)
         for k, (kind, idx) in enumerate(per_sw[s]):
             dn = f"{up}/{dom}:{b + 2:02x}:{k:02x}.0"
-            pci_dev(dn, 0x1000, 0xc030, 0x060400, numa)
-            ep = f"{dn}/{dom}:{b + 3 + k:02x}:00.0"
+            pci_dev(dn, 0x1000, sw_id, 0x060400, numa, subsys=top_sub)
+            ep_bus = b + 3 + per_ep * k
+            if two_level:
+                # the chip's second level: each endpoint below a sub-switch of its own
+                up2 = f"{dn}/{dom}:{ep_bus:02x}:00.0"
+                pci_dev(up2, 0x1000, sw_id, 0x060400, numa, subsys=low_sub)
+                dn = f"{up2}/{dom}:{ep_bus + 1:02x}:00.0"
+                pci_dev(dn, 0x1000, sw_id, 0x060400, numa, subsys=low_sub)
+                ep_bus += 2
+            ep = f"{dn}/{dom}:{ep_bus:02x}:00.0"
             if kind == "gpu" and args.grace:
                 # a superchip's GPU: alone below a Grace root port (NVLink-C2C to its CPU)
                 rpg = f"{hb}/{dom}:{b:02x}:{2 + k:02x}.0"
                 pci_dev(rpg, 0x10de, 0x22b2, 0x060400, numa)
                 ep = f"{rpg}/{dom}:{b + 3 + k:02x}:00.0"
+                if args.grace_gpu == "l40s":
+                    # a PCIe card in the Grace server's slot: its link is its data path
+                    pci_dev(ep, 0x10de, 0x26b9, 0x030200, numa,
+                            **(dict(speed="32.0 GT/s PCIe", width=8) if idx in degraded
+                               else {}), max_width=16)
+                    continue
                 pci_dev(ep, 0x10de, 0x2342, 0x030200, numa,
                         **(dict(speed="2.5 GT/s PCIe", width=1, max_speed="32.0 GT/s PCIe",
                                 max_width=16) if idx in degraded else {}))
@@ -301,10 +335,10 @@ def build(args):
                 cls = 0x020700 if ll == "ib" else 0x020000
                 pci_dev(ep, 0x15b3, 0x1021, cls, numa)
                 if idx < args.roce_lag:
-                    roce_lag(r, args, ep, idx, b + 3 + k, numa, pci_dev)
+                    roce_lag(r, args, ep, idx, ep_bus, numa, pci_dev)
                     continue
                 name = rail_name(args, idx)
-                rdma(r, args, ep, name, b + 3 + k, "MT4129", "MT_0000000838",
+                rdma(r, args, ep, name, ep_bus, "MT4129", "MT_0000000838",
                      args.rate, name in slow, name in narrow, name in down)
 
     # NVSwitches: bridges of class 0x0680 that must not count as GPUs
@@ -758,10 +792,25 @@ def main(argv=None):
     p.add_argument("--gpu-cascade", action="store_true",
                    help="each GPU behind a second PCIe switch below its NIC's switch "
                         "(a two-level cascade: GPU to NIC is PXB, not PIX)")
+    p.add_argument("--pcie-switch", choices=sorted(SWITCHES), default="single",
+                   help="the PCIe switches: single (default; 1000:c030, subsystem 1000:0000, "
+                        "one level), broadcom (a PEX88000 in two levels, 1000:c010 with "
+                        "subsystem 1000:a064 in both, as in a DGX A100), broadcom-gen5 (a "
+                        "PEX89000 in base mode, 1000:c030 with subsystem 1000:0000 above "
+                        "1000:1000); each GPU and NIC below a second-level switch of its own, "
+                        "PXB in sysfs and PIX to NCCL")
+    p.add_argument("--nics-apart", action="store_true",
+                   help="each NIC below a root port of its own, on the NUMA node of the GPUs "
+                        "it would have shared a switch with (GPU to NIC is NODE: PHB to NCCL, "
+                        "no GPUDirect RDMA by default)")
     p.add_argument("--grace", action="store_true",
                    help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
                         "root port (10de:22b2); with --gpu-degraded-link its link reads "
                         "2.5 GT/s x1")
+    p.add_argument("--grace-gpu", choices=["gh200", "l40s"], default="gh200",
+                   help="with --grace, the GPU below each Grace root port: gh200 (default, "
+                        "the superchip's own) or l40s (10de:26b9, a PCIe card in the slot; "
+                        "with --gpu-degraded-link its link reads x8 of x16)")
     p.add_argument("--ns-card", type=int, default=0, metavar="N",
                    help="N dual-port cards of the compute NICs' model in another role "
                         "(north/south) on the chipset, at --ns-rate; named after the "

@@ -24,6 +24,11 @@ struct pf_pci_dev {
 	char bdf[16];        /* "0000:17:00.0", lower-case */
 	char *path;          /* canonical sysfs path under the root, or hwloc-synthesised */
 	uint16_t vendor, device;
+	/*
+	 * The subsystem IDs, read for bridges only (0 unknown): NCCL tells a
+	 * Broadcom PEX switch's level by them (pf_pci_bcm_gen()).
+	 */
+	uint16_t subsys_vendor, subsys_device;
 	uint32_t class;      /* 0x030200 */
 	int numa_node;       /* -1 unknown (after the local_cpulist fallback) */
 	/*
@@ -210,6 +215,12 @@ double pf_pcie_share(const struct pf_node *node, const int *pci, const double *w
 		     size_t which, int *ret_link);
 
 /*
+ * Whether @d is the GPU of a Grace superchip (GH200, GB200, GB300, GB10:
+ * NVLink-C2C to its CPU), by NVIDIA's device IDs (src/node/superchip.c).
+ */
+bool pf_gpu_is_superchip(const struct pf_pci_dev *d);
+
+/*
  * PCI distance between two devices (src/node/pci_path.c), in nvidia-smi's
  * vocabulary, best first.  PIX: at most one PCIe switch between them; PXB:
  * several switches, no host bridge; PHB: through the host bridge (root
@@ -248,5 +259,24 @@ bool pf_path_gdr_default(enum pf_path_class c);
  */
 int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int numa_b,
 			 enum pf_path_class *ret);
+/*
+ * The Broadcom PEX generation NCCL sees in switch @sw at @level of a
+ * two-level chip (NCCL's getBcmGen(), src/graph/topo.cc): 4 for a PEX88000
+ * (1000:c010, subsystem 1000:a0xx, both levels), 5 for a PEX89000 in base
+ * mode (1000:c030, subsystem 1000:0xxx on top, 1000:1xxx below), else 0.
+ */
+int pf_pci_bcm_gen(const struct pf_pci_dev *sw, int level);
+/*
+ * The class of the GPU<->NIC (or any) path between functions @a and @b of
+ * @node as NCCL sees it, the one classifier of such paths for every check:
+ * pf_pci_path_classify() of their paths, except that a Broadcom switch and
+ * its sub-switch of the same generation count as one switch, as NCCL's
+ * ncclTopoFlattenBcmSwitches() fuses them (a DGX A100's GPU and NIC below
+ * one PEX88096 are PIX, where sysfs shows two levels, PXB).  The switches'
+ * IDs come from node->pci; one not there is not fused.  -EINVAL when either
+ * has no path, else pf_pci_path_classify()'s errors.
+ */
+int pf_node_path_classify(const struct pf_node *node, const struct pf_pci_dev *a, int numa_a,
+			  const struct pf_pci_dev *b, int numa_b, enum pf_path_class *ret);
 
 #endif

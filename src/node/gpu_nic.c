@@ -85,7 +85,7 @@ static void pair_gpu(const struct pf_node *node, const char *nics, struct pf_gpu
 		nic = &node->pci[d->pci];
 		numa = pf_node_effective_numa(node, nic);
 		if (!pf_pci_dev_placed(nic) ||
-		    pf_pci_path_classify(p->gpu->path, p->gpu_numa, nic->path, numa, &cls) < 0)
+		    pf_node_path_classify(node, p->gpu, p->gpu_numa, nic, numa, &cls) < 0)
 			continue; /* gpu_nic_numa reports unplaced NICs once */
 		if (p->nic >= 0 && pf_path_class_rank(cls) == pf_path_class_rank(p->cls))
 			p->n_at_best++;

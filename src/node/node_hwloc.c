@@ -272,6 +272,10 @@ static void load_pci(hwloc_topology_t topo, struct pf_node *node)
 		d->path = synth_path(o);
 		d->vendor = o->attr->pcidev.vendor_id;
 		d->device = o->attr->pcidev.device_id;
+		if (o->type == HWLOC_OBJ_BRIDGE) {
+			d->subsys_vendor = o->attr->bridge.upstream.pci.subvendor_id;
+			d->subsys_device = o->attr->bridge.upstream.pci.subdevice_id;
+		}
 		d->class = (uint32_t)o->attr->pcidev.class_id << 8;
 		locality(topo, o, d);
 		o->userdata = (void *)(uintptr_t)(k + 1);

@@ -3,7 +3,8 @@
  * node_sysfs.c - the node inventory from sysfs under the root.
  *
  * Reads, once: /sys/bus/pci/devices/<bdf>/{vendor,device,class,numa_node,
- * local_cpulist,{current,max}_link_{speed,width}} and each device's
+ * local_cpulist,{current,max}_link_{speed,width}}, a bridge's
+ * subsystem_{vendor,device}, and each device's
  * canonical path (its bridge chain); /sys/class/infiniband/<dev>/{hca_type,
  * board_id,ports/<n>/{state,phys_state,rate,link_layer,active_mtu}};
  * /sys/class/net/<if>/{speed,mtu,operstate} and which RDMA port each netdev
@@ -346,7 +347,7 @@ static bool pci_interesting(uint32_t class)
 static bool uevent_ids(int dfd, struct pf_pci_dev *d)
 {
 	char buf[1024];
-	unsigned int vendor, device, class;
+	unsigned int vendor, device, class, sv, sd;
 	bool have_id = false, have_class = false;
 	char *line, *save = NULL;
 
@@ -360,6 +361,11 @@ static bool uevent_ids(int dfd, struct pf_pci_dev *d)
 			have_id = true;
 		else if (sscanf(line, "PCI_CLASS=%6x%n", &class, &n) == 1 && n > 0 && !line[n])
 			have_class = true;
+		else if (sscanf(line, "PCI_SUBSYS_ID=%4x:%4x%n", &sv, &sd, &n) == 2 && n > 0 &&
+			 !line[n]) {
+			d->subsys_vendor = (uint16_t)sv;
+			d->subsys_device = (uint16_t)sd;
+		}
 	}
 	if (!have_id || !have_class)
 		return false;
@@ -390,6 +396,13 @@ static void load_pci_one(const struct pf_fs *fs, struct pf_pci_dev *d)
 	}
 	if (at_i64(dfd, "numa_node", &i) == 0 && i >= 0 && i < 4096)
 		d->numa_node = (int)i;
+	/* a bridge's subsystem IDs tell a Broadcom switch's level (pf_pci_bcm_gen()) */
+	if ((d->class >> 8) == 0x0604 && !d->subsys_vendor) {
+		if (at_u64(dfd, "subsystem_vendor", &v) == 0 && v <= 0xffff)
+			d->subsys_vendor = (uint16_t)v;
+		if (at_u64(dfd, "subsystem_device", &v) == 0 && v <= 0xffff)
+			d->subsys_device = (uint16_t)v;
+	}
 	if (!pci_interesting(d->class) && d->numa_node >= 0)
 		return;
 	d->local_cpulist = at_dup(dfd, "local_cpulist");

@@ -10,9 +10,13 @@
  * (upstream, downstream) pairs, one pair per PCIe switch; counting those
  * pairs rather than raw bridges is what NCCL does when it builds its
  * topology (one "pci" node per switch).  The classifier is pure: it never
- * touches the file system, so the sysfs and hwloc inventories share it.
+ * touches the file system, so the sysfs and hwloc inventories share it;
+ * pf_node_path_classify() adds NCCL's fusing of Broadcom two-level switches
+ * (ncclTopoFlattenBcmSwitches(), src/graph/topo.cc) from the model's IDs.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -63,10 +67,55 @@ bool pf_path_gdr_default(enum pf_path_class c)
 	return c == PF_PATH_PIX || c == PF_PATH_PXB;
 }
 
-int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int numa_b,
-			 enum pf_path_class *ret)
+int pf_pci_bcm_gen(const struct pf_pci_dev *sw, int level)
+{
+	uint64_t id = (uint64_t)sw->vendor << 48 | (uint64_t)sw->device << 32 |
+		      (uint64_t)sw->subsys_vendor << 16 | sw->subsys_device;
+
+	/* the low 12 bits of the subsystem device are the chip's variant */
+	if ((id & ~UINT64_C(0xfff)) == UINT64_C(0x1000c0101000a000))
+		return 4;
+	if ((id & ~UINT64_C(0xfff)) == (UINT64_C(0x1000c03010000000) | (uint64_t)level * 0x1000))
+		return 5;
+	return 0;
+}
+
+/* Whether switch @lower, right below @upper, is fused into it (NCCL's rule). */
+static bool bcm_fused(const struct pf_node *node, const char *upper, const char *lower)
+{
+	const struct pf_pci_dev *u = pf_node_pci(node, upper), *l = pf_node_pci(node, lower);
+	int gen;
+
+	if (!u || !l)
+		return false;
+	gen = pf_pci_bcm_gen(u, 0);
+	return gen && pf_pci_bcm_gen(l, 1) == gen;
+}
+
+/*
+ * The switches of @c from the top, each named by its upstream port
+ * (comp[1], comp[3], ...), into @sw; with @node, a Broadcom sub-switch fused
+ * into the switch above it is not one of its own.  Fused switches are not
+ * fused again (NCCL marks them), so the switch after a pair starts afresh.
+ */
+static size_t chain_switches(const struct pf_pci_chain *c, const struct pf_node *node,
+			     const char *sw[])
+{
+	size_t n_raw = (c->n - 1) / 2, n = 0;
+
+	for (size_t i = 0; i < n_raw; i++) {
+		sw[n++] = c->comp[1 + 2 * i];
+		if (node && i + 1 < n_raw && bcm_fused(node, c->comp[1 + 2 * i], c->comp[3 + 2 * i]))
+			i++;
+	}
+	return n;
+}
+
+static int classify(const struct pf_node *node, const char *path_a, int numa_a,
+		    const char *path_b, int numa_b, enum pf_path_class *ret)
 {
 	struct pf_pci_chain a, b;
+	const char *sw_a[PF_PCI_CHAIN_MAX], *sw_b[PF_PCI_CHAIN_MAX];
 	size_t common, n_sw_a, n_sw_b;
 	int r;
 
@@ -95,10 +144,10 @@ int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int
 	 * are the upstream ports above it, comp[1], comp[3], ... before the
 	 * device itself.  Count the switches the two share from the top.
 	 */
-	n_sw_a = (a.n - 1) / 2;
-	n_sw_b = (b.n - 1) / 2;
+	n_sw_a = chain_switches(&a, node, sw_a);
+	n_sw_b = chain_switches(&b, node, sw_b);
 	for (common = 0; common < n_sw_a && common < n_sw_b; common++)
-		if (strcasecmp(a.comp[1 + 2 * common], b.comp[1 + 2 * common]))
+		if (strcasecmp(sw_a[common], sw_b[common]))
 			break;
 	if (common == 0) {
 		/* only the root port in common: traffic turns in the host bridge */
@@ -108,4 +157,18 @@ int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int
 	/* the shared lowest switch, plus each side's switches below it */
 	*ret = (n_sw_a - common) + (n_sw_b - common) == 0 ? PF_PATH_PIX : PF_PATH_PXB;
 	return 0;
+}
+
+int pf_pci_path_classify(const char *path_a, int numa_a, const char *path_b, int numa_b,
+			 enum pf_path_class *ret)
+{
+	return classify(NULL, path_a, numa_a, path_b, numa_b, ret);
+}
+
+int pf_node_path_classify(const struct pf_node *node, const struct pf_pci_dev *a, int numa_a,
+			  const struct pf_pci_dev *b, int numa_b, enum pf_path_class *ret)
+{
+	if (!a->path || !b->path)
+		return -EINVAL;
+	return classify(node, a->path, numa_a, b->path, numa_b, ret);
 }

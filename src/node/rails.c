@@ -122,8 +122,8 @@ static void find_gpus(const struct pf_fs *fs, const struct pf_node *node, struct
 			const struct pf_pci_dev *gp = &node->pci[node->gpus[g].pci];
 			enum pf_path_class c;
 
-			if (gp->path && pf_pci_path_classify(gp->path, gp->numa_node, np->path,
-							     np->numa_node, &c) == 0 &&
+			if (gp->path && pf_node_path_classify(node, gp, gp->numa_node, np,
+							      np->numa_node, &c) == 0 &&
 			    (c == PF_PATH_PIX || c == PF_PATH_PXB)) {
 				df[i].adjacent_gpu = (int)g;
 				break;

@@ -206,6 +206,28 @@ expect NCCL_NET_GDR_LEVEL fail "C2C is nearer than any PCIe path"
 gen "$T/gdrcase" $ETH $PEERMEM --gpu-cascade --nccl-env NCCL_NET_GDR_LEVEL=pix
 run "$T/gdrcase"
 expect NCCL_NET_GDR_LEVEL none "NCCL ignores a lower-case name (strcmp): its default applies"
+# Broadcom two-level switches (PEX88000 1000:c010, PEX89000 1000:c030 base mode): NCCL
+# fuses the levels into one switch (ncclTopoFlattenBcmSwitches), so sysfs's PXB is PIX
+for sw in broadcom broadcom-gen5; do
+	gen "$T/bcm" $ETH $PEERMEM --gpus-per-switch 2 --pcie-switch $sw \
+		--nccl-env NCCL_NET_GDR_LEVEL=PIX
+	run "$T/bcm"
+	expect NCCL_NET_GDR_LEVEL pass "PIX on a $sw two-level switch: one switch to NCCL"
+	rm -rf "$T/bcm"
+	gen "$T/bcm" $ETH $PEERMEM --gpus-per-switch 2 --pcie-switch $sw \
+		--nccl-env NCCL_NET_GDR_LEVEL=LOC
+	run "$T/bcm"
+	expect NCCL_NET_GDR_LEVEL fail "LOC on a $sw switch: GDR was on by default"
+	rm -rf "$T/bcm"
+done
+# levels below PIX lose GPUDirect RDMA only where NCCL's default used it: NICs on root
+# ports of their own (PHB to NCCL) never had it, whatever the level
+for lvl in LOC 0 NVL C2C PIX; do
+	gen "$T/apart" $ETH $PEERMEM --nics-apart --nccl-env "NCCL_NET_GDR_LEVEL=$lvl"
+	run "$T/apart"
+	expect NCCL_NET_GDR_LEVEL pass "NCCL_NET_GDR_LEVEL=$lvl where every rail is PHB"
+	rm -rf "$T/apart"
+done
 # NCCL_DMABUF_ENABLE=0: GPUDirect RDMA needs the peer-memory module then
 DMABUF="--no-peermem --file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1"
 gen "$T/dmabuf0" $ETH $DMABUF --nccl-env NCCL_DMABUF_ENABLE=0

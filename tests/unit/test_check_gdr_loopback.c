@@ -352,6 +352,31 @@ static void test_p2c_level(void **state)
 	teardown(root);
 }
 
+/*
+ * A Broadcom two-level switch (PEX88000, DGX A100) is one switch to NCCL
+ * (ncclTopoFlattenBcmSwitches): GPU and NIC below two of its sub-switches
+ * are PIX, so gdr_level=PIX judges the pair.  Sysfs alone says PXB, and the
+ * pair was reported, not judged, before.
+ */
+static void test_bcm_switch_is_pix(void **state)
+{
+	char *root = setup("--gpus 2 --nics 2 --gpus-per-switch 2 --pcie-switch broadcom", 2,
+			   IBV_LINK_LAYER_INFINIBAND);
+	const char *sets_pix[] = { FAST, "gdr_loopback.gdr_level=PIX", NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	snprintf(subject, sizeof(subject), "%s -> mlx5_0/1", gpus[0]);
+	pf_fake_verbs.devs[0].gpu_gbps = pf_fake_verbs.devs[1].gpu_gbps = 200;
+	run(root, sets_pix, &res);
+	f = pf_test_must_find(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_string_equal(obs_str(f, "path"), "PIX");
+	pf_result_release(&res);
+	teardown(root);
+}
+
 /* plan_default pairs GPUs only with the `nics` list, and never with a VF. */
 static void test_nics_filter_and_vf(void **state)
 {
@@ -912,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_far_pair_not_judged),
 		cmocka_unit_test(test_gpu_own_rail),
 		cmocka_unit_test(test_p2c_level),
+		cmocka_unit_test(test_bcm_switch_is_pix),
 		cmocka_unit_test(test_nics_filter_and_vf),
 		cmocka_unit_test(test_default_ports_rule),
 		cmocka_unit_test(test_middle_slot_corruption_fails),

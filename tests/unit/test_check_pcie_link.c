@@ -640,8 +640,9 @@ static void test_gen_degraded_gpu_and_acs(void **state)
 /*
  * A GH200/GB200 GPU sits alone below a Grace (NVIDIA) root port and moves its
  * data over NVLink-C2C: a short PCIe link warns, never fails.  The same GPU
- * below an Intel root port, or an NVIDIA GPU behind a switch below a Grace
- * root port (a PCIe card in a Grace server), still fails.
+ * below an Intel root port, an L40S alone below a Grace root port, or an
+ * NVIDIA GPU behind a switch below a Grace root port (PCIe cards in a Grace
+ * server), still fail.
  */
 static void test_c2c_gpu(void **state)
 {
@@ -656,7 +657,15 @@ static void test_c2c_gpu(void **state)
 	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
 
+	/* an L40S (10de:26b9), a PCIe card, alone below a Grace root port: as on x86 */
 	t.pci[RP2].vendor = PF_PCI_VENDOR_NVIDIA;
+	t.pci[GPU1].device = 0x26b9;
+	run_pcie(*state, &t.node, no_acs, &res);
+	assert_int_equal(pf_test_must_find(&res, "0000:05:00.0")->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	/* a GH200's GPU (10de:2342) there: NVLink-C2C carries its data */
+	t.pci[GPU1].device = 0x2342;
 	run_pcie(*state, &t.node, no_acs, &res);
 	f = pf_test_must_find(&res, "0000:05:00.0");
 	assert_int_equal(f->status, PF_STATUS_WARN);
@@ -667,10 +676,30 @@ static void test_c2c_gpu(void **state)
 
 	/* behind a switch below a Grace root port: a PCIe card, judged as any other */
 	t.pci[RP].vendor = PF_PCI_VENDOR_NVIDIA;
+	t.pci[GPU0].device = 0x2342;
 	t.pci[GPU0].cur_width = 8;
 	run_pcie(*state, &t.node, no_acs, &res);
 	assert_int_equal(pf_test_must_find(&res, "0000:03:00.0")->status, PF_STATUS_FAIL);
 	pf_result_release(&res);
+}
+
+/* gen_root --grace --grace-gpu l40s: an L40S at x8 of x16 below a Grace root port fails. */
+static void test_gen_grace_l40s(void **state)
+{
+	pf_autofree char *root = gen(*state, "--gpus 4 --nics 4 --grace --grace-gpu l40s "
+				     "--gpu-degraded-link 1");
+	struct pf_node *node = load(root);
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	run_pcie(root, node, no_acs, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_must_find(&res, gpu_bdf(node, 1));
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "x8, max 32 GT/s (Gen5) x16");
+	assert_int_equal(pf_test_must_find(&res, gpu_bdf(node, 0))->status, PF_STATUS_PASS);
+	pf_result_release(&res);
+	pf_node_free(node);
 }
 
 static void test_gen_grace(void **state)
@@ -833,6 +862,7 @@ int main(void)
 		pf_test_in_tmpdir(test_gen_degraded_gpu_and_acs),
 		pf_test_in_tmpdir(test_c2c_gpu),
 		pf_test_in_tmpdir(test_gen_grace),
+		pf_test_in_tmpdir(test_gen_grace_l40s),
 		pf_test_in_tmpdir(shared_capture_qib),
 	};
 

@@ -2,8 +2,11 @@
 /*
  * test_pci_path.c - the PCI path classifier: every class, PCI domains other
  * than 0000, multi-level switch trees, devices on root ports, odd paths, and
- * the class names, ranks and NCCL GPUDirect default.
+ * the class names, ranks and NCCL GPUDirect default; NCCL's fusing of
+ * Broadcom two-level switches (pf_node_path_classify()).
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "preflight/node.h"
@@ -275,11 +278,97 @@ static void test_share(void **state)
 	}
 }
 
+/* A switch bridge of the model with its IDs. */
+static void bridge(struct pf_pci_dev *d, const char *bdf, uint16_t device, uint16_t sv, uint16_t sd)
+{
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
+	d->vendor = 0x1000;
+	d->device = device;
+	d->subsys_vendor = sv;
+	d->subsys_device = sd;
+	d->class = 0x060400;
+}
+
+/* pf_node_path_classify() both ways round, with the model's switch IDs. */
+static enum pf_path_class node_cls(const struct pf_node *node, const char *a, const char *b)
+{
+	struct pf_pci_dev da = { .path = (char *)a }, db = { .path = (char *)b };
+	enum pf_path_class c = PF_PATH_UNKNOWN, c2 = PF_PATH_UNKNOWN;
+
+	assert_int_equal(pf_node_path_classify(node, &da, 0, &db, 0, &c), 0);
+	assert_int_equal(pf_node_path_classify(node, &db, 0, &da, 0, &c2), 0);
+	assert_int_equal(c, c2);
+	return c;
+}
+
+/*
+ * NCCL's ncclTopoFlattenBcmSwitches(): a Broadcom switch's second level is
+ * fused into its first when getBcmGen() gives both the same generation.
+ * The DGX A100 shape of test_pxb: top 17:00.0, sub-switches 19:00.0 and
+ * 1d:00.0, a third level 22:00.0 below 1d:00.0.
+ */
+static void test_bcm_fused(void **state)
+{
+	const char *gpu = SW "/0000:18:00.0/0000:19:00.0/0000:1a:00.0/0000:1b:00.0";
+	const char *nic_other = SW "/0000:18:04.0/0000:1d:00.0/0000:1e:00.0/0000:1f:00.0";
+	const char *nic_top = SW "/0000:18:08.0/0000:20:00.0";
+	const char *nic_deep = SW "/0000:18:04.0/0000:1d:00.0/0000:1e:04.0/0000:22:00.0"
+			       "/0000:23:00.0/0000:24:00.0";
+	struct pf_pci_dev pci[4] = { 0 };
+	struct pf_node node = { .pci = pci, .n_pci = 4 };
+	struct pf_pci_dev nobody = { .path = NULL }, gpu_dev = { .path = (char *)gpu };
+	enum pf_path_class c;
+
+	(void)state;
+	/* PEX88000: 1000:c010, subsystem 1000:a0xx at both levels */
+	bridge(&pci[0], "0000:17:00.0", 0xc010, 0x1000, 0xa064);
+	bridge(&pci[1], "0000:19:00.0", 0xc010, 0x1000, 0xa064);
+	bridge(&pci[2], "0000:1d:00.0", 0xc010, 0x1000, 0xa064);
+	bridge(&pci[3], "0000:22:00.0", 0xc010, 0x1000, 0xa064);
+	assert_int_equal(pf_pci_bcm_gen(&pci[0], 0), 4);
+	assert_int_equal(pf_pci_bcm_gen(&pci[1], 1), 4);
+	assert_int_equal(node_cls(&node, gpu, nic_other), PF_PATH_PIX);
+	assert_int_equal(node_cls(&node, gpu, nic_top), PF_PATH_PIX);
+	/* sysfs alone, and without the model, still counts two switches */
+	assert_int_equal(cls(gpu, 0, nic_other, 0), PF_PATH_PXB);
+	assert_int_equal(node_cls(NULL, gpu, nic_other), PF_PATH_PXB);
+	/* the fused switch is not fused again: a third level is a switch of its own */
+	assert_int_equal(node_cls(&node, gpu, nic_deep), PF_PATH_PXB);
+	assert_int_equal(node_cls(&node, nic_other, nic_deep), PF_PATH_PXB);
+
+	/* PEX89000 base mode: 1000:c030, subsystem 1000:0xxx on top, 1000:1xxx below */
+	bridge(&pci[0], "0000:17:00.0", 0xc030, 0x1000, 0x0000);
+	bridge(&pci[1], "0000:19:00.0", 0xc030, 0x1000, 0x1000);
+	bridge(&pci[2], "0000:1d:00.0", 0xc030, 0x1000, 0x1000);
+	assert_int_equal(pf_pci_bcm_gen(&pci[0], 0), 5);
+	assert_int_equal(pf_pci_bcm_gen(&pci[1], 0), 0);
+	assert_int_equal(node_cls(&node, gpu, nic_other), PF_PATH_PIX);
+	/* a lower level that reads as a top level (subsystem 1000:0000) is not fused */
+	pci[2].subsys_device = 0x0000;
+	assert_int_equal(node_cls(&node, gpu, nic_other), PF_PATH_PXB);
+	/* generations do not mix: a PEX88000 below a PEX89000 */
+	bridge(&pci[2], "0000:1d:00.0", 0xc010, 0x1000, 0xa064);
+	assert_int_equal(node_cls(&node, gpu, nic_other), PF_PATH_PXB);
+	/* another vendor's subsystem, or none read: not Broadcom's base mode */
+	bridge(&pci[0], "0000:17:00.0", 0xc010, 0x10de, 0xa064);
+	assert_int_equal(pf_pci_bcm_gen(&pci[0], 0), 0);
+	bridge(&pci[0], "0000:17:00.0", 0xc010, 0, 0);
+	assert_int_equal(pf_pci_bcm_gen(&pci[0], 0), 0);
+	/* a switch missing from the model is not fused */
+	bridge(&pci[0], "0000:17:00.0", 0xc010, 0x1000, 0xa064);
+	bridge(&pci[1], "0000:99:00.0", 0xc010, 0x1000, 0xa064);
+	bridge(&pci[2], "0000:1d:00.0", 0xc010, 0x1000, 0xa064);
+	assert_int_equal(node_cls(&node, gpu, nic_other), PF_PATH_PXB);
+	/* a function without a path */
+	assert_int_equal(pf_node_path_classify(&node, &gpu_dev, 0, &nobody, 0, &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pix),
 		cmocka_unit_test(test_pxb),
+		cmocka_unit_test(test_bcm_fused),
 		cmocka_unit_test(test_deep_tree),
 		cmocka_unit_test(test_phb),
 		cmocka_unit_test(test_node_sys_unknown),
