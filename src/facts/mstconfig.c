@@ -38,39 +38,18 @@ static const char *const tool_names[] = { "mstconfig", "mlxconfig" };
 static const char *const tool_dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin",
 					 "/usr/local/bin", "/usr/local/sbin" };
 
-/* A root-owned executable nobody else may replace (trust.h); 0 or -errno. */
-static int trusted_stat(const struct stat *st)
-{
-	int r = pf_trust_file(st);
-
-	if (r == 0 && !(st->st_mode & S_IXUSR))
-		return -ENOENT;
-	return r;
-}
-
+/* A root-owned executable nobody else may replace; 0 or -errno. */
 static int trusted(const char *path)
 {
 	struct stat st;
 
 	if (stat(path, &st) < 0)
 		return -errno;
-	return trusted_stat(&st);
-}
-
-/* @path opened once for executing it, and that file judged; the fd or -errno. */
-static int open_trusted(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	r = fstat(fd, &st) < 0 ? -errno : trusted_stat(&st);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+		return -ENOENT;
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
 }
 
 int pf_tool_path(const char *name, char *buf, size_t len)
@@ -89,6 +68,28 @@ int pf_nv_tool_path(char *buf, size_t len)
 		if (pf_tool_path(tool_names[t], buf, len) == 0)
 			return 0;
 	return -ENOENT;
+}
+
+/*
+ * @path opened once for executing it (fexecve() below), and that open file
+ * judged by the tool-path rule: a root-owned executable nobody else may
+ * replace (pf_trust_file(), src/core/trust.h).  The fd, or -errno.
+ */
+static int open_trusted(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : pf_trust_file(&st);
+	if (r == 0 && !(st.st_mode & S_IXUSR))
+		r = -ENOENT;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
 }
 
 /*
