@@ -179,8 +179,11 @@ int pf_live_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
 int pf_recorded_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
 /*
  * Run @path with @argv (stdin /dev/null, minimal environment), its stdout
- * and stderr in *ret_text; killed at @deadline_ms (-ETIMEDOUT).  0 on exit
- * status 0, -EIO on another (text kept), -ENOEXEC when it could not be run.
+ * and stderr in *ret_text; killed at @deadline_ms (-ETIMEDOUT).  @path is
+ * opened once, that file must be a root-owned executable nobody else may
+ * write (-EPERM), and that file is what runs (fexecve: a binary, not a
+ * script).  0 on exit status 0, -EIO on another (text kept), -ENOEXEC when
+ * it could not be run.
  */
 int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text);
 

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "exit.h"
 #include "mesh.h"
+#include "mesh_print.h"
 #include "output.h"
 #include "preflight/fs.h"
 #include "hostlist.h"
@@ -195,35 +196,6 @@ static int mesh_world(struct mesh_opts *o, struct pf_hostlist *hl, FILE *err)
 		return PF_EXIT_USAGE;
 	}
 	return 0;
-}
-
-/* The exchanged rail tables and the schedule, for a person. */
-static void mesh_print(FILE *f, const cJSON *table, const struct pf_mesh_schedule *s)
-{
-	const cJSON *e;
-
-	fprintf(f, "mesh: %u ranks\n", s->size);
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(table, "ranks")) {
-		const cJSON *host = cJSON_GetObjectItemCaseSensitive(e, "host"), *rail;
-		bool here = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived"));
-
-		fprintf(f, "  rank %d %s: %s\n", cJSON_GetObjectItemCaseSensitive(e, "rank")->valueint,
-			cJSON_IsString(host) ? host->valuestring : "?",
-			here ? "arrived" : cJSON_GetObjectItemCaseSensitive(e, "why")->valuestring);
-		cJSON_ArrayForEach(rail, cJSON_GetObjectItemCaseSensitive(e, "rails")) {
-			pf_autofree char *text = cJSON_PrintUnformatted(rail);
-
-			fprintf(f, "    rail %s\n", text ? text : "?");
-		}
-	}
-	fprintf(f, "schedule: %zu round%s (%s)\n", s->n_rounds, s->n_rounds == 1 ? "" : "s",
-		s->exhaustive ? "every pair once" : "ring, opposite and seeded ring");
-	for (size_t r = 0; r < s->n_rounds; r++) {
-		fprintf(f, "  round %zu:", r + 1);
-		for (size_t i = 0; i < s->rounds[r].n; i++)
-			fprintf(f, " %u-%u", s->rounds[r].pairs[i].a, s->rounds[r].pairs[i].b);
-		fputc('\n', f);
-	}
 }
 
 /* This rank's partner in each round (-1: none), for the report. */
@@ -484,7 +456,7 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 		pf_error(&run.res, rc, "%s", why);
 		pf_result_finish(&run.res);
 	} else {
-		mesh_print(o->output ? out : err, table, &s);
+		pf_mesh_print(o->output ? out : err, table, &s);
 		mesh_measure(o, &cfg, table, &s, &run.res, o->output ? out : err, err);
 	}
 	rep.runs = &run;

@@ -32,12 +32,48 @@ static char *exe_dir(void)
 	return pf_xstrdup(buf);
 }
 
-/* Whether @dir is the build directory this binary was configured in. */
-static bool is_build_dir(const char *dir)
+/*
+ * Every step of @path, as written (lstat: a link is judged, not followed)
+ * and as resolved: a directory or link of root's or the caller's, and as
+ * root no directory others may write unless it is sticky (/tmp).  A
+ * package built under /tmp/x bakes /tmp/x/build into the binary; on a node
+ * where that path does not exist any user could create it (or a link
+ * /tmp/x/build -> /usr/bin) and, with /tmp/x/src/profiles, hand root their
+ * profile by name (issue 30).
+ */
+static bool owned_steps(const char *path)
+{
+	pf_autofree char *real = realpath(path, NULL);
+	const char *const forms[] = { path, real };
+
+	if (!real || path[0] != '/')
+		return false;
+	for (size_t f = 0; f < PF_ARRAY_SIZE(forms); f++) {
+		pf_autofree char *p = pf_xstrdup(forms[f]);
+
+		for (char *end = p + strlen(p); end > p; end = strrchr(p, '/')) {
+			struct stat st;
+
+			*end = '\0';
+			if (lstat(*p ? p : "/", &st) < 0)
+				return false;
+			if (st.st_uid != 0 && st.st_uid != geteuid())
+				return false;
+			if (S_ISDIR(st.st_mode) && geteuid() == 0 && !(st.st_mode & S_ISVTX) &&
+			    (st.st_mode & (S_IWGRP | S_IWOTH)))
+				return false;
+		}
+	}
+	return true;
+}
+
+bool pf_profile_build_dir(const char *exe, const char *bin_dir, const char *src_dir)
 {
 	char a[PATH_MAX], b[PATH_MAX];
+	pf_autofree char *profiles = pf_xasprintf("%s/profiles", src_dir);
 
-	return realpath(dir, a) && realpath(PF_BINARY_DIR, b) && !strcmp(a, b);
+	return realpath(exe, a) && realpath(bin_dir, b) && !strcmp(a, b) &&
+	       owned_steps(bin_dir) && owned_steps(profiles);
 }
 
 char *pf_profile_dirs(void)
@@ -46,7 +82,7 @@ char *pf_profile_dirs(void)
 	pf_autofree char *exe = exe_dir();
 	pf_autofree char *shipped = exe ? pf_xasprintf(":%s/../share/preflight/profiles", exe)
 					: pf_xstrdup("");
-	pf_autofree char *src = exe && is_build_dir(exe)
+	pf_autofree char *src = exe && pf_profile_build_dir(exe, PF_BINARY_DIR, PF_SOURCE_DIR)
 					? pf_xasprintf(":%s/profiles", PF_SOURCE_DIR)
 					: pf_xstrdup("");
 

@@ -11,6 +11,17 @@
 #ifndef PREFLIGHT_PROFDIRS_H
 #define PREFLIGHT_PROFDIRS_H
 
+#include <stdbool.h>
+
+/*
+ * Whether @exe (the executable's directory) is the build directory @bin_dir
+ * whose source tree @src_dir's profiles/ may be searched: the same directory,
+ * and both paths, as written and resolved, made only of directories and
+ * links of root's or the caller's (as root: none others may write, sticky
+ * ones apart), so nobody else can create them where they do not exist.
+ */
+bool pf_profile_build_dir(const char *exe, const char *bin_dir, const char *src_dir);
+
 /* The directories, colon-separated, in search order (caller frees). */
 char *pf_profile_dirs(void);
 

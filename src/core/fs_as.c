@@ -19,6 +19,7 @@
 
 #include "preflight/fs.h"
 #include "clock.h"
+#include "reap.h"
 
 #define READ_AS_DEADLINE_MS 2000
 
@@ -139,7 +140,7 @@ static int read_live_as(const char *path, uint32_t uid, const uint32_t *gids, si
 	double deadline = pf_now_ms() + READ_AS_DEADLINE_MS;
 	struct as_head h;
 	pf_autofree char *buf = NULL;
-	int p[2], r, status;
+	int p[2], r;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -170,8 +171,8 @@ static int read_live_as(const char *path, uint32_t uid, const uint32_t *gids, si
 		r = read_exact(p[0], buf, h.len, deadline);
 	close(p[0]);
 	(void)kill(pid, SIGKILL); /* done or late: it has nothing more to say */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* bounded: a child asleep in a hung file system dies only when that wakes it */
+	(void)pf_reap(pid, NULL, PF_REAP_MS);
 	if (r < 0)
 		return r;
 	buf[h.len] = '\0';

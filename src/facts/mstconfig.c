@@ -6,7 +6,9 @@
  *
  * Live: the tool is looked up in fixed system directories only (root-owned,
  * not group- or world-writable: preflight runs as root and a PATH entry a
- * user controls would run their program), run with a minimal environment,
+ * user controls would run their program: src/core/trust.h), opened once and
+ * that open file checked and executed (fexecve: no second lookup of the path
+ * that another rename could answer), run with a minimal environment,
  * stdin /dev/null, stdout and stderr captured, and killed with its process
  * group at the deadline.  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
  * same text (docs/snapshot.md).
@@ -21,6 +23,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "reap.h"
+#include "trust.h"
 #include "preflight/net.h"
 #include "preflight/providers.h"
 #include "preflight/node.h"
@@ -53,12 +57,34 @@ int pf_nv_tool_path(char *buf, size_t len)
 }
 
 /*
+ * @path opened once for executing it (fexecve() below), and that open file
+ * judged by the tool-path rule: a root-owned executable nobody else may
+ * replace (pf_trust_file(), src/core/trust.h).  The fd, or -errno.
+ */
+static int open_trusted(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : pf_trust_file(&st);
+	if (r == 0 && !(st.st_mode & S_IXUSR))
+		r = -ENOENT;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
  * The tool runs in a process group of its own, so the deadline kills all it
  * started; PR_SET_PDEATHSIG kills it when the check's process dies first (the
  * runner kills the check's group at the check's deadline, which this group
  * escapes).
  */
-static void child(const char *path, char *const argv[], int out, pid_t parent)
+static void child(int exe, char *const argv[], int out, pid_t parent)
 {
 	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 				      (char *)"LC_ALL=C", NULL };
@@ -69,7 +95,7 @@ static void child(const char *path, char *const argv[], int out, pid_t parent)
 		_exit(126);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);
-	execve(path, argv, envp);
+	fexecve(exe, argv, envp);
 	_exit(127);
 }
 
@@ -107,9 +133,14 @@ static int slurp(int fd, double deadline, struct pf_strbuf *sb)
 int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text)
 {
 	pf_autostrbuf struct pf_strbuf sb = PF_STRBUF_INIT;
+	pf_autoclose int exe = open_trusted(path);
 	int fds[2], status = 0, r;
 	pid_t pid, self = getpid();
 
+	if (exe == -ENOENT || exe == -ENOTDIR)
+		return -ENOEXEC; /* as the exec of a missing file answered */
+	if (exe < 0)
+		return exe;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -120,15 +151,17 @@ int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, ch
 		return r;
 	}
 	if (pid == 0)
-		child(path, argv, fds[1], self);
+		child(exe, argv, fds[1], self);
 	setpgid(pid, pid); /* as the child does: whichever runs first, the kill reaches the group */
 	close(fds[1]);
 	r = slurp(fds[0], pf_now_ms() + deadline_ms, &sb);
 	close(fds[0]);
 	if (r < 0)
 		kill(-pid, SIGKILL), kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (pf_reap(pid, &status, r < 0 ? PF_REAP_MS : deadline_ms + PF_REAP_MS) < 0) {
+		kill(-pid, SIGKILL), kill(pid, SIGKILL);
+		r = r < 0 ? r : -ETIMEDOUT; /* its output ended, but it did not */
+	}
 	if (r < 0)
 		return r;
 	*ret_text = pf_strbuf_detach(&sb);

@@ -587,8 +587,12 @@ static void rec_skip(struct pf_record *rec, const char *what, const char *why)
  * One of the job user's files (NCCL_CONF_FILE, ~/.nccl.conf, NCCL_TOPO_FILE),
  * read with that user's rights (pf_fs_read_as: a link to what only root may
  * read is refused, a FIFO is not waited on) and stored at the path the user
- * named, a plain file with the original owner and mode, so that `--root`
- * decides from them as the live check does.  Never a link mirrored as root.
+ * named, a plain file with the original owner and permission bits, so that
+ * `--root` decides from them as the live check does.  Never a link mirrored
+ * as root, and never a set-id or sticky bit: a ~/.nccl.conf -> gpasswd
+ * would otherwise leave a setuid-root copy of gpasswd in the snapshot (issue
+ * 30).  The owner is kept: without the set-id bits a root-owned copy grants
+ * nothing, and the check judges whose file it is.
  */
 static int copy_user_file(struct snap *s, const char *path, const struct pf_job_user *u)
 {
@@ -619,7 +623,7 @@ static int copy_user_file(struct snap *s, const char *path, const struct pf_job_
 	if (r < 0)
 		return r;
 	fd = pf_openat_beneath(s->dfd, rel, O_WRONLY);
-	if (fd >= 0 && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 07777) < 0))
+	if (fd >= 0 && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 0777) < 0))
 		log_skip(s, path, -errno); /* kept, with root's owner or mode */
 	s->st.bytes += len;
 	return 1;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "text.h"
 #include "mesh.h"
 #include "preflight/fabric_peer.h"
 
@@ -168,8 +169,13 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 		/* not comparable (docs/mesh.md "Rail compatibility"): not run, the judge records it */
 		if (pf_mesh_rail_compat(mine, c->rank, theirs, partner, f->rail, why, sizeof(why)) ==
 		    PF_RAIL_APART) {
-			if (log && f->writer)
-				fprintf(log, "  round %u %s: not comparable, not run\n", round, why);
+			if (log && f->writer) {
+				/* names the partner's devices: from the network, escaped */
+				pf_autofree char *clean = pf_utf8_clean(why, true);
+
+				fprintf(log, "  round %u %s: not comparable, not run\n", round,
+					clean);
+			}
 			continue;
 		}
 		if (!flow_opts(c, f, cJSON_GetArrayItem(mine, i / 2), cJSON_GetArrayItem(theirs, i / 2),
@@ -195,10 +201,12 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 			cJSON_AddItemToArray(out->sends, measurement(round, c->rank, partner, f->rail, f));
 		else if (f->rc)
 			skipped(out->rx_errors, round, partner, f->rail, f->r.err);
-		if (log && f->rc)
+		if (log && f->rc) {
+			pf_autofree char *clean = pf_utf8_clean(f->r.err, true);
+
 			fprintf(log, "  round %u rail %u %s rank %u: %s\n", round, f->rail,
-				f->writer ? "->" : "<-", partner, f->r.err);
-		else if (log)
+				f->writer ? "->" : "<-", partner, clean);
+		} else if (log)
 			fprintf(log, f->writer ? "  round %u rail %u -> rank %u: %.3f Gb/s, verified\n"
 				: "  round %u rail %u <- rank %u: the writer finished\n", round,
 				f->rail, partner, f->r.gbps);

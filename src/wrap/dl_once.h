@@ -28,6 +28,17 @@ struct pf_dl_once {
 #define PF_DL_ONCE(load_fn, table_ptr) \
 	{ .lock = PTHREAD_MUTEX_INITIALIZER, .load = (load_fn), .table = (table_ptr) }
 
+/*
+ * The override of a library in the environment variable @env: 0 with
+ * *ret_path NULL when it is unset or empty, 0 with the file to dlopen() in
+ * *ret_path (free it) when it may be loaded, or -EPERM with the reason in
+ * *ret_why (free it).  As root (or set-id) the file must pass
+ * pf_trust_path() (src/core/trust.h: absolute, root's, nobody else may write
+ * it or a directory above it): the environment of a root process is not
+ * root's to trust (issue 30).
+ */
+int pf_dl_override(const char *env, char **ret_path, char **ret_why);
+
 /* 0 once the table is loaded; else the load's -errno and, when @ret_err, a copy of its sentence. */
 int pf_dl_once(struct pf_dl_once *o, char **ret_err);
 

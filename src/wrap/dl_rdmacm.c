@@ -65,9 +65,14 @@ static struct pf_rdmacm_api cm_table;
 
 static int cm_load(void *table, char **ret_err)
 {
-	const char *env = getenv("PF_RDMACM_PATH");
+	pf_autofree char *path = NULL, *why = NULL;
 
-	return pf_rdmacm_load(env && *env ? env : PF_RDMACM_SONAME, table, ret_err);
+	if (pf_dl_override("PF_RDMACM_PATH", &path, &why) < 0) {
+		*ret_err = pf_xasprintf("PF_RDMACM_PATH=%s cannot be loaded as %s: %s",
+					getenv("PF_RDMACM_PATH"), PF_RDMACM_SONAME, why);
+		return -ENOENT; /* as a missing library: the checks skip */
+	}
+	return pf_rdmacm_load(path ? path : PF_RDMACM_SONAME, table, ret_err);
 }
 
 static struct pf_dl_once cm_once = PF_DL_ONCE(cm_load, &cm_table);

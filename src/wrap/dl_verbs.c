@@ -66,10 +66,13 @@ static int live_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 /* cuMemGetHandleForAddressRange, or NULL without libcuda.so.1 or before CUDA 11.7. */
 static pf_cuMemGetHandleForAddressRange_fn cuda_exporter(void)
 {
-	const char *env = getenv("PF_CUDA_PATH");
+	pf_autofree char *path = NULL, *why = NULL;
 	pf_cuMemGetHandleForAddressRange_fn fn;
-	void *h = dlopen(env && *env ? env : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *h;
 
+	if (pf_dl_override("PF_CUDA_PATH", &path, &why) < 0)
+		return NULL; /* refused: as without libcuda (pf_dl_cuda() says why) */
+	h = dlopen(path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return NULL;
 	*(void **)&fn = dlsym(h, "cuMemGetHandleForAddressRange");
@@ -117,9 +120,14 @@ static struct pf_verbs_api verbs_table;
 
 static int verbs_load(void *table, char **ret_err)
 {
-	const char *env = getenv("PF_VERBS_PATH");
+	pf_autofree char *path = NULL, *why = NULL;
 
-	return pf_verbs_load(env && *env ? env : PF_VERBS_SONAME, table, ret_err);
+	if (pf_dl_override("PF_VERBS_PATH", &path, &why) < 0) {
+		*ret_err = pf_xasprintf("PF_VERBS_PATH=%s cannot be loaded as %s: %s",
+					getenv("PF_VERBS_PATH"), PF_VERBS_SONAME, why);
+		return -ENOENT; /* as a missing library: the checks skip */
+	}
+	return pf_verbs_load(path ? path : PF_VERBS_SONAME, table, ret_err);
 }
 
 static struct pf_dl_once verbs_once = PF_DL_ONCE(verbs_load, &verbs_table);

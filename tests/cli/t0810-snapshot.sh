@@ -131,6 +131,25 @@ else
 	note "generated-root part not run: tests/gen_root.py did not run"
 fi
 
+# a job user's ~/.nccl.conf linked to a setuid-root program (issue 30): copied as a plain
+# file of its owner, never with the set-id bits (gpasswd's copy would be a setuid-root file)
+if [ -n "${PF_SOURCE_DIR:-}" ] && "$PY" "$PF_SOURCE_DIR/tests/gen_root.py" \
+	--user-nccl-conf NCCL_SOCKET_IFNAME=eno1 "$T/suid" >/dev/null 2>&1; then
+	mkdir -p "$T/suid/usr/bin" && printf 'NCCL_DEBUG=INFO\n' >"$T/suid/usr/bin/gpasswd" &&
+		chmod 06755 "$T/suid/usr/bin/gpasswd" && rm -f "$T/suid/home/u1000/.nccl.conf" &&
+		ln -s ../../usr/bin/gpasswd "$T/suid/home/u1000/.nccl.conf" ||
+		not_ok "cannot make the set-id link"
+	pf snapshot --root "$T/suid" "$T/suidsnap"
+	expect_rc 0 "snapshot of a set-id link"
+	copy="$T/suidsnap/home/u1000/.nccl.conf"
+	[ -f "$copy" ] && [ ! -L "$copy" ] || not_ok "the linked ~/.nccl.conf was not copied as a file"
+	[ "$(stat -c %a "$copy" 2>/dev/null)" = 755 ] || not_ok "copy mode $(stat -c %a "$copy")"
+	setid=$(find "$T/suidsnap" -type f -perm /7000)
+	[ -z "$setid" ] || not_ok "the snapshot holds set-id or sticky files: $setid"
+else
+	note "set-id part not run: tests/gen_root.py did not run"
+fi
+
 # a real capture (hwloc-gather-topology), re-snapshotted: every check agrees
 cap=${PF_SHARED_DIR:-}/fixtures/hwloc-linux/40intel64-2g2n4c+pcilocality.tar.bz2
 if [ -f "$cap" ] && command -v tar >/dev/null && command -v bzip2 >/dev/null; then

@@ -4,8 +4,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dlfcn.h>
 #include <ftw.h>
 #include <limits.h>
+#include <link.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -376,4 +378,22 @@ void pf_test_config_rejected(const char *check, const char *const *sets, const c
 		fail_msg("'%s' does not name '%s'", err, needle);
 	free(err);
 	pf_profile_release(&prof);
+}
+
+const char *pf_test_libm(void)
+{
+	static char path[4096];
+	struct link_map *map = NULL;
+	void *h;
+
+	if (path[0])
+		return path;
+	h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) < 0 || !map || map->l_name[0] != '/') {
+		fprintf(stderr, "pf_test_libm: libm.so.6 not found by its path\n");
+		abort();
+	}
+	snprintf(path, sizeof(path), "%s", map->l_name);
+	dlclose(h);
+	return path;
 }

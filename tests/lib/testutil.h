@@ -79,6 +79,12 @@ int pf_test_tmpdir_teardown(void **state);
 	cmocka_unit_test_setup_teardown(f, pf_test_tmpdir_setup, pf_test_tmpdir_teardown)
 
 /*
+ * The absolute path of the loaded libm.so.6 (a library that is not the one a
+ * dl test asks for): a PF_*_PATH override root accepts must be absolute.
+ */
+const char *pf_test_libm(void);
+
+/*
  * Real captures beside the checkout (../shared, or $PF_SHARED_DIR when set):
  * the path of @rel below it (malloc'ed), or the calling test is skipped with
  * a message naming what is absent.  Only in tests named shared_* of a binary

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fake_gpu.h"
 #include "preflight/gpu.h"
@@ -54,15 +56,55 @@ static void missing_symbol(void **state)
 	char *err = NULL;
 
 	memset(&t, 0xff, sizeof(t));
-	setenv("PF_CUDA_PATH", "libm.so.6", 1);
+	setenv("PF_CUDA_PATH", pf_test_libm(), 1);
 	assert_int_equal(pf_dl_load(&pf_dl_cuda_lib, &t, &err), -ENOSYS);
-	assert_non_null(strstr(err, "libcuda.so.1 (libm.so.6) has no cuInit"));
+	assert_non_null(strstr(err, " has no cuInit"));
+	assert_non_null(strstr(err, pf_test_libm()));
 	assert_non_null(strstr(err, "install the NVIDIA driver"));
 	/* a failed load leaves no half-filled table behind */
 	assert_null(t.cuInit);
 	assert_null(t.cuEventElapsedTime);
 	free(err);
 	unsetenv("PF_CUDA_PATH");
+}
+
+/*
+ * As root an override must be a file only root may write (issue 30): a
+ * world-writable copy of a real library is refused, never dlopen()ed, and
+ * the library is as missing (-ENOENT: the checks skip); so is a relative one.
+ */
+static void untrusted_override(void **state)
+{
+	char dir[] = "/tmp/pf-dl-XXXXXX";
+	pf_autofree char *lib = NULL, *cmd = NULL;
+	struct pf_cuda_table t;
+	char *err = NULL;
+
+	if (geteuid() != 0)
+		skip(); /* the rule is root's */
+	assert_non_null(mkdtemp(dir));
+	lib = pf_xasprintf("%s/libcuda.so.1", dir);
+	cmd = pf_xasprintf("cp '%s' '%s' && chmod 0666 '%s'", pf_test_libm(), lib, lib);
+	assert_int_equal(system(cmd), 0);
+	setenv("PF_CUDA_PATH", lib, 1);
+	assert_int_equal(pf_dl_load(&pf_dl_cuda_lib, &t, &err), -ENOENT);
+	assert_non_null(strstr(err, "refused as root"));
+	assert_non_null(strstr(err, "not root's alone"));
+	assert_non_null(strstr(err, lib));
+	free(err);
+	err = NULL;
+	/* root's own 0644 copy is loaded (and lacks cuInit: it is libm) */
+	assert_int_equal(chmod(lib, 0644), 0);
+	assert_int_equal(pf_dl_load(&pf_dl_cuda_lib, &t, &err), -ENOSYS);
+	free(err);
+	err = NULL;
+	setenv("PF_CUDA_PATH", "libm.so.6", 1);
+	assert_int_equal(pf_dl_load(&pf_dl_cuda_lib, &t, &err), -ENOENT);
+	assert_non_null(strstr(err, "not an absolute path"));
+	free(err);
+	unsetenv("PF_CUDA_PATH");
+	unlink(lib);
+	rmdir(dir);
 }
 
 struct mtbl {
@@ -182,6 +224,7 @@ int main(void)
 		cmocka_unit_test(missing_soname),
 		cmocka_unit_test(missing_override),
 		cmocka_unit_test(missing_symbol),
+		cmocka_unit_test(untrusted_override),
 		cmocka_unit_test(alternatives_optional_versions),
 		cmocka_unit_test(once),
 		cmocka_unit_test(real_stub),

@@ -27,9 +27,10 @@ static void missing_symbol(void **state)
 	struct pf_nccl_table t;
 	char *err = NULL;
 
-	setenv("PF_NCCL_PATH", "libm.so.6", 1);
+	setenv("PF_NCCL_PATH", pf_test_libm(), 1);
 	assert_int_equal(pf_dl_load(&pf_dl_nccl_lib, &t, &err), -ENOSYS);
-	assert_non_null(strstr(err, "libnccl.so.2 (libm.so.6) has no ncclGetVersion"));
+	assert_non_null(strstr(err, " has no ncclGetVersion"));
+	assert_non_null(strstr(err, pf_test_libm()));
 	assert_non_null(strstr(err, "install NCCL"));
 	free(err);
 	unsetenv("PF_NCCL_PATH");

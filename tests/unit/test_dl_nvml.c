@@ -26,9 +26,10 @@ static void missing_symbol(void **state)
 	struct pf_nvml_table t;
 	char *err = NULL;
 
-	setenv("PF_NVML_PATH", "libm.so.6", 1);
+	setenv("PF_NVML_PATH", pf_test_libm(), 1);
 	assert_int_equal(pf_dl_load(&pf_dl_nvml_lib, &t, &err), -ENOSYS);
-	assert_non_null(strstr(err, "libnvidia-ml.so.1 (libm.so.6) has no nvmlInit_v2"));
+	assert_non_null(strstr(err, " has no nvmlInit_v2"));
+	assert_non_null(strstr(err, pf_test_libm()));
 	assert_non_null(strstr(err, "install the NVIDIA driver's NVML library"));
 	free(err);
 	unsetenv("PF_NVML_PATH");

@@ -10,9 +10,15 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "preflight/fs.h"
+#include "clock.h"
+#include "reap.h"
+#include "trust.h"
 #include "testutil.h"
 
 #define SECRET "TOPSECRET outside the root"
@@ -599,6 +605,90 @@ static void test_read_as(void **state)
 }
 
 /* pf_fs_open_empty(): no path exists, nothing of this machine is read. */
+/*
+ * pf_reap() is bounded: a child that does not exit (here: one that is not
+ * killed; in read_live_as() one asleep in a hung file system) is left
+ * after the bound instead of hanging its parent (issue 30).
+ */
+static void test_reap_bounded(void **state)
+{
+	int status = 0;
+	double t0;
+	pid_t pid;
+
+	sigset_t term, old;
+
+	(void)state;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old); /* the child starts with SIGTERM blocked */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sleep(30);
+		_exit(0);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	(void)kill(pid, SIGTERM);
+	t0 = pf_now_ms();
+	assert_int_equal(pf_reap(pid, &status, 200), -ETIMEDOUT);
+	assert_true(pf_now_ms() - t0 < 2000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(pf_reap(pid, &status, 5000), 0);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(pf_reap(pid, NULL, 10), -ECHILD);
+}
+
+/* The rule root loads and executes by (trust.h): root's, nobody else may write it. */
+static void test_trust_path(void **state)
+{
+	char dir[] = "/tmp/pf-trust-XXXXXX";
+	pf_autofree char *file = NULL;
+	char *real = NULL, *why = NULL;
+	int fd;
+
+	(void)state;
+	assert_int_equal(pf_trust_path("relative/lib.so", &real, &why), -EINVAL);
+	assert_non_null(strstr(why, "not an absolute path"));
+	free(why);
+	assert_int_equal(pf_trust_path("/bin/sh", &real, &why), 0);
+	assert_non_null(real);
+	free(real);
+	real = NULL;
+	assert_non_null(mkdtemp(dir));
+	file = pf_xasprintf("%s/lib.so", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(file, 0666), 0);
+	assert_int_equal(pf_trust_path(file, &real, &why), -EPERM);
+	assert_non_null(strstr(why, "not root's alone"));
+	assert_null(real);
+	free(why);
+	why = NULL;
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(file, 0644), 0);
+		assert_int_equal(pf_trust_path(file, &real, &why), 0);
+		free(real);
+		real = NULL;
+		/* a parent others may write: they could rename another file in */
+		assert_int_equal(chmod(dir, 0777), 0);
+		assert_int_equal(pf_trust_path(file, &real, &why), -EPERM);
+		assert_non_null(strstr(why, "directory"));
+		free(why);
+		why = NULL;
+		assert_int_equal(chmod(dir, 0700), 0);
+		assert_int_equal(chown(file, 1000, 1000), 0);
+		assert_int_equal(pf_trust_path(file, &real, &why), -EPERM);
+		free(why);
+		why = NULL;
+	}
+	assert_int_equal(pf_trust_path(dir, &real, &why), -ENOENT);
+	free(why);
+	unlink(file);
+	rmdir(dir);
+}
+
 static void test_empty(void **state)
 {
 	struct pf_fs *fs = pf_fs_open_empty();
@@ -626,6 +716,8 @@ int main(void)
 	const struct CMUnitTest pure[] = { cmocka_unit_test(test_parse_numbers),
 					   cmocka_unit_test(test_read_input),
 					   cmocka_unit_test(test_read_as),
+					   cmocka_unit_test(test_reap_bounded),
+					   cmocka_unit_test(test_trust_path),
 					   cmocka_unit_test(test_empty) };
 	int failed = 0;
 

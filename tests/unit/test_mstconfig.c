@@ -7,8 +7,10 @@
  * mstconfig where it is installed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -189,6 +191,41 @@ static void test_run(void **state)
 	free(text);
 }
 
+/* A tool others may write is not run, even when named directly (issue 30). */
+static void test_run_untrusted(void **state)
+{
+	char dir[] = "/tmp/pf-nvrun-XXXXXX";
+	char *sh_ok[] = { (char *)"sh", (char *)"-c", (char *)"echo ran", NULL };
+	char *text = NULL;
+	pf_autofree char *tool = NULL;
+	int in, out;
+	char buf[65536];
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	tool = pf_xasprintf("%s/sh", dir);
+	in = open("/bin/sh", O_RDONLY | O_CLOEXEC);
+	out = open(tool, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	assert_int_equal(chmod(tool, 0755), 0);
+	if (geteuid() == 0) { /* a root-owned copy runs: the rule, not the place, decides */
+		assert_int_equal(pf_nv_run(tool, sh_ok, 2000, &text), 0);
+		assert_string_equal(text, "ran\n");
+		free(text);
+		text = NULL;
+	}
+	assert_int_equal(chmod(tool, 0777), 0);
+	assert_int_equal(pf_nv_run(tool, sh_ok, 2000, &text), -EPERM);
+	assert_null(text);
+	unlink(tool);
+	rmdir(dir);
+}
+
 /* The real tool (Debian's mstflint) on a function that is no Mellanox NIC. */
 static void test_real_mstconfig(void **state)
 {
@@ -257,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_param_name),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_run_untrusted),
 		cmocka_unit_test(test_recorded_answers),
 		cmocka_unit_test(test_real_mstconfig),
 	};
