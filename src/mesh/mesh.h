@@ -96,6 +96,9 @@ struct pf_mesh_judge_in {
 	const cJSON *gathered; /* the second: every rank's "measurements" */
 	const cJSON *partners; /* this rank's partner per round, -1 none */
 	const struct pf_mesh_data_out *data;
+	/* recorded in the report so runs can be told apart (NULL: not known) */
+	const char *job_id;   /* SLURM_JOB_ID */
+	const char *nodelist; /* the hostlist of the run (--peers or SLURM_JOB_NODELIST) */
 };
 
 /*

@@ -404,6 +404,10 @@ static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *i
 			   v->n_suspects_here);
 	pf_obs_num(f, "rank", in->rank);
 	pf_obs_num(f, "size", in->size);
+	if (in->job_id)
+		pf_obs_str(f, "job_id", in->job_id);
+	if (in->nodelist)
+		pf_obs_str(f, "nodelist", in->nodelist);
 	pf_obs_num(f, "rounds", (double)in->sched->n_rounds);
 	pf_obs_json(f, "partners", cJSON_Duplicate(in->partners, true));
 	pf_obs_json(f, "table", cJSON_Duplicate(in->table, true));
@@ -445,6 +449,15 @@ static void findings_notes(struct pf_result *res, const struct pf_mesh_judge_in 
 	}
 }
 
+/* Rank 0 could not send its @which table (past the frame limit): an error of its report. */
+static void findings_rdv_error(struct pf_result *res, const cJSON *table, const char *which)
+{
+	const char *e = str_of(table, "error");
+
+	if (e)
+		pf_add(res, PF_STATUS_ERROR, "rendezvous", "the %s gather: %s", which, e);
+}
+
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 {
 	/* this rank's own sends from its memory, never from rank 0's table */
@@ -479,6 +492,9 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 			finding_failed(res, in, &t, m);
 	findings_notes(res, in, &notes);
 	findings_missing(res, in->table);
+	findings_rdv_error(res, in->table, "first");
+	if (in->gathered != in->table)
+		findings_rdv_error(res, in->gathered, "second");
 	n_nc = cJSON_GetArraySize(notes.not_comparable);
 	n_ut = cJSON_GetArraySize(notes.untested);
 	if (n_nc || n_ut)
