@@ -509,6 +509,44 @@ static void test_two_gathers_one_listener(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/*
+ * The table's frame limit scales with the ranks: 8 KiB a rank holds one
+ * rank's table entry of the second gather with 8 rails of 3 rounds of
+ * healthy measurements, their numbers at full width (about 3.8 KiB;
+ * docs/mesh.md "Limits").
+ */
+static void test_table_limit(void **state)
+{
+	cJSON *e = cJSON_CreateObject(), *list;
+	pf_autofree char *text = NULL;
+
+	(void)state;
+	assert_int_equal(pf_mesh_table_max(2), 16u << 20);
+	assert_int_equal(pf_mesh_table_max(PF_MESH_RANKS_MAX), (size_t)PF_MESH_RANKS_MAX * 8192);
+	cJSON_AddNumberToObject(e, "rank", PF_MESH_RANKS_MAX - 1);
+	cJSON_AddBoolToObject(e, "arrived", true);
+	cJSON_AddStringToObject(e, "host", "gpu-node-65535.cluster.example.org");
+	list = cJSON_AddArrayToObject(e, "measurements");
+	for (int round = 1; round <= 3; round++)
+		for (int rail = 0; rail < 8; rail++) {
+			cJSON *m = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(m, "round", round);
+			cJSON_AddNumberToObject(m, "src", PF_MESH_RANKS_MAX - 1);
+			cJSON_AddNumberToObject(m, "dst", PF_MESH_RANKS_MAX - 2);
+			cJSON_AddNumberToObject(m, "rail", rail);
+			cJSON_AddStringToObject(m, "src_dev", "mlx5_11");
+			cJSON_AddStringToObject(m, "dst_dev", "mlx5_11");
+			cJSON_AddNumberToObject(m, "gbps", 391.123456789012);
+			cJSON_AddNumberToObject(m, "seconds", 2.00012345678901);
+			cJSON_AddNumberToObject(m, "bytes", 97800000000);
+			cJSON_AddItemToArray(list, m);
+		}
+	text = cJSON_PrintUnformatted(e);
+	assert_true(strlen(text) + 1 < 8192); /* with the comma between entries */
+	cJSON_Delete(e);
+}
+
 /* The names of missing ranks stop at the last that fits, the count does not. */
 static void test_missing_names(void **state)
 {
@@ -536,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_root_never_starts),
 		cmocka_unit_test(test_missing_names),
+		cmocka_unit_test(test_table_limit),
 		cmocka_unit_test(test_wrong_secret_rejected),
 		cmocka_unit_test(test_fake_root_not_believed),
 		cmocka_unit_test(test_idle_connections),
