@@ -24,6 +24,7 @@
 #include "exit.h"
 #include "mesh.h"
 #include "mesh_print.h"
+#include "mesh_secret.h"
 #include "output.h"
 #include "preflight/fs.h"
 #include "hostlist.h"
@@ -46,6 +47,8 @@
 
 struct mesh_opts {
 	const char *peers, *output, *bind, *nics;
+	const char *secret_file; /* else PREFLIGHT_MESH_SECRET */
+	bool new_secret;
 	enum pf_format format;
 	long rank, size;
 	unsigned long port, timeout_s, seed, duration_ms, data_port;
@@ -71,13 +74,17 @@ static int mesh_usage(FILE *f, int rc)
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
 	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
 	      "                      [--config FILE | --no-config] [--profile NAME]\n"
-	      "                      [--set rails.ROLE=DEV,...]\n"
+	      "                      [--set rails.ROLE=DEV,...] [--secret-file FILE]\n"
+	      "       preflight mesh --new-secret\n"
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
 	      "other for --duration ms over RDMA-CM on --data-port (docs/mesh.md); the\n"
 	      "rails are this node's compute rails, with the roles the site declares in\n"
-	      "its config, the profile or --set (docs/rails.md), unless --nics names them.\n", f);
+	      "its config, the profile or --set (docs/rails.md), unless --nics names them.\n"
+	      "The ranks prove they belong to the run with a secret they all hold: the file\n"
+	      "of --secret-file (0600, this user's) or hex in PREFLIGHT_MESH_SECRET;\n"
+	      "--new-secret prints a fresh one (docs/mesh.md \"Authentication\").\n", f);
 	return rc;
 }
 
@@ -149,6 +156,8 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		PF_OPT_BOOL(0, "no-config", &o->no_config, NULL),
 		PF_OPT_STRING(0, "profile", &o->profile, "NAME", NULL),
 		PF_OPT_CALLBACK(0, "set", o, "rails.ROLE=DEV,...", NULL, parse_set),
+		PF_OPT_FILE(0, "secret-file", &o->secret_file, NULL),
+		PF_OPT_BOOL(0, "new-secret", &o->new_secret, NULL),
 		PF_OPT_END,
 	};
 	struct pf_cmdopt cmd = { .cmd = "mesh", .usage = mesh_help, .out = out, .err = err };
@@ -178,6 +187,7 @@ static int mesh_world(struct mesh_opts *o, struct pf_hostlist *hl, FILE *err)
 		      "(SLURM_JOB_NODELIST)\n", err);
 		return PF_EXIT_USAGE;
 	}
+	o->peers = peers; /* the run's nodelist, recorded in the report */
 	n = pf_hostlist_expand(peers, PF_MESH_RANKS_MAX, hl, &why);
 	if (n < 1) {
 		fprintf(err, "preflight mesh: bad peer list: %s\n", n < 0 ? why.buf : "empty");
@@ -412,7 +422,8 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	gathered = mesh_gather(o, *cfg, table, data.sends, err);
 	pf_mesh_judge(res, &(struct pf_mesh_judge_in){
 		.rank = cfg->rank, .size = cfg->size, .sched = s, .table = table,
-		.gathered = gathered ? gathered : table, .partners = partners, .data = &data });
+		.gathered = gathered ? gathered : table, .partners = partners, .data = &data,
+		.job_id = getenv("SLURM_JOB_ID"), .nodelist = o->peers });
 	cJSON_Delete(gathered);
 	cJSON_Delete(partners);
 	cJSON_Delete(data.sends);
@@ -420,14 +431,16 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	cJSON_Delete(data.rx_errors);
 }
 
-static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FILE *out,
-		    FILE *err)
+static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl,
+		    const struct pf_mesh_secret *secret, FILE *out, FILE *err)
 {
 	struct pf_mesh_rdv_cfg cfg = {
 		.rank = (uint32_t)o->rank, .size = (uint32_t)o->size, .root_host = hl->hosts[0],
 		.bind = o->bind, .port = (uint16_t)o->port, .timeout_ms = (unsigned)o->timeout_s * 1000,
 		.self = hl->hosts[o->rank], .hosts = (const char *const *)hl->hosts,
+		.secret = secret->bytes, .secret_len = secret->len,
 	};
+	pf_autoclose int lfd = -1;
 	struct pf_report rep = { .version = PF_VERSION, .root = "/", .profile = "generic",
 				 .selection = "only", .started_at = time(NULL) };
 	struct pf_run run = { .check = &mesh_check };
@@ -448,7 +461,15 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 		return rc;
 	}
 	pf_result_init(&run.res);
-	rc = pf_mesh_rendezvous(&cfg, rails, &table, why, sizeof(why));
+	/* rank 0: one listening socket for both gathers, nobody takes the port between them */
+	rc = 0;
+	if (cfg.rank == 0) {
+		lfd = pf_mesh_listen(&cfg, why, sizeof(why));
+		rc = lfd < 0 ? lfd : 0;
+		cfg.listen_fd = &lfd;
+	}
+	if (rc >= 0)
+		rc = pf_mesh_rendezvous(&cfg, rails, &table, why, sizeof(why));
 	if (cfg.size >= 2)
 		pf_mesh_schedule_build(cfg.size, PF_MESH_EXHAUSTIVE_MAX, o->seed, &s);
 	if (rc < 0) {
@@ -476,6 +497,32 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl, FIL
 	return rc;
 }
 
+/*
+ * The run's secret, or a usage error's exit code (said on @err): a run of
+ * more than one rank needs one, and a secret file must be safe to trust.
+ */
+static int mesh_secret(const struct mesh_opts *o, struct pf_mesh_secret *s, FILE *err)
+{
+	char why[256];
+	int r = pf_mesh_secret_load(o->secret_file, getenv("PREFLIGHT_MESH_SECRET"), s, why,
+				    sizeof(why));
+
+	if (r == -ENOENT && o->size < 2)
+		return 0; /* one rank: no peer to prove anything to */
+	if (r == -ENOENT) {
+		fputs("preflight mesh: no secret: the ranks of a run must share one. Give "
+		      "--secret-file FILE\n  (umask 077; head -c 32 /dev/urandom > FILE), or "
+		      "before srun:\n  export PREFLIGHT_MESH_SECRET=$(preflight mesh --new-secret)"
+		      "\n  (docs/mesh.md \"Authentication\")\n", err);
+		return PF_EXIT_USAGE;
+	}
+	if (r < 0) {
+		fprintf(err, "preflight mesh: secret: %s\n", why);
+		return PF_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct mesh_opts o = { .rank = -1, .size = -1, .port = MESH_PORT_DEFAULT,
@@ -484,12 +531,24 @@ int pf_mesh_main(int argc, char **argv, FILE *out, FILE *err)
 	pf_autohostlist struct pf_hostlist hl = { 0 };
 	int rc = mesh_parse(argc, argv, &o, out, err);
 
+	struct pf_mesh_secret secret = { 0 };
+
 	if (rc)
 		return rc < 0 ? PF_EXIT_OK : rc;
+	if (o.new_secret) {
+		rc = pf_mesh_secret_new(out);
+		if (rc < 0)
+			fprintf(err, "preflight mesh: --new-secret: %s\n", strerror(-rc));
+		return rc < 0 ? PF_EXIT_IOERR : PF_EXIT_OK;
+	}
 	rc = mesh_world(&o, &hl, err);
+	if (!rc)
+		rc = mesh_secret(&o, &secret, err);
 	if (rc)
 		return rc;
 	if (!o.data_port)
 		o.data_port = o.port < 65535 ? o.port + 1 : o.port - 1;
-	return mesh_run(&o, &hl, out, err);
+	rc = mesh_run(&o, &hl, &secret, out, err);
+	pf_mesh_secret_release(&secret);
+	return rc;
 }

@@ -96,11 +96,30 @@ struct pf_mesh_judge_in {
 	const cJSON *gathered; /* the second: every rank's "measurements" */
 	const cJSON *partners; /* this rank's partner per round, -1 none */
 	const struct pf_mesh_data_out *data;
+	/* recorded in the report so runs can be told apart (NULL: not known) */
+	const char *job_id;   /* SLURM_JOB_ID */
+	const char *nodelist; /* the hostlist of the run (--peers or SLURM_JOB_NODELIST) */
 };
 
-/* The "mesh" check of this rank: the matrix, its suspects, this node's verdict. */
+/*
+ * The numbers a measurement may carry (finite, in [0, max]; else the whole
+ * measurement is ignored): 10 Tb/s, a day, an exabyte.
+ */
+#define PF_MESH_GBPS_MAX 1e4
+#define PF_MESH_SECONDS_MAX 86400.0
+#define PF_MESH_BYTES_MAX 1e18
+
+/*
+ * The "mesh" check of this rank: the matrix, its suspects, this node's
+ * verdict.  This rank's sends are @in->data's, never the gathered ones; a
+ * gathered measurement counts only from its source rank, with every number
+ * in range.
+ */
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in);
-/* Every valid measurement of @gathered (a rank's only as its source), as one array. */
+/*
+ * Every valid measurement of @gathered (a rank's only as its source, numbers
+ * in range), as one array.
+ */
 cJSON *pf_mesh_matrix(const cJSON *gathered, uint32_t size);
 /* The partner of @rank in round @r (0-based), or -1. */
 long pf_mesh_partner(const struct pf_mesh_schedule *s, size_t r, uint32_t rank);

@@ -42,7 +42,17 @@ static bool whole(double v, double max)
 	return v >= 0 && v < max && v == floor(v);
 }
 
-/* A measurement from rank @src as received: every field checked (hostile input). */
+/* Finite and in [0, @max]: NaN, an infinity (a forged 1e400 parses as one) or past it is not. */
+static bool in_range(double v, double max)
+{
+	return isfinite(v) && v >= 0 && v <= max;
+}
+
+/*
+ * A measurement from rank @src as received: every field checked (hostile
+ * input), its source the rank that sent it (a rank speaks only of its own
+ * sends), every number finite and in range.
+ */
 static bool measurement_ok(const cJSON *m, uint32_t src, uint32_t size)
 {
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
@@ -50,26 +60,42 @@ static bool measurement_ok(const cJSON *m, uint32_t src, uint32_t size)
 	return cJSON_IsObject(m) && num_of(m, "src") == src && whole(num_of(m, "dst"), size) &&
 	       num_of(m, "dst") != src && whole(num_of(m, "round"), 1e6) &&
 	       whole(num_of(m, "rail"), PF_MESH_RAILS_MAX) && str_of(m, "src_dev") &&
-	       str_of(m, "dst_dev") && num_of(m, "gbps") >= 0 && num_of(m, "seconds") >= 0 &&
-	       num_of(m, "bytes") >= 0 && (!e || cJSON_IsString(e));
+	       str_of(m, "dst_dev") && in_range(num_of(m, "gbps"), PF_MESH_GBPS_MAX) &&
+	       in_range(num_of(m, "seconds"), PF_MESH_SECONDS_MAX) &&
+	       in_range(num_of(m, "bytes"), PF_MESH_BYTES_MAX) && (!e || cJSON_IsString(e));
 }
 
-cJSON *pf_mesh_matrix(const cJSON *gathered, uint32_t size)
+/* The valid measurements of rank @rank's @list into @all. */
+static void matrix_add(cJSON *all, const cJSON *list, uint32_t rank, uint32_t size)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, list)
+		if (measurement_ok(m, rank, size))
+			cJSON_AddItemToArray(all, cJSON_Duplicate(m, true));
+}
+
+/* @gathered's measurements but rank @self's (UINT32_MAX: none left out). */
+static cJSON *matrix_of(const cJSON *gathered, uint32_t size, uint32_t self)
 {
 	cJSON *all = cJSON_CreateArray();
-	const cJSON *e, *m;
+	const cJSON *e;
 
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(gathered, "ranks")) {
 		double rank = num_of(e, "rank");
 
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "arrived")) ||
-		    !whole(rank, size))
+		    !whole(rank, size) || rank == self)
 			continue;
-		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(e, "measurements"))
-			if (measurement_ok(m, (uint32_t)rank, size))
-				cJSON_AddItemToArray(all, cJSON_Duplicate(m, true));
+		matrix_add(all, cJSON_GetObjectItemCaseSensitive(e, "measurements"), (uint32_t)rank,
+			   size);
 	}
 	return all;
+}
+
+cJSON *pf_mesh_matrix(const cJSON *gathered, uint32_t size)
+{
+	return matrix_of(gathered, size, UINT32_MAX);
 }
 
 /* Rank @r's host and the device of its rail @rail, from the rendezvous table. */
@@ -378,6 +404,10 @@ static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *i
 			   v->n_suspects_here);
 	pf_obs_num(f, "rank", in->rank);
 	pf_obs_num(f, "size", in->size);
+	if (in->job_id)
+		pf_obs_str(f, "job_id", in->job_id);
+	if (in->nodelist)
+		pf_obs_str(f, "nodelist", in->nodelist);
 	pf_obs_num(f, "rounds", (double)in->sched->n_rounds);
 	pf_obs_json(f, "partners", cJSON_Duplicate(in->partners, true));
 	pf_obs_json(f, "table", cJSON_Duplicate(in->table, true));
@@ -419,9 +449,19 @@ static void findings_notes(struct pf_result *res, const struct pf_mesh_judge_in 
 	}
 }
 
+/* Rank 0 could not send its @which table (past the frame limit): an error of its report. */
+static void findings_rdv_error(struct pf_result *res, const cJSON *table, const char *which)
+{
+	const char *e = str_of(table, "error");
+
+	if (e)
+		pf_add(res, PF_STATUS_ERROR, "rendezvous", "the %s gather: %s", which, e);
+}
+
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 {
-	cJSON *matrix = pf_mesh_matrix(in->gathered, in->size), *sus;
+	/* this rank's own sends from its memory, never from rank 0's table */
+	cJSON *matrix = matrix_of(in->gathered, in->size, in->rank), *sus;
 	struct pf_mesh_triage t = { 0 };
 	struct verdict v = { .st = PF_STATUS_SKIP };
 	char names_missing[512];
@@ -432,6 +472,8 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	char extra[96] = "";
 	int n_nc, n_ut;
 
+	if (in->data)
+		matrix_add(matrix, in->data->sends, in->rank, in->size);
 	pf_mesh_index_init(&ix, in->table, in->size, matrix);
 	notes = (struct notes){ pf_mesh_not_comparable(&ix, in->sched, matrix),
 				pf_mesh_untested(&ix, in->sched) };
@@ -450,6 +492,9 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 			finding_failed(res, in, &t, m);
 	findings_notes(res, in, &notes);
 	findings_missing(res, in->table);
+	findings_rdv_error(res, in->table, "first");
+	if (in->gathered != in->table)
+		findings_rdv_error(res, in->gathered, "second");
 	n_nc = cJSON_GetArraySize(notes.not_comparable);
 	n_ut = cJSON_GetArraySize(notes.untested);
 	if (n_nc || n_ut)

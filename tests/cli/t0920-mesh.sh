@@ -9,6 +9,10 @@
 # measured (never a pass); bad rank, size, peer lists, --duration,
 # --data-port, --format, a --nics device the node lacks, a --set that is no
 # rails role and a broken site config or profile are usage errors.
+# Authentication (docs/mesh.md): more than one rank without a secret, a
+# secret file others may read, a symlink, too short, or hex that is not are
+# usage errors saying how to make one; --new-secret prints 64 hex digits;
+# the report records the job id and the nodelist.
 # The report goes through the one report writer: --format json (cJSON's tab
 # layout, as it always was; --compact one line), text, junit and prom, to
 # stdout and to --output.  The
@@ -40,6 +44,23 @@ printf '{ "no-such-option": true }\n' >"$T/unknown.conf"
 expect_usage "no-such-option" mesh --peers 'n1' --rank 0 --config "$T/unknown.conf"
 printf '{ "profile": "no-such-profile" }\n' >"$T/profile.conf"
 expect_usage "no-such-profile" mesh --peers 'n1' --rank 0 --config "$T/profile.conf"
+unset PREFLIGHT_MESH_SECRET
+expect_usage "head -c 32 /dev/urandom" mesh --peers 'n[1-2]' --rank 0
+head -c 32 /dev/urandom >"$T/secret" && chmod 644 "$T/secret"
+expect_usage "lets others read it" mesh --peers 'n[1-2]' --rank 0 --secret-file "$T/secret"
+chmod 600 "$T/secret" && ln -s "$T/secret" "$T/secret.link"
+expect_usage "a symbolic link" mesh --peers 'n[1-2]' --rank 0 --secret-file "$T/secret.link"
+head -c 8 /dev/urandom >"$T/short" && chmod 600 "$T/short"
+expect_usage "8 bytes, not 16 to 4096" mesh --peers 'n[1-2]' --rank 0 --secret-file "$T/short"
+PREFLIGHT_MESH_SECRET=abcd expect_usage "PREFLIGHT_MESH_SECRET: 4 characters" mesh \
+	--peers 'n[1-2]' --rank 0
+PREFLIGHT_MESH_SECRET=$(printf 'z%.0s' $(seq 64)) expect_usage "not hex" mesh --peers 'n[1-2]' \
+	--rank 0
+unset PREFLIGHT_MESH_SECRET
+pf mesh --new-secret
+expect_rc 0 "--new-secret"
+grep -Eqx '[0-9a-f]{64}' "$T/out" && ok "--new-secret prints 64 hex digits" ||
+	not_ok "--new-secret: $(cat "$T/out")"
 # a valid one is read (its roles name no port here; under ASan this reads
 # the settings after the site config was parsed: they must still be there)
 printf '{ "set": { "rails.storage": "mlx5_8", "nic_link_speed.min_rate_gbps": 400 } }\n' \
@@ -50,11 +71,12 @@ expect_rc 0 "mesh with a site config and --set"
 pf mesh --help
 expect_rc 0 "--help"
 
-# ranks 0, 1 and 3 of 4; rank 2 never starts
+# ranks 0, 1 and 3 of 4; rank 2 never starts; the secret from the environment
+secret=$("$PREFLIGHT" mesh --new-secret)
 start=$(date +%s)
 for r in 0 1 3; do
-	SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_NODELIST='127.0.0.[1-4]' \
-		"$PREFLIGHT" mesh --port "$port" --timeout 2 --nics '' --output "$T/r$r.json" \
+	SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_NODELIST='127.0.0.[1-4]' SLURM_JOB_ID=4242 \
+		PREFLIGHT_MESH_SECRET=$secret "$PREFLIGHT" mesh --port "$port" --timeout 2 --nics '' --output "$T/r$r.json" \
 		>"$T/r$r.out" 2>"$T/r$r.err" &
 done
 wait
@@ -86,6 +108,8 @@ for path in sys.argv[1:]:
     assert "rank 2 (127.0.0.3)" in subjects, subjects
     table = c["findings"][0]["observed"]["table"]
     assert [e["arrived"] for e in table["ranks"]] == [True, True, False, True], table
+    assert f["observed"]["job_id"] == "4242", f["observed"].get("job_id")
+    assert f["observed"]["nodelist"] == "127.0.0.[1-4]", f["observed"].get("nodelist")
 PY
 
 # one rank alone, in every format (nothing to meet: rank 0 of 1)

@@ -141,6 +141,12 @@ static void judge(struct judged *j, uint32_t rank, uint32_t n)
 					     .skipped = cJSON_CreateArray(),
 					     .rx_errors = cJSON_CreateArray() };
 	j->partners = cJSON_CreateArray();
+	/* what this rank sent is in its memory too (the judge reads it there) */
+	cJSON_Delete(j->data.sends);
+	j->data.sends = cJSON_Duplicate(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(j->gathered, "ranks"), (int)rank), "measurements"), true);
+	if (!j->data.sends)
+		j->data.sends = cJSON_CreateArray();
 	pf_mesh_judge(&j->res, &(struct pf_mesh_judge_in){
 		.rank = rank, .size = n, .sched = &j->s, .table = j->table,
 		.gathered = j->gathered, .partners = j->partners, .data = &j->data });
@@ -409,6 +415,64 @@ static void test_hostile_and_missing(void **state)
 	cJSON_Delete(j.gathered);
 }
 
+/*
+ * Forged numbers (a 1e400 that parses as infinity, a NaN, a rate past
+ * PF_MESH_GBPS_MAX, negative seconds) are ignored, and the gathered table
+ * cannot change what this rank sent: its own sends are judged from memory.
+ */
+static void test_forged_numbers_and_own_sends(void **state)
+{
+	struct judged j;
+	cJSON *inf = cJSON_Parse("{\"round\":1,\"src\":1,\"dst\":2,\"rail\":0,\"src_dev\":"
+				 "\"mlx5_0\",\"dst_dev\":\"mlx5_0\",\"gbps\":1e400,"
+				 "\"seconds\":2,\"bytes\":1}");
+	cJSON *m;
+
+	(void)state;
+	assert_non_null(inf);
+	j.table = table_of(3, -1);
+	j.gathered = table_of(3, -1);
+	add(j.gathered, 0, 0, 1, 10, NULL);
+	add(j.gathered, 1, 1, 0, 10, NULL);
+	add(j.gathered, 2, 2, 0, 10, NULL);
+	add(j.gathered, 1, 1, 2, 2e4, NULL);     /* past 10 Tb/s */
+	add(j.gathered, 2, 2, 1, NAN, NULL);     /* not a number */
+	cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(j.gathered, "ranks"), 1), "measurements"), inf);
+	add(j.gathered, 2, 2, 1, 10, NULL);
+	m = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(j.gathered, "ranks"), 2), "measurements"), 2);
+	cJSON_ReplaceItemInObject(m, "seconds", cJSON_CreateNumber(-1));
+	judge(&j, 0, 3);
+	/* rank 0's own flow, then rank 1's and rank 2's good ones */
+	assert_int_equal(cJSON_GetArraySize(obs(&j, "measurements")), 3);
+	release(&j);
+
+	/* a table that says rank 0 sent slowly: rank 0's memory says 10 Gb/s */
+	cJSON_Delete(j.gathered);
+	j.gathered = table_of(3, -1);
+	add(j.gathered, 0, 0, 1, 10, NULL);
+	add(j.gathered, 1, 1, 0, 10, NULL);
+	add(j.gathered, 2, 2, 0, 10, NULL);
+	judge(&j, 0, 3);
+	cJSON_Delete(j.data.sends);
+	j.data.sends = cJSON_CreateArray();
+	add(j.gathered, 0, 0, 2, 0.1, NULL); /* in the table only */
+	cJSON_AddItemToArray(j.data.sends, cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(j.gathered, "ranks"), 0), "measurements"), 0),
+		true));
+	pf_result_release(&j.res);
+	pf_result_init(&j.res);
+	pf_mesh_judge(&j.res, &(struct pf_mesh_judge_in){
+		.rank = 0, .size = 3, .sched = &j.s, .table = j.table, .gathered = j.gathered,
+		.partners = j.partners, .data = &j.data });
+	assert_int_equal(cJSON_GetArraySize(obs(&j, "measurements")), 3);
+	assert_int_equal(j.res.status, PF_STATUS_PASS);
+	release(&j);
+	cJSON_Delete(j.table);
+	cJSON_Delete(j.gathered);
+}
+
 /* Nothing sent (no rail, or one rank): a skip, never a pass. */
 static void test_nothing_sent_is_a_skip(void **state)
 {
@@ -653,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_failed_into_a_slow_sender_warns),
 		cmocka_unit_test(test_rates_normalise),
 		cmocka_unit_test(test_hostile_and_missing),
+		cmocka_unit_test(test_forged_numbers_and_own_sends),
 		cmocka_unit_test(test_nothing_sent_is_a_skip),
 		cmocka_unit_test(test_not_comparable_pair),
 		cmocka_unit_test(test_routed_pair),

@@ -5,7 +5,9 @@
 #                console.log), I = 1..N; the VM's host name is vmI
 #   WORKDIR/share  one directory every VM mounts read-write as /vmshare
 #   JOB          run in every VM; it reads PF_VM_INDEX (I), PF_VM_COUNT (N),
-#                PF_VM_RAILS, PF_VM_STORAGE and PF_VM_HOSTNAME
+#                PF_VM_RAILS, PF_VM_STORAGE and PF_VM_HOSTNAME, and
+#                PREFLIGHT_MESH_SECRET: one per boot, the same in every VM
+#                (as srun gives every task of a job its environment)
 # The segments: "mgmt" (eth0 of every VM, 10.0.0.I) and one per rail,
 # "railR" for R = 1..PF_VM_RAILS (default 2), so that rail R of every VM
 # meets rail R of the others (a rail-optimised fabric).  A NIC's MAC is
@@ -44,13 +46,16 @@ while [ ! -s "$sw/vswitch.ready" ]; do
 		{ echo "run-vms: the switch did not start" >&2; cat "$work/vswitch.log" >&2; exit 125; }
 	sleep 0.1
 done
+# the run's mesh secret (docs/mesh.md "Authentication")
+secret=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 t0=$(date +%s.%N)
 pids=""
 i=1
 while [ "$i" -le "$n" ]; do
 	w="$work/vm$i"
 	pf_vm_stage "$w" "$job" "$gt" PF_VM_INDEX="$i" PF_VM_COUNT="$n" PF_VM_RAILS="$rails" \
-		PF_VM_HOSTNAME="vm$i" PF_VM_SHARE=1 PF_VM_STORAGE="${PF_VM_STORAGE:-0}"
+		PF_VM_HOSTNAME="vm$i" PF_VM_SHARE=1 PF_VM_STORAGE="${PF_VM_STORAGE:-0}" \
+		PREFLIGHT_MESH_SECRET="$secret"
 	# event_idx=off: with it on, a guest flooding a NIC under TCG stalled
 	# that NIC's sends for good in 4 of 11 runs (docs/testing.md), in none
 	# of 14 with it off; the stall's evidence is what vms-test.sh reads

@@ -1,6 +1,7 @@
 # `preflight mesh` end to end on the multi-VM rig (3 VMs, 2 rails and a
 # storage NIC each, the roles from the rig's site config: mesh_site),
-# every VM running the same cases in order, each case its own rendezvous
+# every VM running the same cases in order (the run's secret in
+# PREFLIGHT_MESH_SECRET, the same in every VM: run-vms.sh), each case its own rendezvous
 # (port) and its own report directory /vmshare/CASE/%n.json; the faults act
 # on what the chosen VM sends and are set before its rank starts (the data
 # flows only after every rank arrived) and cleared after it finished:

@@ -17,6 +17,10 @@ rig_tune
 M() { $T python3 "$PF_SRC/tests/vm/mesh_report.py" "$@"; }
 mexpect() { M "$@" || FAILS=$((FAILS + 1)); }
 
+# the two ranks' secret (docs/mesh.md "Authentication")
+PREFLIGHT_MESH_SECRET=$("$PF_BUILD/preflight" mesh --new-secret) || exit 1
+export PREFLIGHT_MESH_SECRET
+
 # mesh_pair NAME: both ranks at once, reports /vmwork/NAME.rR.json
 mesh_pair() {
 	for r in 0 1; do
