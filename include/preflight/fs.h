@@ -143,16 +143,17 @@ int pf_input_judge(const struct stat *st, const char *path, bool trusted, char *
 /*
  * A program root may execute: @path is a regular file with an execute bit
  * (-ENOENT otherwise), owned by root and not group/world-writable (-EPERM),
- * whoever the caller is.  With @parents also an absolute path (-EINVAL)
- * whose every directory above is root's and not group/world-writable unless
- * sticky (/tmp: nobody else may rename what root put there), so that no
- * other user can swap the program; symlinks are followed by stat(), each
- * directory judged as the path names it.  The rule of mstconfig's tool
- * path (fixed system directories, @parents false) and of $SCONTROL and
- * --scontrol as root (src/slurm).  0, or -errno with *ret_err (may be NULL)
- * naming the file or directory and why (caller frees).
+ * whoever the caller is.  With @ret_real, @path must be absolute (-EINVAL)
+ * and is resolved: the resolved file and every directory above it must be
+ * root's and not group/world-writable unless sticky (/tmp: nobody else may
+ * rename what root put there), and *@ret_real is the resolved path to run
+ * (caller frees), so that no other user can swap the program or a link on
+ * the way.  Without it the file alone is judged (mstconfig's fixed
+ * system directories).  Defined in src/core/trust.c, beside the library
+ * rule of the PF_*_PATH overrides.  0, or -errno with *ret_err (may be
+ * NULL) naming the file or directory and why (caller frees).
  */
-int pf_exec_trusted(const char *path, bool parents, char **ret_err);
+int pf_exec_trusted(const char *path, char **ret_real, char **ret_err);
 
 void pf_strv_free(char **v);
 PF_DEFINE_AUTO(strv_free, char **, pf_strv_free)

@@ -42,7 +42,7 @@ int pf_tool_path(const char *name, char *buf, size_t len)
 {
 	for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
 		snprintf(buf, len, "%s/%s", tool_dirs[d], name);
-		if (pf_exec_trusted(buf, false, NULL) == 0) /* root's, nobody else may replace it */
+		if (pf_exec_trusted(buf, NULL, NULL) == 0) /* root's, nobody else may replace it */
 			return 0;
 	}
 	return -ENOENT;

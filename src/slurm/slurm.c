@@ -386,6 +386,7 @@ static int scontrol(const struct pf_slurm_opts *o, const char *const *args, char
 		    FILE *log)
 {
 	const char *path = o->scontrol ? o->scontrol : getenv("SCONTROL");
+	pf_autofree char *real = NULL;
 	const char *argv[8];
 	size_t n = 0;
 	int status, r;
@@ -394,13 +395,14 @@ static int scontrol(const struct pf_slurm_opts *o, const char *const *args, char
 		pf_autofree char *why = NULL;
 
 		/* root runs it: no other user may have put it there or swap it */
-		r = pf_exec_trusted(path, true, &why);
+		r = pf_exec_trusted(path, &real, &why);
 		if (r < 0) {
 			fprintf(log, "preflight: not running scontrol '%s' as root: %s (SCONTROL "
 				"must be an absolute path to root's program, it and its "
 				"directories not writable by others)\n", path, why);
 			return -EPERM;
 		}
+		path = real; /* the file judged, not a link that could change */
 	}
 	argv[n++] = path && *path ? path : "scontrol";
 	for (; *args && n < PF_ARRAY_SIZE(argv) - 1; args++)

@@ -258,6 +258,14 @@ static void test_one_node(void **state)
 	assert_int_equal(pf_slurm_one_node("NodeName=n1 Comment=xNodeName=n2\n", "n1", &why), 0);
 }
 
+/* pf_exec_trusted() with the resolved path asked for and dropped. */
+static int exec_trusted(const char *path, char **ret_err)
+{
+	pf_autofree char *real = NULL;
+
+	return pf_exec_trusted(path, &real, ret_err);
+}
+
 /* The program root runs as scontrol ($SCONTROL): root's alone, as each directory above it. */
 static void test_scontrol_program_rule(void **state)
 {
@@ -272,12 +280,12 @@ static void test_scontrol_program_rule(void **state)
 	assert_int_equal(mkdir(sub, 0755), 0);
 	pf_test_write(sub, "scontrol", "#!/bin/sh\nexit 0\n");
 	assert_int_equal(chmod(prog, 0755), 0);
-	assert_int_equal(pf_exec_trusted(prog, true, &why), 0);
+	assert_int_equal(exec_trusted(prog, &why), 0);
 	assert_null(why);
 
 	/* a world-writable program */
 	assert_int_equal(chmod(prog, 0757), 0);
-	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	assert_int_equal(exec_trusted(prog, &why), -EPERM);
 	pf_test_assert_contains(why, "writable by everyone");
 	free(why);
 	why = NULL;
@@ -285,17 +293,17 @@ static void test_scontrol_program_rule(void **state)
 
 	/* a group-writable directory above it, not sticky */
 	assert_int_equal(chmod(sub, 0775), 0);
-	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	assert_int_equal(exec_trusted(prog, &why), -EPERM);
 	pf_test_assert_contains(why, sub);
 	free(why);
 	why = NULL;
 	/* the file alone (mstconfig's fixed directories) does not look above */
-	assert_int_equal(pf_exec_trusted(prog, false, NULL), 0);
+	assert_int_equal(pf_exec_trusted(prog, NULL, NULL), 0);
 	assert_int_equal(chmod(sub, 0755), 0);
 
 	/* owned by another user */
 	assert_int_equal(chown(prog, 65534, 0), 0);
-	assert_int_equal(pf_exec_trusted(prog, true, &why), -EPERM);
+	assert_int_equal(exec_trusted(prog, &why), -EPERM);
 	pf_test_assert_contains(why, "uid 65534");
 	free(why);
 	why = NULL;
@@ -303,11 +311,24 @@ static void test_scontrol_program_rule(void **state)
 
 	/* not executable, relative, absent */
 	assert_int_equal(chmod(prog, 0644), 0);
-	assert_int_equal(pf_exec_trusted(prog, true, NULL), -ENOENT);
-	assert_int_equal(pf_exec_trusted("scontrol", true, &why), -EINVAL);
+	assert_int_equal(exec_trusted(prog, NULL), -ENOENT);
+	assert_int_equal(exec_trusted("scontrol", &why), -EINVAL);
 	free(why);
 	why = NULL;
-	assert_int_equal(pf_exec_trusted("/nonexistent/scontrol", true, NULL), -ENOENT);
+	assert_int_equal(exec_trusted("/nonexistent/scontrol", NULL), -ENOENT);
+
+	/* a link another user owns in a sticky directory: the program it names is what runs */
+	{
+		pf_autofree char *link = pf_xasprintf("%s/link", dir), *real = NULL;
+		pf_autofree char *want = NULL;
+
+		assert_int_equal(chmod(prog, 0755), 0);
+		assert_int_equal(symlink(prog, link), 0);
+		assert_int_equal(lchown(link, 65534, 65534), 0);
+		assert_int_equal(pf_exec_trusted(link, &real, NULL), 0);
+		want = realpath(prog, NULL);
+		assert_string_equal(real, want);
+	}
 	pf_test_rmtree(dir);
 }
 
