@@ -36,19 +36,6 @@ static const char *sus_dev(const struct fl_mesh *m, const struct fl_mesh_suspect
 			   s->kind == PF_MESH_PATH ? PF_MESH_BOTH : (int)s->dir);
 }
 
-/* The first error recorded between a path's two ends on its rail, or "". */
-static const char *path_error(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
-{
-	for (size_t i = 0; i < m->n_meas; i++) {
-		const struct fl_mesh_meas *x = &m->meas[i];
-
-		if (x->rail == s->rail && *x->error &&
-		    ((x->src == s->rank && x->dst == s->peer) || (x->src == s->peer && x->dst == s->rank)))
-			return x->error;
-	}
-	return "";
-}
-
 /* The suspect's host: a fabric suspect has none. */
 static const char *sus_host(const struct fl_mesh *m, const struct fl_mesh_suspect *s, char *buf,
 			    size_t len)
@@ -88,7 +75,7 @@ static char *sus_what(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 			return pf_xasprintf("path to %s on rail %u dead (%s): nothing got through, "
 					    "%zu/%zu failed%s%s", fl_mesh_host(m, s->peer, pb, sizeof(pb)),
 					    s->rail, dir_name(s->dir), s->n_slow, s->n_seen,
-					    *path_error(m, s) ? ": " : "", path_error(m, s));
+					    *s->error ? ": " : "", s->error);
 		return pf_xasprintf("path to %s on rail %u slow (%s) only between these two: "
 				    "%.2f of the healthy median, %zu/%zu slow",
 				    fl_mesh_host(m, s->peer, pb, sizeof(pb)), s->rail,
