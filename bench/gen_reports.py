@@ -9,14 +9,14 @@ preflight prints them (tab-indented).  About 3% of the nodes fail (a port at
 70-85% of the rest) and pass their own thresholds: the fleet view's outliers.
 
 With --mesh, DIR gets instead one `preflight mesh` report (rank 0's, the
-format of docs/mesh.md) of a run of N ranks with 8 rails and ROUNDS rounds of a
-round-robin schedule (default 8): every pair of a round both ways on every
+format of docs/mesh.md) of a run of N ranks with RAILS rails (default 8) and
+ROUNDS rounds of a round-robin schedule (default 8): every pair of a round both ways on every
 rail, ~390 Gb/s.  On each rail a quarter of the pairs are slow only to each
 other (~100 Gb/s, or dead: 0 with an error, for half the pairs): the path suspects (each rank is slow with some partners,
 not all), the shape that made the fleet view quadratic (issue 30).
 
 usage: gen_reports.py DIR [N] [SEED]
-       gen_reports.py --mesh DIR N [ROUNDS]
+       gen_reports.py --mesh DIR N [ROUNDS] [RAILS]
 """
 import json
 import os
@@ -129,9 +129,8 @@ def node_report(i, rng):
     }
 
 
-def mesh_report(n, rounds, rng):
+def mesh_report(n, rounds, rng, rails=8):
     """Rank 0's report of an n-rank mesh run (see the docstring)."""
-    rails = 8
     ranks = [{"rank": r, "host": "gpu-%05d" % r, "arrived": True,
               "rails": [{"device": "mlx5_%d" % i, "port": 1, "link_layer": "InfiniBand",
                          "rate": "400 Gb/sec (4X NDR)", "state": "ACTIVE", "role": "compute",
@@ -168,9 +167,10 @@ def main():
     if len(sys.argv) > 3 and sys.argv[1] == "--mesh":
         out, n = sys.argv[2], int(sys.argv[3])
         rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+        rails = int(sys.argv[5]) if len(sys.argv) > 5 else 8
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "mesh-%d.json" % n), "w") as f:
-            json.dump(mesh_report(n, rounds, random.Random(7)), f, indent="\t")
+            json.dump(mesh_report(n, rounds, random.Random(7), rails), f, indent="\t")
             f.write("\n")
         return
     if len(sys.argv) < 2:
