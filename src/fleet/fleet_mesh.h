@@ -25,6 +25,8 @@
 /* The most not_comparable or untested records of one report, and a string's length in one. */
 #define FL_MESH_NOTES_MAX 65536
 #define FL_MESH_NOTE_LEN 512
+/* The most suspects the text and JSON views list, worst first (the counts stay exact). */
+#define FL_MESH_LIST_MAX 1000
 
 struct fl_mesh_meas {
 	uint32_t round, src, dst, rail;

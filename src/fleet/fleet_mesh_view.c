@@ -188,8 +188,11 @@ cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 		cJSON_AddStringToObject(j, "not_judged", m->not_judged ? m->not_judged : "");
 	cJSON_AddItemToObject(j, "ranks", ranks_json(m));
 	a = cJSON_AddArrayToObject(j, "suspects");
-	for (size_t i = 0; i < m->n_sus; i++)
+	for (size_t i = 0; i < m->n_sus && i < FL_MESH_LIST_MAX; i++)
 		cJSON_AddItemToArray(a, sus_json(m, &m->sus[i]));
+	if (m->n_sus > FL_MESH_LIST_MAX)
+		cJSON_AddNumberToObject(j, "suspects_not_listed",
+					(double)(m->n_sus - FL_MESH_LIST_MAX));
 	cJSON_AddItemToObject(j, "not_comparable", notes_json(m, false));
 	cJSON_AddItemToObject(j, "untested", notes_json(m, true));
 	cJSON_AddNumberToObject(j, "not_comparable_measurements", (double)m->n_not_comparable);
@@ -210,7 +213,7 @@ static void text_suspects(const struct fl_mesh *m, FILE *out)
 
 	pf_table_row(&t, (const char *const[]){ "#", "KIND", "HOST", "RANK", "RAIL", "DIR",
 					     "RATIO", "EVIDENCE" });
-	for (size_t i = 0; i < m->n_sus; i++) {
+	for (size_t i = 0; i < m->n_sus && i < FL_MESH_LIST_MAX; i++) {
 		const struct fl_mesh_suspect *s = &m->sus[i];
 		char n[24], rank[16], rail[96], ratio[16], hb[32];
 		pf_autofree char *what = sus_what(m, s);
@@ -227,6 +230,9 @@ static void text_suspects(const struct fl_mesh *m, FILE *out)
 			sus_host(m, s, hb, sizeof(hb)), rank, rail, dir_name(s->dir), ratio, what });
 	}
 	pf_table_print(&t, out);
+	if (m->n_sus > FL_MESH_LIST_MAX)
+		fprintf(out, "  ... and %zu more, not listed (the CSV view lists every one)\n",
+			m->n_sus - FL_MESH_LIST_MAX);
 }
 
 /* The reports' records: not failures, listed after the suspects. */
