@@ -8,7 +8,15 @@ preflight prints them (tab-indented).  About 3% of the nodes fail (a port at
 200 Gb/s, or memlock), about 1% are slow (loopback or all-reduce bandwidth at
 70-85% of the rest) and pass their own thresholds: the fleet view's outliers.
 
+With --mesh, DIR gets instead one `preflight mesh` report (rank 0's, the
+format of docs/mesh.md) of a run of N ranks with RAILS rails (default 8) and
+ROUNDS rounds of a round-robin schedule (default 8): every pair of a round both ways on every
+rail, ~390 Gb/s.  On each rail a quarter of the pairs are slow only to each
+other (~100 Gb/s, or dead: 0 with an error, for half the pairs): the path suspects (each rank is slow with some partners,
+not all), the shape that made the fleet view quadratic (issue 30).
+
 usage: gen_reports.py DIR [N] [SEED]
+       gen_reports.py --mesh DIR N [ROUNDS] [RAILS]
 """
 import json
 import os
@@ -121,7 +129,50 @@ def node_report(i, rng):
     }
 
 
+def mesh_report(n, rounds, rng, rails=8):
+    """Rank 0's report of an n-rank mesh run (see the docstring)."""
+    ranks = [{"rank": r, "host": "gpu-%05d" % r, "arrived": True,
+              "rails": [{"device": "mlx5_%d" % i, "port": 1, "link_layer": "InfiniBand",
+                         "rate": "400 Gb/sec (4X NDR)", "state": "ACTIVE", "role": "compute",
+                         "rail": i, "subnet": "10.%d.0.0/16" % i, "netdev": "ib%d" % i}
+                        for i in range(rails)]} for r in range(n)]
+    order = list(range(n))
+    meas = []
+    for rd in range(min(rounds, n - 1)):
+        for i in range(n // 2):
+            a, b = order[i], order[n - 1 - i]
+            slow = [rng.random() < 0.25 for _ in range(rails)]
+            for src, dst in ((a, b), (b, a)):
+                for rail in range(rails):
+                    g = rng.gauss(390, 3)
+                    if slow[rail]:
+                        g = rng.gauss(100, 5) if rng.random() < 0.5 else 0
+                    m = {"round": rd, "src": src, "dst": dst, "rail": rail,
+                         "src_dev": "mlx5_%d" % rail, "dst_dev": "mlx5_%d" % rail,
+                         "gbps": round(g, 3), "seconds": 2.0, "bytes": int(g * 2e9 / 8)}
+                    if not g:
+                        m.update(error="transfer: no completion for 5005 ms", stage="transfer")
+                    meas.append(m)
+        order = [order[0], order[-1]] + order[1:-1]
+    finding = {"subject": None, "status": "pass", "message": "mesh run",
+               "observed": {"rank": 0, "size": n, "table": {"ranks": ranks},
+                            "measurements": meas, "suspects": []}}
+    return {"schema": "preflight.report/v1", "node": {"hostname": "gpu-00000"},
+            "started_at": "2026-11-27T01:00:00Z", "verdict": "pass",
+            "checks": [{"name": "mesh", "status": "pass", "summary": "mesh run",
+                        "findings": [finding]}]}
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[1] == "--mesh":
+        out, n = sys.argv[2], int(sys.argv[3])
+        rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+        rails = int(sys.argv[5]) if len(sys.argv) > 5 else 8
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "mesh-%d.json" % n), "w") as f:
+            json.dump(mesh_report(n, rounds, random.Random(7), rails), f, indent="\t")
+            f.write("\n")
+        return
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     out = sys.argv[1]

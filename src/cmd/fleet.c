@@ -47,7 +47,7 @@ static void fleet_usage(FILE *out, const struct pf_option *opts)
 static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *err)
 {
 	pf_autostrv char **paths = NULL;
-	size_t subdirs = 0, before = pf_fleet_n_reports(f) + pf_fleet_n_rejected(f);
+	size_t subdirs = 0, skip, before = pf_fleet_n_reports(f) + pf_fleet_n_rejected(f);
 	int r;
 
 	r = pf_fleet_list_dir(arg, recursive, &paths, &subdirs);
@@ -62,10 +62,12 @@ static int add_arg(struct pf_fleet *f, const char *arg, bool recursive, FILE *er
 			fprintf(err, "preflight fleet: skipping '%s': %s\n", arg, why);
 		return 0;
 	}
+	/* the listing's paths are "ARG/REL" (ARG's own trailing '/' kept) */
+	skip = strlen(arg) + (arg[0] && arg[strlen(arg) - 1] == '/' ? 0 : 1);
 	for (char **p = paths; *p; p++) {
 		pf_autofree char *why = NULL;
 
-		if (pf_fleet_add_file(f, *p, &why) < 0)
+		if (pf_fleet_add_file_in(f, arg, *p + skip, *p, &why) < 0)
 			fprintf(err, "preflight fleet: skipping '%s': %s\n", *p, why);
 	}
 	if (!recursive && subdirs && pf_fleet_n_reports(f) + pf_fleet_n_rejected(f) == before)

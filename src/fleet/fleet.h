@@ -53,6 +53,14 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
  * with *ret_err; failures are counted.
  */
 int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err);
+/*
+ * Read and add @rel, a file found under the directory @dir (fleet_read.c):
+ * opened beneath @dir's fd with no symlink followed, only a regular file,
+ * and as root only one of root's or of @dir's owner with one hard link.
+ * @origin names it.  0, or -errno / -EINVAL with *ret_err; failures are counted.
+ */
+int pf_fleet_add_file_in(struct pf_fleet *f, const char *dir, const char *rel,
+			 const char *origin, char **ret_err);
 
 /*
  * The *.json files in @dir (no hidden files or directories), as "dir/name",

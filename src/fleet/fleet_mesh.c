@@ -432,22 +432,86 @@ const char *fl_mesh_host(const struct fl_mesh *m, uint32_t rank, char *buf, size
 	return buf;
 }
 
-/* The device of @rank on @rail: from what it sent (tx) or received (rx), else its table. */
+/*
+ * The device of @rank on @rail: from the first measurement it sent (tx) or
+ * received (rx) that names it, else its table; from the index built by
+ * dev_index(), so a view asks it once per suspect in constant time.
+ */
 const char *fl_mesh_dev(const struct fl_mesh *m, uint32_t rank, uint32_t rail, int dir)
 {
-	for (size_t i = 0; i < m->n_meas; i++) {
-		const struct fl_mesh_meas *x = &m->meas[i];
+	uint32_t tx = UINT32_MAX, rx = UINT32_MAX;
 
-		if (x->rail != rail)
-			continue;
-		if (x->src == rank && (dir & PF_MESH_TX) && *x->src_dev)
-			return x->src_dev;
-		if (x->dst == rank && (dir & PF_MESH_RX) && *x->dst_dev)
-			return x->dst_dev;
+	if (m->first_tx && rank < m->size && rail < m->n_rails) {
+		size_t at = (size_t)rank * m->n_rails + rail;
+
+		tx = dir & PF_MESH_TX ? m->first_tx[at] : UINT32_MAX;
+		rx = dir & PF_MESH_RX ? m->first_rx[at] : UINT32_MAX;
 	}
+	if (tx != UINT32_MAX && tx < rx)
+		return m->meas[tx].src_dev;
+	if (rx != UINT32_MAX)
+		return m->meas[rx].dst_dev;
 	if (rank < m->size && rail < m->ranks[rank].n_devs && *m->ranks[rank].devs[rail])
 		return m->ranks[rank].devs[rail];
 	return "";
+}
+
+/* One pass over the measurements: the first naming each (rank, rail)'s device, each way. */
+static void dev_index(struct fl_mesh *m)
+{
+	size_t n;
+
+	m->n_rails = 0;
+	for (size_t i = 0; i < m->n_meas; i++)
+		if (m->meas[i].rail >= m->n_rails)
+			m->n_rails = m->meas[i].rail + 1;
+	n = (size_t)m->size * (m->n_rails ? m->n_rails : 1);
+	m->first_tx = pf_xmalloc(n * sizeof(*m->first_tx));
+	m->first_rx = pf_xmalloc(n * sizeof(*m->first_rx));
+	memset(m->first_tx, 0xff, n * sizeof(*m->first_tx));
+	memset(m->first_rx, 0xff, n * sizeof(*m->first_rx));
+	for (size_t i = 0; i < m->n_meas && i < UINT32_MAX; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+		uint32_t *tx = &m->first_tx[(size_t)x->src * m->n_rails + x->rail];
+		uint32_t *rx = &m->first_rx[(size_t)x->dst * m->n_rails + x->rail];
+
+		if (*x->src_dev && *tx == UINT32_MAX)
+			*tx = (uint32_t)i;
+		if (*x->dst_dev && *rx == UINT32_MAX)
+			*rx = (uint32_t)i;
+	}
+}
+
+/* The (unordered) pair and rail of a path, as a key of a string map. */
+static void path_key(uint32_t a, uint32_t b, uint32_t rail, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u/%u/%u", a < b ? a : b, a < b ? b : a, rail);
+}
+
+/* Each path suspect's first recorded error between its two ends on its rail: one pass. */
+static void path_errors(struct fl_mesh *m)
+{
+	struct pf_strmap paths = { 0 };
+	char key[48];
+	uint32_t at;
+
+	for (size_t i = 0; i < m->n_sus; i++) {
+		m->sus[i].error = "";
+		if (m->sus[i].kind != PF_MESH_PATH || i >= UINT32_MAX)
+			continue;
+		path_key(m->sus[i].rank, m->sus[i].peer, m->sus[i].rail, key, sizeof(key));
+		pf_strmap_put(&paths, key, (uint32_t)i);
+	}
+	for (size_t i = 0; i < m->n_meas && paths.n; i++) {
+		const struct fl_mesh_meas *x = &m->meas[i];
+
+		if (!*x->error)
+			continue;
+		path_key(x->src, x->dst, x->rail, key, sizeof(key));
+		if (pf_strmap_get(&paths, key, &at) && !*m->sus[at].error)
+			m->sus[at].error = x->error;
+	}
+	pf_strmap_release(&paths);
 }
 
 const char *fl_mesh_kind_name(int kind)
@@ -583,6 +647,8 @@ void fl_mesh_finish(struct fl_mesh *m)
 	}
 	absent_ranks(m);
 	triangulate(m);
+	dev_index(m);
+	path_errors(m);
 }
 
 void fl_mesh_free(struct fl_mesh *m)
@@ -629,5 +695,7 @@ void fl_mesh_free(struct fl_mesh *m)
 	free(m->notes);
 	pf_strmap_release(&m->note_keys);
 	free(m->sus);
+	free(m->first_tx);
+	free(m->first_rx);
 	free(m);
 }

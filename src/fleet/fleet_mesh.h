@@ -25,6 +25,8 @@
 /* The most not_comparable or untested records of one report, and a string's length in one. */
 #define FL_MESH_NOTES_MAX 65536
 #define FL_MESH_NOTE_LEN 512
+/* The most suspects the text and JSON views list, worst first (the counts stay exact). */
+#define FL_MESH_LIST_MAX 1000
 
 struct fl_mesh_meas {
 	uint32_t round, src, dst, rail;
@@ -67,6 +69,7 @@ struct fl_mesh_suspect {
 	double ratio;          /* to the healthy median; NAN for missing/silent */
 	size_t n_slow, n_seen;
 	uint32_t n_nodes_bad, n_nodes; /* PF_MESH_FABRIC: its rail bad on so many nodes of */
+	const char *error;     /* paths: the first error between its ends on its rail, or "" */
 };
 
 /* A report's record of a pair not comparable, or of a rail left untested. */
@@ -105,6 +108,10 @@ struct fl_mesh {
 	double healthy;         /* the healthy median, Gb/s */
 	struct fl_mesh_suspect *sus;
 	size_t n_sus, cap_sus;
+	/* [rank * n_rails + rail]: the first measurement naming its device as sender
+	 * (tx) or receiver (rx), UINT32_MAX none; what fl_mesh_dev() reads */
+	uint32_t *first_tx, *first_rx;
+	uint32_t n_rails;
 };
 
 /*
@@ -121,7 +128,7 @@ void fl_mesh_add_check(struct fl_mesh *m, const cJSON *chk, const char *origin);
 void fl_mesh_finish(struct fl_mesh *m);
 void fl_mesh_free(struct fl_mesh *m);
 
-/* The rank's host ("rank N" when unknown) and the rail's device of @rank. */
+/* The rank's host ("rank N" when unknown) and the rail's device of @rank (after finish). */
 const char *fl_mesh_host(const struct fl_mesh *m, uint32_t rank, char *buf, size_t len);
 const char *fl_mesh_dev(const struct fl_mesh *m, uint32_t rank, uint32_t rail, int dir);
 const char *fl_mesh_kind_name(int kind);

@@ -37,19 +37,6 @@ static const char *sus_dev(const struct fl_mesh *m, const struct fl_mesh_suspect
 			   s->kind == PF_MESH_PATH ? PF_MESH_BOTH : (int)s->dir);
 }
 
-/* The first error recorded between a path's two ends on its rail, or "". */
-static const char *path_error(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
-{
-	for (size_t i = 0; i < m->n_meas; i++) {
-		const struct fl_mesh_meas *x = &m->meas[i];
-
-		if (x->rail == s->rail && *x->error &&
-		    ((x->src == s->rank && x->dst == s->peer) || (x->src == s->peer && x->dst == s->rank)))
-			return x->error;
-	}
-	return "";
-}
-
 /* The suspect's host: a fabric suspect has none. */
 static const char *sus_host(const struct fl_mesh *m, const struct fl_mesh_suspect *s, char *buf,
 			    size_t len)
@@ -89,7 +76,7 @@ static char *sus_what(const struct fl_mesh *m, const struct fl_mesh_suspect *s)
 			return pf_xasprintf("path to %s on rail %u dead (%s): nothing got through, "
 					    "%zu/%zu failed%s%s", fl_mesh_host(m, s->peer, pb, sizeof(pb)),
 					    s->rail, dir_name(s->dir), s->n_slow, s->n_seen,
-					    *path_error(m, s) ? ": " : "", path_error(m, s));
+					    *s->error ? ": " : "", s->error);
 		return pf_xasprintf("path to %s on rail %u slow (%s) only between these two: "
 				    "%.2f of the healthy median, %zu/%zu slow",
 				    fl_mesh_host(m, s->peer, pb, sizeof(pb)), s->rail,
@@ -243,8 +230,11 @@ cJSON *fl_mesh_to_json(const struct fl_mesh *m)
 		cJSON_AddStringToObject(j, "not_judged", m->not_judged ? m->not_judged : "");
 	cJSON_AddItemToObject(j, "ranks", ranks_json(m));
 	a = cJSON_AddArrayToObject(j, "suspects");
-	for (size_t i = 0; i < m->n_sus; i++)
+	for (size_t i = 0; i < m->n_sus && i < FL_MESH_LIST_MAX; i++)
 		cJSON_AddItemToArray(a, sus_json(m, &m->sus[i]));
+	if (m->n_sus > FL_MESH_LIST_MAX)
+		cJSON_AddNumberToObject(j, "suspects_not_listed",
+					(double)(m->n_sus - FL_MESH_LIST_MAX));
 	cJSON_AddItemToObject(j, "not_comparable", notes_json(m, false));
 	cJSON_AddItemToObject(j, "untested", notes_json(m, true));
 	cJSON_AddNumberToObject(j, "not_comparable_measurements", (double)m->n_not_comparable);
@@ -266,7 +256,7 @@ static void text_suspects(const struct fl_mesh *m, FILE *out)
 
 	pf_table_row(&t, (const char *const[]){ "#", "KIND", "HOST", "RANK", "RAIL", "DIR",
 					     "RATIO", "EVIDENCE" });
-	for (size_t i = 0; i < m->n_sus; i++) {
+	for (size_t i = 0; i < m->n_sus && i < FL_MESH_LIST_MAX; i++) {
 		const struct fl_mesh_suspect *s = &m->sus[i];
 		char n[24], rank[16], rail[96], ratio[16], hb[32];
 		pf_autofree char *what = sus_what(m, s);
@@ -283,6 +273,9 @@ static void text_suspects(const struct fl_mesh *m, FILE *out)
 			sus_host(m, s, hb, sizeof(hb)), rank, rail, dir_name(s->dir), ratio, what });
 	}
 	pf_table_print(&t, out);
+	if (m->n_sus > FL_MESH_LIST_MAX)
+		fprintf(out, "  ... and %zu more, not listed (the CSV view lists every one)\n",
+			m->n_sus - FL_MESH_LIST_MAX);
 }
 
 /* The reports' records: not failures, listed after the suspects. */

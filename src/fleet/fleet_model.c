@@ -169,7 +169,7 @@ static uint32_t intern_series(struct pf_fleet *f, uint32_t check, const char *ke
 	return id;
 }
 
-static void reject(struct pf_fleet *f, const char *origin, const char *reason, char **ret_err)
+void fl_reject(struct pf_fleet *f, const char *origin, const char *reason, char **ret_err)
 {
 	PF_GROW(f->rejects, f->n_rejects, f->cap_rejects);
 	f->rejects[f->n_rejects++] = (struct fl_reject){ clean(origin), clean(reason) };
@@ -276,21 +276,20 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	enum pf_status worst = PF_STATUS_PASS;
 
 	if (!root) {
-		reject(f, origin, "not valid JSON", ret_err);
+		fl_reject(f, origin, "not valid JSON", ret_err);
 		return -EINVAL;
 	}
 	schema = cJSON_IsObject(root) ? json_str(root, "schema") : NULL;
 	if (!schema || strcmp(schema, "preflight.report/v1")) {
-		pf_autofree char *reason = pf_xasprintf("not a preflight.report/v1 report (schema %s%s%s)",
-							 schema ? "'" : "", schema ? schema : "missing",
-							 schema ? "'" : "");
-
-		reject(f, origin, reason, ret_err);
+		/* never the value: a rejected file's content is not echoed (it may be anyone's) */
+		fl_reject(f, origin, schema ? "not a preflight.report/v1 report (unknown schema)"
+					    : "not a preflight.report/v1 report (schema missing)",
+			  ret_err);
 		return -EINVAL;
 	}
 	checks = cJSON_GetObjectItemCaseSensitive(root, "checks");
 	if (!cJSON_IsArray(checks)) {
-		reject(f, origin, "report has no 'checks' array", ret_err);
+		fl_reject(f, origin, "report has no 'checks' array", ret_err);
 		return -EINVAL;
 	}
 	node = cJSON_GetObjectItemCaseSensitive(root, "node");
@@ -314,7 +313,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 		{
 			pf_autofree char *reason = pf_xasprintf("malformed report: %s", why);
 
-			reject(f, origin, reason, ret_err);
+			fl_reject(f, origin, reason, ret_err);
 		}
 		return -EINVAL;
 	}
@@ -342,7 +341,7 @@ int pf_fleet_add_file(struct pf_fleet *f, const char *path, char **ret_err)
 		pf_autofree char *reason = r == -EINVAL || r == -EISDIR ?
 			pf_xstrdup("not a regular file") : pf_xasprintf("cannot read: %s", strerror(-r));
 
-		reject(f, path, reason, ret_err);
+		fl_reject(f, path, reason, ret_err);
 		return r;
 	}
 	return pf_fleet_add_report(f, buf, len, path, ret_err);

@@ -85,6 +85,9 @@ struct pf_fleet {
 	size_t n_outliers;
 };
 
+/* Count and list a rejected input; *ret_err (may be NULL) a copy of @reason. */
+void fl_reject(struct pf_fleet *f, const char *origin, const char *reason, char **ret_err);
+
 /* A status that makes a node bad: fail or error. */
 static inline bool fl_bad(enum pf_status s)
 {

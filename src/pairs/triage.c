@@ -34,6 +34,10 @@ struct tri {
 	bool *slow;
 	bool *fabric; /* [rail]: a fabric suspect explains the rail */
 	struct pf_mesh_triage *out;
+	/* path suspects by (pair, rail): open addressing, key + 1 (0 empty) */
+	uint64_t *path_keys;
+	size_t *path_idx;
+	size_t path_cap; /* a power of two above twice the measurements */
 };
 
 static int tri_cmp_double(const void *a, const void *b)
@@ -211,16 +215,33 @@ static void tri_fabric(struct tri *t)
 	}
 }
 
-/* The path suspect of a pair on a rail, made on first use. */
+/* The key of an ordered pair @a < @b on @rail (nodes below 2^16, rails below 2^6). */
+static uint64_t tri_path_key(uint32_t a, uint32_t b, uint32_t rail)
+{
+	return (((uint64_t)a << 16 | b) << 6 | rail) + 1;
+}
+
+/* The slot of @key in the path index: where it is, or the empty one it would take. */
+static size_t tri_path_slot(const struct tri *t, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (t->path_cap - 1);
+
+	while (t->path_keys[i] && t->path_keys[i] != key)
+		i = (i + 1) & (t->path_cap - 1);
+	return i;
+}
+
+/* The path suspect of a pair on a rail, made on first use (hashed: linear in slow flows). */
 static size_t tri_path(struct tri *t, uint32_t a, uint32_t b, uint32_t rail)
 {
-	for (size_t i = 0; i < t->out->n; i++) {
-		const struct pf_mesh_suspect *s = &t->out->suspects[i];
+	uint64_t key = tri_path_key(a, b, rail);
+	size_t slot = tri_path_slot(t, key);
 
-		if (s->kind == PF_MESH_PATH && s->node == a && s->peer == b && s->rail == rail)
-			return i;
+	if (!t->path_keys[slot]) {
+		t->path_keys[slot] = key;
+		t->path_idx[slot] = tri_add(t, PF_MESH_PATH, a, b, rail);
 	}
-	return tri_add(t, PF_MESH_PATH, a, b, rail);
+	return t->path_idx[slot];
 }
 
 /*
@@ -252,20 +273,21 @@ static void tri_paths(struct tri *t)
 			continue;
 		tri_fold(t, tri_path(t, a, b, o->rail), &one, o->src == a ? PF_MESH_TX : PF_MESH_RX);
 	}
-	/* n_seen of a path: every measurement of the pair on that rail */
-	for (size_t k = 0; k < t->out->n; k++) {
-		struct pf_mesh_suspect *s = &t->out->suspects[k];
+	/* n_seen of a path: every measurement of the pair on that rail, one pass */
+	for (size_t k = 0; k < t->out->n; k++)
+		if (t->out->suspects[k].kind == PF_MESH_PATH)
+			t->out->suspects[k].n_seen = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pf_mesh_obs *o = &t->obs[i];
+		uint32_t a = o->src < o->dst ? o->src : o->dst;
+		uint32_t b = o->src < o->dst ? o->dst : o->src;
+		size_t slot;
 
-		if (s->kind != PF_MESH_PATH)
+		if (isnan(o->value))
 			continue;
-		s->n_seen = 0;
-		for (size_t i = 0; i < t->n; i++) {
-			const struct pf_mesh_obs *o = &t->obs[i];
-
-			s->n_seen += o->rail == s->rail && !isnan(o->value) &&
-				     ((o->src == s->node && o->dst == s->peer) ||
-				      (o->src == s->peer && o->dst == s->node));
-		}
+		slot = tri_path_slot(t, tri_path_key(a, b, o->rail));
+		if (t->path_keys[slot])
+			t->out->suspects[t->path_idx[slot]].n_seen++;
 	}
 }
 
@@ -342,7 +364,11 @@ static int tri_setup(struct tri *t)
 	t->cells = calloc((size_t)t->nodes * t->rails * 2, sizeof(*t->cells));
 	t->slow = calloc(t->n, sizeof(*t->slow));
 	t->fabric = calloc(t->rails ? t->rails : 1, sizeof(*t->fabric));
-	if (!t->cells || !t->slow || !t->fabric)
+	for (t->path_cap = 16; t->path_cap < 2 * t->n; t->path_cap *= 2)
+		;
+	t->path_keys = calloc(t->path_cap, sizeof(*t->path_keys));
+	t->path_idx = calloc(t->path_cap, sizeof(*t->path_idx));
+	if (!t->cells || !t->slow || !t->fabric || !t->path_keys || !t->path_idx)
 		abort();
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pf_mesh_obs *o = &t->obs[i];
@@ -376,6 +402,8 @@ int pf_mesh_triangulate(const struct pf_mesh_obs *obs, size_t n, double fraction
 	free(t.cells);
 	free(t.slow);
 	free(t.fabric);
+	free(t.path_keys);
+	free(t.path_idx);
 	return rc;
 }
 

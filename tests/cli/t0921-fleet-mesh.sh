@@ -230,4 +230,25 @@ pf fleet --format json "$T/slow_rail"
 expect_err "skipping"
 [ "$(jq_py "$T/out" 'r["inputs"]["rejected"], len(r["mesh"]["suspects"])')" = "(2, 1)" ] &&
 	ok "rejected files stay rejected" || not_ok "rejected: $(head -c 300 "$T/out")"
+
+# thousands of path suspects (bench/gen_reports.py --mesh): the views list the
+# worst 1,000 and say how many more; the counts and the CSV stay whole
+"$PY" "$PF_SOURCE_DIR/bench/gen_reports.py" --mesh "$T/big" 300 8 8
+pf fleet --format json "$T/big"
+expect_rc 1 "fleet over 300 ranks with many path suspects"
+"$PY" - "$T/out" <<'PY' && ok "JSON: 1,000 listed, the rest counted" || not_ok "JSON bound"
+import json, sys
+m = json.load(open(sys.argv[1]))["mesh"]
+assert len(m["suspects"]) == 1000 and m["suspects_not_listed"] > 0, len(m["suspects"])
+assert all(s["kind"] == "path" and s["n_seen"] == 2 for s in m["suspects"]), m["suspects"][0]
+PY
+n=$(jq_py "$T/out" '1000 + r["mesh"]["suspects_not_listed"]')
+pf fleet "$T/big"
+grep -q "^Mesh suspects, worst first ($n)" "$T/out" && ok "text: the count is exact" ||
+	not_ok "text count: $(grep -m1 'Mesh suspects' "$T/out")"
+grep -q "^  \.\.\. and $((n - 1000)) more, not listed" "$T/out" && ok "text: how many more" ||
+	not_ok "text: no 'more' line"
+pf fleet --format csv "$T/big"
+[ "$(grep -c '^suspect,' "$T/out")" = "$n" ] && ok "CSV: every suspect" ||
+	not_ok "CSV rows: $(grep -c '^suspect,' "$T/out") of $n"
 done_testing

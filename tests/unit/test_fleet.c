@@ -233,7 +233,7 @@ static void test_rejects(void **state)
 	};
 	static const char *const why[] = { "not valid JSON",
 					   "not a preflight.report/v1 report (schema missing)",
-					   "not a preflight.report/v1 report (schema 'preflight.fleet/v1')",
+					   "not a preflight.report/v1 report (unknown schema)",
 					   "report has no 'checks' array",
 					   "malformed report: a check without a valid name and status" };
 
