@@ -68,6 +68,24 @@ static int counter(const struct pf_ctx *ctx, const char *dev, unsigned int port,
 			       dev, port, name);
 }
 
+/*
+ * Another priority whose roce_np switch is on, or -1.  The notification
+ * point answers CNPs for the port, not for a priority (NVIDIA's DCQCN
+ * guide: any priority enabled for NP sets it), so NP off on the RoCE
+ * priority with NP on for another is not NP off.
+ */
+static int np_elsewhere(const struct pf_ctx *ctx, const char *ifname, unsigned int prio)
+{
+	for (unsigned int q = 0; q < 8; q++) {
+		uint64_t on = 0;
+
+		if (q != prio && pf_fs_readf_u64(ctx->fs, &on, "/sys/class/net/%s/ecn/roce_np/"
+						 "enable/%u", ifname, q) == 0 && on)
+			return (int)q;
+	}
+	return -1;
+}
+
 /* The MLNX_OFED switches; false when the kernel has no ecn directory for @ifname. */
 static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg,
 			   const char *ifname, const char *port, struct pf_result *res)
@@ -78,6 +96,7 @@ static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 	for (int i = 0; i < 2; i++) {
 		char subject[128];
 		uint64_t on;
+		int other;
 		struct pf_finding *f;
 		int r = pf_fs_readf_u64(ctx->fs, &on, "/sys/class/net/%s/ecn/%s/enable/%u", ifname,
 					roles[i][0], prio);
@@ -91,7 +110,13 @@ static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 			       port, roles[i][0], prio, strerror(-r));
 			continue;
 		}
-		if (on) {
+		if (!on && i == 0 && (other = np_elsewhere(ctx, ifname, prio)) >= 0) {
+			f = pf_add(res, PF_STATUS_PASS, subject, "%s: DCQCN %s on for the port "
+				   "(enable/%u is 0, enable/%d is 1: the notification point is "
+				   "port-wide, any priority enabled enables it)", port, roles[i][1],
+				   prio, other);
+			pf_obs_num(f, "enabled_via_prio", other);
+		} else if (on) {
 			f = pf_add(res, PF_STATUS_PASS, subject, "%s: DCQCN %s on for priority %u",
 				   port, roles[i][1], prio);
 		} else {
