@@ -16,15 +16,20 @@
  *   ROCE_CC_PRIO_MASK_P<n>   the firmware NV configuration that enables
  *       DCQCN per priority on upstream (inbox) mlx5, whose debugfs cc_params/
  *       holds only rp_ and np_ tuning (drivers/infiniband/hw/mlx5/cong.c);
- *       read with mstconfig/mlxconfig through the nv_query provider
+ *       read with mstconfig/mlxconfig through the nv_query provider, asked
+ *       once for every card before any port is judged (one query per card
+ *       with all its ports' parameters, the cards in parallel); a RoCE
+ *       LAG's bond is judged by P1 and P2
  *
  * Upstream mlx5 has no ecn directory: then the NV configuration decides
  * (its RoCE-priority bit clear in the current column fails; clear only for
  * next boot warns).  The counters are port-wide, not per priority: CNPs
  * ignored on a storage priority look the same as on the RoCE priority, so
- * they warn, never fail.  No evidence at all is a skip (a warn with
- * `required` when the tool is missing on the live node).  InfiniBand ports
- * are the subnet manager's business.
+ * they warn, never fail.  So is the notification point: NP off on the RoCE
+ * priority with NP on for another is on.  No evidence at all is a skip; a
+ * warn with `required` when the tool is missing or is there and failed
+ * (named by its first "-E-" line, judged on the text, so live and recorded
+ * agree).  InfiniBand ports are the subnet manager's business.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -581,8 +586,9 @@ const struct pf_check pf_check_dcqcn = {
 	.tags = "roce,network,static",
 	.reads = "/sys/class/net/<roce-if>/ecn/roce_{np,rp}/enable/<prio>, "
 		 "ecn/roce_np/{cnp_dscp,cnp_802p_prio} (MLNX_OFED; a bond's: its "
-		 "bonding/slaves'); the firmware's ROCE_CC_PRIO_MASK_P<n> (mstconfig -d <pci> "
-		 "-e q; recorded: preflight/mstconfig/<pci>/<name>); "
+		 "bonding/slaves'); the firmware's ROCE_CC_PRIO_MASK_P<n> (one mstconfig -d "
+		 "<pci> -e q per card, every port's name, a LAG's P1 and P2; recorded: "
+		 "preflight/mstconfig/<pci>/<name>); "
 		 "/sys/class/infiniband/<dev>/ports/<p>/hw_counters/{np_cnp_sent,"
 		 "np_ecn_marked_roce_packets,rp_cnp_handled,rp_cnp_ignored}",
 	.params = dcqcn_params,

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * mstconfig.c - one firmware NV configuration parameter of a NIC, as
- * `mstconfig -d <bdf> -e q <NAME>` prints it (Debian's mstflint; NVIDIA's
- * `mlxconfig` from MFT takes the same arguments and prints the same table).
+ * mstconfig.c - firmware NV configuration parameters of NICs, as
+ * `mstconfig -d <bdf> -e q <NAME>...` prints them (Debian's mstflint;
+ * NVIDIA's `mlxconfig` from MFT takes the same arguments and prints the same
+ * table): one query per card asking every name of its ports, the cards in
+ * parallel under one deadline scaled by their number, mlxconfig after a
+ * failed mstconfig.
  *
- * Live: the tool is looked up in fixed system directories only (root-owned,
+ * Live: the tools are looked up in fixed system directories only (root-owned,
  * not group- or world-writable: preflight runs as root and a PATH entry a
  * user controls would run their program), run with a minimal environment,
- * stdin /dev/null, stdout and stderr captured, and killed with its process
- * group at the deadline.  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
+ * stdin /dev/null, stdout and stderr captured, and killed with their process
+ * groups at the deadline.  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
  * same text (docs/snapshot.md).
  */
 #include <fcntl.h>
