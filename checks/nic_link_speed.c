@@ -626,7 +626,7 @@ static void judge_no_state(const struct pf_ctx *ctx, const struct pf_rdma_dev *d
 {
 	struct pf_finding *f;
 
-	if (pf_fs_is_live(ctx->fs) && pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES))
+	if (pf_prov_can(ctx, PF_PROV_NODE) && pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES))
 		f = pf_add(res, PF_STATUS_ERROR, e->subject, "cannot read "
 			   "/sys/class/infiniband/%s/ports/%u/state: whether the port is ACTIVE "
 			   "is unknown", d->name, p->num);
