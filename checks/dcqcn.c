@@ -488,6 +488,20 @@ static void judge_port(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, si
 		undecided(cfg, port, ifname, &vt, res);
 }
 
+/* Whether judge_switches() finds MLNX_OFED's switches of @ifname (either role's file). */
+static bool has_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg,
+			 const char *ifname)
+{
+	for (int i = 0; i < 2; i++) {
+		uint64_t on;
+
+		if (pf_fs_readf_u64(ctx->fs, &on, "/sys/class/net/%s/ecn/%s/enable/%u", ifname,
+				    roles[i][0], (unsigned int)cfg->roce_prio) != -ENOENT)
+			return true;
+	}
+	return false;
+}
+
 /* A RoCE port whose verdict needs the firmware: judged, NVIDIA's, without switches. */
 static bool needs_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, size_t di, size_t pj)
 {
@@ -495,17 +509,24 @@ static bool needs_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, size
 	const struct pf_rdma_port *p = &dev->ports[pj];
 	const struct pf_rail_port *rp;
 	const char *ifname = port_ifname(ctx->node, p);
-	struct pf_result scratch = { 0 };
-	bool switches;
+	pf_autofree char *slaves = NULL;
+	char *save = NULL;
 
 	if (p->link_layer != PF_LINK_ETH || !ifname || ignored_port(cfg, dev->name, ifname) ||
 	    dev->pci < 0 || (size_t)dev->pci >= ctx->node->n_pci ||
 	    ctx->node->pci[dev->pci].vendor != 0x15b3 ||
 	    pf_rails_roce_rule(ctx->rails, (int)di, p->num, &rp) == PF_ROCE_SKIP)
 		return false;
-	switches = judge_switches_or_slaves(ctx, cfg, ifname, "", &scratch);
-	pf_result_release(&scratch);
-	return !switches;
+	/* as judge_switches_or_slaves() decides: the netdev's switches, else its slaves' */
+	if (has_switches(ctx, cfg, ifname))
+		return false;
+	if (pf_fs_readf_line(ctx->fs, &slaves, "/sys/class/net/%s/bonding/slaves", ifname) < 0)
+		return true;
+	for (char *sl = strtok_r(slaves, " \t", &save); sl; sl = strtok_r(NULL, " \t", &save))
+		if (!strchr(sl, '/') && strcmp(sl, ".") && strcmp(sl, "..") &&
+		    has_switches(ctx, cfg, sl))
+			return false;
+	return true;
 }
 
 /* One query per card, every port's parameter in it, all cards at once (the provider's). */
