@@ -539,13 +539,15 @@ static int record_ask(struct pf_record *rec, const struct pf_nv_ask *a)
 	for (size_t i = 0; i < a->n_names && r >= 0; i++) {
 		pf_autofree char *f = pf_xasprintf("preflight/mstconfig/%s/%s", a->name_bdf[i],
 						   a->names[i]);
+		/* a name the source did not hold (an older snapshot's P2) is not made up */
+		int ri = a->name_r[i] < 0 ? a->name_r[i] : a->r;
 
-		if (a->r == -EIO && a->text) {
+		if (ri == -EIO && a->text) {
 			pf_autofree char *failed = pf_xasprintf("%s.failed", f);
 
-			pf_record_skip(rec, f, a->r);
+			pf_record_skip(rec, f, ri);
 			r = pf_record_put_text(rec, failed, a->text);
-		} else if (pf_record_answer(rec, f, a->r)) {
+		} else if (pf_record_answer(rec, f, ri)) {
 			r = pf_record_put_text(rec, f, a->text);
 		}
 	}

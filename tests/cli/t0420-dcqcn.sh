@@ -186,6 +186,16 @@ f=$(field "[f['subject'] for f in c['findings'] if f['status'] == 'fail']")
 "$PREFLIGHT" snapshot --root "$T/nvlag2" "$T/lagsnap" >/dev/null 2>&1 || not_ok "snapshot"
 pf --no-config --root "$T/lagsnap" --only dcqcn --format json
 expect_status fail "the snapshot of the LAG with P2 off"
+# an older snapshot of the LAG holding P1 alone: P2 is not captured (a skip
+# naming it), and a snapshot of that root does not make P2 up
+rm "$T"/nvlag/preflight/mstconfig/*/ROCE_CC_PRIO_MASK_P2
+pf --no-config --root "$T/nvlag" --only dcqcn --format json
+f=$(field "sorted(f['subject'] + ':' + f['status'] for f in c['findings'])")
+[ "$f" = "['mlx5_1/1:pass', 'mlx5_2/1:pass', 'mlx5_3/1:pass', 'mlx5_4/1:pass', 'mlx5_5/1:pass', 'mlx5_6/1:pass', 'mlx5_7/1:pass', 'mlx5_bond_0/1/ROCE_CC_PRIO_MASK_P1:pass', 'mlx5_bond_0/1:skip']" ] &&
+	ok "P2 not captured: a skip beside P1's pass" || not_ok "old LAG snapshot: $f"
+"$PREFLIGHT" snapshot --root "$T/nvlag" "$T/lagsnap1" >/dev/null 2>&1 || not_ok "snapshot"
+ls "$T"/lagsnap1/preflight/mstconfig/*/ROCE_CC_PRIO_MASK_P2 >/dev/null 2>&1 &&
+	not_ok "the snapshot made up P2" || ok "the snapshot records P1 alone"
 
 # issue 31 item 5: the tool is there and fails (Secure Boot lockdown,
 # mstflint#416): a warn naming its first line with required=true, the same
