@@ -7,21 +7,12 @@
  * parallel under one deadline scaled by their number, mlxconfig after a
  * failed mstconfig.
  *
- * Live: the tools are looked up in fixed system directories only (root-owned,
- * not group- or world-writable: preflight runs as root and a PATH entry a
- * user controls would run their program), run with a minimal environment,
- * stdin /dev/null, stdout and stderr captured, and killed with their process
- * groups at the deadline.  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
+ * Live: the tools are found and run as toolrun.c runs system tools (fixed
+ * root-owned directories, a minimal environment, killed with their process
+ * groups at the deadline).  Recorded: preflight/mstconfig/<bdf>/<NAME>, the
  * same text (docs/snapshot.md).
  */
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "preflight/net.h"
@@ -32,35 +23,8 @@
 
 #define NV_QUERY_DEADLINE_MS 4000
 #define NV_QUERY_MAX_DEADLINE_MS 24000
-#define NV_QUERY_MAX_OUTPUT (64 * 1024)
 
 static const char *const tool_names[] = { "mstconfig", "mlxconfig" };
-static const char *const tool_dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin",
-					 "/usr/local/bin", "/usr/local/sbin" };
-
-/* A root-owned executable nobody else may replace; 0 or -errno. */
-static int trusted(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
-		return -ENOENT;
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
-	return 0;
-}
-
-int pf_tool_path(const char *name, char *buf, size_t len)
-{
-	for (size_t d = 0; d < PF_ARRAY_SIZE(tool_dirs); d++) {
-		snprintf(buf, len, "%s/%s", tool_dirs[d], name);
-		if (trusted(buf) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
 
 int pf_nv_tool_path(char *buf, size_t len)
 {
@@ -68,158 +32,6 @@ int pf_nv_tool_path(char *buf, size_t len)
 		if (pf_tool_path(tool_names[t], buf, len) == 0)
 			return 0;
 	return -ENOENT;
-}
-
-/*
- * The tool runs in a process group of its own, so the deadline kills all it
- * started; PR_SET_PDEATHSIG kills it when the check's process dies first (the
- * runner kills the check's group at the check's deadline, which this group
- * escapes).
- */
-static void child(const char *path, char *const argv[], int out, pid_t parent)
-{
-	static char *const envp[] = { (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-				      (char *)"LC_ALL=C", NULL };
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	setpgid(0, 0);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(126);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-		_exit(126);
-	execve(path, argv, envp);
-	_exit(127);
-}
-
-/* A job's child: -errno when it could not be started (r set, no process). */
-static pid_t start(struct pf_nv_job *job, int *ret_fd)
-{
-	int fds[2];
-	pid_t pid, self = getpid();
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int r = -errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		return r;
-	}
-	if (pid == 0)
-		child(job->path, job->argv, fds[1], self);
-	setpgid(pid, pid); /* as the child does: whichever runs first, the kill reaches the group */
-	close(fds[1]);
-	*ret_fd = fds[0];
-	return pid;
-}
-
-/* One read from a job's pipe: 1 more to come, 0 at EOF, -errno. */
-static int drain(int fd, struct pf_strbuf *sb)
-{
-	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : -errno;
-	if (n == 0)
-		return 0;
-	if (sb->len + (size_t)n <= NV_QUERY_MAX_OUTPUT)
-		pf_strbuf_add(sb, buf, (size_t)n);
-	return 1;
-}
-
-/* The exit of a job that ran to EOF: 0, -EIO (text kept) or -ENOEXEC. */
-static int exit_code(int status)
-{
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return -ENOEXEC;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
-/*
- * All jobs at once: each in its own process group, their pipes polled
- * together until every one reached EOF or the one deadline passed; those
- * still open then are killed (-ETIMEDOUT).
- */
-void pf_nv_run_many(struct pf_nv_job *jobs, size_t n, unsigned int deadline_ms)
-{
-	pf_autofree struct pollfd *pfd = pf_xcalloc(n ? n : 1, sizeof(*pfd));
-	pf_autofree pid_t *pids = pf_xcalloc(n ? n : 1, sizeof(*pids));
-	pf_autofree struct pf_strbuf *sb = pf_xcalloc(n ? n : 1, sizeof(*sb));
-	double deadline = pf_now_ms() + deadline_ms;
-	size_t open_fds = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int fd = -1;
-
-		jobs[i].text = NULL;
-		sb[i] = (struct pf_strbuf)PF_STRBUF_INIT;
-		pids[i] = start(&jobs[i], &fd);
-		pfd[i].fd = -1;
-		pfd[i].events = POLLIN;
-		if (pids[i] < 0) {
-			jobs[i].r = (int)pids[i];
-			continue;
-		}
-		jobs[i].r = 1; /* running */
-		pfd[i].fd = fd;
-		open_fds++;
-	}
-	while (open_fds) {
-		double left = deadline - pf_now_ms();
-		int r;
-
-		if (left <= 0)
-			break;
-		r = poll(pfd, n, (int)left + 1);
-		if (r < 0 && errno != EINTR)
-			break;
-		for (size_t i = 0; r > 0 && i < n; i++) {
-			if (pfd[i].fd < 0 || !pfd[i].revents)
-				continue;
-			r = drain(pfd[i].fd, &sb[i]);
-			if (r <= 0) {
-				jobs[i].r = r; /* 0: EOF, the exit decides */
-				close(pfd[i].fd);
-				pfd[i].fd = -1;
-				open_fds--;
-			}
-			r = 1;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		int status = 0;
-
-		if (pids[i] < 0)
-			continue;
-		if (pfd[i].fd >= 0) {
-			close(pfd[i].fd);
-			jobs[i].r = -ETIMEDOUT;
-		}
-		if (jobs[i].r != 0)
-			kill(-pids[i], SIGKILL), kill(pids[i], SIGKILL);
-		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
-			;
-		if (jobs[i].r == 0)
-			jobs[i].r = exit_code(status);
-		if (jobs[i].r == 0 || jobs[i].r == -EIO || jobs[i].r == -ENOEXEC)
-			jobs[i].text = pf_strbuf_detach(&sb[i]);
-		pf_strbuf_release(&sb[i]);
-	}
-}
-
-int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text)
-{
-	struct pf_nv_job job = { .path = path, .argv = argv };
-
-	pf_nv_run_many(&job, 1, deadline_ms);
-	if (job.r == 0 || job.r == -EIO || job.r == -ENOEXEC)
-		*ret_text = job.text;
-	else
-		free(job.text);
-	return job.r;
 }
 
 /* A parameter name as mlxconfig spells them: upper case, digits, '_'. */
