@@ -940,21 +940,52 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 }
 
 /*
+ * Where rail @x's buffers in @round turn on the PCIe tree: the lowest
+ * device above both its NIC and its GPU when its end of the round's flow
+ * moved GPU memory (the traffic stays below that switch), -1 for host
+ * memory (every link up to the root port).
+ */
+static int buffer_turn(const struct pf_node *node, const struct plan *p, size_t x, int round)
+{
+	const struct rail *r = &p->rails[x];
+	bool gpu_mem = false;
+	int gpu;
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct flow *fl = &p->flows[i];
+
+		if (fl->round != round)
+			continue;
+		if ((fl->a == x && fl->f.opts.src.mem == PF_LB_GPU) ||
+		    (fl->b == x && fl->f.opts.dst.mem == PF_LB_GPU))
+			gpu_mem = true;
+	}
+	if (!gpu_mem || !r->gpu_bdf[0] || r->dev->pci < 0)
+		return -1;
+	gpu = pf_node_pci_index(node, r->gpu_bdf);
+	return gpu < 0 ? -1 : pf_pcie_common_above(node, r->dev->pci, gpu);
+}
+
+/*
  * The share of rail @x's rate its PCIe links carry while every rail of
  * @round runs both ways (two NICs behind one switch uplink, two ports of
- * one card on one link); *ret_link the bottleneck's device, -1 none.
+ * one card on one link), counting only the links each rail's buffers cross
+ * (GPU memory behind the NIC's switch does not cross its uplink); *ret_link
+ * the bottleneck's device, -1 none.
  */
 static double pcie_share(const struct pf_node *node, const struct plan *p, size_t x, int round,
 			 int *ret_link)
 {
 	pf_autofree int *pci = pf_xcalloc(p->n_rails, sizeof(*pci));
+	pf_autofree int *stop = pf_xcalloc(p->n_rails, sizeof(*stop));
 	pf_autofree double *want = pf_xcalloc(p->n_rails, sizeof(*want));
 
 	for (size_t i = 0; i < p->n_rails; i++) {
 		pci[i] = p->rails[i].dev->pci;
 		want[i] = in_round(p, i, round) ? p->rails[i].rate : 0;
+		stop[i] = want[i] > 0 ? buffer_turn(node, p, i, round) : -1;
 	}
-	return pf_pcie_share(node, pci, want, p->n_rails, x, ret_link);
+	return pf_pcie_share_to(node, pci, stop, want, p->n_rails, x, ret_link);
 }
 
 static void judge_flows(const struct pf_node *node, const struct fabric_loopback_cfg *cfg,

@@ -5,7 +5,9 @@
  * Reads RLIMIT_MEMLOCK of this process through the providers (live:
  * getrlimit; recorded: /proc/self/limits under the root) and, when slurmd
  * runs, its limit from /proc/<pid>/limits, since Slurm jobs inherit it.
- * pass: soft and hard limits unlimited (or >= min_kib when set).
+ * pass: soft and hard limits unlimited (or >= min_kib when set).  A
+ * capture with slurmd's limits but not the process's judges slurmd's (what
+ * jobs inherit) and reports the process's as not captured.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -232,23 +234,47 @@ static const char *process_remedy(const struct pf_ctx *ctx, long sd_pid)
 	}
 }
 
+/*
+ * A capture with slurmd's limits and not the capturing process's (a
+ * support bundle, a hand capture of /proc/<slurmd>/limits): the limit jobs
+ * inherit is slurmd's, so it is judged, and the process's own is reported as
+ * not captured.  Neither captured: one skip naming the file, as before.
+ */
+static int judge_without_self(const struct slurmd_limits *sd, const struct memlock_cfg *cfg,
+			      struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (!sd->found)
+		return pf_skip(res, "/proc/self/limits not in the snapshot: RLIMIT_MEMLOCK unknown");
+	judge_slurmd(sd, cfg, res);
+	f = pf_add(res, PF_STATUS_SKIP, "process", "/proc/self/limits not in the snapshot: the "
+		   "capturing process's RLIMIT_MEMLOCK is not captured (jobs inherit slurmd's, "
+		   "judged above)");
+	pf_remedy(f, "take the snapshot with preflight snapshot, which records "
+		  "/proc/self/limits, to judge the process's own limit too");
+	return 0;
+}
+
 static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct memlock_cfg *cfg = config;
 	struct slurmd_limits sd = { 0 };
 	struct pf_rlimit rl;
+	bool self_missing;
 	int r;
 
 	r = ctx->prov->memlock(ctx, &rl);
-	/* under --root a capture without /proc (only sysfs) is a skip naming the file */
-	if (r == -ENOENT && !pf_prov_can(ctx, PF_PROV_PROCESS) &&
-	    pf_fs_exists(ctx->fs, "/proc/self/limits") == 0)
-		return pf_skip(res, "/proc/self/limits not in the snapshot: RLIMIT_MEMLOCK unknown");
-	if (r < 0)
+	/* under --root a capture without /proc/self/limits: the process's limit unknown */
+	self_missing = r == -ENOENT && !pf_prov_can(ctx, PF_PROV_PROCESS) &&
+		       pf_fs_exists(ctx->fs, "/proc/self/limits") == 0;
+	if (r < 0 && !self_missing)
 		return pf_error(res, r, "cannot read RLIMIT_MEMLOCK%s",
 				pf_prov_can(ctx, PF_PROV_PROCESS) ? "" : " from /proc/self/limits");
 	if (cfg->check_slurmd)
 		read_slurmd(ctx, &sd);
+	if (self_missing)
+		return judge_without_self(&sd, cfg, res);
 	/*
 	 * Jobs, Prologs and this process under Slurm inherit slurmd's limit:
 	 * when slurmd's is too low it is the cause, so its finding leads (the

@@ -614,6 +614,33 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 }
 
 /*
+ * A port whose state file gave nothing: whether it is ACTIVE is unknown, so
+ * it is never a fail (docs/snapshot.md: absent data is a skip naming what is
+ * missing).  Under a root that did not capture it: a skip naming the file;
+ * a topology export holds no port files; live: an error, the kernel's file
+ * should be there.
+ */
+static void judge_no_state(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
+			   const struct pf_rdma_port *p, struct port_eval *e,
+			   struct pf_result *res)
+{
+	struct pf_finding *f;
+
+	if (pf_prov_can(ctx, PF_PROV_NODE) && pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES))
+		f = pf_add(res, PF_STATUS_ERROR, e->subject, "cannot read "
+			   "/sys/class/infiniband/%s/ports/%u/state: whether the port is ACTIVE "
+			   "is unknown", d->name, p->num);
+	else if (!pf_node_holds(ctx->node, PF_NODE_NO_PORT_RATES))
+		f = pf_add(res, PF_STATUS_SKIP, e->subject, "the topology export carries no "
+			   "port state: whether the port is ACTIVE is unknown");
+	else
+		f = pf_add(res, PF_STATUS_SKIP, e->subject, "not captured: "
+			   "/sys/class/infiniband/%s/ports/%u/state is absent under the root, so "
+			   "whether the port is ACTIVE is unknown", d->name, p->num);
+	pf_obs_str(f, "state", "not captured");
+}
+
+/*
  * An ACTIVE port without a rate: an error naming why the file gave nothing,
  * or false after a skip finding (a topology export carries no rates).
  */
@@ -704,6 +731,10 @@ static bool port_judge(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		       const struct pf_rdma_dev *d, const struct pf_rdma_port *p,
 		       struct port_eval *e, struct pf_result *res)
 {
+	if (!e->up && !p->state_name) {
+		judge_no_state(ctx, d, p, e, res);
+		return false;
+	}
 	if (!e->up) {
 		if (!judge_down(cfg, d, p, e, res))
 			return false;

@@ -83,39 +83,42 @@ struct rule {
 	bool per_rail;      /* net.ipv4.conf.{all,<if>}.<name>, effective max */
 	const char *why;
 	const char *kconfig; /* the kernel option without which the file does not exist */
+	const char *runbook; /* the key whose default is the provisioning runbook's value */
 };
 
 #define OFF(f) offsetof(struct sysctl_cfg, f)
 
 static const struct rule rules[] = {
 	{ "net.core.rmem_max", CMP_GE, 0, OFF(rmem_max), PF_STATUS_FAIL, false,
-	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage", NULL },
+	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage", NULL,
+	  "rmem_max" },
 	{ "net.core.wmem_max", CMP_GE, 0, OFF(wmem_max), PF_STATUS_FAIL, false,
-	  "caps socket send buffers of NCCL's socket transport, IPoIB and storage", NULL },
+	  "caps socket send buffers of NCCL's socket transport, IPoIB and storage", NULL,
+	  "wmem_max" },
 	{ "net.core.rmem_default", CMP_GE, 0, OFF(rmem_default), PF_STATUS_WARN, false,
-	  "default receive buffer of sockets that do not size their own", NULL },
+	  "default receive buffer of sockets that do not size their own", NULL, NULL },
 	{ "net.core.wmem_default", CMP_GE, 0, OFF(wmem_default), PF_STATUS_WARN, false,
-	  "default send buffer of sockets that do not size their own", NULL },
+	  "default send buffer of sockets that do not size their own", NULL, NULL },
 	{ "net.core.netdev_max_backlog", CMP_GE, 0, OFF(netdev_max_backlog), PF_STATUS_WARN, false,
-	  "a short input queue drops packets at 100-400 Gb/s", NULL },
+	  "a short input queue drops packets at 100-400 Gb/s", NULL, NULL },
 	{ "net.ipv4.tcp_rmem", CMP_GE, 3, OFF(tcp_rmem_max), PF_STATUS_WARN, false,
-	  "TCP receive autotuning cannot grow past this", NULL },
+	  "TCP receive autotuning cannot grow past this", NULL, NULL },
 	{ "net.ipv4.tcp_wmem", CMP_GE, 3, OFF(tcp_wmem_max), PF_STATUS_WARN, false,
-	  "TCP send autotuning cannot grow past this", NULL },
+	  "TCP send autotuning cannot grow past this", NULL, NULL },
 	{ "arp_ignore", CMP_ONE_OF, 0, OFF(arp_ignore), PF_STATUS_FAIL, true,
-	  "with several rails on one subnet each NIC must answer ARP only for its own address", NULL },
+	  "with several rails on one subnet each NIC must answer ARP only for its own address", NULL, NULL },
 	{ "arp_announce", CMP_EQ, 0, OFF(arp_announce), PF_STATUS_FAIL, true,
-	  "with several rails on one subnet ARP must use the outgoing rail's address", NULL },
+	  "with several rails on one subnet ARP must use the outgoing rail's address", NULL, NULL },
 	{ "rp_filter", CMP_ONE_OF, 0, OFF(rp_filter), PF_STATUS_FAIL, true,
 	  "strict reverse-path filtering drops ARP arriving on a rail that is not the route back "
 	  "to its sender: neighbour and RDMA-CM address resolution (rdma_resolve_addr) time out "
-	  "(RoCEv2 data itself bypasses the IP stack)", NULL },
+	  "(RoCEv2 data itself bypasses the IP stack)", NULL, NULL },
 	{ "kernel.numa_balancing", CMP_EQ, 0, OFF(numa_balancing), PF_STATUS_WARN, false,
 	  "automatic NUMA page migration moves pinned-adjacent memory and adds jitter",
-	  "CONFIG_NUMA_BALANCING" },
+	  "CONFIG_NUMA_BALANCING", NULL },
 	{ "vm.zone_reclaim_mode", CMP_EQ, 0, OFF(zone_reclaim_mode), PF_STATUS_WARN, false,
 	  "zone reclaim stalls allocations instead of using the other socket's memory",
-	  "CONFIG_NUMA" },
+	  "CONFIG_NUMA", NULL },
 };
 
 static uint64_t cfg_u64(const struct sysctl_cfg *cfg, size_t off)
@@ -204,6 +207,15 @@ static void judge(struct pf_result *res, const struct sysctl_cfg *cfg, const str
 		if (rule->field)
 			pf_remedy(f, "raise the last field: sysctl -w %s=\"<min> <default> %s\" and "
 				  "persist it in /etc/sysctl.d/", persist_name, fix);
+		else if (rule->runbook)
+			pf_remedy(f, "sysctl -w %s=%s and persist it in /etc/sysctl.d/; the minimum "
+				  "is sysctl.%s, by default 16777216 (16 MiB), the value the "
+				  "provisioning runbook sets (NVIDIA/Mellanox's host tuning), so a "
+				  "reimage that lost it fails; a site that runs with less lowers it "
+				  "in its profile ({\"checks\": {\"sysctl\": {\"%s\": <bytes>}}} or "
+				  "--set sysctl.%s=<bytes>) or reports it as a warning "
+				  "(sysctl.warn_only=%s)", persist_name, fix, rule->runbook,
+				  rule->runbook, rule->runbook, rule->name);
 		else
 			pf_remedy(f, "sysctl -w %s=%s and persist it in /etc/sysctl.d/",
 				  persist_name, fix);

@@ -489,6 +489,8 @@ def build(args):
 
     gid_tables(r, args)
     job_facts(r, args)
+    if args.mstconfig:
+        mstconfig_tables(r, args)
     if args.lldp:
         lldp_neighbors(r)
 
@@ -497,6 +499,38 @@ def build(args):
         if not sep:
             sys.exit(f"gen_root: --file {spec}: expected PATH=TEXT")
         r.write(rel, text + "\n")
+
+
+def mstconfig_tables(r, args):
+    """preflight/mstconfig/<pci>/<PARAM>: `mstconfig -d <pci> -e q PARAM...` of each
+    mlx5 RoCE port's card, its table holding every parameter the card was asked
+    (ROCE_CC_PRIO_MASK_P<fn+1>; a RoCE LAG's P1 and P2 on PF0), written under each."""
+    cards = {}
+    for port, ifname, dev in r.roce_ports:
+        if not dev.startswith("mlx5"):
+            continue
+        bdf = port.split("/infiniband/")[0].rsplit("/", 1)[1]
+        params = (["ROCE_CC_PRIO_MASK_P1", "ROCE_CC_PRIO_MASK_P2"] if dev.startswith("mlx5_bond")
+                  else [f"ROCE_CC_PRIO_MASK_P{int(bdf[-1]) + 1}"])
+        cards.setdefault(bdf[:-2], []).extend((bdf, dev, p) for p in params)
+    off = {tuple(spec.split(":", 1)) for spec in parse_list(args.mstconfig_off)}
+    for entries in cards.values():
+        head = entries[0][0]
+        rows = []
+        for bdf, dev, param in entries:
+            cur = "0xf7(247)" if (dev, param) in off else "255"
+            rows.append(f"{'*' if cur != '255' else ' '}        {param:<36}{'255':<16}"
+                        f"{cur:<16}{cur:<16}")
+        table = (f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\n"
+                 f"Device:         {head}\n\n"
+                 f"{'Configurations:':<16}{'Default':>36}{'Current':>16}{'Next Boot':>18}\n"
+                 + "\n".join(rows) + "\n")
+        for bdf, dev, param in entries:
+            path = f"/preflight/mstconfig/{bdf}/{param}"
+            if args.mstconfig_fail:
+                r.write(path + ".failed", args.mstconfig_fail + "\n")
+            else:
+                r.write(path, table)
 
 
 def lldp_neighbors(r):
@@ -666,10 +700,12 @@ def rdma(r, args, pcipath, name, bus, hca, board, rate, slow, narrow, down, netd
             # MLNX_OFED's DCQCN switches: on for every priority unless --ecn-off says
             off = [spec.split(":", 1)[1] for spec in parse_list(args.ecn_off)
                    if spec.split(":", 1)[0] == name]
+            one = {tuple(spec.split(":")[1:3]) for spec in parse_list(args.ecn_off_prio)
+                   if spec.split(":", 1)[0] == name}
             for role in ("roce_np", "roce_rp"):
                 for p in range(8):
                     r.write(f"{pcipath}/net/{ifname}/ecn/{role}/enable/{p}",
-                            "0\n" if role in off else "1\n")
+                            "0\n" if role in off or (role, str(p)) in one else "1\n")
             r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_dscp", "48\n")
             r.write(f"{pcipath}/net/{ifname}/ecn/roce_np/cnp_802p_prio", "6\n")
         r.roce_ports.append((port, ifname, name))
@@ -830,6 +866,10 @@ def main(argv=None):
     p.add_argument("--rail-subnets", choices=["shared", "distinct", "none"], default="shared",
                    help="IPv4 addresses of the RoCE netdevs: all in 10.10.0.0/16 (default), "
                         "one 10.<10+k>.0.0/24 per rail, or none recorded")
+    p.add_argument("--mstconfig", action="store_true",
+                   help="record `mstconfig -e q` of every mlx5 RoCE port's "
+                        "ROCE_CC_PRIO_MASK_P<n> (a RoCE LAG's P1 and P2), all 255, under "
+                        "preflight/mstconfig/<pci>/ (as preflight snapshot writes it)")
     p.add_argument("--ecn", action="store_true",
                    help="RoCE netdevs get MLNX_OFED's ecn/roce_{np,rp}/enable/<prio> (all on)")
     p.add_argument("--gids", choices=["ipv4", "ipv6", "none"], default="ipv4",
@@ -898,6 +938,14 @@ def main(argv=None):
     g.add_argument("--ecn-off", action="append", metavar="DEV:ROLE",
                    help="with --ecn: DCQCN ROLE (roce_np or roce_rp) off on every priority "
                         "of DEV's netdev")
+    g.add_argument("--ecn-off-prio", action="append", metavar="DEV:ROLE:PRIO",
+                   help="with --ecn: DCQCN ROLE off on priority PRIO alone of DEV's netdev")
+    g.add_argument("--mstconfig-off", action="append", metavar="DEV:PARAM",
+                   help="with --mstconfig: PARAM (e.g. ROCE_CC_PRIO_MASK_P2) of DEV's card "
+                        "reads 0xf7 (bit 3 clear) now and for the next boot")
+    g.add_argument("--mstconfig-fail", metavar="TEXT",
+                   help="with --mstconfig: every card's query failed with TEXT (recorded as "
+                        "<name>.failed, as a snapshot of the failing tool writes it)")
     g.add_argument("--file", action="append", metavar="PATH=TEXT",
                    help="write TEXT to PATH under the root (after everything else), e.g. "
                         "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error=5")

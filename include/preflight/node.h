@@ -213,6 +213,17 @@ double pf_pcie_link_gbps(double gts, int width);
  */
 double pf_pcie_share(const struct pf_node *node, const int *pci, const double *want, size_t n,
 		     size_t which, int *ret_link);
+/*
+ * pf_pcie_share() counting only the links each flow's buffers cross: rail
+ * i's path turns at node->pci[@stop[i]] (the lowest device above both its
+ * NIC and the GPU whose memory it moves, pf_pcie_common_above()), whose own
+ * upstream link it does not cross; -1 (or @stop NULL): host memory, every
+ * link up to the root port.
+ */
+double pf_pcie_share_to(const struct pf_node *node, const int *pci, const int *stop,
+			const double *want, size_t n, size_t which, int *ret_link);
+/* The lowest device on the chains of both node->pci[@a] and [@b] (a switch), -1 none. */
+int pf_pcie_common_above(const struct pf_node *node, int a, int b);
 
 /*
  * Whether @d is the GPU of a Grace superchip (GH200, GB200, GB300, GB10:

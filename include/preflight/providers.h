@@ -16,6 +16,8 @@
 #include "preflight/check.h"
 #include "preflight/parse.h"
 
+struct pf_node;
+
 
 struct pf_gpu_provider;
 struct pf_ethtool_ops;
@@ -31,6 +33,23 @@ struct pf_ipv4_addrs;
 struct pf_ip_rules;
 struct pf_job_user;
 struct pf_devnodes;
+
+/* The most NV parameters asked of one card in one tool call (a port each). */
+#define PF_NV_MAX_NAMES 8
+
+/*
+ * One card's question to the nv_query provider: a PCI function of the card
+ * and the parameters of its ports; the answer: r and the tool's text.
+ */
+struct pf_nv_ask {
+	char bdf[16];                      /* the function the tool is run on */
+	char names[PF_NV_MAX_NAMES][32];
+	char name_bdf[PF_NV_MAX_NAMES][16]; /* the port's function (a snapshot's directory) */
+	size_t n_names;
+	int r;
+	int name_r[PF_NV_MAX_NAMES];       /* recorded: -ENOENT for a name not captured */
+	char *text;
+};
 
 /*
  * What a table's facts are (pf_providers.caps).  A check asks these, never
@@ -94,16 +113,17 @@ struct pf_providers {
 	 */
 	int (*ip_rules)(const struct pf_ctx *ctx, struct pf_ip_rules *ret);
 	/*
-	 * One firmware NV configuration parameter of the NIC at PCI function
-	 * @bdf, as `mstconfig -d <bdf> -e q <name>` prints it (live: the tool,
-	 * or NVIDIA's mlxconfig, run with a deadline; recorded:
-	 * preflight/mstconfig/<bdf>/<name>, <name>.failed and no-tool).  0 and
-	 * the text in *ret_text; -ENOPKG when no tool is installed (a snapshot
-	 * records that too); -ENOENT when nothing was recorded; -ETIMEDOUT;
-	 * -EIO with the tool's output in *ret_text when it failed.
+	 * Firmware NV configuration parameters of NICs: for each of @n cards,
+	 * one `mstconfig -d <bdf> -e q <name>...` asking every name of the
+	 * card at once (live: the tool, or NVIDIA's mlxconfig after mstconfig
+	 * failed, the cards in parallel under one deadline scaled by their
+	 * number; recorded: preflight/mstconfig/<bdf>/<name>, <name>.failed and
+	 * no-tool).  Each ask gets r and text: 0 and the tool's table; -EIO with
+	 * the tool's output when it failed; -ETIMEDOUT; -ENOENT when nothing was
+	 * recorded.  The call returns 0, or -ENOPKG when no tool is installed
+	 * (a snapshot records that too).
 	 */
-	int (*nv_query)(const struct pf_ctx *ctx, const char *bdf, const char *name,
-			char **ret_text);
+	int (*nv_query)(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);
 	/*
 	 * The kernel's page size in bytes (live: sysconf(_SC_PAGESIZE);
 	 * recorded: preflight/page_size, as `getconf PAGESIZE` prints it).
@@ -156,10 +176,36 @@ struct pf_providers {
 	int (*lldp_neighbors)(const struct pf_ctx *ctx, char **ret_text);
 };
 
-int pf_live_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
-		     char **ret_text);
-int pf_recorded_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
-			 char **ret_text);
+int pf_live_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);
+int pf_recorded_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);
+/*
+ * The live query with the tools given (@tools: paths tried in order, a
+ * later one only for the cards the earlier failed on), under one deadline of
+ * @deadline_ms for all cards; the seam the tests drive with a fake tool.
+ */
+int pf_nv_query_tools(const char *const *tools, size_t n_tools, struct pf_nv_ask *asks,
+		      size_t n, unsigned int deadline_ms);
+/* The live deadline of a query of @n cards in parallel: 4 s, plus 1 s for each card past
+ * the first (the tools share the CPUs), at most 24 s (the check's own is 40 s). */
+unsigned int pf_nv_deadline_ms(size_t n);
+/*
+ * Add @name of the port at PCI function @bdf to the ask of its card (the
+ * functions of one bus:device), a new ask when none has it yet; -E2BIG past
+ * PF_NV_MAX_NAMES names.
+ */
+int pf_nv_ask_add(struct pf_nv_ask **asks, size_t *n, size_t *alloc, const char *bdf,
+		  const char *name);
+/*
+ * The DCQCN parameters an RoCE port is judged by, into @names (up to @max):
+ * its own ROCE_CC_PRIO_MASK_P<n>; on a RoCE LAG (the port's netdev a bond
+ * of k members) P1..Pk, every physical port the bond spans.  Their count.
+ */
+size_t pf_roce_cc_params(const struct pf_node *node, size_t dev, size_t port_idx,
+			 char names[][32], size_t max);
+/* Every ask answered @r (a provider that failed as a whole), no text. */
+void pf_nv_asks_fail(struct pf_nv_ask *asks, size_t n, int r);
+/* Free the answers of @n asks. */
+void pf_nv_asks_release(struct pf_nv_ask *asks, size_t n);
 /*
  * The NV parameter that enables DCQCN per priority for an RDMA port:
  * ROCE_CC_PRIO_MASK_P<port> on a device with several ports (mlx4), else
@@ -186,6 +232,15 @@ int pf_recorded_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
  * it could not be run.
  */
 int pf_nv_run(const char *path, char *const argv[], unsigned int deadline_ms, char **ret_text);
+/* One of several tools run at once by pf_nv_run_many(): its answer as pf_nv_run's. */
+struct pf_nv_job {
+	const char *path;
+	char *const *argv;
+	int r;
+	char *text;
+};
+/* Run @n tools in parallel, all killed at one deadline @deadline_ms from now. */
+void pf_nv_run_many(struct pf_nv_job *jobs, size_t n, unsigned int deadline_ms);
 
 extern const struct pf_providers pf_providers_live;
 extern const struct pf_providers pf_providers_recorded;

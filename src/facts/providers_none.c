@@ -46,8 +46,7 @@ static int none_ip_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
 	return -ENOSYS;
 }
 
-static int none_nv_query(const struct pf_ctx *ctx, const char *bdf, const char *name,
-			 char **ret_text)
+static int none_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n)
 {
 	return -ENOSYS;
 }

@@ -160,4 +160,61 @@ expect_status skip "InfiniBand only"
 field "c['summary']" | grep -q "subnet manager" && ok "says whose it is" ||
 	not_ok "IB summary: $(field "c['summary']")"
 
+# issue 31 item 8: the notification point is port-wide (NVIDIA's DCQCN guide):
+# roce_np off on the RoCE priority with NP on for the others is not a fail
+gen "$T/np" --link-layer eth --ecn --ecn-off-prio mlx5_3:roce_np:3
+pf --no-config --root "$T/np" --only dcqcn --format json
+expect_rc 0 "NP off on priority 3 alone"
+expect_status pass "NP off on priority 3 alone"
+field "[f['message'] for f in c['findings'] if f['subject'] == 'enp44s0np0/roce_np/prio3'][0]" |
+	grep -q "port-wide" && ok "says the NP is port-wide" || not_ok "NP message"
+gen "$T/rp3" --link-layer eth --ecn --ecn-off-prio mlx5_3:roce_rp:3
+pf --no-config --root "$T/rp3" --only dcqcn --format json
+expect_status fail "RP off on priority 3 alone (the RP is per priority)"
+
+# issue 31 item 6: a RoCE LAG on upstream mlx5 is judged by P1 and P2 of its card
+gen "$T/nvlag" --link-layer eth --roce-lag 1 --mstconfig
+pf --no-config --root "$T/nvlag" --only dcqcn --format json
+expect_status pass "LAG, P1 and P2 on"
+gen "$T/nvlag2" --link-layer eth --roce-lag 1 --mstconfig \
+	--mstconfig-off mlx5_bond_0:ROCE_CC_PRIO_MASK_P2
+pf --no-config --root "$T/nvlag2" --only dcqcn --format json
+expect_rc 1 "LAG, P2 off"
+f=$(field "[f['subject'] for f in c['findings'] if f['status'] == 'fail']")
+[ "$f" = "['mlx5_bond_0/1/ROCE_CC_PRIO_MASK_P2']" ] && ok "names the bond's P2" ||
+	not_ok "LAG failing subjects $f"
+"$PREFLIGHT" snapshot --root "$T/nvlag2" "$T/lagsnap" >/dev/null 2>&1 || not_ok "snapshot"
+pf --no-config --root "$T/lagsnap" --only dcqcn --format json
+expect_status fail "the snapshot of the LAG with P2 off"
+# an older snapshot of the LAG holding P1 alone: P2 is not captured (a skip
+# naming it), and a snapshot of that root does not make P2 up
+rm "$T"/nvlag/preflight/mstconfig/*/ROCE_CC_PRIO_MASK_P2
+pf --no-config --root "$T/nvlag" --only dcqcn --format json
+f=$(field "sorted(f['subject'] + ':' + f['status'] for f in c['findings'])")
+[ "$f" = "['mlx5_1/1:pass', 'mlx5_2/1:pass', 'mlx5_3/1:pass', 'mlx5_4/1:pass', 'mlx5_5/1:pass', 'mlx5_6/1:pass', 'mlx5_7/1:pass', 'mlx5_bond_0/1/ROCE_CC_PRIO_MASK_P1:pass', 'mlx5_bond_0/1:skip']" ] &&
+	ok "P2 not captured: a skip beside P1's pass" || not_ok "old LAG snapshot: $f"
+"$PREFLIGHT" snapshot --root "$T/nvlag" "$T/lagsnap1" >/dev/null 2>&1 || not_ok "snapshot"
+ls "$T"/lagsnap1/preflight/mstconfig/*/ROCE_CC_PRIO_MASK_P2 >/dev/null 2>&1 &&
+	not_ok "the snapshot made up P2" || ok "the snapshot records P1 alone"
+
+# issue 31 item 5: the tool is there and fails (Secure Boot lockdown,
+# mstflint#416): a warn naming its first line with required=true, the same
+# whether recorded as <name>.failed or as a hand capture of its output
+gen "$T/lock" --link-layer eth --mstconfig --mstconfig-fail "-E- Failed to open the device"
+pf --no-config --root "$T/lock" --only dcqcn --format json
+expect_status warn "the tool failed (.failed)"
+field "c['findings'][0]['message']" | grep -q "failed: -E- Failed to open the device" &&
+	ok "names the tool's line" || not_ok "message: $(field "c['findings'][0]['message']")"
+pf --no-config --root "$T/lock" --only dcqcn --set dcqcn.required=false --format json
+expect_status skip "the tool failed, required=false"
+for f in "$T"/lock/preflight/mstconfig/*/*.failed; do mv "$f" "${f%.failed}"; done
+pf --no-config --root "$T/lock" --only dcqcn --format json
+expect_status warn "the tool's failure as a hand capture"
+field "c['findings'][0]['message']" | grep -q "(-E- Failed to open the device)" &&
+	ok "names the tool's line from the capture" ||
+	not_ok "message: $(field "c['findings'][0]['message']")"
+"$PREFLIGHT" snapshot --root "$T/lock" "$T/locksnap" >/dev/null 2>&1 || not_ok "snapshot"
+pf --no-config --root "$T/locksnap" --only dcqcn --format json
+expect_status warn "the snapshot of the failing tool"
+
 done_testing

@@ -42,4 +42,25 @@ PY
 # Live, absence stays an error: test_port_without_netdev (pfc_pause) and
 # test_unreadable (memlock: a limits file without the row) hold that.
 
+# issue 31 item 11: a port whose state file was not captured is a skip naming
+# the file, never "state unknown ... not ACTIVE" (a fail); the same node with
+# the file passes
+gen_root "$T/st" --gpus 2 --nics 2 --link-layer eth
+pf --root "$T/st" --only nic_link_speed --format json
+py_ok "state captured: nic_link_speed passes" "$T/out" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+assert c["status"] == "pass", c
+PY
+rm "$(readlink -f "$T/st/sys/class/infiniband/mlx5_1")/ports/1/state"
+pf --root "$T/st" --only nic_link_speed --format json
+py_ok "state not captured: a skip naming the file" "$T/out" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["checks"][0]
+f = [f for f in c["findings"] if f["subject"].startswith("mlx5_1/")]
+assert c["status"] == "skip" or c["status"] == "pass", c
+assert len(f) == 1 and f[0]["status"] == "skip", f
+assert "/sys/class/infiniband/mlx5_1/ports/1/state is absent" in f[0]["message"], f
+PY
+
 done_testing

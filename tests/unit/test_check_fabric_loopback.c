@@ -910,6 +910,47 @@ static void test_gpu_memory(void **state)
 }
 
 /*
+ * Issue 31 item 9: the same node as test_shared_pcie_uplink sending from GPU
+ * memory.  Each NIC's GPU sits behind the same switch, so its buffers never
+ * cross the switch's uplink: the floor is not lowered by the uplink's share,
+ * and a rail at 55% of its rate (220 of 400 Gb/s, a DGX A100 rail) fails; a
+ * healthy node of the same shape at 380 Gb/s has no fail (gen_root gives
+ * the odd NICs no GPU: they send host memory and warn that they do).
+ */
+static void test_shared_uplink_gpu_memory(void **state)
+{
+	char *root = setup("--gpus 4 --nics 8 --link-layer eth", 8, IBV_LINK_LAYER_ETHERNET);
+	const char *sets[] = { FAST, "fabric_loopback.use_gpu=true", NULL };
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	fake_gpus_of(root);
+	for (int i = 0; i < 8; i++)
+		pf_fake_verbs.devs[i].gbps = 220;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_string_equal(obs_str(f, "memory"), "peermem");
+	assert_null(cJSON_GetObjectItem(f->expected, "pcie_share"));
+	assert_float_equal(cJSON_GetObjectItem(f->expected, "min_gbps")->valuedouble, 400 * 0.9,
+			   1e-6);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(8, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(8);
+	fake_gpus_of(root);
+	for (int i = 0; i < 8; i++)
+		pf_fake_verbs.devs[i].gbps = 380;
+	run(root, sets, &res);
+	/* healthy: no fail; the odd NICs have no GPU of their own (a warn each) */
+	assert_int_equal(count(&res, PF_STATUS_FAIL), 0);
+	assert_int_equal(count(&res, PF_STATUS_WARN), 4);
+	pf_test_assert_contains(pf_test_must_find(&res, "mlx5_1/1")->message, "no GPU is paired");
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
  * use_gpu=auto (the default) on a GPU node sends from GPU memory, the path
  * jobs use; where CUDA cannot load, or GPU memory cannot be registered, the
  * flows are measured from host memory with a warning, never an error or a
@@ -1076,6 +1117,7 @@ int main(void)
 		cmocka_unit_test(test_rail_without_address),
 		cmocka_unit_test(test_libraries_missing),
 		cmocka_unit_test(test_gpu_memory),
+		cmocka_unit_test(test_shared_uplink_gpu_memory),
 		cmocka_unit_test(test_nics_order_and_unreachable_rails),
 		cmocka_unit_test(test_deadline_follows_settings),
 	};

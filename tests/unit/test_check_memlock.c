@@ -182,6 +182,48 @@ static void test_slurmd_inherited(void **state)
 	free(low);
 }
 
+/*
+ * Issue 31 item 10: a capture with slurmd's limits and not the capturing
+ * process's (a TrinityX capture, slurmd at 64 KiB) judges slurmd's, which
+ * jobs inherit, and reports the process's as not captured; the same node
+ * with slurmd unlimited passes; neither captured stays one skip.
+ */
+static void test_slurmd_without_self(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	char *low = limits_text("65536", "65536"), *unl = limits_text("unlimited", "unlimited");
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	pf_test_write(dir, "proc/4242/comm", "slurmd\n");
+	pf_test_write(dir, "proc/4242/limits", low);
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_need(&res, "slurmd", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "hard limit 64 KiB, expected unlimited");
+	f = pf_test_need(&res, "process", PF_STATUS_SKIP);
+	pf_test_assert_contains(f->message, "not captured");
+	assert_string_equal(res.findings[0].subject, "slurmd");
+	pf_result_release(&res);
+
+	pf_test_write(dir, "proc/4242/limits", unl);
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	pf_test_need(&res, "slurmd", PF_STATUS_PASS);
+	pf_test_need(&res, "process", PF_STATUS_SKIP);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_result_release(&res);
+
+	pf_test_write(dir, "proc/4242/comm", "sshd\n");
+	pf_test_run_check("memlock", dir, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_SKIP);
+	pf_test_assert_contains(res.summary, "/proc/self/limits not in the snapshot");
+	pf_result_release(&res);
+	pf_test_rmtree(dir);
+	free(dir);
+	free(low);
+	free(unl);
+}
+
 static void test_slurmd_discovery(void **state)
 {
 	char *dir = pf_test_mkdtemp();
@@ -348,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_slurmd),
 		cmocka_unit_test(test_slurmd_inherited),
 		cmocka_unit_test(test_slurmd_discovery),
+		cmocka_unit_test(test_slurmd_without_self),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_providers),
 		cmocka_unit_test(test_parse_limits),

@@ -79,7 +79,12 @@ static void test_fail(void **state)
 	pf_test_assert_contains(f->message, "212992, expected >= 16777216");
 	pf_test_assert_contains(f->remedy, "sysctl -w net.core.rmem_max=16777216");
 	pf_test_assert_contains(f->remedy, "/etc/sysctl.d/");
-	pf_test_need(&res, "net.core.wmem_max", PF_STATUS_FAIL);
+	/* issue 31 item 12: where the 16 MiB comes from and how a profile lowers it */
+	pf_test_assert_contains(f->remedy, "provisioning runbook");
+	pf_test_assert_contains(f->remedy, "{\"checks\": {\"sysctl\": {\"rmem_max\": <bytes>}}}");
+	pf_test_assert_contains(f->remedy, "sysctl.warn_only=net.core.rmem_max");
+	f = pf_test_need(&res, "net.core.wmem_max", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->remedy, "--set sysctl.wmem_max=<bytes>");
 	pf_test_need(&res, "net.core.rmem_default", PF_STATUS_WARN);
 	pf_test_need(&res, "net.core.wmem_default", PF_STATUS_PASS);
 	pf_test_need(&res, "net.core.netdev_max_backlog", PF_STATUS_WARN);

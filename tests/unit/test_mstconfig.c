@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,60 +227,169 @@ static void test_run_untrusted(void **state)
 	rmdir(dir);
 }
 
+/* An ask of one card for @name at @bdf. */
+static struct pf_nv_ask ask1(const char *bdf, const char *name)
+{
+	struct pf_nv_ask a = { .n_names = 1 };
+
+	snprintf(a.bdf, sizeof(a.bdf), "%s", bdf);
+	snprintf(a.name_bdf[0], sizeof(a.name_bdf[0]), "%s", bdf);
+	snprintf(a.names[0], sizeof(a.names[0]), "%s", name);
+	return a;
+}
+
 /* The real tool (Debian's mstflint) on a function that is no Mellanox NIC. */
 static void test_real_mstconfig(void **state)
 {
 	char path[64];
-	char *text = NULL;
-	int r;
+	struct pf_nv_ask a = ask1("0000:00:00.0", "ROCE_CC_PRIO_MASK_P1");
 
 	if (pf_nv_tool_path(path, sizeof(path)) < 0) {
 		print_message("skip: no mstconfig or mlxconfig installed (apt-get install mstflint)\n");
 		skip();
 	}
-	r = pf_live_nv_query(NULL, "0000:00:00.0", "ROCE_CC_PRIO_MASK_P1", &text);
-	assert_int_equal(r, -EIO);
-	assert_non_null(text);
-	assert_non_null(strstr(text, "-E-"));
-	free(text);
+	assert_int_equal(pf_live_nv_query(NULL, &a, 1), 0);
+	assert_int_equal(a.r, -EIO);
+	assert_non_null(a.text);
+	assert_non_null(strstr(a.text, "-E-"));
+	pf_nv_asks_release(&a, 1);
 	/* never an option or a path as the device */
-	assert_int_equal(pf_live_nv_query(NULL, "-h", "ROCE_CC_PRIO_MASK_P1", &text), -EINVAL);
-	assert_int_equal(pf_live_nv_query(NULL, "0000:00:00.0", "X;id", &text), -EINVAL);
+	a = ask1("-h", "ROCE_CC_PRIO_MASK_P1");
+	assert_int_equal(pf_live_nv_query(NULL, &a, 1), 0);
+	assert_int_equal(a.r, -EINVAL);
+	a = ask1("0000:00:00.0", "X;id");
+	assert_int_equal(pf_live_nv_query(NULL, &a, 1), 0);
+	assert_int_equal(a.r, -EINVAL);
+}
+
+/* A fake tool: a shell script under @dir that sleeps @secs and prints a table of its args. */
+static char *fake_tool(const char *dir, const char *name, const char *body)
+{
+	char *path = pf_xasprintf("%s/%s", dir, name);
+
+	pf_test_write(dir, name, body);
+	assert_int_equal(chmod(path, 0755), 0);
+	return path;
 }
 
 /*
- * The recorded side answers as the live one did: the value, the tool's
- * failure (recorded as <name>.failed, or a hand capture of its error
- * report), no tool installed (no-tool), or nothing captured.
+ * Issue 31 item 7: one call per card, every name in it, the cards in
+ * parallel under one deadline: 12 cards whose tool takes 3 s each answer
+ * within the 15 s deadline pf_nv_deadline_ms(12) gives (one after another
+ * they would take 36 s, past the check's 40 s with a fallback).
+ */
+static void test_parallel_cards(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	char *tool = fake_tool(dir, "slowconfig",
+			       "#!/bin/sh\nsleep 3\necho 'Configurations:   Default  Current  Next Boot'\n"
+			       "shift 4\nfor n in \"$@\"; do echo \"        $n   255   255   255\"; done\n");
+	const char *tools[] = { tool };
+	struct pf_nv_ask asks[12];
+	struct pf_nv_value v;
+	double t0 = now_ms();
+
+	for (int i = 0; i < 12; i++) {
+		char bdf[16];
+
+		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", 0x10 + i);
+		asks[i] = ask1(bdf, "ROCE_CC_PRIO_MASK_P1");
+		snprintf(asks[i].names[1], sizeof(asks[i].names[1]), "ROCE_CC_PRIO_MASK_P2");
+		snprintf(asks[i].name_bdf[1], sizeof(asks[i].name_bdf[1]), "%s", bdf);
+		asks[i].n_names = 2;
+	}
+	assert_true(pf_nv_deadline_ms(12) < 40000 - 4000);
+	assert_int_equal(pf_nv_query_tools(tools, 1, asks, 12, pf_nv_deadline_ms(12)), 0);
+	assert_true(now_ms() - t0 < 10000);
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(asks[i].r, 0);
+		assert_int_equal(pf_parse_mlxconfig_query(asks[i].text, "ROCE_CC_PRIO_MASK_P2", &v), 0);
+		assert_int_equal(v.cur, 255);
+	}
+	pf_nv_asks_release(asks, 12);
+	free(tool);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Issue 31 item 5: mlxconfig is tried after mstconfig failed, only on the
+ * cards it failed on; when both fail the first tool's text leads.
+ */
+static void test_fallback_tool(void **state)
+{
+	char *dir = pf_test_mkdtemp();
+	char *bad = fake_tool(dir, "mstconfig", "#!/bin/sh\necho '-E- Failed to open the device'\n"
+					       "exit 1\n");
+	char *good = fake_tool(dir, "mlxconfig", "#!/bin/sh\necho 'Configurations:  Next Boot'\n"
+						"echo '    ROCE_CC_PRIO_MASK_P1   8'\n");
+	char *worse = fake_tool(dir, "mlxconfig2", "#!/bin/sh\necho '-E- nope'\nexit 2\n");
+	const char *tools[] = { bad, good }, *both_bad[] = { bad, worse };
+	struct pf_nv_ask a = ask1("0000:17:00.0", "ROCE_CC_PRIO_MASK_P1");
+
+	assert_int_equal(pf_nv_query_tools(tools, 2, &a, 1, 4000), 0);
+	assert_int_equal(a.r, 0);
+	pf_test_assert_contains(a.text, "ROCE_CC_PRIO_MASK_P1   8");
+	pf_nv_asks_release(&a, 1);
+	assert_int_equal(pf_nv_query_tools(both_bad, 2, &a, 1, 4000), 0);
+	assert_int_equal(a.r, -EIO);
+	assert_int_equal(strncmp(a.text, "-E- Failed to open the device\n-E- nope", 38), 0);
+	pf_nv_asks_release(&a, 1);
+	assert_int_equal(pf_nv_query_tools(tools, 0, &a, 1, 4000), -ENOPKG);
+	free(bad), free(good), free(worse);
+	pf_test_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * The recorded side answers as the live one did: the tool's output (the
+ * check judges whether it holds the value, live and recorded alike), the
+ * tool's failure (<name>.failed), no tool installed (no-tool), or nothing
+ * captured.
  */
 static void test_recorded_answers(void **state)
 {
 	static const char *const bdf = "0000:17:00.0", *const p1 = "ROCE_CC_PRIO_MASK_P1";
-	char *dir = pf_test_mkdtemp(), *text = NULL;
+	char *dir = pf_test_mkdtemp();
 	struct pf_fs *fs = NULL;
 	struct pf_ctx ctx;
+	struct pf_nv_ask a = ask1(bdf, p1);
 
 	(void)state;
 	assert_int_equal(pf_fs_open(dir, &fs), 0);
 	ctx = (struct pf_ctx){ .fs = fs, .prov = &pf_providers_recorded };
-	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -ENOENT);
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), 0);
+	assert_int_equal(a.r, -ENOENT);
 	pf_test_write(dir, "preflight/mstconfig/no-tool", "none\n");
-	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -ENOPKG);
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), -ENOPKG);
+	assert_int_equal(a.r, -ENOPKG);
 	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1.failed",
 		      "-E- Failed to open the device\n");
-	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -EIO);
-	pf_test_assert_contains(text, "-E- Failed");
-	free(text);
-	/* a hand capture of `mstconfig ... > file 2>&1` that failed */
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), 0);
+	assert_int_equal(a.r, -EIO);
+	pf_test_assert_contains(a.text, "-E- Failed");
+	pf_nv_asks_release(&a, 1);
+	/* a hand capture of `mstconfig ... > file 2>&1` that failed: the text, as live */
 	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1",
 		      "\nDevice #1:\n-E- Failed to query device: 0000:17:00.0\n");
-	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), -EIO);
-	free(text);
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), 0);
+	assert_int_equal(a.r, 0);
+	pf_nv_asks_release(&a, 1);
 	pf_test_write(dir, "preflight/mstconfig/0000:17:00.0/ROCE_CC_PRIO_MASK_P1",
 		      "Configurations:                  Next Boot\n"
 		      "        ROCE_CC_PRIO_MASK_P1    255\n");
-	assert_int_equal(pf_recorded_nv_query(&ctx, bdf, p1, &text), 0);
-	free(text);
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), 0);
+	assert_int_equal(a.r, 0);
+	pf_nv_asks_release(&a, 1);
+	/* a second name not captured (an older snapshot of a LAG): that name alone */
+	a.n_names = 2;
+	snprintf(a.names[1], sizeof(a.names[1]), "ROCE_CC_PRIO_MASK_P2");
+	snprintf(a.name_bdf[1], sizeof(a.name_bdf[1]), "%s", bdf);
+	assert_int_equal(pf_recorded_nv_query(&ctx, &a, 1), 0);
+	assert_int_equal(a.r, 0);
+	assert_int_equal(a.name_r[0], 0);
+	assert_int_equal(a.name_r[1], -ENOENT);
+	pf_nv_asks_release(&a, 1);
 	pf_fs_free(fs);
 	pf_test_rmtree(dir);
 	free(dir);
@@ -296,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_run_untrusted),
 		cmocka_unit_test(test_recorded_answers),
+		cmocka_unit_test(test_parallel_cards),
+		cmocka_unit_test(test_fallback_tool),
 		cmocka_unit_test(test_real_mstconfig),
 	};
 

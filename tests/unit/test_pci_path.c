@@ -363,6 +363,47 @@ static void test_bcm_fused(void **state)
 	assert_int_equal(pf_node_path_classify(&node, &gpu_dev, 0, &nobody, 0, &c), -EINVAL);
 }
 
+/*
+ * Issue 31 item 9: only the links a flow's buffers cross.  NIC 3 and NIC 5
+ * at 200G behind switch 1, each moving the memory of a GPU behind the same
+ * switch (the path turns at 1): the uplink is not crossed, so no share; the
+ * same flows from host memory share the uplink; one rail of each kind: the
+ * host-memory one alone crosses it and fits.
+ */
+static void test_share_to(void **state)
+{
+	struct pf_pci_dev pci[8] = { 0 };
+	struct pf_node node = { .pci = pci, .n_pci = 8 };
+	const int parent[8] = { -1, 0, 1, 2, 1, 4, 1, 6 };
+	const int dev[] = { 3, 5 };
+	const double want[] = { 200, 200 };
+	double cap4 = pf_pcie_link_gbps(16, 16);
+	int link;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		pci[i].parent = parent[i];
+		pci[i].cur_speed_gts = 16;
+		pci[i].cur_width = 16;
+	}
+	/* GPU 7 below down port 6 of switch 1: NIC 3 and GPU 7 meet at 1 */
+	assert_int_equal(pf_pcie_common_above(&node, 3, 7), 1);
+	assert_int_equal(pf_pcie_common_above(&node, 3, 5), 1);
+	assert_int_equal(pf_pcie_common_above(&node, 3, -1), -1);
+	{
+		const int gpu[] = { 1, 1 }, host[] = { -1, -1 }, mixed[] = { 1, -1 };
+
+		assert_float_equal(pf_pcie_share_to(&node, dev, gpu, want, 2, 0, &link), 1, 0);
+		assert_int_equal(link, -1);
+		assert_float_equal(pf_pcie_share_to(&node, dev, host, want, 2, 0, &link),
+				   cap4 / 400, 1e-9);
+		assert_int_equal(link, 1);
+		assert_float_equal(pf_pcie_share_to(&node, dev, mixed, want, 2, 1, &link), 1, 0);
+		assert_float_equal(pf_pcie_share_to(&node, dev, NULL, want, 2, 0, NULL),
+				   pf_pcie_share(&node, dev, want, 2, 0, NULL), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_deep_tree),
 		cmocka_unit_test(test_phb),
 		cmocka_unit_test(test_node_sys_unknown),
+		cmocka_unit_test(test_share_to),
 		cmocka_unit_test(test_domains),
 		cmocka_unit_test(test_odd_paths),
 		cmocka_unit_test(test_too_deep),

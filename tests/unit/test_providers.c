@@ -149,6 +149,7 @@ static void test_none_answers_enosys(void **state)
 	const struct pf_rdmacm_api *ca = NULL;
 	const struct pf_cuda_table *cu = NULL;
 	char *err = NULL, *text = NULL;
+	struct pf_nv_ask ask = { .bdf = "0000:17:00.0", .n_names = 1, .names = { "X" } };
 	uint64_t v;
 	double ms;
 
@@ -159,7 +160,7 @@ static void test_none_answers_enosys(void **state)
 	assert_null(err);
 	assert_int_equal(p->rdmacm(&ctx, &ca, &err), -ENOSYS);
 	assert_null(err);
-	assert_int_equal(p->nv_query(&ctx, "0000:17:00.0", "X", &text), -ENOSYS);
+	assert_int_equal(p->nv_query(&ctx, &ask, 1), -ENOSYS);
 	assert_int_equal(p->ethtool->ioctl("eth0", NULL), -ENOSYS);
 	assert_int_equal(p->gpu->cuda(&ctx, &cu, &err), -ENOSYS);
 	assert_string_equal(err, "no GPU provider");

@@ -160,11 +160,21 @@ static int fake_rules(const struct pf_ctx *ctx, struct pf_ip_rules *ret)
 	return 0;
 }
 
-static int fake_nv(const struct pf_ctx *ctx, const char *bdf, const char *name, char **ret)
+static char *fake_nv_text(const char *bdf, const char *name)
 {
-	*ret = pf_xasprintf("Device #1:\n----------\n\nDevice type:    ConnectX7\n"
+	return pf_xasprintf("Device #1:\n----------\n\nDevice type:    ConnectX7\n"
 			    "PCI device:     %s\n\nConfigurations:      Next Boot\n"
 			    "        %-22s8\n", bdf, name);
+}
+
+static int fake_nv(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		asks[i].r = 0;
+		asks[i].text = fake_nv_text(asks[i].bdf, asks[i].names[0]);
+		for (size_t m = 0; m < asks[i].n_names; m++)
+			asks[i].name_r[m] = 0;
+	}
 	return 0;
 }
 
@@ -378,16 +388,20 @@ static void test_ip_rules(void **state)
 
 static void test_nv_query(void **state)
 {
-	pf_autofree char *text = NULL, *want = NULL;
+	pf_autofree char *want = NULL;
 	struct trip t;
 
 	trip_open(&t, "--gpus 0 --nics 1 --link-layer eth");
 	assert_int_equal(pf_record_nv(&t.rec), 0);
 	trip_back(&t);
-	assert_int_equal(t.back.prov->nv_query(&t.back, "0000:13:00.0", "ROCE_CC_PRIO_MASK_P1",
-					       &text), 0);
-	fake_nv(NULL, "0000:13:00.0", "ROCE_CC_PRIO_MASK_P1", &want);
-	assert_string_equal(text, want);
+	struct pf_nv_ask a = { .bdf = "0000:13:00.0", .n_names = 1,
+			       .names = { "ROCE_CC_PRIO_MASK_P1" }, .name_bdf = { "0000:13:00.0" } };
+
+	assert_int_equal(t.back.prov->nv_query(&t.back, &a, 1), 0);
+	assert_int_equal(a.r, 0);
+	want = fake_nv_text("0000:13:00.0", "ROCE_CC_PRIO_MASK_P1");
+	assert_string_equal(a.text, want);
+	pf_nv_asks_release(&a, 1);
 	trip_close(&t);
 }
 
