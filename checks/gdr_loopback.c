@@ -92,7 +92,8 @@ static const struct pf_param gdr_loopback_params[] = {
 			"(\"mlx5_0,mlx5_1\"); empty: every physical function (never a VF)"),
 	PF_PARAM_ENUM(struct gdr_loopback_cfg, gdr_level, "auto",
 		      "judge GPU runs only on pairs NCCL uses GPUDirect RDMA for "
-		      "(NCCL_NET_GDR_LEVEL): auto (PXB, NCCL's default), PIX, PXB, P2C (Grace: "
+		      "(NCCL_NET_GDR_LEVEL): auto (NCCL's default: PXB, P2C for a Grace GPU), "
+		      "PIX, PXB, P2C (Grace: "
 		      "GPU on C2C, NIC on that CPU), PHB, SYS",
 		      "auto", "PIX", "PXB", "P2C", "PHB", "SYS"),
 	PF_PARAM_END,
@@ -229,6 +230,7 @@ struct pair {
 	bool have_cls;
 	enum pf_path_class cls;   /* GPU <-> NIC PCI distance */
 	bool same_numa;           /* GPU and NIC on one NUMA node (P2C on Grace) */
+	bool superchip;           /* a Grace superchip's GPU (C2C to its CPU) */
 	bool judged;              /* NCCL uses GPUDirect RDMA here (gdr_level) */
 	const char *level_name;   /* "PXB" */
 	char subject[96];     /* "0000:17:00.0 -> mlx5_0/1" */
@@ -341,6 +343,7 @@ static void plan_pair(const struct pf_ctx *ctx, struct plan *p, const char *gpu,
 		q->have_cls = g->path && d->path &&
 			      pf_node_path_classify(node, g, gn, d, dn, &q->cls) == 0;
 		q->same_numa = gn >= 0 && gn == dn;
+		q->superchip = pf_gpu_is_superchip(g);
 	}
 }
 
@@ -998,9 +1001,12 @@ static void run_pairs(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 	for (size_t i = 0; i < p->n_pairs; i++) {
 		struct pair *q = &p->pairs[i];
 		struct nic *n = &p->nics[q->nic];
-		int level = gdr_level(cfg->gdr_level);
+		bool autolvl = strcmp(cfg->gdr_level, "auto") == 0;
+		/* auto: NCCL's default, P2C for a Grace GPU (NCCL_NET_GDR_C2C on from 2.27) */
+		int level = autolvl ? (q->superchip ? NCCL_P2C : NCCL_PXB)
+				    : gdr_level(cfg->gdr_level);
 
-		q->level_name = strcmp(cfg->gdr_level, "auto") == 0 ? "PXB" : cfg->gdr_level;
+		q->level_name = !autolvl ? cfg->gdr_level : q->superchip ? "P2C" : "PXB";
 		q->judged = nccl_path(q, level) <= level;
 		if (!n->usable)
 			continue;

@@ -14,6 +14,8 @@
  *   NCCL_IB_GID_INDEX    a RoCE v2 GID with an address on every selected RoCE port
  *   NCCL_NET_GDR_LEVEL=LOC, NCCL_NET_GDR_READ=0, NCCL_IB_DISABLE=1,
  *   NCCL_P2P_DISABLE=1   where what they turn off works: what it costs
+ *   NCCL_NET_GDR_C2C=0   on a Grace GPU's own NICs (P2C), by the installed
+ *                        NCCL's version (on by default from 2.27)
  *   NCCL_SOCKET_IFNAME   selects an existing interface that is up
  *   NCCL_TOPO_FILE       readable; the GPUs and NICs an NCCL topology names exist
  *   /dev/infiniband      uverbs<N> of every RDMA device NCCL may use (and
@@ -67,7 +69,7 @@ static const char *const judged[] = {
 	"NCCL_IB_DISABLE",    "NCCL_P2P_DISABLE",    "NCCL_P2P_LEVEL",
 	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",     "NCCL_DMABUF_ENABLE",
 	"NCCL_NET",           "NCCL_NET_PLUGIN",     "NCCL_IB_ADDR_RANGE",
-	"NCCL_SOCKET_FAMILY",
+	"NCCL_SOCKET_FAMILY", "NCCL_NET_GDR_C2C",
 };
 
 struct state {
@@ -641,8 +643,14 @@ static int gdr_level(const char *s)
 	return old[v < 0 ? 0 : v > 5 ? 5 : v];
 }
 
-/* Our class of a GPU/NIC pair as NCCL's path type (NCCL calls NODE PHB); -1 unknown. */
-static int nccl_path_of(enum pf_path_class c)
+/*
+ * Our class of a GPU/NIC pair as NCCL's path type (NCCL calls NODE PHB); -1
+ * unknown.  A Grace superchip's GPU (NVLink-C2C to its CPU) and a NIC below
+ * that CPU's root complex are P2C: ncclTopoComputePaths() (src/graph/paths.cc)
+ * merges the GPU's C2C hop to its CPU and the NIC's PHB path to it into
+ * PATH_P2C (mergePathType()).
+ */
+static int nccl_path_of(const struct pf_pci_dev *gpu, enum pf_path_class c)
 {
 	switch (c) {
 	case PF_PATH_PIX:
@@ -651,7 +659,7 @@ static int nccl_path_of(enum pf_path_class c)
 		return NP_PXB;
 	case PF_PATH_PHB:
 	case PF_PATH_NODE:
-		return NP_PHB;
+		return pf_gpu_is_superchip(gpu) ? NP_P2C : NP_PHB;
 	case PF_PATH_SYS:
 		return NP_SYS;
 	default:
@@ -677,7 +685,7 @@ static int rail_path(const struct state *st, size_t i)
 		if (!gp->path || pf_node_path_classify(node, gp, gp->numa_node, np,
 						       np->numa_node, &c) < 0)
 			continue;
-		t = nccl_path_of(c);
+		t = nccl_path_of(gp, c);
 		if (t >= 0 && (best < 0 || t < best))
 			best = t;
 	}
@@ -692,6 +700,40 @@ static bool rail_active(const struct state *st, size_t i)
 	return false;
 }
 
+/* Whether an active compute rail is P2C to its nearest GPU (a Grace GPU's own NIC). */
+static bool has_p2c_rail(const struct state *st)
+{
+	for (size_t i = 0; i < st->node->n_rdma; i++)
+		if (rail_active(st, i) && rail_path(st, i) == NP_P2C)
+			return true;
+	return false;
+}
+
+/*
+ * NCCL_VERSION_CODE (major*10000 + minor*100 + patch) of the releases that
+ * changed NCCL_NET_GDR_C2C (src/graph/paths.cc): 2.26 added it, off by
+ * default; 2.27 turned it on, so GPUDirect RDMA is used up to P2C.
+ */
+#define NCCL_C2C_PARAM 22600
+#define NCCL_C2C_DEFAULT_ON 22700
+
+/*
+ * The level ncclTopoCheckGdr() uses when NCCL_NET_GDR_LEVEL is not set: P2C
+ * when NCCL_NET_GDR_C2C is on, else PXB.  @c2c: the variable's value, or NULL
+ * for NCCL's own default.
+ */
+static int default_gdr_level(int version, const char *c2c)
+{
+	bool on;
+
+	if (version < NCCL_C2C_PARAM)
+		return NP_PXB; /* no such parameter, no P2C level */
+	on = version >= NCCL_C2C_DEFAULT_ON;
+	if (c2c && c2c[0])
+		on = nccl_int(c2c) != 0;
+	return on ? NP_P2C : NP_PXB;
+}
+
 struct gdr_loss {
 	size_t n_on;        /* rails where NCCL's default uses GPUDirect RDMA */
 	size_t n_lost;      /* of those, rails the level turns it off on */
@@ -702,10 +744,11 @@ struct gdr_loss {
 /*
  * NCCL uses GDR on a pair iff its path type <= the level (ncclTopoCheckGdr(),
  * src/graph/paths.cc).  A rail loses it to @level only where NCCL's default
- * (PXB) would have used it: a rail at PHB or SYS, or whose path is unknown,
- * is not counted whatever the level (LOC, 0, NVL and C2C included).
+ * (@on_level: PXB, or P2C with NCCL_NET_GDR_C2C on) would have used it: a rail
+ * beyond that, or whose path is unknown, is not counted whatever the level
+ * (LOC, 0, NVL and C2C included).
  */
-static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
+static void gdr_losses(const struct state *st, int on_level, int level, struct gdr_loss *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->worst = -1;
@@ -715,7 +758,7 @@ static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
 
 		if (!rail_active(st, i))
 			continue;
-		if (t < 0 || t > NP_PXB)
+		if (t < 0 || t > on_level)
 			continue; /* unknown, or off by default too */
 		l->n_on++;
 		if (t <= level)
@@ -727,41 +770,110 @@ static void gdr_losses(const struct state *st, int level, struct gdr_loss *l)
 	}
 }
 
-static void judge_gdr_level(struct state *st)
+/*
+ * What the settings do to GPUDirect RDMA: @name the variable that decides
+ * (NCCL_NET_GDR_LEVEL replaces NCCL_NET_GDR_C2C's default), @on_level NCCL's
+ * default level, @level the one in force.  @version: the installed NCCL's, 0
+ * when not needed (no P2C rail), -errno when it could not be read (*vwhy).
+ */
+struct gdr_setting {
+	const char *name;
+	int on_level, level, version;
+	const char *vwhy;
+};
+
+static void gdr_verdict(struct state *st, const struct gdr_setting *g)
 {
-	const char *name = "NCCL_NET_GDR_LEVEL";
-	int level = gdr_level(value(st, name)), works;
+	bool user = !strcmp(g->name, "NCCL_NET_GDR_LEVEL");
 	struct gdr_loss l;
 	struct pf_finding *f;
-	char why[160], paths[64];
+	char why[160], paths[64], how[96];
+	int works;
 
-	if (level < 0)
-		return;
-	gdr_losses(st, level, &l);
+	gdr_losses(st, g->on_level, g->level, &l);
+	if (user)
+		snprintf(how, sizeof(how), "NCCL takes it as %s", nccl_path[g->level]);
+	else
+		snprintf(how, sizeof(how), "NCCL's level is %s with it", nccl_path[g->level]);
 	if (!l.n_lost) {
-		var_finding(st, PF_STATUS_PASS, name, "NCCL takes it as %s: GPUDirect RDMA stays "
-			    "on wherever its default uses it", nccl_path[level]);
+		var_finding(st, PF_STATUS_PASS, g->name, "%s: GPUDirect RDMA stays on wherever its "
+			    "default uses it", how);
 		return;
 	}
 	snprintf(paths, sizeof(paths), "the nearest GPU is at %s", nccl_path[l.worst]);
 	works = gdr_works(st, why, sizeof(why));
 	if (works == 0) {
-		var_finding(st, PF_STATUS_PASS, name, "GPUDirect RDMA is off, and does not work "
+		var_finding(st, PF_STATUS_PASS, g->name, "GPUDirect RDMA is off, and does not work "
 			    "here anyway (%s; see nvidia_peermem)", why);
 		return;
 	}
+	if (g->version < 0) {
+		/* the P2C rails count only from NCCL 2.27: which one is installed decides */
+		f = var_finding(st, PF_STATUS_WARN, g->name, "%s; the installed NCCL's version is "
+				"unknown (%s): NCCL 2.27 and later use GPUDirect RDMA on a Grace "
+				"GPU's own NICs (P2C) by default, so %zu rails may lose it (%s)",
+				how, g->vwhy, l.n_lost, l.lost);
+		pf_obs_str(f, "level", nccl_path[g->level]);
+		pf_obs_str(f, "rails_without_gdr", l.lost);
+		pf_remedy(f, "record the NCCL version (preflight/nccl/version) or run where NCCL "
+			  "loads; unset %s where it is set (%s)", g->name, origin(st, g->name));
+		return;
+	}
 	f = var_finding(st, works == 1 && l.n_lost == l.n_on ? PF_STATUS_FAIL : PF_STATUS_WARN,
-			name, "NCCL takes it as %s, uses GPUDirect RDMA only up to that path, and "
+			g->name, "%s, uses GPUDirect RDMA only up to that path, and "
 			"%s on %zu of %zu rails (%s): GPUDirect RDMA is off there %s%s); transfers "
 			"stage through host memory, typically 30-60%% lower all-reduce bandwidth",
-			nccl_path[level],
-			paths, l.n_lost, l.n_on, l.lost, works == 1 ? "although it works here (" :
+			how, paths, l.n_lost, l.n_on, l.lost, works == 1 ? "although it works here (" :
 			"(whether it would work is unknown: ", why);
-	pf_obs_str(f, "level", nccl_path[level]);
+	pf_obs_str(f, "level", nccl_path[g->level]);
 	pf_obs_str(f, "rails_without_gdr", l.lost);
 	pf_obs_str(f, "path", nccl_path[l.worst]);
-	pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default uses "
-		  "GPUDirect RDMA up to PXB (P2C on C2C systems)", origin(st, name));
+	if (g->version > 0)
+		pf_obs_num(f, "nccl_version", g->version);
+	if (user)
+		pf_remedy(f, "unset NCCL_NET_GDR_LEVEL where it is set (%s); NCCL's default uses "
+			  "GPUDirect RDMA up to PXB (P2C on C2C systems)", origin(st, g->name));
+	else
+		pf_remedy(f, "unset NCCL_NET_GDR_C2C where it is set (%s); NCCL 2.27 and later use "
+			  "GPUDirect RDMA on a Grace GPU's own NICs (P2C) by default",
+			  origin(st, g->name));
+}
+
+/*
+ * NCCL_NET_GDR_LEVEL, and NCCL_NET_GDR_C2C when no level replaces it.  Only a
+ * node with P2C rails (Grace superchips) needs the installed NCCL's version:
+ * elsewhere P2C and PXB admit the same rails, so every NCCL judges alike.
+ */
+static void judge_gdr_level(struct state *st)
+{
+	const char *c2c = value(st, "NCCL_NET_GDR_C2C");
+	int level = gdr_level(value(st, "NCCL_NET_GDR_LEVEL"));
+	struct gdr_setting g = { .name = level >= 0 ? "NCCL_NET_GDR_LEVEL" : "NCCL_NET_GDR_C2C" };
+	pf_autofree char *vwhy = NULL;
+
+	if (level >= 0 && c2c)
+		var_finding(st, PF_STATUS_PASS, "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL replaces "
+			    "it (ncclTopoCheckGdr())");
+	if (level < 0 && !c2c)
+		return;
+	if (!has_p2c_rail(st)) {
+		if (level < 0) {
+			var_finding(st, PF_STATUS_PASS, g.name, "no GPU shares a Grace CPU with "
+				    "a NIC (no P2C path): it changes nothing here");
+			return;
+		}
+		g.on_level = NP_PXB;
+		g.level = level;
+		gdr_verdict(st, &g);
+		return;
+	}
+	g.version = st->ctx->prov->gpu->nccl_version(st->ctx, &vwhy);
+	g.vwhy = vwhy ? vwhy : "";
+	/* unknown: judged as 2.27 would, and said to be unknown */
+	g.on_level = default_gdr_level(g.version < 0 ? NCCL_C2C_DEFAULT_ON : g.version, NULL);
+	g.level = level >= 0 ? level
+			     : default_gdr_level(g.version < 0 ? NCCL_C2C_DEFAULT_ON : g.version, c2c);
+	gdr_verdict(st, &g);
 }
 /* NCCL_NET_GDR_READ=0: sends stage through host memory; a tuning knob, never a drain. */
 static void judge_gdr_read(struct state *st)
@@ -815,8 +927,8 @@ static void judge_dmabuf(struct state *st)
 
 static void judge_gdr(struct state *st)
 {
-	static const char *const names[] = { "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
-					     "NCCL_DMABUF_ENABLE" };
+	static const char *const names[] = { "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_C2C",
+					     "NCCL_NET_GDR_READ", "NCCL_DMABUF_ENABLE" };
 
 	if (!st->node->n_gpus || !st->n_active) {
 		for (size_t i = 0; i < PF_ARRAY_SIZE(names); i++)

@@ -45,6 +45,13 @@ struct pf_gpu_provider {
 	 * <root>/preflight/cuda/gdr_supported.
 	 */
 	int (*cuda_gdr)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+	/*
+	 * The installed NCCL's version, as ncclGetVersion() gives it
+	 * (NCCL_VERSION_CODE: 22703 is 2.27.3): the value, or -errno with
+	 * *ret_err.  Live: through ctx->prov->gpu->nccl (loads libnccl.so.2 in
+	 * this process); recorded: <root>/preflight/nccl/version.
+	 */
+	int (*nccl_version)(const struct pf_ctx *ctx, char **ret_err);
 };
 
 extern const struct pf_gpu_provider pf_gpu_live;
@@ -57,6 +64,7 @@ int pf_gpu_live_kmsg(const struct pf_ctx *ctx, char **ret_text, char **ret_err);
 int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err);
 int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+int pf_gpu_live_nccl_version(const struct pf_ctx *ctx, char **ret_err);
 
 /*
  * The CUDA table of ctx's GPU provider, cuInit, and the devices' BDFs in

@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 
 #include "preflight/gpu_provider.h"
@@ -160,6 +161,49 @@ int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_e
 			      "GPU_DIRECT_RDMA_SUPPORTED", ret_err);
 }
 
+/* Live: ncclGetVersion() of the NCCL table of ctx's GPU provider. */
+int pf_gpu_live_nccl_version(const struct pf_ctx *ctx, char **ret_err)
+{
+	const struct pf_nccl_table *nc;
+	pf_ncclResult_t nr;
+	int r, v = 0;
+
+	if (!ctx->prov) {
+		*ret_err = pf_xstrdup("no GPU provider");
+		return -ENODEV;
+	}
+	r = ctx->prov->gpu->nccl(ctx, &nc, ret_err);
+	if (r < 0)
+		return r;
+	nr = nc->ncclGetVersion(&v);
+	if (nr != PF_NCCL_SUCCESS) {
+		*ret_err = pf_xasprintf("ncclGetVersion: %s", nc->ncclGetErrorString(nr));
+		return -EIO;
+	}
+	if (v <= 0) {
+		*ret_err = pf_xasprintf("ncclGetVersion gave %d", v);
+		return -EINVAL;
+	}
+	return v;
+}
+
+/* Recorded: <root>/preflight/nccl/version, the code ncclGetVersion() gave. */
+static int recorded_nccl_version(const struct pf_ctx *ctx, char **ret_err)
+{
+	uint64_t v;
+	int r = pf_fs_read_u64(ctx->fs, "/preflight/nccl/version", &v);
+
+	if (r >= 0 && (v == 0 || v > INT_MAX))
+		r = -EINVAL;
+	if (r < 0) {
+		*ret_err = r == -ENOENT ? pf_xstrdup("not recorded (<root>/preflight/nccl/version)")
+					: pf_xasprintf("cannot read <root>/preflight/nccl/version: "
+						       "%s", strerror(-r));
+		return r;
+	}
+	return (int)v;
+}
+
 /*
  * <root>/preflight/cuda/<file>: lines "<bdf> <0|1>"; a line with only a
  * value applies to every GPU.
@@ -247,6 +291,7 @@ const struct pf_gpu_provider pf_gpu_live = {
 	.verbs_dmabuf = pf_gpu_live_verbs_dmabuf,
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
 	.cuda_gdr = pf_gpu_live_cuda_gdr,
+	.nccl_version = pf_gpu_live_nccl_version,
 };
 
 const struct pf_gpu_provider pf_gpu_recorded = {
@@ -257,6 +302,7 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.verbs_dmabuf = recorded_verbs_dmabuf,
 	.cuda_dmabuf = recorded_cuda_dmabuf,
 	.cuda_gdr = recorded_cuda_gdr,
+	.nccl_version = recorded_nccl_version,
 };
 
 static int none_table(char **ret_err)
@@ -295,6 +341,11 @@ static int none_cuda_attr(const struct pf_ctx *ctx, const char *bdf, char **ret_
 	return none_table(ret_err);
 }
 
+static int none_nccl_version(const struct pf_ctx *ctx, char **ret_err)
+{
+	return none_table(ret_err);
+}
+
 const struct pf_gpu_provider pf_gpu_none = {
 	.cuda = none_cuda,
 	.nvml = none_nvml,
@@ -303,6 +354,7 @@ const struct pf_gpu_provider pf_gpu_none = {
 	.verbs_dmabuf = none_verbs_dmabuf,
 	.cuda_dmabuf = none_cuda_attr,
 	.cuda_gdr = none_cuda_attr,
+	.nccl_version = none_nccl_version,
 };
 
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,

@@ -7,8 +7,10 @@
  *   preflight/ibverbs/reg_dmabuf_mr   "0|1": the RDMA devices register DMA-BUF
  *   preflight/cuda/dmabuf_supported   "<bdf> <0|1>" per GPU
  *   preflight/cuda/gdr_supported      "<bdf> <0|1>" per GPU
+ *   preflight/nccl/version            ncclGetVersion()'s code (22703: 2.27.3)
  *
- * Live, the CUDA attributes initialise CUDA in this process.
+ * Live, the CUDA attributes initialise CUDA in this process, and the NCCL
+ * version loads libnccl.so.2 in it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,21 @@ static int dmabuf_fact(struct pf_record *rec)
 	return r >= 0 ? rec->put(rec, "preflight/ibverbs/reg_dmabuf_mr", buf, len) : 0;
 }
 
+/* preflight/nccl/version: "<code>", the installed NCCL's version (nccl_config's C2C rule). */
+static int nccl_version_fact(struct pf_record *rec)
+{
+	pf_autofree char *buf = NULL;
+	size_t len = 0;
+	FILE *f = pf_record_text(&buf, &len);
+	char *why = NULL;
+	int r;
+
+	r = rec->ctx->prov->gpu->nccl_version(rec->ctx, &why);
+	r = gpu_fact(rec, "preflight/nccl/version", r, why, f);
+	fclose(f);
+	return r >= 0 ? rec->put(rec, "preflight/nccl/version", buf, len) : 0;
+}
+
 static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 {
 	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
@@ -89,6 +106,8 @@ static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 	if (r >= 0)
 		r = rec->mkdirs(rec, "preflight/cuda");
 	if (r >= 0)
+		r = rec->mkdirs(rec, "preflight/nccl");
+	if (r >= 0)
 		r = kmsg_fact(rec);
 	if (r >= 0)
 		r = dmabuf_fact(rec);
@@ -96,6 +115,8 @@ static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 		r = cuda_attr_fact(rec, node, "dmabuf_supported", gpu->cuda_dmabuf);
 	if (r >= 0)
 		r = cuda_attr_fact(rec, node, "gdr_supported", gpu->cuda_gdr);
+	if (r >= 0)
+		r = nccl_version_fact(rec);
 	return r;
 }
 

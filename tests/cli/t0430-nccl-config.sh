@@ -228,6 +228,43 @@ for lvl in LOC 0 NVL C2C PIX; do
 	expect NCCL_NET_GDR_LEVEL pass "NCCL_NET_GDR_LEVEL=$lvl where every rail is PHB"
 	rm -rf "$T/apart"
 done
+# Grace superchips: a GH200's GPU and a NIC on its own CPU are P2C (mergePathType,
+# src/graph/paths.cc); NCCL 2.27 uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C=1),
+# a user level replaces that default, 2.26 and older never used it; the version is
+# ncclGetVersion()'s, recorded in preflight/nccl/version
+V227="--file /preflight/nccl/version=22703"
+V226="--file /preflight/nccl/version=22602"
+grace() { # NAME EXPECTED-STATUS SUBJECT DESCRIPTION GEN-ARGS...
+	n=$1 want=$2 subj=$3 desc=$4
+	shift 4
+	gen "$T/$n" $ETH $PEERMEM --grace "$@"
+	run "$T/$n"
+	expect "$subj" "$want" "$desc"
+	rm -rf "$T/$n"
+}
+grace gdef none NCCL_NET_GDR_LEVEL "Grace, nothing set" $V227
+expect_check pass "Grace with NCCL's defaults"
+grace gpxb fail NCCL_NET_GDR_LEVEL "Grace, NCCL 2.27, PXB turns P2C off" $V227 \
+	--nccl-env NCCL_NET_GDR_LEVEL=PXB
+grace gpix fail NCCL_NET_GDR_LEVEL "Grace, NCCL 2.27, PIX turns P2C off" $V227 \
+	--nccl-env NCCL_NET_GDR_LEVEL=PIX
+grace gp2c pass NCCL_NET_GDR_LEVEL "Grace, NCCL 2.27, level P2C" $V227 \
+	--nccl-env NCCL_NET_GDR_LEVEL=P2C
+grace gc0 fail NCCL_NET_GDR_C2C "Grace, NCCL 2.27, NCCL_NET_GDR_C2C=0" $V227 \
+	--nccl-env NCCL_NET_GDR_C2C=0
+grace gc1 pass NCCL_NET_GDR_C2C "Grace, NCCL 2.27, NCCL_NET_GDR_C2C=1" $V227 \
+	--nccl-env NCCL_NET_GDR_C2C=1
+gen "$T/gunk" $ETH $PEERMEM --grace --nccl-env NCCL_NET_GDR_C2C=0
+run "$T/gunk"
+expect NCCL_NET_GDR_C2C warn "Grace, NCCL's version not recorded: a warn"
+expect_msg NCCL_NET_GDR_C2C "the installed NCCL's version is unknown" "says the version is unknown"
+rm -rf "$T/gunk"
+grace g226 pass NCCL_NET_GDR_LEVEL "Grace, NCCL 2.26: PXB keeps the old verdict" $V226 \
+	--nccl-env NCCL_NET_GDR_LEVEL=PXB
+grace g226c pass NCCL_NET_GDR_C2C "Grace, NCCL 2.26: C2C=0 is its default" $V226 \
+	--nccl-env NCCL_NET_GDR_C2C=0
+grace gx86 pass NCCL_NET_GDR_C2C "no Grace: NCCL_NET_GDR_C2C=0 changes nothing" $V227 \
+	--nccl-env NCCL_NET_GDR_C2C=0 --grace-gpu l40s
 # NCCL_DMABUF_ENABLE=0: GPUDirect RDMA needs the peer-memory module then
 DMABUF="--no-peermem --file /preflight/ibverbs/reg_dmabuf_mr=1 --file /preflight/cuda/dmabuf_supported=1"
 gen "$T/dmabuf0" $ETH $DMABUF --nccl-env NCCL_DMABUF_ENABLE=0

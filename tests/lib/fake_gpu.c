@@ -587,6 +587,7 @@ const struct pf_gpu_provider pf_fake_gpu_provider = {
 	/* the live implementation, running over the fake CUDA table */
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
 	.cuda_gdr = pf_gpu_live_cuda_gdr,
+	.nccl_version = pf_gpu_live_nccl_version,
 };
 
 const struct pf_providers *pf_fake_providers(void)

@@ -353,6 +353,36 @@ static void test_p2c_level(void **state)
 }
 
 /*
+ * A Grace superchip's GPU (GH200) and a NIC on its own CPU are P2C, and NCCL
+ * 2.27 uses GPUDirect RDMA there by default (NCCL_NET_GDR_C2C): gdr_level=auto
+ * judges the pair, so a slow GPU run fails.  Before, auto meant PXB and the
+ * pair was reported, not judged.
+ */
+static void test_grace_auto_is_p2c(void **state)
+{
+	char *root = setup("--grace --gpus 2 --nics 2", 2, IBV_LINK_LAYER_INFINIBAND);
+	const char *sets[] = { FAST, NULL };
+	const char *sets_pxb[] = { FAST, "gdr_loopback.gdr_level=PXB", NULL };
+	char subject[64];
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	/* gen_root --grace: the first GH200 below its own Grace root port, bus 0x13 */
+	snprintf(subject, sizeof(subject), "0000:13:00.0 -> mlx5_0/1");
+	pf_fake_verbs.devs[0].gpu_gbps = pf_fake_verbs.devs[1].gpu_gbps = 100;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	pf_result_release(&res);
+	run(root, sets_pxb, &res);
+	f = pf_test_must_find(&res, subject);
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	assert_non_null(strstr(f->message, "not judged"));
+	pf_result_release(&res);
+	teardown(root);
+}
+
+/*
  * A Broadcom two-level switch (PEX88000, DGX A100) is one switch to NCCL
  * (ncclTopoFlattenBcmSwitches): GPU and NIC below two of its sub-switches
  * are PIX, so gdr_level=PIX judges the pair.  Sysfs alone says PXB, and the
@@ -937,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_far_pair_not_judged),
 		cmocka_unit_test(test_gpu_own_rail),
 		cmocka_unit_test(test_p2c_level),
+		cmocka_unit_test(test_grace_auto_is_p2c),
 		cmocka_unit_test(test_bcm_switch_is_pix),
 		cmocka_unit_test(test_nics_filter_and_vf),
 		cmocka_unit_test(test_default_ports_rule),

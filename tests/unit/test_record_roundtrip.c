@@ -253,6 +253,11 @@ static int fake_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_e
 	return 0;
 }
 
+static int fake_nccl_version(const struct pf_ctx *ctx, char **ret_err)
+{
+	return 22703; /* 2.27.3 */
+}
+
 static const struct pf_providers *fake_live(void)
 {
 	static struct pf_gpu_provider g;
@@ -263,6 +268,7 @@ static const struct pf_providers *fake_live(void)
 	g.verbs_dmabuf = fake_dmabuf;
 	g.cuda_dmabuf = fake_cuda_dmabuf;
 	g.cuda_gdr = fake_cuda_gdr;
+	g.nccl_version = fake_nccl_version;
 	p = pf_providers_none;
 	p.name = "fake-live";
 	p.gpu = &g;
@@ -488,6 +494,7 @@ static void test_gpu_facts(void **state)
 		assert_int_equal(g->cuda_dmabuf(&t.back, bdf, &err), 1);
 		assert_int_equal(g->cuda_gdr(&t.back, bdf, &err), 0);
 	}
+	assert_int_equal(g->nccl_version(&t.back, &err), 22703);
 	trip_close(&t);
 }
 
