@@ -69,33 +69,33 @@ static int kmsg_fact(struct pf_record *rec)
 	return pf_record_put_text(rec, "preflight/kmsg", text);
 }
 
-static int dmabuf_fact(struct pf_record *rec)
+/* @path from a provider's answer @r (and @why) through gpu_fact(): the value, or why not. */
+static int answer_fact(struct pf_record *rec, const char *path, int r, char *why)
 {
 	pf_autofree char *buf = NULL;
 	size_t len = 0;
 	FILE *f = pf_record_text(&buf, &len);
-	char *why = NULL;
-	int r;
 
-	r = rec->ctx->prov->gpu->verbs_dmabuf(rec->ctx, &why);
-	r = gpu_fact(rec, "preflight/ibverbs/reg_dmabuf_mr", r, why, f);
+	r = gpu_fact(rec, path, r, why, f);
 	fclose(f);
-	return r >= 0 ? rec->put(rec, "preflight/ibverbs/reg_dmabuf_mr", buf, len) : 0;
+	return r >= 0 ? rec->put(rec, path, buf, len) : 0;
+}
+
+static int dmabuf_fact(struct pf_record *rec)
+{
+	char *why = NULL;
+	int r = rec->ctx->prov->gpu->verbs_dmabuf(rec->ctx, &why);
+
+	return answer_fact(rec, "preflight/ibverbs/reg_dmabuf_mr", r, why);
 }
 
 /* preflight/nccl/version: "<code>", the installed NCCL's version (nccl_config's C2C rule). */
 static int nccl_version_fact(struct pf_record *rec)
 {
-	pf_autofree char *buf = NULL;
-	size_t len = 0;
-	FILE *f = pf_record_text(&buf, &len);
 	char *why = NULL;
-	int r;
+	int r = rec->ctx->prov->gpu->nccl_version(rec->ctx, &why);
 
-	r = rec->ctx->prov->gpu->nccl_version(rec->ctx, &why);
-	r = gpu_fact(rec, "preflight/nccl/version", r, why, f);
-	fclose(f);
-	return r >= 0 ? rec->put(rec, "preflight/nccl/version", buf, len) : 0;
+	return answer_fact(rec, "preflight/nccl/version", r, why);
 }
 
 static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
