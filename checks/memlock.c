@@ -75,11 +75,13 @@ static void judge(struct pf_result *res, const char *subject, const struct pf_rl
 		f = pf_add(res, PF_STATUS_FAIL, subject, "hard limit %s, expected %s%s", hard, want,
 			   rl->hard <= RDMA_CORE_FLOOR ? " (libibverbs warns at this level)" : "");
 		pf_remedy(f, "%s", remedy);
+		pf_code(f, 1);
 	} else {
 		f = pf_add(res, PF_STATUS_FAIL, subject,
 			   "soft limit %s below hard limit %s, expected %s", soft, hard, want);
 		pf_remedy(f, "%s; under Slurm set PropagateResourceLimitsExcept=MEMLOCK in "
 			  "slurm.conf so jobs do not inherit a login node's soft limit", remedy);
+		pf_code(f, 2);
 	}
 	obs_limit(f, "soft_kib", rl->soft);
 	obs_limit(f, "hard_kib", rl->hard);
@@ -292,6 +294,12 @@ static int memlock_run(const struct pf_ctx *ctx, const void *config, struct pf_r
 	return 0;
 }
 
+static const struct pf_code memlock_codes[] = {
+	{ 1, PF_ACTION_RECONFIGURE, "the hard locked-memory limit is below the profile's minimum" },
+	{ 2, PF_ACTION_RECONFIGURE, "the soft locked-memory limit is below the hard one or the minimum" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_memlock = {
 	.name = "memlock",
 	.summary = "locked-memory limit allows RDMA memory registration",
@@ -300,6 +308,7 @@ const struct pf_check pf_check_memlock = {
 		 "/run/slurmd.pid, /proc/<slurmd>/limits; /proc/self/stat and the parents' "
 		 "/proc/<pid>/stat (whether it runs under slurmd, for the remedy)",
 	.params = memlock_params,
+	.codes = memlock_codes,
 	.cfg_size = sizeof(struct memlock_cfg),
 	.timeout_s = 5,
 	.run = memlock_run,

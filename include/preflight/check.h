@@ -128,6 +128,11 @@ struct pf_check {
 	const char *tags;    /* comma-separated: "rdma,static" */
 	const char *reads;   /* what it reads, for --describe */
 	const struct pf_param *params; /* PF_PARAM_END-terminated, may be NULL */
+	/*
+	 * The codes its fail and warn findings carry (pf_code()), ended by
+	 * { 0 }: PF-<NAME>-<NNN>, each with its meaning and action (docs/codes.md).
+	 */
+	const struct pf_code *codes;
 	size_t cfg_size;
 	unsigned int timeout_s; /* default deadline in the runner */
 	/*

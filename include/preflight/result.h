@@ -37,6 +37,36 @@ enum pf_status {
 	PF_STATUS_COUNT,
 };
 
+/*
+ * What a program (a scheduler, NVSentinel-like remediation, an operator's script) may do
+ * about a fail or warn finding: a small fixed set, stable in the report ("action").
+ */
+enum pf_action {
+	PF_ACTION_NONE,              /* nothing to do on the node (informational) */
+	PF_ACTION_RECONFIGURE,       /* change a setting: sysctl, firmware config, profile */
+	PF_ACTION_RELOAD_DRIVER,     /* reload a kernel module or restart a service */
+	PF_ACTION_RESET_GPU,         /* nvidia-smi -r or the like */
+	PF_ACTION_REBOOT,            /* reboot the node */
+	PF_ACTION_RESEAT_OR_REPLACE, /* hands on hardware: cable, optic, card */
+	PF_ACTION_CONTACT_VENDOR,    /* the vendor's support (RMA, firmware) */
+	PF_ACTION_COUNT,
+};
+
+const char *pf_action_name(enum pf_action a);
+/* Parse an action's name; -EINVAL for anything else. */
+int pf_action_from_name(const char *name, enum pf_action *ret);
+
+/*
+ * One entry of a check's code table (struct pf_check.codes): the number N of the
+ * code PF-<CHECK>-<NNN>, what it means (docs and --describe) and its action.
+ * A code is stable: once released, its number keeps its meaning.
+ */
+struct pf_code {
+	unsigned int num; /* 1..999; 0 ends the table */
+	enum pf_action action;
+	const char *meaning;
+};
+
 struct pf_finding {
 	char *subject;
 	enum pf_status status;
@@ -44,6 +74,9 @@ struct pf_finding {
 	cJSON *observed; /* object or NULL */
 	cJSON *expected; /* object or NULL */
 	char *remedy;    /* or NULL */
+	unsigned int code_num; /* set by the check (pf_code()); 0: none */
+	char *code;            /* "PF-MEMLOCK-001", resolved by the runner; or NULL */
+	enum pf_action action; /* with code */
 };
 
 struct pf_result {
@@ -95,6 +128,14 @@ void pf_exp_bool(struct pf_finding *f, const char *key, bool v);
 /* Attach an arbitrary JSON value (ownership moves to the finding). */
 void pf_obs_json(struct pf_finding *f, const char *key, cJSON *v);
 void pf_remedy(struct pf_finding *f, const char *fmt, ...) PF_PRINTF(2, 3);
+
+/*
+ * Give a fail or warn finding its code: @num is an entry of the check's
+ * code table (its meaning and action are there; the runner resolves it).
+ */
+void pf_code(struct pf_finding *f, unsigned int num);
+/* Resolve @f's code_num for check @check_name to its code string and @action. */
+void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action);
 
 /* Set the one-line summary (replaces any earlier one). */
 void pf_summary(struct pf_result *res, const char *fmt, ...) PF_PRINTF(2, 3);

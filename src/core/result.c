@@ -4,6 +4,8 @@
  * of a check's result.  The same JSON crosses the runner's pipe and lands in
  * the report, so a result read back is identical to the one written.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -57,6 +59,7 @@ static void finding_release(struct pf_finding *f)
 	free(f->subject);
 	free(f->message);
 	free(f->remedy);
+	free(f->code);
 	cJSON_Delete(f->observed);
 	cJSON_Delete(f->expected);
 }
@@ -309,6 +312,48 @@ void pf_result_finish(struct pf_result *res)
 	}
 }
 
+static const char *const action_names[PF_ACTION_COUNT] = {
+	[PF_ACTION_NONE] = "none",
+	[PF_ACTION_RECONFIGURE] = "reconfigure",
+	[PF_ACTION_RELOAD_DRIVER] = "reload_driver",
+	[PF_ACTION_RESET_GPU] = "reset_gpu",
+	[PF_ACTION_REBOOT] = "reboot",
+	[PF_ACTION_RESEAT_OR_REPLACE] = "reseat_or_replace",
+	[PF_ACTION_CONTACT_VENDOR] = "contact_vendor",
+};
+
+const char *pf_action_name(enum pf_action a)
+{
+	return a < PF_ACTION_COUNT ? action_names[a] : "none";
+}
+
+int pf_action_from_name(const char *name, enum pf_action *ret)
+{
+	for (int a = 0; name && a < PF_ACTION_COUNT; a++)
+		if (strcmp(name, action_names[a]) == 0) {
+			*ret = (enum pf_action)a;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void pf_code(struct pf_finding *f, unsigned int num)
+{
+	PF_BUG_ON(num == 0 || num > 999);
+	f->code_num = num;
+}
+
+void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action)
+{
+	char *code = pf_xasprintf("PF-%s-%03u", check_name, f->code_num);
+
+	for (char *c = code; *c; c++)
+		*c = *c == '_' ? '-' : (char)toupper((unsigned char)*c);
+	free(f->code);
+	f->code = code;
+	f->action = action;
+}
+
 cJSON *pf_result_to_json(const struct pf_result *res)
 {
 	cJSON *j = cJSON_CreateObject(), *arr;
@@ -329,6 +374,10 @@ cJSON *pf_result_to_json(const struct pf_result *res)
 			cJSON_AddItemToObject(o, "expected", cJSON_Duplicate(f->expected, 1));
 		if (f->remedy)
 			cJSON_AddStringToObject(o, "remedy", f->remedy);
+		if (f->code) {
+			cJSON_AddStringToObject(o, "code", f->code);
+			cJSON_AddStringToObject(o, "action", pf_action_name(f->action));
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	return j;
@@ -357,7 +406,7 @@ int pf_result_from_json(const cJSON *json, struct pf_result *res)
 		return -E2BIG;
 	cJSON_ArrayForEach(it, arr) {
 		const char *subject = json_str(it, "subject"), *msg = json_str(it, "message");
-		const char *remedy = json_str(it, "remedy");
+		const char *remedy = json_str(it, "remedy"), *code = json_str(it, "code");
 		const cJSON *o = cJSON_GetObjectItemCaseSensitive(it, "observed");
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "expected");
 		struct pf_finding *f;
@@ -374,6 +423,12 @@ int pf_result_from_json(const cJSON *json, struct pf_result *res)
 			f->expected = cJSON_Duplicate(e, 1);
 		if (remedy)
 			f->remedy = pf_xstrdup(remedy);
+		/* a code travels with its action; an action we do not know is "none" */
+		if (code) {
+			f->code = pf_xstrdup(code);
+			if (pf_action_from_name(json_str(it, "action"), &f->action) < 0)
+				f->action = PF_ACTION_NONE;
+		}
 	}
 	res->status = st;
 	if (json_str(json, "summary"))
