@@ -15,6 +15,9 @@
 #   <prefix>/lib/systemd/system/preflight-textfile.{service,timer}
 #                                                   Prometheus textfile run (disabled)
 #   <prefix>/share/doc/preflight/examples/preflight.conf  example site config
+#   <prefix>/share/doc/preflight/examples/kubernetes/      node-problem-detector
+#                                                   plugin configs, DaemonSet,
+#                                                   NodeReadinessRule (docs/kubernetes.md)
 #
 # `cmake --install build` writes build/install_manifest.txt and
 # `cmake --build build --target uninstall` removes what it lists
@@ -62,6 +65,9 @@ install(PROGRAMS contrib/slurm/preflight-prolog contrib/slurm/preflight-health
 # an example, not a conffile: an installed /etc/preflight/preflight.conf would
 # change every run; copy it and choose (docs/site-config.md)
 install(FILES contrib/etc/preflight.conf DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# examples too: a cluster's manifests are applied from a checkout or copied, never
+# from the node (docs/kubernetes.md)
+install(DIRECTORY contrib/kubernetes/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/kubernetes)
 install(FILES contrib/prometheus/preflight.rules.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight/prometheus)
 install(FILES docs/report.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/preflight)

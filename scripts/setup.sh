@@ -10,7 +10,7 @@ test=""
 pkgs="build-essential cmake pkg-config libcjson-dev libnl-3-dev libnl-genl-3-dev
 libhwloc-dev libnuma-dev libibverbs-dev libcmocka-dev iproute2
 python3"
-[ -n "$test" ] && pkgs="$pkgs slurm-wlm libxml2-utils valgrind clang libclang-rt-14-dev python3-jsonschema bzip2 lintian
+[ -n "$test" ] && pkgs="$pkgs slurm-wlm libxml2-utils valgrind clang libclang-rt-14-dev python3-jsonschema python3-yaml bzip2 lintian
 strace procps mstflint git
 qemu-system-x86 busybox-static cpio kmod rdma-core ibverbs-providers librdmacm1 perftest"
 missing=""

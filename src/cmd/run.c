@@ -233,6 +233,7 @@ static int write_report(const struct pf_opts *o, struct pf_report *report, enum 
 	bool color;
 	int r, rc;
 
+	report->line_max = (unsigned int)o->line_max;
 	if (o->output) {
 		return write_report_file(report, fmt, o->output);
 	}

@@ -32,6 +32,7 @@ struct pf_opts {
 	bool list;
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
+	unsigned long line_max; /* --line-max: --format line's bytes a line; 0: the default */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	const struct pf_siteconf *site; /* NULL with --no-config */
 	int n_site_args;     /* argv[1..n_site_args] came from the site config (site_argv) */

@@ -180,7 +180,7 @@ static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char
 	return 1;
 }
 
-#define RUN_N_OPTIONS 25 /* the table's rows, PF_OPT_END included */
+#define RUN_N_OPTIONS 26 /* the table's rows, PF_OPT_END included */
 
 /* The default run's options (and `profile capture`'s), into @t. */
 static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
@@ -199,8 +199,13 @@ static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
 		PF_OPT_STRING(0, "skip", &o->skip, "C,D",
 			      "do not run these checks or tags (--skip traffic)"),
 		PF_OPT_STRING(0, "format", &o->format, "FORMAT",
-			      "json, text, junit or prom (default: text on a terminal,\n"
-			      "else json)"),
+			      "json, text, junit, prom or line (default: text on a\n"
+			      "terminal, else json; line: one line per check that did\n"
+			      "not pass, for node-problem-detector)"),
+		{ .type = PF_OPT_T_UINT, .long_name = "line-max", .value = &p->o->line_max,
+		  .argh = "N", .help = "--format line: at most N bytes a line (default 80,\n"
+		  "node-problem-detector's max_output_length)",
+		  .min = 16, .max = 65536, .unit = "bytes" },
 		PF_OPT_STRING(0, "output", &o->output, "FILE",
 			      "write the report to FILE atomically; %n in FILE is\n"
 			      "the hostname, %j the Slurm job id (srun, pdsh)"),
@@ -308,8 +313,8 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 
 	if (o->format) {
 		if (pf_format_from_name(o->format, ret_fmt) < 0)
-			return pf_usage_error("--format: unknown format '%s' (json, text, junit "
-					   "or prom)", o->format);
+			return pf_usage_error("--format: unknown format '%s' (json, text, junit, "
+					   "prom or line)", o->format);
 	} else {
 		*ret_fmt = !o->output && isatty(STDOUT_FILENO) ? PF_FORMAT_TEXT : PF_FORMAT_JSON;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * render.c - the report in the format asked for: names of the formats, the
- * JSON renderer, and the dispatch to render_text.c, render_junit.c and
- * render_prom.c.
+ * JSON renderer, and the dispatch to render_text.c, render_junit.c,
+ * render_prom.c and render_line.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@ int pf_format_from_name(const char *name, enum pf_format *ret)
 	static const char *const names[PF_FORMAT_COUNT] = {
 		[PF_FORMAT_JSON] = "json", [PF_FORMAT_TEXT] = "text",
 		[PF_FORMAT_JUNIT] = "junit", [PF_FORMAT_PROM] = "prom",
+		[PF_FORMAT_LINE] = "line",
 	};
 
 	for (int i = 0; i < PF_FORMAT_COUNT; i++)
@@ -49,6 +50,7 @@ int pf_render(const struct pf_report *r, enum pf_format fmt, FILE *out, bool col
 	case PF_FORMAT_TEXT: return pf_render_text(r, out, color);
 	case PF_FORMAT_JUNIT: return pf_render_junit(r, out);
 	case PF_FORMAT_PROM: return pf_render_prom(r, out);
+	case PF_FORMAT_LINE: return pf_render_line(r, out);
 	case PF_FORMAT_COUNT: break;
 	}
 	return -EINVAL;

@@ -30,6 +30,7 @@ enum pf_format {
 	PF_FORMAT_TEXT,
 	PF_FORMAT_JUNIT,
 	PF_FORMAT_PROM,
+	PF_FORMAT_LINE,
 	PF_FORMAT_COUNT,
 };
 
@@ -91,7 +92,11 @@ struct pf_report {
 	 */
 	bool json_tabs;
 	unsigned int width; /* text: wrap at this many columns (a terminal's); 0: never */
+	unsigned int line_max; /* line: bytes a line holds at most; 0: PF_LINE_MAX_DEFAULT */
 };
+
+/* node-problem-detector's default max_output_length */
+#define PF_LINE_MAX_DEFAULT 80
 
 /* Fill hostname and kernel from uname(2), or from the root's files when not live. */
 void pf_report_describe_node(struct pf_report *r, const struct pf_fs *fs);
@@ -120,5 +125,7 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color);
 int pf_render_junit(const struct pf_report *r, FILE *out);
 /* Prometheus text exposition for node_exporter's textfile collector (src/report/render_prom.c). */
 int pf_render_prom(const struct pf_report *r, FILE *out);
+/* One line per check that did not pass, worst first, or one "ok" line (src/report/render_line.c). */
+int pf_render_line(const struct pf_report *r, FILE *out);
 
 #endif

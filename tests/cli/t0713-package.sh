@@ -59,7 +59,10 @@ mkdir -p "$T/opt" && cp -a "$T/root/usr" "$T/opt/pf" &&
 
 for f in usr/share/bash-completion/completions/preflight usr/lib/systemd/system/preflight.service \
 	usr/lib/systemd/system/preflight-textfile.service usr/lib/systemd/system/preflight-textfile.timer \
-	usr/share/doc/preflight/examples/preflight.conf; do
+	usr/share/doc/preflight/examples/preflight.conf \
+	usr/share/doc/preflight/examples/kubernetes/kustomization.yaml \
+	usr/share/doc/preflight/examples/kubernetes/preflight-static.json \
+	usr/share/doc/preflight/kubernetes.md; do
 	[ -f "$T/root/$f" ] || not_ok "$f not in the package"
 done
 # issue 20 items 3-5: the Slurm wrappers (executable), the textfile unit writes where
