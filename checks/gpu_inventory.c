@@ -758,6 +758,13 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 	}
 	f = pf_add(res, st, g->subject, "%s", msg);
 	pf_obs_json(f, "xids", arr);
+	/* logged events only accumulate until reboot: --confirm says them once */
+	for (size_t i = 0; i < g->n; i++) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "xid_%u", g->xids[i]);
+		pf_count(f, key, g->counts[i]);
+	}
 	pf_exp_str(f, "fail_on", cfg->xid_fail);
 	if (demoted)
 		pf_obs_bool(f, "remap_event_demoted", true);

@@ -732,7 +732,7 @@ const struct pf_check pf_check_pfc_pause = {
 	.params = pfc_pause_params,
 	.cfg_size = sizeof(struct pfc_pause_cfg),
 	.timeout_s = WINDOW_MAX_MS / 1000 + 10,
-	.flags = PF_CHECK_NEEDS_NODE,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_WINDOWED,
 	.validate = pfc_pause_validate,
 	.run = pfc_pause_run,
 };

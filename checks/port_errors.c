@@ -606,6 +606,6 @@ const struct pf_check pf_check_port_errors = {
 	.params = port_errors_params,
 	.cfg_size = sizeof(struct port_errors_cfg),
 	.timeout_s = 15,
-	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY | PF_CHECK_WINDOWED,
 	.run = port_errors_run,
 };

@@ -120,6 +120,11 @@ enum pf_check_flags {
 	 * so that it judges alike alone (--only) and among the others
 	 */
 	PF_CHECK_USES_NODE = 1 << 4,
+	/*
+	 * judges counters over a sampling window on the live node: --confirm
+	 * re-runs a fail of it once (a new window), not N times
+	 */
+	PF_CHECK_WINDOWED = 1 << 5,
 };
 
 struct pf_check {

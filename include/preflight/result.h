@@ -77,6 +77,13 @@ struct pf_finding {
 	unsigned int code_num; /* set by the check (pf_code()); 0: none */
 	char *code;            /* "PF-MEMLOCK-001", resolved by the runner; or NULL */
 	enum pf_action action; /* with code */
+	/*
+	 * The counts a fail rests on that only grow until reboot (Xid events in
+	 * the log, errors since boot): name -> value, or NULL.  With --confirm,
+	 * a fail whose counts a run of this boot already reported, none risen
+	 * since, is said once, not at every run (src/runner/counts.c).
+	 */
+	cJSON *counts;
 };
 
 struct pf_result {
@@ -128,6 +135,8 @@ void pf_exp_bool(struct pf_finding *f, const char *key, bool v);
 /* Attach an arbitrary JSON value (ownership moves to the finding). */
 void pf_obs_json(struct pf_finding *f, const char *key, cJSON *v);
 void pf_remedy(struct pf_finding *f, const char *fmt, ...) PF_PRINTF(2, 3);
+/* A count the finding rests on that only grows until reboot (see .counts). */
+void pf_count(struct pf_finding *f, const char *key, double v);
 
 /*
  * Give a fail or warn finding its code: @num is an entry of the check's

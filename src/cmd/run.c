@@ -25,6 +25,7 @@
 #include "capture.h"
 #include "cmdopt.h"
 #include "clock.h"
+#include "confirm.h"
 #include "exit.h"
 #include "output.h"
 #include "profdirs.h"
@@ -328,6 +329,46 @@ static int capture_sink(struct pf_opts *o, struct pf_report *report, const struc
 	return 0;
 }
 
+/*
+ * --confirm: re-run the fails, then (on the live node only: a snapshot's
+ * verdict never depends on this machine's state) say once, not at every run
+ * of this boot, a fail whose counts an earlier run reported.  The state is
+ * advisory: when it cannot be read or written the run goes on, said on stderr.
+ */
+static void confirm_fails(const struct pf_opts *o, const struct pf_ctx *ctx, struct pf_run *runs,
+			  size_t n)
+{
+	const char *dir = o->state_dir ? o->state_dir : PF_STATE_DIR_DEFAULT;
+	pf_autofree char *boot_id = NULL, *warn = NULL, *err = NULL;
+	pf_autojson cJSON *prev = NULL, *next = NULL;
+	int r;
+
+	pf_confirm_fails(ctx, runs, n, (unsigned int)o->confirm, &o->runner);
+	if (!pf_fs_is_live(ctx->fs))
+		return;
+	r = pf_fs_read_line(ctx->fs, "/proc/sys/kernel/random/boot_id", &boot_id);
+	if (r < 0 || !*boot_id) {
+		fprintf(stderr, "preflight: --confirm: no boot id (/proc/sys/kernel/random/boot_id: "
+			"%s): counts are not remembered\n", r < 0 ? strerror(-r) : "empty");
+		return;
+	}
+	r = pf_counts_load(dir, boot_id, &prev, &warn);
+	if (warn)
+		fprintf(stderr, "preflight: --confirm: %s; earlier counts not used\n", warn);
+	if (r < 0) {
+		if (!warn)
+			fprintf(stderr, "preflight: --confirm: %s: %s; counts are not remembered\n",
+				dir, strerror(-r));
+		return;
+	}
+	pf_counts_apply(prev, runs, n);
+	next = pf_counts_next(prev, runs, n, boot_id);
+	r = pf_counts_save(dir, next, &err);
+	if (r < 0)
+		fprintf(stderr, "preflight: --confirm: cannot save the counts in %s: %s\n", dir,
+			err ? err : strerror(-r));
+}
+
 static int run_checks(struct pf_opts *o)
 {
 	size_t n_all, n;
@@ -378,6 +419,8 @@ static int run_checks(struct pf_opts *o)
 	/* facts read from the node itself: its providers load CUDA, NVML and verbs */
 	o->runner.libraries_live = pf_prov_can(&ctx, PF_PROV_NODE);
 	pf_runner_run(&ctx, runs, n, &o->runner);
+	if (o->confirm)
+		confirm_fails(o, &ctx, runs, n);
 
 	report.root = o->no_root ? "none" : pf_fs_root(fs);
 	report.profile = o->prof.name ? o->prof.name : "generic";

@@ -19,6 +19,9 @@
 struct pf_fs;
 struct pf_node;
 
+/* Where --confirm keeps its per-boot counts (src/runner/counts.c). */
+#define PF_STATE_DIR_DEFAULT "/var/lib/preflight"
+
 struct pf_opts {
 	const char *only;
 	const char *skip;
@@ -33,6 +36,8 @@ struct pf_opts {
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
 	unsigned long line_max; /* --line-max: --format line's bytes a line; 0: the default */
+	unsigned long confirm;  /* --confirm N: re-runs of a failing static check; 0: none */
+	const char *state_dir;  /* --state-dir: --confirm's counts state; NULL: the default */
 	bool check_config; /* --check-config: validate and print the effective options, run nothing */
 	const struct pf_siteconf *site; /* NULL with --no-config */
 	int n_site_args;     /* argv[1..n_site_args] came from the site config (site_argv) */

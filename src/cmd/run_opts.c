@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmdopt.h"
+#include "confirm.h"
 #include "exit.h"
 #include "output.h"
 #include "profdirs.h"
@@ -180,7 +181,7 @@ static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char
 	return 1;
 }
 
-#define RUN_N_OPTIONS 26 /* the table's rows, PF_OPT_END included */
+#define RUN_N_OPTIONS 28 /* the table's rows, PF_OPT_END included */
 
 /* The default run's options (and `profile capture`'s), into @t. */
 static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
@@ -239,6 +240,13 @@ static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
 		PF_OPT_CALLBACK(0, "drain-on", o, "LEVEL",
 				"fail (default), error or warn: the least verdict that\n"
 				"drains the node (and exits non-zero under Slurm)", opt_drain_on),
+		{ .type = PF_OPT_T_UINT, .long_name = "confirm", .value = &o->confirm,
+		  .argh = "N", .help = "re-run a failing static check up to N times (a windowed\n"
+		  "one once) and keep the fail only if every re-run fails;\n"
+		  "remember per boot the counts fails rest on (--state-dir)",
+		  .min = 0, .max = PF_CONFIRM_MAX, .unit = "re-runs" },
+		PF_OPT_STRING(0, "state-dir", &o->state_dir, "DIR",
+			      "--confirm's per-boot counts (default " PF_STATE_DIR_DEFAULT ")"),
 		PF_OPT_CALLBACK(0, "undrain", o, NULL,
 				"on pass (or warn below --drain-on), resume the node if\n"
 				"preflight drained it", opt_undrain),

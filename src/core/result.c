@@ -60,6 +60,7 @@ static void finding_release(struct pf_finding *f)
 	free(f->message);
 	free(f->remedy);
 	free(f->code);
+	cJSON_Delete(f->counts);
 	cJSON_Delete(f->observed);
 	cJSON_Delete(f->expected);
 }
@@ -337,6 +338,14 @@ int pf_action_from_name(const char *name, enum pf_action *ret)
 	return -EINVAL;
 }
 
+void pf_count(struct pf_finding *f, const char *key, double v)
+{
+	if (!f->counts)
+		f->counts = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(f->counts, key);
+	cJSON_AddNumberToObject(f->counts, key, v);
+}
+
 void pf_code(struct pf_finding *f, unsigned int num)
 {
 	PF_BUG_ON(num == 0 || num > 999);
@@ -378,6 +387,8 @@ cJSON *pf_result_to_json(const struct pf_result *res)
 			cJSON_AddStringToObject(o, "code", f->code);
 			cJSON_AddStringToObject(o, "action", pf_action_name(f->action));
 		}
+		if (f->counts)
+			cJSON_AddItemToObject(o, "counts", cJSON_Duplicate(f->counts, 1));
 		cJSON_AddItemToArray(arr, o);
 	}
 	return j;
@@ -409,6 +420,7 @@ int pf_result_from_json(const cJSON *json, struct pf_result *res)
 		const char *remedy = json_str(it, "remedy"), *code = json_str(it, "code");
 		const cJSON *o = cJSON_GetObjectItemCaseSensitive(it, "observed");
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "expected");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "counts");
 		struct pf_finding *f;
 		enum pf_status fst;
 
@@ -423,6 +435,8 @@ int pf_result_from_json(const cJSON *json, struct pf_result *res)
 			f->expected = cJSON_Duplicate(e, 1);
 		if (remedy)
 			f->remedy = pf_xstrdup(remedy);
+		if (cJSON_IsObject(n))
+			f->counts = cJSON_Duplicate(n, 1);
 		/* a code travels with its action; an action we do not know is "none" */
 		if (code) {
 			f->code = pf_xstrdup(code);

@@ -173,8 +173,11 @@ cJSON *pf_report_to_json(const struct pf_report *r)
 		cJSON_AddStringToObject(chk, "name", run->check->name);
 		while ((it = res->child)) {
 			cJSON_DetachItemViaPointer(res, it);
-			if (!strcmp(it->string, "findings"))
+			if (!strcmp(it->string, "findings")) {
 				cJSON_AddNumberToObject(chk, "duration_ms", round_ms(run->duration_ms));
+				if (run->attempts > 1)
+					cJSON_AddNumberToObject(chk, "attempts", run->attempts);
+			}
 			cJSON_AddItemToObject(chk, it->string, it);
 		}
 		cJSON_AddItemToObject(chk, "config", run->cfg ? pf_config_to_json(run->check, run->cfg)

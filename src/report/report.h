@@ -21,6 +21,7 @@ struct pf_run {
 	struct pf_result res;
 	double duration_ms;
 	unsigned int timeout_s; /* the deadline applied */
+	unsigned int attempts;  /* --confirm: times run when a fail was re-run; 0: once */
 };
 
 #define PF_REPORT_SCHEMA "preflight.report/v1"

@@ -154,6 +154,8 @@ static int write_all(int fd, const void *data, size_t len)
  * so the weak reference is NULL and the seam cannot be reached.
  */
 void pf_runner_fault_hook(const char *check, int fd) __attribute__((weak));
+/* The same binary's second seam: change a check's finished result (a fail that clears). */
+void pf_runner_fault_result(const char *check, struct pf_result *res) __attribute__((weak));
 
 /* The child's side: its own group, no stop handlers, dies with the parent. */
 static void child_setup(pid_t parent)
@@ -187,6 +189,8 @@ static void __attribute__((noreturn)) child_main(const struct pf_ctx *ctx, struc
 		if (pf_runner_fault_hook)
 			pf_runner_fault_hook(runs[i]->check->name, fd);
 		pf_run_inline(ctx, runs[i]);
+		if (pf_runner_fault_result)
+			pf_runner_fault_result(runs[i]->check->name, &runs[i]->res);
 		j = pf_result_to_json(&runs[i]->res);
 		text = j ? cJSON_PrintUnformatted(j) : NULL;
 		if (!text || strlen(text) > PF_RESULT_MAX)
@@ -615,6 +619,8 @@ static void run_in_process(const struct pf_ctx *ctx, struct pf_run *run,
 		if (pf_runner_fault_hook)
 			pf_runner_fault_hook(run->check->name, -1);
 		pf_run_inline(ctx, run);
+		if (pf_runner_fault_result)
+			pf_runner_fault_result(run->check->name, &run->res);
 		pf_status_clear(&sl);
 	}
 	run->duration_ms = pf_now_ms() - t0;

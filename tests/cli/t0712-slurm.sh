@@ -22,6 +22,9 @@
 #  6. the installed HealthCheckProgram wrapper with --undrain on the healthy
 #     node leaves that config-error drain alone and says why on stderr; resumed
 #     by hand, a job runs.
+#  7. --confirm 2 and a fail that clears on its re-run: the job runs, the node
+#     stays up, the report shows the warn (PF-...-900) and 2 attempts.
+#  8. --confirm 2 on the node with a port down: the fail holds, the node drains.
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
 # without the Slurm binaries, python3 or root.  The daemons are always killed.
@@ -125,6 +128,7 @@ make_prolog() { # make_prolog [ARG...]: the shim, with extra arguments for the w
 	{
 		echo '#!/bin/sh'
 		echo "exec 2>> $tmp/log/prolog.err"
+		[ -z "${prolog_env:-}" ] || echo "export $prolog_env"
 		printf 'exec %s --no-config --root "$(cat %s)" --profile %s --output %s' "$wrapper" \
 			"$tmp/prolog-root" "$tmp/dgx-h100.json" "$tmp/var/lib/preflight/prolog.json"
 		for a in "$@"; do printf " '%s'" "$a"; done
@@ -137,7 +141,7 @@ make_prolog
 echo "$tmp/node-down" > "$tmp/prolog-root"
 
 start=$(date +%s)
-left() { echo $((start + 150 - $(date +%s))); }
+left() { echo $((start + 200 - $(date +%s))); }
 
 slurmctld -D -f "$SLURM_CONF" > "$tmp/log/slurmctld.out" 2>&1 &
 ctld_pid=$!
@@ -267,5 +271,40 @@ grep -q "left .*a config error" "$tmp/log/health.err" &&
 scontrol update NodeName="$node" State=RESUME || fail "resume by hand"
 wait_state '^IDLE$'
 job_runs fixed
-ok "6. --undrain leaves a config-error drain; resumed by hand, jobs run ($((150 - $(left))) s in all)"
+ok "6. --undrain leaves a config-error drain; resumed by hand, jobs run"
+
+# 7. --confirm (issue 35 item 4): a fail that clears on a re-run does not drain.  The
+#    installed binary is the test-only preflight-faults for this step, whose failonce
+#    fault fails nic_link_speed the first time it runs (tests/faults/fault_hook.c).
+cp "$inst/bin/preflight" "$tmp/preflight.real"
+cp "$build/preflight-faults" "$inst/bin/preflight" || fail "no preflight-faults in $build"
+prolog_env="PF_TEST_FAULT=failonce:nic_link_speed PF_TEST_FAULT_ONCE=$tmp/once"
+make_prolog --confirm 2 --state-dir "$tmp/var/lib/preflight"
+echo "$tmp/node-ok" > "$tmp/prolog-root"
+job_runs transient
+[ -e "$tmp/once" ] || fail "7: the fault was not injected"
+"$PY" - "$report" <<'PY' || fail "7: the report does not show the re-run"
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "nic_link_speed"][0]
+assert c["status"] == "warn" and c["attempts"] == 2, c
+assert any(f.get("code") == "PF-NIC-LINK-SPEED-900" for f in c["findings"]), c
+PY
+ok "7. a fail that clears on a re-run under --confirm 2: the job runs, no drain"
+
+# 8. the same Prolog on a node whose port is down: the fail holds, the node drains
+rm -f "$tmp/once"
+prolog_env=
+cp "$tmp/preflight.real" "$inst/bin/preflight"
+make_prolog --confirm 2 --state-dir "$tmp/var/lib/preflight"
+echo "$tmp/node-down" > "$tmp/prolog-root"
+rc=0
+timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun3.out" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "8: a job ran although the fail holds"
+wait_state 'DRAIN'
+"$PY" - "$report" <<'PY' || fail "8: the report does not show 3 attempts"
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "nic_link_speed"][0]
+assert c["status"] == "fail" and c["attempts"] == 3, c
+PY
+ok "8. a fail that holds over --confirm 2 drains ($((200 - $(left))) s in all)"
 done_testing

@@ -11,17 +11,25 @@
  *   garbage  send bytes that are not a result, then exit 0
  *   huge     send 80 MB without end (over the runner's 64 MiB cap)
  *   stdout   write to stdout (must not reach the report)
+ *   failonce the check's result becomes a fail the first time it runs, and
+ *            is its own afterwards: "the first time" is the creation of the
+ *            file PF_TEST_FAULT_ONCE names (--confirm's re-runs, t0712)
  * Only preflight-faults defines pf_runner_fault_hook(); the shipped
  * preflight binary leaves the weak reference in src/runner/runner.c NULL, so none
  * of this is reachable there (docs/hardening.md).
  */
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "preflight/result.h"
+
 void pf_runner_fault_hook(const char *check, int fd);
+void pf_runner_fault_result(const char *check, struct pf_result *res);
 
 static void put(int fd, const char *s, size_t len)
 {
@@ -33,6 +41,41 @@ static void put(int fd, const char *s, size_t len)
 		s += n;
 		len -= (size_t)n;
 	}
+}
+
+/* Whether PF_TEST_FAULT names @kind for @check. */
+static bool fault_named(const char *kind, const char *check)
+{
+	const char *spec = getenv("PF_TEST_FAULT");
+	size_t klen = strlen(kind), clen = strlen(check);
+
+	while (spec && *spec) {
+		const char *end = strchr(spec, ',');
+
+		if (!end)
+			end = spec + strlen(spec);
+		if ((size_t)(end - spec) == klen + 1 + clen && !memcmp(spec, kind, klen) &&
+		    spec[klen] == ':' && !memcmp(spec + klen + 1, check, clen))
+			return true;
+		spec = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+void pf_runner_fault_result(const char *check, struct pf_result *res)
+{
+	const char *once = getenv("PF_TEST_FAULT_ONCE");
+	int fd;
+
+	if (!once || !fault_named("failonce", check))
+		return;
+	fd = open(once, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return; /* not the first time */
+	close(fd);
+	pf_result_release(res);
+	pf_add(res, PF_STATUS_FAIL, NULL, "a fail injected once (PF_TEST_FAULT=failonce:%s)", check);
+	pf_result_finish(res);
 }
 
 void pf_runner_fault_hook(const char *check, int fd)
