@@ -85,7 +85,9 @@ int pf_runner_interrupted(void)
 }
 
 /*
- * Give each coded finding its code string and action from the check's table.
+ * Give each coded fail or warn finding its code string and action from the
+ * check's table; a check may code a finding whose status it decides at run
+ * time (fail, warn or skip), so a code on a pass, skip or error is dropped.
  * A number the table lacks is a bug of the check: said as an error finding,
  * so that a test of that check fails and the report stays complete.
  */
@@ -99,6 +101,10 @@ static void resolve_codes(const struct pf_check *check, struct pf_result *res)
 
 		if (!f->code_num)
 			continue;
+		if (f->status != PF_STATUS_FAIL && f->status != PF_STATUS_WARN) {
+			f->code_num = 0;
+			continue;
+		}
 		while (c && c->num && c->num != f->code_num)
 			c++;
 		if (c && c->num)
