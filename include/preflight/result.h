@@ -134,6 +134,8 @@ void pf_remedy(struct pf_finding *f, const char *fmt, ...) PF_PRINTF(2, 3);
  * code table (its meaning and action are there; the runner resolves it).
  */
 void pf_code(struct pf_finding *f, unsigned int num);
+/* "PF-<CHECK>-<NNN>" for code @num of check @check_name (upper case, '_' as '-'); free() it. */
+char *pf_code_name(const char *check_name, unsigned int num);
 /* Resolve @f's code_num for check @check_name to its code string and @action. */
 void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action);
 /*

@@ -343,14 +343,19 @@ void pf_code(struct pf_finding *f, unsigned int num)
 	f->code_num = num;
 }
 
-void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action)
+char *pf_code_name(const char *check_name, unsigned int num)
 {
-	char *code = pf_xasprintf("PF-%s-%03u", check_name, f->code_num);
+	char *code = pf_xasprintf("PF-%s-%03u", check_name, num);
 
 	for (char *c = code; *c; c++)
 		*c = *c == '_' ? '-' : (char)toupper((unsigned char)*c);
+	return code;
+}
+
+void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action)
+{
 	free(f->code);
-	f->code = code;
+	f->code = pf_code_name(check_name, f->code_num);
 	f->action = action;
 }
 
