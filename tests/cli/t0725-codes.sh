@@ -4,8 +4,7 @@
 # --list-codes` prints, every fail and warn finding of every check over the
 # recorded fixtures, generated roots with each fault and the traffic goldens
 # carries a code of its check's table with that code's action
-# (tests/cli/codes.py); --describe lists a check's codes; the text report
-# shows a finding's code.
+# (tests/cli/codes.py); --describe lists a check's codes.
 . "$(dirname "$0")/lib.sh"
 need_python
 run_helper codes.py
