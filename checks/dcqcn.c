@@ -128,6 +128,7 @@ static bool judge_switches(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg
 			f = pf_add(res, cfg->required ? PF_STATUS_FAIL : PF_STATUS_WARN, subject,
 				   "%s: DCQCN %s is OFF for priority %u: congestion is left to PFC "
 				   "(pause storms, a slow job)", port, roles[i][1], prio);
+			pf_code(f, 1);
 			pf_remedy(f, "for the running system: echo 1 > /sys/class/net/%s/ecn/%s/"
 				  "enable/%u; to keep it across reboots and reimages: mlxconfig -d "
 				  "<pci> set ROCE_CC_PRIO_MASK_P<n>=255 and a firmware reset",
@@ -166,6 +167,7 @@ static void nv_finding(const struct dcqcn_cfg *cfg, const char *port, const char
 		f = pf_add(res, PF_STATUS_WARN, port, "%s: DCQCN is on for priority %u now, but %s "
 			   "for the next boot is 0x%llx: the next firmware reset turns it off", ifname,
 			   prio, param, (unsigned long long)v->next);
+		pf_code(f, 2);
 	} else {
 		f = pf_add(res, cfg->required ? PF_STATUS_FAIL : PF_STATUS_WARN, port,
 			   "%s: DCQCN is OFF for priority %u: %s%s is 0x%llx (bit %u clear)%s: "
@@ -173,6 +175,7 @@ static void nv_finding(const struct dcqcn_cfg *cfg, const char *port, const char
 			   v->has_current ? "" : " (next boot; this firmware does not report the "
 			   "current value)", (unsigned long long)(v->has_current ? v->cur : v->next),
 			   prio, next ? ", set for the next boot" : "");
+		pf_code(f, 1);
 	}
 	if (!(cur && next))
 		pf_remedy(f, "mstconfig -d %s set %s=0x%llx (or mlxconfig), then a firmware reset "
@@ -338,6 +341,7 @@ static void judge_nv(const struct pf_ctx *ctx, const struct dcqcn_cfg *cfg, size
 		f = pf_add(res, hard ? PF_STATUS_WARN : PF_STATUS_SKIP, port, "%s: cannot tell "
 			   "whether DCQCN is on for priority %u on the bond's %s: %s", ifname,
 			   (unsigned int)cfg->roce_prio, names[m], whys[m]);
+		pf_code(f, 3);
 		pf_remedy(f, "read it by hand: mstconfig -d %s -e q %s", pci->bdf, names[m]);
 	}
 }
@@ -367,6 +371,7 @@ static bool judge_counters(const struct pf_ctx *ctx, const struct pf_rdma_dev *d
 			   "(rp_cnp_ignored, %llu handled): the DCQCN reaction point is off for some "
 			   "priority; the counter is port-wide, so which one it is cannot be told here",
 			   ifname, (unsigned long long)ignored, (unsigned long long)handled);
+		pf_code(f, 4);
 		pf_remedy(f, "check ROCE_CC_PRIO_MASK_P<n> bit %u: mstconfig -d <pci> -e q "
 			  "ROCE_CC_PRIO_MASK_P<n> (MLNX_OFED: /sys/class/net/%s/ecn/roce_rp/enable/%u)",
 			  prio, ifname, prio);
@@ -380,6 +385,7 @@ static bool judge_counters(const struct pf_ctx *ctx, const struct pf_rdma_dev *d
 			   "and no CNP was sent (np_cnp_sent 0): the DCQCN notification point is off "
 			   "for the priority they came on (port-wide counters)", ifname,
 			   (unsigned long long)marked);
+		pf_code(f, 5);
 		pf_remedy(f, "check ROCE_CC_PRIO_MASK_P<n> bit %u: mstconfig -d <pci> -e q "
 			  "ROCE_CC_PRIO_MASK_P<n> (MLNX_OFED: /sys/class/net/%s/ecn/roce_np/enable/%u)",
 			  prio, ifname, prio);
@@ -411,6 +417,7 @@ static void undecided(const struct dcqcn_cfg *cfg, const char *port, const char 
 		   "ecn/roce_{np,rp} switches (upstream mlx5 keeps the enable in firmware) and "
 		   "no congestion has been seen since boot", ifname, (unsigned int)cfg->roce_prio,
 		   vt->why);
+	pf_code(f, 3);
 	if (vt->tool_failed)
 		pf_remedy(f, "run the query by hand; \"Failed to open the device\" under Secure "
 			  "Boot is the kernel lockdown refusing mstflint's direct access (load "
@@ -601,6 +608,15 @@ static int dcqcn_run(const struct pf_ctx *ctx, const void *config, struct pf_res
 	return 0;
 }
 
+static const struct pf_code dcqcn_codes[] = {
+	{ 1, PF_ACTION_RECONFIGURE, "DCQCN (ECN congestion control) is off for the RoCE priority" },
+	{ 2, PF_ACTION_RECONFIGURE, "DCQCN is on now but the firmware configuration for the next boot turns it off" },
+	{ 3, PF_ACTION_NONE, "whether DCQCN is on cannot be told (the firmware query tool is missing or failed)" },
+	{ 4, PF_ACTION_RECONFIGURE, "CNPs arrived and were ignored: the DCQCN reaction point is off for some priority" },
+	{ 5, PF_ACTION_RECONFIGURE, "ECN-marked packets arrived and no CNP was sent: the DCQCN notification point is off" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_dcqcn = {
 	.name = "dcqcn",
 	.summary = "RoCE congestion control (DCQCN) on for the RoCE priority",
@@ -613,6 +629,7 @@ const struct pf_check pf_check_dcqcn = {
 		 "/sys/class/infiniband/<dev>/ports/<p>/hw_counters/{np_cnp_sent,"
 		 "np_ecn_marked_roce_packets,rp_cnp_handled,rp_cnp_ignored}",
 	.params = dcqcn_params,
+	.codes = dcqcn_codes,
 	.cfg_size = sizeof(struct dcqcn_cfg),
 	.timeout_s = 40, /* one mstconfig query per card, all at once: 4 s + 1 s a card, <= 24 s */
 	.flags = PF_CHECK_NEEDS_NODE,

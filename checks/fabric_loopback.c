@@ -318,6 +318,7 @@ static void down_rail(struct pf_result *res, const struct fabric_loopback_cfg *c
 		   pt->state_name ? pt->state_name : "not ACTIVE",
 		   fails ? "" : "; not named in fabric_loopback.nics and other ports are ACTIVE, "
 				"so it may be an unused port");
+	pf_code(f, 1);
 	pf_remedy(f, "bring the link up (see the nic_link_speed check)%s",
 		  fails ? "" : ", or list the compute rails in fabric_loopback.nics");
 	pf_obs_str(f, "link_layer", ll_name(pt->link_layer));
@@ -792,6 +793,7 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 			   "(%s): %s", subject, a->subject, b->subject, b->ip, a->ip,
 			   addr_timeout ? "address resolution"
 			   : r->stage == PF_FAB_ADDR ? "no route" : "route resolution", r->err);
+		pf_code(f, 2);
 		/*
 		 * a node-local destination is resolved without ARP (addr.c:
 		 * is_dst_local), so ARP settings cannot be the cause here
@@ -810,6 +812,7 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 	} else if (r->stage == PF_FAB_CONNECT && r->cm_event >= 0) {
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: connection failed: %s", subject,
 			   r->err);
+		pf_code(f, 3);
 		pf_remedy(f, "%s", r->cm_event == PF_CM_EVENT_REJECTED
 			  ? "the connection request was rejected: check the port's GID table and "
 			    "that rdma_cm is loaded (modprobe rdma_ucm), and for RoCE the RoCE mode "
@@ -826,6 +829,7 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: slow or stalled: below %.3g Gb/s, "
 			   "under the %.3g Gb/s the flow is held to (%s)", subject, r->below_gbps,
 			   fl->f.opts.min_gbps, r->err);
+		pf_code(f, 4);
 		pf_remedy(f, "the connection was established and WRITEs from %s to %s move far "
 			  "below the rate or not at all: check the negotiated speed of both ports "
 			  "(nic_link_speed), pause storms (pfc_pause), errors (port_errors, "
@@ -833,6 +837,7 @@ static void judge_failed(struct pf_result *res, const struct plan *p, const stru
 		pf_obs_num(f, "below_gbps", r->below_gbps);
 	} else {
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: traffic failed: %s", subject, r->err);
+		pf_code(f, 5);
 		traffic_remedy(f, a, b, r, rc);
 	}
 	observe_flow(f, p, fl);
@@ -927,6 +932,7 @@ static size_t triangulate(struct pf_result *res, const struct fabric_loopback_cf
 			   "%.0f Gb/s, minimum %.0f%%)%s", p->rails[x].subject,
 			   n_slow == n_all ? "all " : "", n_slow, list, ref,
 			   100 * cfg->min_fraction, side);
+		pf_code(f, 6);
 		slow_end_remedy(f, p, x, !*side ? "" : n_out ? ", on its transmit side"
 							    : ", on its receive side");
 		pf_obs_str(f, "direction", n_out && n_in ? "both" : n_out ? "send" : "receive");
@@ -1052,6 +1058,7 @@ static struct pf_finding *slow_pair(struct pf_result *res, const struct fabric_l
 		why = "which end is slow cannot be told from these flows";
 	f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, below %.0f%%; "
 		   "%s", subject, bw, 100 * bw / ref, ref, 100 * fl->min_gbps / ref, why);
+	pf_code(f, 7);
 	if (p->n_rails >= 3 && uniformly_slow(p))
 		pf_remedy(f, "look at what all rails share: host memory bandwidth and the buffers' "
 			  "NUMA placement (use_gpu=true sends from GPU memory as jobs do), the "
@@ -1087,11 +1094,13 @@ static void report_flows(struct pf_result *res, const struct pf_node *node,
 		if (ref <= 0) {
 			f = pf_add(res, PF_STATUS_WARN, subject, "%s: %.1f Gb/s; a port rate is "
 				   "unknown, so it is not judged", subject, bw);
+			pf_code(f, 8);
 			pf_remedy(f, "check /sys/class/infiniband/*/ports/*/rate of both ports");
 		} else if (fl->slow && fl->blamed >= 0) {
 			f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %.1f Gb/s, %.0f%% of %.0f Gb/s, "
 				   "below %.0f%%: %s is the slow end", subject, bw, 100 * bw / ref,
 				   ref, 100 * fl->min_gbps / ref, p->rails[fl->blamed].subject);
+			pf_code(f, 9);
 			pf_remedy(f, "see the finding for %s", p->rails[fl->blamed].subject);
 		} else if (fl->slow) {
 			f = slow_pair(res, cfg, p, fl, subject, ref);
@@ -1157,6 +1166,7 @@ static void judge_counters(struct pf_result *res, const struct plan *p, size_t *
 		snprintf(subject, sizeof(subject), "%s counters", r->subject);
 		f = pf_add(res, hard ? PF_STATUS_FAIL : PF_STATUS_WARN, subject, "%s: error "
 			   "counters rose during round %d: %s", r->subject, round, list);
+		pf_code(f, hard ? 10 : 11);
 		pf_remedy(f, "%s", hard ? "the link went down or retrained under traffic: reseat "
 			  "or replace the cable or transceiver, check the switch port"
 			  : "physical errors under traffic: a marginal cable, transceiver or switch "
@@ -1275,6 +1285,7 @@ static int choose_connection(struct run *x, struct plan *p)
 		f = pf_add(x->res, PF_STATUS_FAIL, p->rails[i].subject, "%s (%s) has no IPv4 "
 			   "address: RDMA-CM cannot connect to it", p->rails[i].subject,
 			   p->rails[i].ifname ? p->rails[i].ifname : "no netdev");
+		pf_code(f, 12);
 		pf_remedy(f, "give the rail's netdev its address (netplan / NetworkManager), "
 			  "as NCCL and the job's RoCE connections need it");
 	}
@@ -1337,6 +1348,7 @@ static int plan_memory(struct run *x, struct plan *p)
 		f = pf_add(x->res, forced ? PF_STATUS_ERROR : PF_STATUS_WARN, NULL,
 			   "GPU-memory flows impossible: %s%s", gerr, forced ? "" :
 			   "; the flows send from host memory, not from the GPU memory jobs use");
+		pf_code(f, 13);
 		pf_remedy(f, "install the NVIDIA driver (libcuda.so.1) and see gpu_inventory, "
 			  "or set fabric_loopback.use_gpu=false");
 		return forced;
@@ -1348,6 +1360,7 @@ static int plan_memory(struct run *x, struct plan *p)
 		f = pf_add(x->res, PF_STATUS_WARN, p->rails[i].subject, "%s: %s; its flows use "
 			   "host memory", p->rails[i].subject, p->rails[i].gpu_bdf[0]
 			   ? "CUDA does not see its GPU" : "no GPU is paired with it");
+		pf_code(f, 14);
 		pf_remedy(f, "see the gpu_nic_numa and gpu_inventory checks");
 	}
 	return 0;
@@ -1447,6 +1460,7 @@ static void retry_from_host(struct run *x, struct plan *p)
 	f = pf_add(x->res, PF_STATUS_WARN, "gpu_memory", "GPU memory could not be registered "
 		   "for RDMA in %zu of %zu flows (first: %s); they were measured again, one at a "
 		   "time, from host memory", n, p->n_flows, first);
+	pf_code(f, 15);
 	pf_remedy(f, "see the gdr_loopback and nvidia_peermem checks (nvidia-peermem, DMA-BUF); "
 		  "fabric_loopback.use_gpu=false measures host memory only");
 	pf_obs_num(f, "flows", (double)n);
@@ -1539,6 +1553,25 @@ static int fabric_loopback_run(const struct pf_ctx *ctx, const void *config, str
 	return r < 0 ? r : 0;
 }
 
+static const struct pf_code fabric_loopback_codes[] = {
+	{ 1, PF_ACTION_RESEAT_OR_REPLACE, "a rail port is not ACTIVE: not tested" },
+	{ 2, PF_ACTION_RECONFIGURE, "one rail cannot reach another (address or route resolution failed)" },
+	{ 3, PF_ACTION_RECONFIGURE, "an RDMA-CM connection between two rails failed" },
+	{ 4, PF_ACTION_RESEAT_OR_REPLACE, "a flow between two rails was slow or stalled below the rate it is held to" },
+	{ 5, PF_ACTION_RESEAT_OR_REPLACE, "traffic between two rails failed" },
+	{ 6, PF_ACTION_RESEAT_OR_REPLACE, "a rail is slow with partners that run at full rate with the others: it is the slow end" },
+	{ 7, PF_ACTION_RESEAT_OR_REPLACE, "a flow's bandwidth is below the minimum fraction of the port rate" },
+	{ 8, PF_ACTION_NONE, "a flow was measured but a port rate is unknown, so it is not judged" },
+	{ 9, PF_ACTION_RESEAT_OR_REPLACE, "a flow is below the minimum and another rail is its slow end" },
+	{ 10, PF_ACTION_RESEAT_OR_REPLACE, "hard error counters rose under traffic: the link went down or retrained" },
+	{ 11, PF_ACTION_RESEAT_OR_REPLACE, "error counters rose under traffic" },
+	{ 12, PF_ACTION_RECONFIGURE, "a rail has no IPv4 address: RDMA-CM cannot connect to it" },
+	{ 13, PF_ACTION_NONE, "GPU-memory flows are impossible; the flows use host memory" },
+	{ 14, PF_ACTION_NONE, "a rail has no GPU CUDA sees: its flows use host memory" },
+	{ 15, PF_ACTION_RELOAD_DRIVER, "GPU memory could not be registered for RDMA in some flows (peer memory or DMA-BUF)" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_fabric_loopback = {
 	.name = "fabric_loopback",
 	.summary = "RDMA WRITE between the node's NICs through the switch, triangulated",
@@ -1549,6 +1582,7 @@ const struct pf_check pf_check_fabric_loopback = {
 		 "/sys/class/infiniband/*/ports/*/{counters,hw_counters}/ before and after "
 		 "each round, CUDA with use_gpu",
 	.params = fabric_loopback_params,
+	.codes = fabric_loopback_codes,
 	.cfg_size = sizeof(struct fabric_loopback_cfg),
 	.timeout_s = 120,
 	.deadline_s = fabric_loopback_deadline_s,

@@ -639,6 +639,7 @@ static void judge_failed_run(struct pf_result *res, const char *subject, int rc,
 	else
 		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s loopback failed: %s", subject,
 			   mem, r->err);
+	pf_code(f, rc == -ETIMEDOUT && r->below_gbps > 0 ? 1 : 2);
 	observe_run(f, o, r);
 	if (r->below_gbps > 0)
 		pf_obs_num(f, "below_gbps", r->below_gbps);
@@ -700,12 +701,14 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 	if (rate <= 0) {
 		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s; the port "
 			   "rate is unknown, so it is not judged", n->subject, bw);
+		pf_code(f, 3);
 		pf_remedy(f, "check /sys/class/infiniband/%s/ports/%u/rate", n->dev->name,
 			  n->port->num);
 	} else if (bw < min) {
 		f = pf_add(res, PF_STATUS_FAIL, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
 			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
 			   rate, of, 100 * cfg->host_min_fraction * scale);
+		pf_code(f, 4);
 		pf_remedy(f, "the NIC cannot reach its port rate from host memory: check its PCIe "
 			  "link (pcie_link check: speed and width), the NUMA placement of the "
 			  "buffers, PCIe relaxed ordering and MaxReadReq (mlxconfig), and the NIC "
@@ -714,6 +717,7 @@ static void judge_host(struct pf_result *res, const struct gdr_loopback_cfg *cfg
 		f = pf_add(res, PF_STATUS_WARN, n->subject, "%s: host memory %.1f Gb/s, %.0f%% of "
 			   "the %.0f Gb/s %s, below %.0f%%", n->subject, bw, 100 * bw / rate,
 			   rate, of, 100 * cfg->host_warn_fraction * scale);
+		pf_code(f, 5);
 		pf_remedy(f, "close to the limit: rerun with a larger msg_size or more iterations; "
 			  "check the PCIe link and NUMA placement of %s", n->dev->name);
 	} else {
@@ -778,12 +782,14 @@ static void judge_gpu(struct pf_result *res, const struct gdr_loopback_cfg *cfg,
 		f = pf_add(res, PF_STATUS_WARN, q->subject, "%s: GPU memory %.1f Gb/s via %s; no "
 			   "host figure or port rate to judge it against", q->subject, bw,
 			   q->res.reg);
+		pf_code(f, 6);
 		pf_remedy(f, "check the host-memory run of %s", n->subject);
 	} else if (bw < min) {
 		f = pf_add(res, PF_STATUS_FAIL, q->subject, "%s: GPU memory %.1f Gb/s via %s, %.0f%% "
 			   "of %s %.1f Gb/s, below %.0f%%", q->subject, bw, q->res.reg,
 			   100 * bw / ref, have_host ? "host memory" : "the port's minimum", ref,
 			   100 * cfg->gpu_min_fraction);
+		pf_code(f, 7);
 		pf_remedy(f, "GPUDirect RDMA is slow on this pair: check that GPU and NIC share a "
 			  "PCIe switch (gpu_nic_numa), that ACS is off on that switch and the IOMMU "
 			  "in passthrough (nvidia_peermem check), the GPU's PCIe link (pcie_link), "
@@ -958,6 +964,7 @@ static void down_port(struct pf_result *res, const struct nic *n, unsigned int n
 		   n->port->state_name ? n->port->state_name : "not ACTIVE",
 		   fails ? "" : "; not named in gdr_loopback.nics and other ports are ACTIVE, so "
 				"it may be an unused port");
+	pf_code(f, 8);
 	pf_remedy(f, "bring the link up first (see the nic_link_speed check)%s",
 		  fails ? "" : ", or list the compute rails in gdr_loopback.nics");
 	pf_obs_str(f, "link_layer", pf_link_layer_word(n->port->link_layer));
@@ -1013,6 +1020,7 @@ static void run_pairs(const struct pf_ctx *ctx, const struct gdr_loopback_cfg *c
 		if (q->cuda_dev < 0) {
 			struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, q->subject, "%s: CUDA does "
 						      "not see GPU %s", q->subject, q->gpu);
+			pf_code(f, 9);
 
 			pf_remedy(f, "see the gpu_inventory check (CUDA_VISIBLE_DEVICES, driver "
 				  "binding, fabric manager)");
@@ -1126,6 +1134,19 @@ static int gdr_loopback_run(const struct pf_ctx *ctx, const void *config, struct
 	return 0;
 }
 
+static const struct pf_code gdr_loopback_codes[] = {
+	{ 1, PF_ACTION_RESEAT_OR_REPLACE, "a loopback was slow or stalled below the rate it is held to" },
+	{ 2, PF_ACTION_RESEAT_OR_REPLACE, "a loopback failed" },
+	{ 3, PF_ACTION_NONE, "host memory was measured but the port rate is unknown, so it is not judged" },
+	{ 4, PF_ACTION_RESEAT_OR_REPLACE, "host-memory loopback bandwidth is below the minimum fraction of the port rate" },
+	{ 5, PF_ACTION_RESEAT_OR_REPLACE, "host-memory loopback bandwidth is below the warning fraction of the port rate" },
+	{ 6, PF_ACTION_NONE, "GPU memory was measured with nothing to judge it against" },
+	{ 7, PF_ACTION_RECONFIGURE, "GPU-memory (GPUDirect RDMA) bandwidth is below the minimum fraction of host memory's (placement, ACS, IOMMU)" },
+	{ 8, PF_ACTION_RESEAT_OR_REPLACE, "a port is not ACTIVE: no loopback possible" },
+	{ 9, PF_ACTION_RESET_GPU, "CUDA does not see the GPU paired with a port" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_gdr_loopback = {
 	.name = "gdr_loopback",
 	.summary = "RDMA WRITE loopback bandwidth per GPU/NIC pair, host and GPU memory",
@@ -1134,6 +1155,7 @@ const struct pf_check pf_check_gdr_loopback = {
 		 "(GPU -> nearest NIC, port rate, NUMA node), /sys/class/infiniband/*/ports/*/"
 		 "{gids,gid_attrs/types} (RoCE v2 GID), {counters,hw_counters}/ before and after",
 	.params = gdr_loopback_params,
+	.codes = gdr_loopback_codes,
 	.cfg_size = sizeof(struct gdr_loopback_cfg),
 	.timeout_s = 300,
 	.deadline_s = gdr_loopback_deadline_s,

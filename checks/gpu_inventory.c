@@ -168,6 +168,7 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 		f = pf_add(res, PF_STATUS_WARN, "driver", "NVIDIA driver loaded (%s) but its version "
 			   "is unknown: /proc/driver/nvidia/version is absent%s", inv->proof,
 			   cfg->min_driver[0] ? ", so min_driver is not judged" : "");
+		pf_code(f, 1);
 		pf_remedy(f, "a capture should include /proc/driver/nvidia/version; on a live node "
 			  "reinstall the driver if it is missing");
 		pf_obs_bool(f, "loaded", true);
@@ -185,6 +186,7 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 	if (r == -ENOENT) {
 		f = pf_add(res, PF_STATUS_FAIL, "driver",
 			   "NVIDIA kernel driver not loaded (/proc/driver/nvidia/version absent)");
+		pf_code(f, 2);
 		pf_remedy(f, "install the NVIDIA driver and load it (modprobe nvidia); check "
 			  "dmesg for NVRM errors if it is installed");
 		pf_obs_bool(f, "loaded", false);
@@ -203,6 +205,7 @@ static const struct pf_finding *judge_driver(const struct pf_ctx *ctx,
 	if (cfg->min_driver[0] && pf_version_cmp(ver, cfg->min_driver) < 0) {
 		f = pf_add(res, PF_STATUS_FAIL, "driver", "NVIDIA driver %s%s, expected at least %s",
 			   ver, open ? " (open kernel module)" : "", cfg->min_driver);
+		pf_code(f, 3);
 		pf_remedy(f, "upgrade the NVIDIA driver to %s or later and reboot", cfg->min_driver);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, "driver", "NVIDIA driver %s%s loaded", ver,
@@ -233,6 +236,7 @@ static void judge_cuinit(const struct pf_cuda_table *cu, pf_CUresult cr, const s
 	}
 	f = pf_add(res, PF_STATUS_FAIL, "cuda", "cuInit: %s, with %zu NVIDIA GPU%s on the PCI bus",
 		   msg, inv->n, inv->n == 1 ? "" : "s");
+	pf_code(f, 4);
 	if (cr == PF_CUDA_ERROR_SYSTEM_NOT_READY)
 		pf_remedy(f, "start the fabric manager (systemctl enable --now "
 			  "nvidia-fabricmanager) on NVSwitch systems");
@@ -296,6 +300,7 @@ static void judge_cuda_sees(const struct inv *inv, int seen, int n, const char *
 		f = pf_add(res, st, "cuda", "CUDA sees %d of %zu NVIDIA GPUs on the PCI bus; missing: %s%s",
 			   seen, inv->n, missing,
 			   inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+		pf_code(f, 5);
 		pf_remedy(f, "a GPU on the bus that CUDA does not report has fallen off the bus or "
 			  "failed to initialise: check dmesg for Xid 79 and RmInitAdapter, reset it "
 			  "(nvidia-smi -r) or reboot, and RMA it if it recurs");
@@ -379,6 +384,7 @@ static void judge_min_cuda(const struct gpu_inventory_cfg *cfg, int ver, const c
 			   "jobs are built with CUDA %s (min_cuda): they fail with "
 			   "cudaErrorInsufficientDriver (\"CUDA driver version is insufficient for "
 			   "CUDA runtime version\")", v, cfg->min_cuda);
+		pf_code(f, 6);
 		pf_remedy(f, "install an NVIDIA driver that supports CUDA %s (NVIDIA's CUDA Toolkit "
 			  "release notes: \"CUDA Toolkit and Corresponding Driver Versions\"), or "
 			  "the CUDA forward-compatibility package (cuda-compat) on data-center GPUs",
@@ -447,6 +453,7 @@ static void nvml_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 									      : PF_STATUS_ERROR;
 
 		f = pf_add(res, st, "nvml", "nvmlInit: %s", pf_nvml_strerror(nv, r, msg, sizeof(msg)));
+		pf_code(f, 7);
 		if (r == PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH)
 			pf_remedy(f, "the driver libraries and the loaded kernel module differ (an "
 				  "upgrade without reboot): reboot or reload the nvidia modules");
@@ -483,6 +490,7 @@ static void nvml_scan(const struct pf_ctx *ctx, struct inv *inv, size_t drv,
 		f = pf_add(res, PF_STATUS_FAIL, "nvml",
 			   "NVML library %s but kernel module %s: user-space and kernel driver differ",
 			   ver, kernel_ver);
+		pf_code(f, 8);
 		pf_remedy(f, "reboot (or reload the nvidia modules) after a driver upgrade");
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, "nvml", "NVML reports %u GPU%s, %u matched on the PCI bus",
@@ -508,11 +516,24 @@ static void add_part(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One GPU's findings so far: the worst status, the message parts, the remedies. */
+/*
+ * One GPU's findings so far: the worst status and the code of the first
+ * problem at it, the message parts, the remedies.
+ */
 struct gpu_verdict {
 	enum pf_status st;
+	unsigned int code; /* gpu_inventory_codes[]; 0 while it passes */
 	char msg[512], fix[512];
 };
+
+/* A problem of the GPU at @st with code @code: the verdict keeps the first worst. */
+static void worse(struct gpu_verdict *v, enum pf_status st, unsigned int code)
+{
+	if (pf_status_rank(st) > pf_status_rank(v->st)) {
+		v->st = st;
+		v->code = code;
+	}
+}
 
 /*
  * The GPU's kernel driver: nvidia passes, none or another driver fails,
@@ -529,17 +550,17 @@ static bool judge_binding(const struct inv *inv, const struct gpu *g, struct gpu
 			 "/sys/bus/pci/devices/%s/driver under the root)", g->bdf);
 		return true;
 	} else if (!g->driver[0]) {
-		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		worse(v, PF_STATUS_FAIL, 10);
 		add_part(v->msg, sizeof(v->msg), "no kernel driver bound");
 		add_part(v->fix, sizeof(v->fix), "load the NVIDIA driver (modprobe nvidia) and check "
 			 "dmesg for RmInitAdapter errors on this GPU");
 	} else if (!strcmp(g->driver, "vfio-pci")) {
-		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		worse(v, PF_STATUS_WARN, 11);
 		add_part(v->msg, sizeof(v->msg), "bound to vfio-pci (reserved for a VM)");
 		add_part(v->fix, sizeof(v->fix), "unbind it from vfio-pci if this node runs jobs "
 			 "itself");
 	} else if (strcmp(g->driver, "nvidia")) {
-		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		worse(v, PF_STATUS_FAIL, 12);
 		add_part(v->msg, sizeof(v->msg), "bound to %s instead of nvidia", g->driver);
 		add_part(v->fix, sizeof(v->fix), "blacklist %s and load the NVIDIA driver", g->driver);
 	} else {
@@ -556,8 +577,7 @@ static void judge_cuda_persistence(const struct gpu_inventory_cfg *cfg, const st
 		if (g->cuda >= 0) {
 			add_part(v->msg, sizeof(v->msg), "CUDA device %d", g->cuda);
 		} else {
-			v->st = pf_status_worst(v->st, inv->cuda_hidden ? PF_STATUS_WARN :
-						PF_STATUS_FAIL);
+			worse(v, inv->cuda_hidden ? PF_STATUS_WARN : PF_STATUS_FAIL, 13);
 			add_part(v->msg, sizeof(v->msg), "not visible to CUDA%s",
 				 inv->cuda_hidden ? " (CUDA_VISIBLE_DEVICES is set)" : "");
 			add_part(v->fix, sizeof(v->fix), "reset the GPU (nvidia-smi -r -i %s) or "
@@ -568,7 +588,7 @@ static void judge_cuda_persistence(const struct gpu_inventory_cfg *cfg, const st
 		add_part(v->msg, sizeof(v->msg), "persistence on");
 	} else if (g->persistence == 0) {
 		if (cfg->require_persistence) {
-			v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+			worse(v, PF_STATUS_WARN, 14);
 			add_part(v->fix, sizeof(v->fix), "enable persistence: systemctl enable --now "
 				 "nvidia-persistenced");
 		}
@@ -584,23 +604,23 @@ static void judge_memory(const struct gpu_inventory_cfg *cfg, const struct gpu *
 		add_part(v->msg, sizeof(v->msg), "%ld retired page%s", g->retired,
 			 g->retired == 1 ? "" : "s");
 		if ((uint64_t)g->retired > cfg->max_retired_pages) {
-			v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+			worse(v, PF_STATUS_FAIL, 15);
 			add_part(v->msg, sizeof(v->msg), "above %llu",
 				 (unsigned long long)cfg->max_retired_pages);
 			add_part(v->fix, sizeof(v->fix), "too many retired pages: replace (RMA) the GPU");
 		}
 	}
 	if (g->retired_pending == 1) {
-		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		worse(v, PF_STATUS_WARN, 16);
 		add_part(v->msg, sizeof(v->msg), "page retirement pending");
 		add_part(v->fix, sizeof(v->fix), "reset the GPU or reboot to retire the pending pages");
 	}
 	if (g->remap_failure == 1) {
-		v->st = pf_status_worst(v->st, PF_STATUS_FAIL);
+		worse(v, PF_STATUS_FAIL, 17);
 		add_part(v->msg, sizeof(v->msg), "row remapping failed");
 		add_part(v->fix, sizeof(v->fix), "row remapping failure: replace (RMA) the GPU");
 	} else if (g->remap_pending == 1) {
-		v->st = pf_status_worst(v->st, PF_STATUS_WARN);
+		worse(v, PF_STATUS_WARN, 18);
 		add_part(v->msg, sizeof(v->msg), "row remap pending");
 		add_part(v->fix, sizeof(v->fix), "reset the GPU (nvidia-smi -r) to apply the pending "
 			 "row remap");
@@ -647,7 +667,7 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 
 	add_part(v.msg, sizeof(v.msg), "%s", name);
 	if (!g->pci) {
-		v.st = pf_status_worst(v.st, PF_STATUS_WARN);
+		worse(&v, PF_STATUS_WARN, 19);
 		add_part(v.msg, sizeof(v.msg), "listed by the NVIDIA driver but not identified as an "
 			 "NVIDIA GPU in the PCI inventory");
 		add_part(v.fix, sizeof(v.fix), "check lspci -s %s; a capture may lack the sysfs "
@@ -663,6 +683,8 @@ static void judge_gpu(const struct gpu_inventory_cfg *cfg, const struct inv *inv
 	f = pf_add(res, v.st, g->bdf, "%s", v.msg);
 	if (v.fix[0])
 		pf_remedy(f, "%s", v.fix);
+	if (v.code)
+		pf_code(f, v.code);
 	gpu_observed(f, cfg, inv, g, unknown_binding);
 }
 
@@ -717,7 +739,7 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 		       struct pf_result *res)
 {
 	enum pf_status st = PF_STATUS_WARN;
-	bool demoted = false;
+	bool demoted = false, off_bus = false;
 	char msg[768] = "";
 	cJSON *arr = cJSON_CreateArray();
 	struct pf_finding *f;
@@ -733,6 +755,7 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 				demoted = true;
 			else
 				st = PF_STATUS_FAIL;
+			off_bus |= g->xids[i] == 79;
 		}
 		if (g->last_age_h[i] >= 0)
 			snprintf(age, sizeof(age), ", last %.1f h ago", g->last_age_h[i]);
@@ -779,6 +802,15 @@ static void xid_report(const struct gpu_inventory_cfg *cfg, const struct xid_gro
 	else
 		pf_remedy(f, "usually an application fault; if it repeats without one, run dcgmi "
 			  "diag -r 3 on this GPU");
+	/*
+	 * NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors) resolves Xid 79,
+	 * the GPU fallen off the bus, by restarting the node; the other Xids a site
+	 * fails on by resetting the GPU first.
+	 */
+	if (st == PF_STATUS_FAIL)
+		pf_code(f, off_bus ? 20 : 21);
+	else
+		pf_code(f, demoted ? 22 : 23);
 }
 
 /* An Xid not ignored and within the window; *age_h its age (-1 unknown). */
@@ -934,6 +966,7 @@ static int judge_no_gpu(const struct gpu_inventory_cfg *cfg, struct pf_result *r
 	f = pf_add(res, PF_STATUS_FAIL, "pci",
 		   "no NVIDIA GPU on the PCI bus, expected %llu",
 		   (unsigned long long)cfg->expected_gpus);
+	pf_code(f, 9);
 	pf_remedy(f, "check lspci -d 10de: and the BMC event log; reseat the GPUs or "
 		  "the baseboard; the GPUs may have fallen off the bus (reboot)");
 	pf_obs_num(f, "gpus", 0);
@@ -953,6 +986,7 @@ static void judge_count(const struct gpu_inventory_cfg *cfg, const struct inv *i
 	if (cfg->expected_gpus && n_bus != cfg->expected_gpus) {
 		f = pf_add(res, PF_STATUS_FAIL, "pci", "%zu NVIDIA GPU%s on the PCI bus, expected %llu",
 			   n_bus, n_bus == 1 ? "" : "s", (unsigned long long)cfg->expected_gpus);
+		pf_code(f, n_bus < cfg->expected_gpus ? 24 : 25);
 		pf_remedy(f, "%s", n_bus < cfg->expected_gpus
 			  ? "a GPU is missing from the bus: check lspci -d 10de:, the BMC event "
 			    "log and dmesg (Xid 79, AER); reseat or RMA it"
@@ -960,6 +994,7 @@ static void judge_count(const struct gpu_inventory_cfg *cfg, const struct inv *i
 	} else if (n_bus < inv->n) {
 		f = pf_add(res, PF_STATUS_WARN, "pci", "%zu NVIDIA GPU%s on the PCI bus, but the "
 			   "NVIDIA driver lists %zu", n_bus, n_bus == 1 ? "" : "s", inv->n);
+		pf_code(f, 26);
 		pf_remedy(f, "compare lspci -d 10de: with /proc/driver/nvidia/gpus; a capture may "
 			  "lack the sysfs vendor/class files");
 	} else {
@@ -1025,6 +1060,7 @@ static void judge_no_gpu_xids(const struct gpu_inventory_cfg *cfg, struct pf_res
 	}
 	f = pf_add(res, PF_STATUS_WARN, "pci", "no NVIDIA GPU on the PCI bus now, but the kernel "
 		   "log holds Xid events: a GPU may have fallen off the bus");
+	pf_code(f, 27);
 	pf_remedy(f, "read the Xid findings; check lspci -d 10de: and the BMC event log; reset "
 		  "or reboot to bring the GPU back");
 	pf_obs_num(f, "gpus", 0);
@@ -1075,6 +1111,37 @@ static int gpu_inventory_run(const struct pf_ctx *ctx, const void *config, struc
 	return 0;
 }
 
+static const struct pf_code gpu_inventory_codes[] = {
+	{ 1, PF_ACTION_NONE, "the NVIDIA driver is loaded but its version is unknown, so min_driver is not judged" },
+	{ 2, PF_ACTION_RELOAD_DRIVER, "the NVIDIA kernel driver is not loaded" },
+	{ 3, PF_ACTION_RECONFIGURE, "the NVIDIA driver is older than min_driver" },
+	{ 4, PF_ACTION_RELOAD_DRIVER, "cuInit fails with NVIDIA GPUs on the PCI bus" },
+	{ 5, PF_ACTION_RESET_GPU, "CUDA sees fewer GPUs than are on the PCI bus" },
+	{ 6, PF_ACTION_RECONFIGURE, "the driver supports an older CUDA than min_cuda" },
+	{ 7, PF_ACTION_RELOAD_DRIVER, "nvmlInit fails: the driver is not loaded or its library and kernel module differ" },
+	{ 8, PF_ACTION_RELOAD_DRIVER, "the NVML library and the loaded kernel module are different driver versions" },
+	{ 9, PF_ACTION_RESEAT_OR_REPLACE, "no NVIDIA GPU on the PCI bus where the profile expects some" },
+	{ 10, PF_ACTION_RELOAD_DRIVER, "a GPU has no kernel driver bound" },
+	{ 11, PF_ACTION_RECONFIGURE, "a GPU is bound to vfio-pci (reserved for a VM)" },
+	{ 12, PF_ACTION_RECONFIGURE, "a GPU is bound to another driver than nvidia" },
+	{ 13, PF_ACTION_RESET_GPU, "a GPU on the PCI bus is not visible to CUDA" },
+	{ 14, PF_ACTION_RECONFIGURE, "a GPU's persistence mode is off" },
+	{ 15, PF_ACTION_CONTACT_VENDOR, "a GPU has more retired pages than max_retired_pages (RMA)" },
+	{ 16, PF_ACTION_RESET_GPU, "a GPU has page retirement pending" },
+	{ 17, PF_ACTION_CONTACT_VENDOR, "a GPU's row remapping failed (RMA)" },
+	{ 18, PF_ACTION_RESET_GPU, "a GPU has a row remap pending (a reset applies it)" },
+	{ 19, PF_ACTION_NONE, "a GPU the NVIDIA driver lists is not identified as an NVIDIA GPU in the PCI inventory" },
+	{ 20, PF_ACTION_REBOOT, "Xid 79 (the GPU fell off the bus) in the kernel log, on the fail list" },
+	{ 21, PF_ACTION_RESET_GPU, "Xids on the fail list (xid_fail) in the kernel log" },
+	{ 22, PF_ACTION_NONE, "a row-remap Xid the GPU contained (no remap pending or failed)" },
+	{ 23, PF_ACTION_NONE, "Xids not on the fail list in the kernel log (usually an application fault)" },
+	{ 24, PF_ACTION_RESEAT_OR_REPLACE, "fewer NVIDIA GPUs on the PCI bus than the profile expects" },
+	{ 25, PF_ACTION_RECONFIGURE, "more NVIDIA GPUs on the PCI bus than the profile expects (gpu_inventory.expected_gpus)" },
+	{ 26, PF_ACTION_NONE, "the PCI bus and the NVIDIA driver count different GPUs" },
+	{ 27, PF_ACTION_REBOOT, "no NVIDIA GPU on the PCI bus now, but the kernel log holds Xids: a GPU may have fallen off the bus" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_gpu_inventory = {
 	.name = "gpu_inventory",
 	.summary = "NVIDIA GPUs on the bus vs the driver, CUDA and NVML; Xid errors",
@@ -1083,6 +1150,7 @@ const struct pf_check pf_check_gpu_inventory = {
 		 "/proc/driver/nvidia/{version,gpus/<bdf>/information}, libcuda.so.1, "
 		 "libnvidia-ml.so.1, /dev/kmsg (<root>/preflight/kmsg), /proc/uptime",
 	.params = gpu_inventory_params,
+	.codes = gpu_inventory_codes,
 	.cfg_size = sizeof(struct gpu_inventory_cfg),
 	.validate = gpu_inventory_validate,
 	.timeout_s = 30,

@@ -140,6 +140,7 @@ static enum verdict judge(struct pf_result *res, const struct pf_node *node,
 		f = pf_add(res, PF_STATUS_FAIL, gpu,
 			   "GPU %s (NUMA %d): nearest RDMA NIC %s is on NUMA node %d (%s, %s)", gpu,
 			   p->gpu_numa, nic->name, p->nic_numa, cls, class_meaning(p->cls));
+		pf_code(f, 1);
 		pf_remedy(f, "no NIC shares this GPU's NUMA node: install or move a NIC onto a "
 			  "root complex of NUMA node %d, or check that its NIC is detected (lspci, "
 			  "ibv_devinfo); until then traffic of this GPU crosses the socket "
@@ -150,6 +151,7 @@ static enum verdict judge(struct pf_result *res, const struct pf_node *node,
 			   "GPU %s: nearest RDMA NIC %s is %s (%s), expected %s or nearer%s", gpu,
 			   nic->name, cls, class_meaning(p->cls), pf_path_class_name(expected),
 			   inferred ? " like most GPUs of this node" : "");
+		pf_code(f, 2);
 		pf_remedy(f, "this GPU has no NIC at the distance its peers have: check that its "
 			  "rail NIC is present and bound to its driver (lspci -d 15b3:, "
 			  "ibv_devinfo) and seated in the slot behind the GPU's PCIe switch; "
@@ -159,6 +161,7 @@ static enum verdict judge(struct pf_result *res, const struct pf_node *node,
 		f = pf_add(res, PF_STATUS_WARN, gpu,
 			   "GPU %s: nearest RDMA NIC %s is on another host bridge and the NUMA "
 			   "node of one of them is unknown", gpu, nic->name);
+		pf_code(f, 3);
 		pf_remedy(f, "the firmware reports no NUMA affinity (numa_node -1): enable "
 			  "ACPI SRAT/_PXM (NUMA per socket) in the BIOS so that locality can be "
 			  "checked");
@@ -300,6 +303,7 @@ static size_t judge_coverage(struct pf_result *res, const struct pf_node *node,
 			   node->pci[w->pci].bdf, w->nics, w->nics == 1 ? "" : "s", w->gpus, usual_n,
 			   usual_g, n_missing ? "; missing from gpu_nic_numa.nics: " : "",
 			   n_missing ? missing : "");
+		pf_code(f, 4);
 		pf_remedy(f, "a rail NIC is gone from this switch and its GPU falls back to the "
 			  "sibling's NIC at half bandwidth: check lspci -d 15b3: and dmesg (mlx5_core, "
 			  "AER) for the missing NIC, reseat or replace it; if the layout is intended, "
@@ -317,6 +321,7 @@ static size_t judge_coverage(struct pf_result *res, const struct pf_node *node,
 		struct pf_finding *f = pf_add(res, PF_STATUS_FAIL, "nics", "%zu NIC%s listed in "
 					      "gpu_nic_numa.nics not on the node: %s", n_missing,
 					      n_missing == 1 ? "" : "s", missing);
+		pf_code(f, 5);
 
 		pf_remedy(f, "check lspci -d 15b3:, ibv_devinfo and dmesg for the missing NIC; "
 			  "reseat or replace it");
@@ -361,10 +366,12 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	for (size_t i = 0; i < node->n_rdma; i++) {
 		const struct pf_rdma_dev *d = &node->rdma[i];
 
-		if (nic_selected(cfg, d) && !placed(&node->pci[d->pci]))
-			pf_add(res, PF_STATUS_WARN, d->name,
-			       "%s: PCI path '%s' leads to no host bridge; not considered as a NIC",
-			       d->name, node->pci[d->pci].path ? node->pci[d->pci].path : "");
+		if (!nic_selected(cfg, d) || placed(&node->pci[d->pci]))
+			continue;
+		pf_add(res, PF_STATUS_WARN, d->name,
+		       "%s: PCI path '%s' leads to no host bridge; not considered as a NIC",
+		       d->name, node->pci[d->pci].path ? node->pci[d->pci].path : "");
+		pf_code(pf_last(res), 6);
 	}
 	if (inferred)
 		expected = majority(pairs, n);
@@ -425,6 +432,16 @@ static int gpu_nic_numa_run(const struct pf_ctx *ctx, const void *config, struct
 	return 0;
 }
 
+static const struct pf_code gpu_nic_numa_codes[] = {
+	{ 1, PF_ACTION_RESEAT_OR_REPLACE, "a GPU's nearest RDMA NIC is on another NUMA node" },
+	{ 2, PF_ACTION_RESEAT_OR_REPLACE, "a GPU's nearest RDMA NIC is farther on the PCI tree than expected (its rail NIC missing or in another slot)" },
+	{ 3, PF_ACTION_RECONFIGURE, "a GPU and its nearest NIC are on different host bridges and the firmware reports no NUMA node (BIOS SRAT)" },
+	{ 4, PF_ACTION_RESEAT_OR_REPLACE, "a GPU shares a NIC with a sibling GPU: a rail NIC is gone from its PCIe switch" },
+	{ 5, PF_ACTION_RESEAT_OR_REPLACE, "NICs the profile lists (gpu_nic_numa.nics) are not on the node" },
+	{ 6, PF_ACTION_NONE, "an RDMA NIC's PCI path leads to no host bridge, so it is not considered" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_gpu_nic_numa = {
 	.name = "gpu_nic_numa",
 	.summary = "every GPU has an RDMA NIC near it on the PCI tree and on its NUMA node",
@@ -434,6 +451,7 @@ const struct pf_check pf_check_gpu_nic_numa = {
 		 "/sys/class/infiniband/*/device, or an lstopo XML export (--topology, "
 		 "<root>/preflight/topology.xml)",
 	.params = gpu_nic_numa_params,
+	.codes = gpu_nic_numa_codes,
 	.cfg_size = sizeof(struct gpu_nic_numa_cfg),
 	.timeout_s = 5,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,

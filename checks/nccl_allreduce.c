@@ -353,6 +353,7 @@ static double judge_size(const struct nccl_allreduce_cfg *cfg, const struct size
 			   "wrong result: GPU %d holds %g, expected %g (%d of the checked "
 			   "floats differ)", sr->bad_gpu, (double)sr->got,
 			   (double)n * (n + 1) / 2, sr->bad);
+		pf_code(f, 1);
 		pf_remedy(f, "data corruption in the all-reduce: run dcgmi diag -r 3 and "
 			  "check NVLink/PCIe errors (nvidia-smi nvlink -e)");
 	} else if (sr->last && cfg->min_busbw_gbps > 0 && busbw < cfg->min_busbw_gbps) {
@@ -360,6 +361,7 @@ static double judge_size(const struct nccl_allreduce_cfg *cfg, const struct size
 		f = pf_add(res, st, subject,
 			   "busbw %.2f GB/s (algbw %.2f GB/s) over %d GPUs, expected at least "
 			   "%.2f GB/s (NCCL %s)", busbw, algbw, n, cfg->min_busbw_gbps, ver);
+		pf_code(f, 2);
 		pf_remedy(f, "check nvidia-smi topo -m and nvidia-smi nvlink -s for down "
 			  "links, the fabric manager on NVSwitch systems, PCIe ACS/IOMMU "
 			  "settings; rerun with NCCL_DEBUG=INFO to see the transport");
@@ -423,12 +425,19 @@ static int nccl_allreduce_run(const struct pf_ctx *ctx, const void *config, stru
 	return 0;
 }
 
+static const struct pf_code nccl_allreduce_codes[] = {
+	{ 1, PF_ACTION_RESET_GPU, "the all-reduce gave a wrong sum: data corruption on a GPU or its links" },
+	{ 2, PF_ACTION_RECONFIGURE, "the all-reduce's bus bandwidth is below the profile's minimum (links down, fabric manager, ACS or IOMMU settings)" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_nccl_allreduce = {
 	.name = "nccl_allreduce",
 	.summary = "NCCL all-reduce bus bandwidth across all local GPUs",
 	.tags = "gpu,traffic",
 	.reads = "libcuda.so.1, libnccl.so.2 (ncclCommInitAll over every CUDA device)",
 	.params = nccl_allreduce_params,
+	.codes = nccl_allreduce_codes,
 	.cfg_size = sizeof(struct nccl_allreduce_cfg),
 	.timeout_s = 300,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_TRAFFIC,

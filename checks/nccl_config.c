@@ -259,6 +259,7 @@ static void judge_hca_names(struct state *st)
 				l->exclude ? " (excluding it changes nothing: a typo?)" :
 				node->n_rdma ? " (NCCL ignores it: a typo, or a name of another "
 				"node type?)" : " (the node has none)");
+		pf_code(f, 1);
 		pf_obs_str(f, "unmatched", entry);
 		pf_remedy(f, "name devices as `ibv_devices` or /sys/class/infiniband lists them "
 			  "(%s%s); without '=' an entry is a prefix (mlx5_1 also selects mlx5_10)",
@@ -322,6 +323,7 @@ static void judge_hca(struct state *st)
 				"NCCL_IB_HCA",
 				"NCCL will use none of the %zu active rails (%s): it falls back to "
 				"TCP sockets, a fraction of the fabric's bandwidth", st->n_active, list);
+		pf_code(f, 2);
 		pf_remedy(f, "fix or unset NCCL_IB_HCA where it is set (%s)", origin(st, "NCCL_IB_HCA"));
 	} else if (n_excl) {
 		/* fail only against rails the profile names, never inferred ones */
@@ -332,6 +334,7 @@ static void judge_hca(struct state *st)
 		f = var_finding(st, s, "NCCL_IB_HCA", "NCCL will use %zu of %zu rails: %s excluded: "
 				"inter-node bandwidth drops to %zu/%zu", n_used, st->n_active, list,
 				n_used, st->n_active);
+		pf_code(f, 3);
 		pf_obs_str(f, "excluded", list);
 		pf_remedy(f, "select every compute rail (or unset NCCL_IB_HCA) where it is set (%s); "
 			  "if these NICs are not compute rails, list the rails in nccl_config.nics",
@@ -456,6 +459,7 @@ static void gid_usable(struct state *st, const struct pf_rdma_dev *d, const stru
 			   "whose index %ld is %s cannot reach this one)", idx, desc,
 			   v4 ? "IPv4" : "IPv6", want_v4 ? "IPv4" : "IPv6", fix,
 			   idx, want_v4 ? "IPv4" : "IPv6");
+		pf_code(f, 4);
 		pf_exp_num(f, "gid_index", (double)fix);
 		pf_remedy(f, "unset NCCL_IB_GID_INDEX (NCCL picks per port) or "
 			  "remove the extra address; NCCL_IB_ADDR_FAMILY=AF_INET6 "
@@ -484,6 +488,7 @@ static long gid_unusable(struct state *st, const struct pf_rdma_dev *d,
 		   "RoCE v2 GID with an address on this port (%s): its QPs cannot "
 		   "connect, or go over RoCE v1 / link-local; %s", idx,
 		   origin(st, "NCCL_IB_GID_INDEX"), desc, fixmsg);
+	pf_code(f, 5);
 	pf_obs_str(f, "gid", desc);
 	pf_obs_num(f, "gid_index", (double)idx);
 	if (fix >= 0) {
@@ -553,8 +558,8 @@ static void judge_gid(struct state *st)
 		var_finding(st, PF_STATUS_PASS, "NCCL_IB_GID_INDEX", "no selected RoCE port (InfiniBand "
 			    "ports ignore it)");
 	else if (bad > 1 && !same_fix)
-		var_finding(st, PF_STATUS_FAIL, "NCCL_IB_GID_INDEX", "the right index differs between "
-			    "ports: no single value fits; leave it unset");
+		pf_code(var_finding(st, PF_STATUS_FAIL, "NCCL_IB_GID_INDEX", "the right index "
+				    "differs between ports: no single value fits; leave it unset"), 6);
 }
 
 /* --- GPUDirect RDMA, IB, P2P ---------------------------------------------- */
@@ -813,6 +818,7 @@ static void gdr_verdict(struct state *st, const struct gdr_setting *g)
 				"unknown (%s): NCCL 2.27 and later use GPUDirect RDMA on a Grace "
 				"GPU's own NICs (P2C) by default, so %zu rails may lose it (%s)",
 				how, g->vwhy, l.n_lost, l.lost);
+		pf_code(f, 7);
 		pf_obs_str(f, "level", nccl_path[g->level]);
 		pf_obs_str(f, "rails_without_gdr", l.lost);
 		pf_remedy(f, "record the NCCL version (preflight/nccl/version) or run where NCCL "
@@ -825,6 +831,7 @@ static void gdr_verdict(struct state *st, const struct gdr_setting *g)
 			"stage through host memory, typically 30-60%% lower all-reduce bandwidth",
 			how, paths, l.n_lost, l.n_on, l.lost, works == 1 ? "although it works here (" :
 			"(whether it would work is unknown: ", why);
+	pf_code(f, 8);
 	pf_obs_str(f, "level", nccl_path[g->level]);
 	pf_obs_str(f, "rails_without_gdr", l.lost);
 	pf_obs_str(f, "path", nccl_path[l.worst]);
@@ -894,6 +901,7 @@ static void judge_gdr_read(struct state *st)
 	f = var_finding(st, PF_STATUS_WARN, name, "sends do not read GPU memory directly%s (%s): "
 			"each send is copied to host memory first", works == 1 ?
 			" although GPUDirect RDMA works" : "; whether they could is unknown", why);
+	pf_code(f, 9);
 	pf_remedy(f, "unless disabled on purpose (a tuning choice), unset it where it is set (%s)",
 		  origin(st, name));
 }
@@ -921,6 +929,7 @@ static void judge_dmabuf(struct state *st)
 	f = var_finding(st, works == 1 ? PF_STATUS_FAIL : PF_STATUS_WARN, name, "no peer-memory "
 			"module, and the DMA-BUF path is turned off: GPUDirect RDMA is off on every "
 			"rail (%s%s)", why, works == 1 ? "" : "; whether it would work is unknown");
+	pf_code(f, 10);
 	pf_remedy(f, "unset NCCL_DMABUF_ENABLE where it is set (%s), or load nvidia_peermem",
 		  origin(st, name));
 }
@@ -986,6 +995,7 @@ static void judge_ib_disable(struct state *st)
 	f = var_finding(st, PF_STATUS_FAIL, name, "NCCL's RDMA transport is off on a node with "
 			"%zu active RDMA rails: inter-node traffic goes over TCP sockets, a fraction "
 			"of the fabric's bandwidth", st->n_active);
+	pf_code(f, 11);
 	pf_remedy(f, "unset %s where it is set (%s)", name, origin(st, name));
 }
 
@@ -1009,11 +1019,13 @@ static void judge_p2p(struct state *st)
 		f = var_finding(st, PF_STATUS_FAIL, name, "GPU peer-to-peer is off on an NVSwitch "
 				"system (%zu NVSwitches, %zu GPUs): intra-node traffic leaves NVLink "
 				"for host memory, an order of magnitude slower", nvswitch, node->n_gpus);
+		pf_code(f, 12);
 		pf_remedy(f, "unset %s where it is set (%s)", name, origin(st, name));
 	} else {
 		f = var_finding(st, PF_STATUS_WARN, name, "GPU peer-to-peer is off with %zu GPUs: "
 				"traffic between them goes through host memory (NVLink bridges, if "
 				"any, are unused)", node->n_gpus);
+		pf_code(f, 13);
 		pf_remedy(f, "unset %s unless P2P is broken on this platform (ACS, IOMMU)", name);
 	}
 }
@@ -1061,6 +1073,7 @@ static bool judge_socket_family(struct state *st, const struct pf_nccl_iflist *l
 			"%s", v4_only ? " (NCCL_SOCKET_FAMILY=AF_INET)" : "",
 			v4_only ? "finds no interface and the job fails at init"
 				: "needs an IPv6 address on them (not read by preflight)");
+	pf_code(f, 14);
 	pf_remedy(f, "give the interface an address (`ip -br addr`) or select one that has it");
 	return true;
 }
@@ -1100,6 +1113,7 @@ static void judge_socket(struct state *st)
 				"the user does not skip it): NCCL's bootstrap binds to the first "
 				"interface it finds, lo, and other nodes cannot reach it (selected: %s)",
 				up);
+		pf_code(f, 15);
 		pf_remedy(f, "add lo to the '^' list (NCCL_SOCKET_IFNAME=^lo,docker) or name the "
 			  "interface");
 		return;
@@ -1117,6 +1131,7 @@ static void judge_socket(struct state *st)
 			"interface and the job fails at init (\"no socket interface found\")",
 			n_down ? "selects only interfaces that are down: " : "selects no interface",
 			down);
+	pf_code(f, 16);
 	pf_remedy(f, "name an interface of `ip -br link` that is up (NCCL's syntax: a prefix, "
 		  "'=' exact, '^' excludes)");
 }
@@ -1150,6 +1165,7 @@ static void judge_topo_xml(struct state *st, const char *xml)
 		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "names %zu of %zu GPUs/NICs that "
 				"are not on this node's PCI bus (%s): NCCL builds its rings and trees "
 				"from a topology that is not this node's", absent, named, missing);
+		pf_code(f, 17);
 		pf_remedy(f, "use the topology file of this machine type (or dump one with "
 			  "NCCL_TOPO_DUMP_FILE on a good node)");
 	} else {
@@ -1170,6 +1186,7 @@ static void judge_topo(struct state *st)
 	if (v[0] != '/') {
 		f = var_finding(st, PF_STATUS_WARN, "NCCL_TOPO_FILE", "a relative path: it depends on "
 				"the job's working directory");
+		pf_code(f, 18);
 		pf_remedy(f, "use an absolute path");
 		return;
 	}
@@ -1181,6 +1198,7 @@ static void judge_topo(struct state *st)
 	if (r < 0) {
 		f = var_finding(st, PF_STATUS_FAIL, "NCCL_TOPO_FILE", "cannot be read (%s): NCCL "
 				"ignores it silently and detects the topology itself", strerror(-r));
+		pf_code(f, 19);
 		pf_remedy(f, "install the file or fix the path where it is set (%s)",
 			  origin(st, "NCCL_TOPO_FILE"));
 		return;
@@ -1188,6 +1206,7 @@ static void judge_topo(struct state *st)
 	if (!strstr(xml, "<system")) {
 		var_finding(st, PF_STATUS_WARN, "NCCL_TOPO_FILE", "readable but not an NCCL topology "
 			    "(no <system> element)");
+		pf_code(pf_last(st->res), 20);
 		return;
 	}
 	judge_topo_xml(st, xml);
@@ -1207,6 +1226,7 @@ static void judge_node(struct state *st, const struct pf_devnodes *dn, const cha
 		f = pf_add(st->res, bad, subject, "%s: %s", what, n ? "not a character device" :
 			   "missing: a job cannot open it (a container or device plugin that did "
 			   "not pass it, or ib_uverbs/rdma_ucm not loaded)");
+		pf_code(f, 21);
 		pf_remedy(f, "pass every /dev/infiniband/uverbs<N> and rdma_cm to the job (device "
 			  "plugin / container --device), or modprobe ib_uverbs rdma_ucm");
 		return;
@@ -1223,11 +1243,13 @@ static void judge_node(struct state *st, const struct pf_devnodes *dn, const cha
 		f = pf_add(st->res, PF_STATUS_WARN, subject, "%s: mode %04o (owner %u, group %u) does "
 			   "not let uid %u open it; an ACL may (not evaluated)", what, n->mode, n->uid,
 			   n->gid, st->job.user.uid);
+		pf_code(f, 22);
 		pf_remedy(f, "getfacl %s", subject);
 	} else {
 		f = pf_add(st->res, bad, subject, "%s: mode %04o, owner %u, group %u: uid %u (groups "
 			   "%zu) cannot open it for reading and writing", what, n->mode, n->uid, n->gid,
 			   st->job.user.uid, st->job.user.n_gids);
+		pf_code(f, 23);
 		pf_remedy(f, "rdma-core's udev rules make it 0666; or add the job's user to group %u",
 			  n->gid);
 	}
@@ -1283,6 +1305,7 @@ static void judge_devnodes(struct state *st)
 			struct pf_finding *f = pf_add(st->res, PF_STATUS_FAIL, d->name, "no uverbs "
 						      "device for %s: ib_uverbs is not loaded or "
 						      "the driver did not register it", d->name);
+			pf_code(f, 24);
 
 			pf_remedy(f, "modprobe ib_uverbs; check dmesg for the driver of %s", d->name);
 			continue;
@@ -1305,6 +1328,7 @@ static void judge_oddities(struct state *st)
 					      "\"%s = ...\": NCCL reads NAME=VALUE with nothing "
 					      "trimmed; this line sets nothing NCCL reads",
 					      st->job.conf.odd[i].text);
+		pf_code(f, 25);
 
 		pf_remedy(f, "write it as NAME=VALUE without blanks around '='");
 	}
@@ -1380,6 +1404,35 @@ static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct 
 	return 0;
 }
 
+static const struct pf_code nccl_config_codes[] = {
+	{ 1, PF_ACTION_RECONFIGURE, "an NCCL_IB_HCA entry matches no RDMA device" },
+	{ 2, PF_ACTION_RECONFIGURE, "NCCL_IB_HCA selects none of the active rails: NCCL falls back to sockets" },
+	{ 3, PF_ACTION_RECONFIGURE, "NCCL_IB_HCA excludes some active rails" },
+	{ 4, PF_ACTION_RECONFIGURE, "NCCL_IB_GID_INDEX names a GID of another address family than the port's RoCE v2 GIDs" },
+	{ 5, PF_ACTION_RECONFIGURE, "NCCL_IB_GID_INDEX is not a RoCE v2 GID with an address on a port" },
+	{ 6, PF_ACTION_RECONFIGURE, "the right NCCL_IB_GID_INDEX differs between ports: no single value fits" },
+	{ 7, PF_ACTION_RECONFIGURE, "an NCCL GPUDirect RDMA level may turn it off on a Grace GPU's NICs (NCCL version unknown)" },
+	{ 8, PF_ACTION_RECONFIGURE, "an NCCL GPUDirect RDMA level turns it off on some rails" },
+	{ 9, PF_ACTION_RECONFIGURE, "NCCL's sends do not read GPU memory directly (NCCL_NET_GDR_READ)" },
+	{ 10, PF_ACTION_RECONFIGURE, "no peer-memory module and the DMA-BUF path is turned off: GPUDirect RDMA is off" },
+	{ 11, PF_ACTION_RECONFIGURE, "NCCL's RDMA transport is off on a node with active RDMA rails" },
+	{ 12, PF_ACTION_RECONFIGURE, "GPU peer-to-peer is off on an NVSwitch system" },
+	{ 13, PF_ACTION_RECONFIGURE, "GPU peer-to-peer is off" },
+	{ 14, PF_ACTION_RECONFIGURE, "NCCL_SOCKET_IFNAME selects interfaces that have no IPv4 address" },
+	{ 15, PF_ACTION_RECONFIGURE, "NCCL_SOCKET_IFNAME selects lo" },
+	{ 16, PF_ACTION_RECONFIGURE, "NCCL_SOCKET_IFNAME selects no interface that is up: the job fails at init" },
+	{ 17, PF_ACTION_RECONFIGURE, "NCCL_TOPO_FILE names GPUs or NICs that are not on this node" },
+	{ 18, PF_ACTION_RECONFIGURE, "NCCL_TOPO_FILE is a relative path" },
+	{ 19, PF_ACTION_RECONFIGURE, "NCCL_TOPO_FILE cannot be read" },
+	{ 20, PF_ACTION_RECONFIGURE, "NCCL_TOPO_FILE is not an NCCL topology" },
+	{ 21, PF_ACTION_RECONFIGURE, "a device node a job needs (uverbs, rdma_cm) is missing or not a character device" },
+	{ 22, PF_ACTION_RECONFIGURE, "a device node's mode does not let the job's user open it (an ACL may)" },
+	{ 23, PF_ACTION_RECONFIGURE, "the job's user cannot open a device node for reading and writing" },
+	{ 24, PF_ACTION_RELOAD_DRIVER, "an RDMA device has no uverbs device: ib_uverbs is not loaded or did not register it" },
+	{ 25, PF_ACTION_RECONFIGURE, "an nccl.conf line sets nothing NCCL reads" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_nccl_config = {
 	.name = "nccl_config",
 	.summary = "NCCL's configuration files and environment agree with the node",
@@ -1391,6 +1444,7 @@ const struct pf_check pf_check_nccl_config = {
 		 "/dev/infiniband (modes, owners) and the job's user (SLURM_JOB_UID or the real "
 		 "uid)",
 	.params = nccl_config_params,
+	.codes = nccl_config_codes,
 	.cfg_size = sizeof(struct nccl_config_cfg),
 	.timeout_s = 15,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,

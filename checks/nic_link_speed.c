@@ -100,6 +100,7 @@ struct group_best {
 
 struct problem {
 	enum pf_status status;
+	unsigned int code; /* nic_link_speed_codes[]; 0 for an error */
 	char text[160];
 	char remedy[320];
 };
@@ -109,16 +110,17 @@ struct verdict {
 	size_t n;
 };
 
-static void problem(struct verdict *v, enum pf_status st, const char *remedy, const char *fmt,
-		    ...) PF_PRINTF(4, 5);
-static void problem(struct verdict *v, enum pf_status st, const char *remedy, const char *fmt,
-		    ...)
+static void problem(struct verdict *v, enum pf_status st, unsigned int code, const char *remedy,
+		    const char *fmt, ...) PF_PRINTF(5, 6);
+static void problem(struct verdict *v, enum pf_status st, unsigned int code, const char *remedy,
+		    const char *fmt, ...)
 {
 	va_list ap;
 
 	if (v->n == MAX_PROBLEMS)
 		return;
 	v->p[v->n].status = st;
+	v->p[v->n].code = code;
 	va_start(ap, fmt);
 	vsnprintf(v->p[v->n].text, sizeof(v->p[v->n].text), fmt, ap);
 	va_end(ap);
@@ -347,12 +349,12 @@ static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_r
 		double want = p->rate_gbps * 1000;
 
 		if (speed < 0)
-			problem(v, PF_STATUS_WARN,
+			problem(v, PF_STATUS_WARN, 1,
 				"check `ethtool <netdev>`: the driver reports no speed for an "
 				"active link",
 				"%s speed unknown while the port is ACTIVE", nd->name);
 		else if (p->rate_gbps > 0 && fabs((double)speed - want) > 0.5)
-			problem(v, PF_STATUS_FAIL,
+			problem(v, PF_STATUS_FAIL, 2,
 				"compare `ethtool <netdev>` with the port rate; a forced speed or "
 				"a rate cap on the netdev differs from what the port negotiated",
 				"%s at %lld Mb/s (%s), port at %g Gb/s", nd->name,
@@ -362,7 +364,7 @@ static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_r
 		int roce = roce_mtu_of(nd->mtu);
 
 		if (roce < (int)cfg->active_mtu)
-			problem(v, PF_STATUS_FAIL,
+			problem(v, PF_STATUS_FAIL, 3,
 				"raise the netdev MTU (ip link set <netdev> mtu 9000, persisted in "
 				"the network configuration) and the switch port MTU to match",
 				"%s MTU %lld gives RoCE MTU %d, expected %llu (needs MTU >= %lld)",
@@ -370,7 +372,7 @@ static void judge_netdev(const struct nic_link_speed_cfg *cfg, const struct pf_r
 				(unsigned long long)cfg->active_mtu,
 				(long long)netdev_mtu_for(cfg->active_mtu));
 		else if (cfg->roce_netdev_mtu && nd->mtu < (int64_t)cfg->roce_netdev_mtu)
-			problem(v, PF_STATUS_WARN,
+			problem(v, PF_STATUS_WARN, 4,
 				"set the site MTU on the netdev (ip link set <netdev> mtu 9000) "
 				"and on the switch ports",
 				"%s MTU %lld below the site MTU %llu", nd->name, (long long)nd->mtu,
@@ -410,7 +412,7 @@ static cJSON *judge_lag(const struct pf_ctx *ctx, const struct pf_rdma_port *p,
 		cJSON_AddStringToObject(o, "netdev", slaves[i]);
 		cJSON_AddItemToArray(arr, o);
 		if (!sl) {
-			problem(v, PF_STATUS_WARN, "check `cat /proc/net/bonding/<netdev>`",
+			problem(v, PF_STATUS_WARN, 5, "check `cat /proc/net/bonding/<netdev>`",
 				"%s member %s not found under /sys/class/net", bond->name, slaves[i]);
 			continue;
 		}
@@ -421,7 +423,7 @@ static cJSON *judge_lag(const struct pf_ctx *ctx, const struct pf_rdma_port *p,
 		if (speed >= 0)
 			cJSON_AddNumberToObject(o, "speed_mbps", (double)speed);
 		if (down) {
-			problem(v, PF_STATUS_FAIL,
+			problem(v, PF_STATUS_FAIL, 6,
 				"check the cable, transceiver and switch port of the down member "
 				"(ethtool, mlxlink); cat /proc/net/bonding/<netdev> shows the LAG state",
 				"%s member %s down (%s): the LAG runs on fewer links", bond->name,
@@ -429,7 +431,7 @@ static cJSON *judge_lag(const struct pf_ctx *ctx, const struct pf_rdma_port *p,
 			continue;
 		}
 		if (p->rate_gbps > 0 && fabs((double)speed - want) > 0.5)
-			problem(v, PF_STATUS_FAIL,
+			problem(v, PF_STATUS_FAIL, 7,
 				"compare `ethtool` of each bond member with the port rate; reseat or "
 				"replace the slow member's cable or transceiver",
 				"%s member %s at %lld Mb/s (%s), port at %g Gb/s", bond->name, slaves[i],
@@ -596,14 +598,14 @@ static bool judge_down(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 		snprintf(fix, sizeof(fix), "%s%s", down_remedy(p), cfg->nics[0] ? "" :
 			 "; if it is unused on purpose, list the workload's devices in "
 			 "nic_link_speed.nics");
-		problem(&e->v, PF_STATUS_FAIL, fix,
+		problem(&e->v, PF_STATUS_FAIL, 8, fix,
 			"%s (%s), never had a link since boot (link_downed 0): %s",
 			p->state_name ? p->state_name : "state unknown",
 			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
 			cfg->nics[0] ? "a rail of nic_link_speed.nics never came up" :
 				       "not cabled or disabled, not a rail that went down");
 	} else {
-		problem(&e->v, PF_STATUS_FAIL, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)%s",
+		problem(&e->v, PF_STATUS_FAIL, 9, down_remedy(p), "%s (%s), not ACTIVE (LinkUp)%s",
 			p->state_name ? p->state_name : "state unknown",
 			p->phys_state_name ? p->phys_state_name : "phys_state unknown",
 			e->dk == DOWN_WENT_DOWN ?
@@ -659,11 +661,11 @@ static bool judge_no_rate(const struct pf_ctx *ctx, const struct pf_rdma_dev *d,
 	}
 	/* why the inventory found no rate: its errno reading the file */
 	if (r == -EACCES || r == -EPERM)
-		problem(&e->v, PF_STATUS_ERROR, "run preflight as root, or make the file readable",
+		problem(&e->v, PF_STATUS_ERROR, 0, "run preflight as root, or make the file readable",
 			"ACTIVE but /sys/class/infiniband/%s/ports/%u/rate is unreadable: %s%s",
 			d->name, p->num, strerror(-r), pf_euid_note(ctx, uidbuf));
 	else
-		problem(&e->v, PF_STATUS_ERROR, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
+		problem(&e->v, PF_STATUS_ERROR, 0, "read /sys/class/infiniband/<dev>/ports/<n>/rate",
 			"ACTIVE but the rate is unreadable ('%s')",
 			p->rate ? p->rate : r < 0 ? strerror(-r) : "absent");
 	return true;
@@ -675,7 +677,7 @@ static void judge_rate(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 {
 	rate_text(p, e->rt, sizeof(e->rt));
 	if (e->want_width > 0 && p->width > 0 && p->width < e->want_width)
-		problem(&e->v, PF_STATUS_FAIL,
+		problem(&e->v, PF_STATUS_FAIL, 10,
 			"a lane is down: reseat or replace the cable or transceiver; "
 			"mlxlink -d <dev> shows the lane status",
 			"active at %s: %d lanes where %s%s %dX", e->rt, p->width,
@@ -683,7 +685,7 @@ static void judge_rate(const struct nic_link_speed_cfg *cfg, const struct pf_rdm
 			"the profile expects", cfg->infer && e->best.width == e->want_width ?
 			" run" : "", e->want_width);
 	else if (e->want_rate > 0 && p->rate_gbps < e->want_rate - 1e-9)
-		problem(&e->v, PF_STATUS_FAIL,
+		problem(&e->v, PF_STATUS_FAIL, 11,
 			"reseat or replace the cable or transceiver; check the switch port "
 			"speed (mlxlink -d <dev> shows the negotiated speed)",
 			"active at %s, expected at least %g Gb/s%s%s", e->rt, e->want_rate,
@@ -703,7 +705,7 @@ static void judge_roce(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 {
 	const struct pf_netdev *nd = e->nd;
 	if (!nd) {
-		problem(&e->v, PF_STATUS_WARN,
+		problem(&e->v, PF_STATUS_WARN, 12,
 			"find the port's netdev with `rdma link show`; without it speed and "
 			"MTU cannot be verified",
 			"no netdev found for this RoCE port");
@@ -716,7 +718,7 @@ static void judge_roce(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 	    fmod((double)e->nd_speed, p->rate_gbps * 1000) < 0.5 &&
 	    (double)e->nd_speed >= 2 * p->rate_gbps * 1000) {
 		e->bond_unrecorded = true;
-		problem(&e->v, PF_STATUS_WARN, "capture /sys/class/net/<netdev>/bonding/slaves "
+		problem(&e->v, PF_STATUS_WARN, 13, "capture /sys/class/net/<netdev>/bonding/slaves "
 			"(preflight snapshot records it) or run on the node",
 			"%s at %lld Mb/s, %g x the port rate: a bond (RoCE LAG) whose members "
 			"are not recorded; its speed is their sum, not judged", nd->name,
@@ -745,7 +747,7 @@ static bool port_judge(const struct pf_ctx *ctx, const struct nic_link_speed_cfg
 		judge_rate(cfg, p, e);
 	}
 	if (p->active_mtu > 0 && e->up && p->active_mtu < (int)cfg->active_mtu)
-		problem(&e->v, PF_STATUS_WARN,
+		problem(&e->v, PF_STATUS_WARN, 14,
 			p->link_layer == PF_LINK_ETH ? "raise the netdev MTU" :
 			"set the partition MTU to 4096 in the subnet manager (opensm partitions.conf "
 			"mtu=5)", "active MTU %d, expected %llu", p->active_mtu,
@@ -767,10 +769,14 @@ static struct pf_finding *port_finding(const struct pf_rdma_dev *d, const struct
 	const struct pf_netdev *nd = e->nd;
 	pf_autostrbuf struct pf_strbuf msg = PF_STRBUF_INIT, remedy = PF_STRBUF_INIT;
 	enum pf_status st = PF_STATUS_PASS;
+	unsigned int code = 0; /* the first worst problem's */
 	struct pf_finding *f;
 
 	for (size_t i = 0; i < e->v.n; i++)
 		st = pf_status_worst(st, e->v.p[i].status);
+	for (size_t i = 0; i < e->v.n && !code; i++)
+		if (e->v.p[i].status == st)
+			code = e->v.p[i].code;
 	if (e->v.n == 0) {
 		if (nd && p->link_layer == PF_LINK_ETH && e->n_slaves)
 			pf_strbuf_addf(&msg, "ACTIVE at %s, LAG %s of %zu members at the port "
@@ -802,6 +808,8 @@ static struct pf_finding *port_finding(const struct pf_rdma_dev *d, const struct
 	f = pf_add(res, st, e->subject, "%s", msg.buf);
 	if (st != PF_STATUS_PASS && remedy.len)
 		pf_remedy(f, "%s", remedy.buf);
+	if (code)
+		pf_code(f, code);
 	return f;
 }
 
@@ -986,6 +994,7 @@ static bool judge_port_count(const struct nic_link_speed_cfg *cfg, const struct 
 	pf_exp_num(f, "ports", (double)cfg->expected_ports);
 	pf_remedy(f, "check that every HCA is seated and its driver loaded "
 		  "(lspci -d 15b3:, ibstat, dmesg | grep mlx5)");
+	pf_code(f, t->with_pci < cfg->expected_ports ? 15 : 16);
 	return t->with_pci < cfg->expected_ports;
 }
 
@@ -1044,6 +1053,26 @@ static int nic_link_speed_run(const struct pf_ctx *ctx, const void *config,
 	return 0;
 }
 
+static const struct pf_code nic_link_speed_codes[] = {
+	{ 1, PF_ACTION_NONE, "a RoCE port is ACTIVE but its netdev reports no speed" },
+	{ 2, PF_ACTION_RECONFIGURE, "a RoCE port's netdev speed differs from the port rate (a forced speed or a rate cap)" },
+	{ 3, PF_ACTION_RECONFIGURE, "a RoCE netdev's MTU gives a RoCE MTU below the expected active MTU" },
+	{ 4, PF_ACTION_RECONFIGURE, "a RoCE netdev's MTU is below the site MTU" },
+	{ 5, PF_ACTION_NONE, "a member of a RoCE LAG is not found under /sys/class/net" },
+	{ 6, PF_ACTION_RESEAT_OR_REPLACE, "a member of a RoCE LAG is down: the LAG runs on fewer links" },
+	{ 7, PF_ACTION_RESEAT_OR_REPLACE, "a member of a RoCE LAG runs slower than the port rate" },
+	{ 8, PF_ACTION_RESEAT_OR_REPLACE, "a port never had a link since boot (not cabled or disabled)" },
+	{ 9, PF_ACTION_RESEAT_OR_REPLACE, "a port is not ACTIVE (its link went down, or whether it ever had one is unknown)" },
+	{ 10, PF_ACTION_RESEAT_OR_REPLACE, "a port is ACTIVE with fewer lanes than expected" },
+	{ 11, PF_ACTION_RESEAT_OR_REPLACE, "a port is ACTIVE at a lower rate than expected" },
+	{ 12, PF_ACTION_NONE, "no netdev found for a RoCE port: speed and MTU cannot be verified" },
+	{ 13, PF_ACTION_NONE, "a bond (RoCE LAG) whose members are not recorded: its speed is not judged" },
+	{ 14, PF_ACTION_RECONFIGURE, "a port's active MTU is below the expected one (netdev MTU, or the subnet manager's partition MTU)" },
+	{ 15, PF_ACTION_RESEAT_OR_REPLACE, "fewer RDMA ports than the profile expects" },
+	{ 16, PF_ACTION_RECONFIGURE, "more RDMA ports than the profile expects" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_nic_link_speed = {
 	.name = "nic_link_speed",
 	.summary = "RDMA ports ACTIVE at the expected rate and width; RoCE netdev speed and MTU",
@@ -1053,6 +1082,7 @@ const struct pf_check pf_check_nic_link_speed = {
 		 "/sys/class/infiniband/*/{hca_type,device}, /sys/class/net/<roce-if>/"
 		 "{speed,mtu,operstate}, ethtool link modes of RoCE netdevs",
 	.params = nic_link_speed_params,
+	.codes = nic_link_speed_codes,
 	.cfg_size = sizeof(struct nic_link_speed_cfg),
 	.timeout_s = 10,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,

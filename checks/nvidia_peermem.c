@@ -353,6 +353,7 @@ static struct pf_finding *judge_missing(const struct want *w, const struct peerm
 			      "/ -open driver packages), a Turing or newer GPU, rdma-core "
 			      "v34+ and a kernel with DMA-BUF MRs (5.12+ or a vendor "
 			      "backport)" : "");
+	pf_code(f, w->peer ? 1 : 2);
 	return f;
 }
 
@@ -409,6 +410,7 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 		f = pf_add(res, PF_STATUS_FAIL, "gpudirect_rdma", "GPUDirect RDMA unavailable: CUDA "
 			   "reports GPU_DIRECT_RDMA_SUPPORTED 0 on %s (peermem %s, DMA-BUF %s)",
 			   d.no_gdr, tri_name(p.loaded), tri_name(d.all));
+		pf_code(f, 3);
 		pf_remedy(f, "the GPU or its driver does not support GPUDirect RDMA (consumer GPUs, "
 			  "vGPU profiles, an old driver): NCCL stages through host memory on it; "
 			  "use a data-centre GPU and a current driver");
@@ -428,6 +430,13 @@ static int nvidia_peermem_run(const struct pf_ctx *ctx, const void *config, stru
 	return 0;
 }
 
+static const struct pf_code nvidia_peermem_codes[] = {
+	{ 1, PF_ACTION_RELOAD_DRIVER, "GPUDirect RDMA unavailable: the peer-memory module (nvidia_peermem) is not loaded" },
+	{ 2, PF_ACTION_RECONFIGURE, "GPUDirect RDMA unavailable: the DMA-BUF path is missing (driver modules, rdma-core or kernel too old)" },
+	{ 3, PF_ACTION_RECONFIGURE, "CUDA reports no GPUDirect RDMA support on a GPU (consumer GPU, vGPU profile or old driver)" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_nvidia_peermem = {
 	.name = "nvidia_peermem",
 	.summary = "GPUDirect RDMA registration possible (nvidia_peermem or DMA-BUF)",
@@ -439,6 +448,7 @@ const struct pf_check pf_check_nvidia_peermem = {
 		 "-1 on each RDMA device); recorded: <root>/preflight/cuda/{dmabuf,gdr}_supported, "
 		 "<root>/preflight/ibverbs/reg_dmabuf_mr",
 	.params = nvidia_peermem_params,
+	.codes = nvidia_peermem_codes,
 	.cfg_size = sizeof(struct nvidia_peermem_cfg),
 	.timeout_s = 20,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,

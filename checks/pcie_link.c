@@ -263,6 +263,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),
 			   "%s at %s: the device supports %s but its upstream port %s only %s",
 			   what, cur, dev_max, up->bdf, max);
+		pf_code(f, 1);
 		pf_remedy(f, "move the card to a slot whose port supports %s, or check the "
 			  "BIOS PCIe speed and bifurcation settings of port %s", dev_max, up->bdf);
 	} else if (t->gpu && c2c_attached(node, d)) {
@@ -270,6 +271,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 			   "%s at %s, max %s: it sits directly below an NVIDIA (Grace) root port "
 			   "%s, so it is the GPU of a Grace superchip (GH200, GB200) whose data "
 			   "moves over NVLink-C2C, not this PCIe link", what, cur, max, up->bdf);
+		pf_code(f, 2);
 		pf_remedy(f, "confirm the C2C link with 'nvidia-smi c2c -s' (a PCIe GPU in a "
 			  "Grace server's slot is judged as any other: 'lspci -vv -s %s')", d->bdf);
 	} else if (t->gpu && !width_short && cfg->gpu_idle_gts > 0 &&
@@ -277,6 +279,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 		f = pf_add(res, PF_STATUS_WARN, subject_of(node, t),
 			   "%s at %s, max %s: likely idle power saving (GPUs lower the link "
 			   "speed when idle)", what, cur, max);
+		pf_code(f, 3);
 		pf_remedy(f, "confirm under load: 'nvidia-smi -q -d PCIE' (Link Gen Current vs Max) "
 			  "while a job runs; if it stays low, reseat the GPU and check the BIOS "
 			  "PCIe speed setting");
@@ -292,6 +295,7 @@ static int judge_link(struct pf_result *res, const struct pf_ctx *ctx,
 			pf_remedy(f, "check the BIOS PCIe speed setting (Auto/Gen%d) of the slot, "
 				  "reseat the card and riser or retimer, and look for AER errors in "
 				  "dmesg; the link retrains at the next boot", pf_pci_gen(want_gts));
+		pf_code(f, width_short ? 4 : 5);
 	}
 	observe_link(f, d, slot_limited ? up : NULL, want_gts, want_width);
 	return f->status;
@@ -401,6 +405,7 @@ static struct pf_finding *acs_redirect_warn(struct pf_result *res, const struct 
 	f = pf_add(res, PF_STATUS_WARN, d->bdf, "bridge %s (between %s): ACS %s enabled: "
 		   "GPUDirect peer-to-peer is redirected through the root complex", d->bdf,
 		   between, redir);
+	pf_code(f, 6);
 	if (translated)
 		pf_remedy(f, "the IOMMU translates DMA for %s (group type %s): ACS redirect is "
 			  "what sends its peer traffic to the IOMMU for translation, so do not "
@@ -676,6 +681,7 @@ static struct pf_finding *judge_group_types(struct pf_result *res, const struct 
 	if (t->n_trans) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "the IOMMU translates DMA (%s) for %zu of %zu "
 			   "GPUs and NICs: %s", t->first_type, t->n_trans, n, t->translated.buf);
+		pf_code(f, 7);
 		pf_remedy(f, "GPUDirect RDMA at full speed wants the IOMMU in passthrough: boot with "
 			  "iommu=pt (plus intel_iommu=on or amd_iommu=on where the platform needs "
 			  "them), or set a group to identity (echo identity > "
@@ -687,6 +693,7 @@ static struct pf_finding *judge_group_types(struct pf_result *res, const struct 
 	} else if (t->n_other) {
 		f = pf_add(res, PF_STATUS_WARN, "iommu", "IOMMU group type neither identity nor "
 			   "DMA for %zu GPUs and NICs: %s", t->n_other, t->other.buf);
+		pf_code(f, 8);
 		pf_remedy(f, "a 'blocked' group allows no DMA and 'unmanaged' means a user-space "
 			  "driver (VFIO) owns the device: check that it belongs to this node's jobs");
 	} else {
@@ -811,6 +818,18 @@ static int pcie_link_run(const struct pf_ctx *ctx, const void *config, struct pf
 	return 0;
 }
 
+static const struct pf_code pcie_link_codes[] = {
+	{ 1, PF_ACTION_RESEAT_OR_REPLACE, "the device could link faster than its slot's upstream port allows (move the card, or the BIOS slot setting)" },
+	{ 2, PF_ACTION_NONE, "a Grace superchip's GPU below its own root port shows a reduced PCIe link (its data moves over NVLink-C2C)" },
+	{ 3, PF_ACTION_NONE, "a GPU's link runs at a lower speed, likely idle power saving (confirm under load)" },
+	{ 4, PF_ACTION_RESEAT_OR_REPLACE, "the link trained at fewer lanes than its maximum" },
+	{ 5, PF_ACTION_RESEAT_OR_REPLACE, "the link trained at a lower speed than its maximum" },
+	{ 6, PF_ACTION_RECONFIGURE, "ACS redirect is on at a bridge between a GPU and a NIC: peer-to-peer goes through the root complex" },
+	{ 7, PF_ACTION_RECONFIGURE, "the IOMMU translates DMA for GPUs or NICs (not passthrough)" },
+	{ 8, PF_ACTION_RECONFIGURE, "an IOMMU group of a GPU or NIC is neither identity nor DMA (blocked, or owned by VFIO)" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_pcie_link = {
 	.name = "pcie_link",
 	.summary = "GPUs and RDMA NICs run at full PCIe speed and width; no ACS redirect between them",
@@ -819,6 +838,7 @@ const struct pf_check pf_check_pcie_link = {
 		 "and their upstream ports; /sys/bus/pci/devices/<bridge>/config (ACS, as root); "
 		 "/sys/bus/pci/devices/<bdf>/iommu_group, /sys/kernel/iommu_groups/<N>/type",
 	.params = pcie_link_params,
+	.codes = pcie_link_codes,
 	.cfg_size = sizeof(struct pcie_link_cfg),
 	.timeout_s = 5,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY,

@@ -166,6 +166,7 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 				   "%s: PCP trust (no DSCP entry in the DCB APP table): RoCE reaches "
 				   "priority %u only if it is VLAN-tagged with PCP %u; untagged RoCE "
 				   "runs on priority 0, where PFC is off (lossy)", nd->port, prio, prio);
+			pf_code(f, 1);
 			pf_remedy(f, "on a DSCP-marked network trust DSCP: mlnx_qos -i %s --trust dscp "
 				  "(or dcb app add dev %s dscp-prio %u:%u); on a PCP network send RoCE "
 				  "VLAN-tagged with PCP %u", nd->name, nd->name, dscp, prio, prio);
@@ -184,6 +185,7 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 		f = pf_add(res, PF_STATUS_WARN, subject, "%s: DSCP trust: DSCP %u (%s) lands on "
 			   "priority %u (PFC on there), not on roce_prio %u", nd->port, dscp, src,
 			   lands, prio);
+		pf_code(f, 2);
 		pf_remedy(f, "set pfc_pause.roce_prio=%u if that is the design, or map DSCP %u to "
 			  "priority %u: dcb app add dev %s dscp-prio %u:%u", lands, dscp, prio,
 			  nd->name, dscp, prio);
@@ -192,6 +194,7 @@ static void judge_trust(const struct pf_ctx *ctx, struct pf_result *res, const s
 			   "%s: DSCP trust: RoCE traffic (DSCP %u, %s) lands on priority %u%s, where "
 			   "PFC is off (PFC on: %s): lossy RoCE", nd->port, dscp, src, lands,
 			   assumed ? " (no entry: the NIC's default DSCP / 8 assumed)" : "", prios);
+		pf_code(f, 3);
 		pf_remedy(f, "map RoCE's DSCP to the PFC priority: dcb app add dev %s dscp-prio "
 			  "%u:%u (mlnx_qos -i %s --dscp2prio set,%u,%u), or mark RoCE with a DSCP "
 			  "that maps there (NCCL_IB_TC, rdma_cm default_roce_tos)", nd->name, dscp,
@@ -250,6 +253,7 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 			   "%s alongside PFC (as the driver reports it; whether ConnectX firmware "
 			   "reports global pause on beside PFC is unverified)", nd->port,
 			   pfc_on ? "on" : "off", prio, prios, pause_txt);
+		pf_code(f, 4);
 		pf_remedy(f, "turn global pause off so that only PFC pauses the link: "
 			  "ethtool -A %s autoneg off rx off tx off (and on the switch port); "
 			  "if it reads on again right after, the firmware reports it beside PFC",
@@ -257,6 +261,7 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 	} else if (pfc_known && !pfc_on && cfg->require_pfc) {
 		f = pf_add(res, PF_STATUS_FAIL, nd->name, "%s: PFC off for priority %u (enabled: %s); %s%s",
 			   nd->port, prio, prios, pause_txt, global_clash ? " alongside PFC" : "");
+		pf_code(f, 5);
 		pf_remedy(f, "enable PFC on priority %u%s: dcb pfc set dev %s prio-pfc %u:on "
 			  "(or mlnx_qos -i %s --pfc with priority %u set), and on the switch "
 			  "port; persist it in the NIC's or the node's network configuration",
@@ -270,6 +275,7 @@ static void judge_config(struct pf_result *res, const struct roce_if *nd,
 		f = pf_add(res, PF_STATUS_WARN, nd->name,
 			   "%s: the driver reports no PFC configuration (DCB not supported); %s",
 			   nd->port, pause_txt);
+		pf_code(f, 6);
 		pf_remedy(f, "load a driver with DCB support or check PFC in the NIC firmware "
 			  "tool and on the switch; set require_pfc=false for a lossy RoCE fabric");
 	} else {
@@ -345,10 +351,12 @@ static void judge_storm(struct pf_result *res, const struct roce_if *nd, double 
 			   "%s: pause storm in progress: %llu error and %llu warning events in %.1f s",
 			   nd->port, (unsigned long long)d[0], (unsigned long long)d[1],
 			   window_ms / 1e3);
+		pf_code(f, 7);
 	} else if (!windowed && (v[0] || v[1])) {
 		f = pf_add(res, PF_STATUS_FAIL, subject,
 			   "%s: %llu pause storm error and %llu warning events since boot",
 			   nd->port, (unsigned long long)v[0], (unsigned long long)v[1]);
+		pf_code(f, 7);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, subject, "%s: no pause storm events%s", nd->port,
 			   windowed ? " in the window" : " since boot");
@@ -545,6 +553,7 @@ static void judge_prio(struct pf_result *res, const struct roce_if *nd, int p,
 	else if (f->status == PF_STATUS_WARN)
 		pf_remedy(f, "heavy pausing since boot: compare with a live run (window_ms) to see "
 			  "whether it continues; check the switch's PFC counters for this port");
+	pf_code(f, windowed ? 8 : 9);
 	prio_observed(f, cfg, &c, &r, window_ms, uptime_s);
 }
 
@@ -722,6 +731,19 @@ static int pfc_pause_run(const struct pf_ctx *ctx, const void *config, struct pf
 	return 0;
 }
 
+static const struct pf_code pfc_pause_codes[] = {
+	{ 1, PF_ACTION_RECONFIGURE, "PCP trust: untagged RoCE runs on priority 0, where PFC is off" },
+	{ 2, PF_ACTION_RECONFIGURE, "DSCP trust: RoCE's DSCP lands on another PFC priority than roce_prio" },
+	{ 3, PF_ACTION_RECONFIGURE, "DSCP trust: RoCE's DSCP lands on a priority where PFC is off (lossy RoCE)" },
+	{ 4, PF_ACTION_RECONFIGURE, "global pause is reported on alongside PFC" },
+	{ 5, PF_ACTION_RECONFIGURE, "PFC is off for the RoCE priority" },
+	{ 6, PF_ACTION_RECONFIGURE, "the driver reports no PFC configuration (no DCB support)" },
+	{ 7, PF_ACTION_REBOOT, "the NIC's pause-storm watchdog fired: a receiver stalled and kept the link paused" },
+	{ 8, PF_ACTION_NONE, "the fabric paused this idle node during the window (congestion or a storm upstream)" },
+	{ 9, PF_ACTION_NONE, "heavy pausing on this port since boot" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_pfc_pause = {
 	.name = "pfc_pause",
 	.summary = "PFC on the RoCE priority, no global pause, no pause storm or pressure",
@@ -730,6 +752,7 @@ const struct pf_check pf_check_pfc_pause = {
 		 "(netlink; preflight/ethtool/<if>/pause), ethtool -S counters (SIOCETHTOOL; "
 		 "preflight/ethtool/<if>/stats[.after], preflight/window_ms), /proc/uptime",
 	.params = pfc_pause_params,
+	.codes = pfc_pause_codes,
 	.cfg_size = sizeof(struct pfc_pause_cfg),
 	.timeout_s = WINDOW_MAX_MS / 1000 + 10,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_WINDOWED,

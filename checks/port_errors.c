@@ -207,8 +207,8 @@ static const char *class_name(enum ctr_class c)
 }
 
 /*
- * The remedy for the worst class seen on port @p (CTR_INFO: only saturated
- * counters); @history adds the snapshot caveat.
+ * The remedy and code for the worst class seen on port @p (CTR_INFO: only
+ * saturated counters); @history adds the snapshot caveat.
  */
 static void add_remedy(struct pf_finding *f, const struct port *p, enum ctr_class worst,
 		       bool saturated, bool history)
@@ -227,19 +227,23 @@ static void add_remedy(struct pf_finding *f, const struct port *p, enum ctr_clas
 			  "the cable or transceiver of this port, check the peer switch port's "
 			  "counters (ibqueryerrors, or the switch CLI), then clear the counters (%s) "
 			  "and rerun%s", clear, tail);
+		pf_code(f, 1);
 		break;
 	case CTR_SOFT:
 		pf_remedy(f, "a marginal link shows these first: clear the counters (%s) and rerun; "
 			  "if they keep growing, replace the cable or transceiver%s", clear, tail);
+		pf_code(f, 2);
 		break;
 	case CTR_TRANSPORT:
 		pf_remedy(f, "packets were lost or reordered on the fabric: on RoCE check PFC/ECN "
 			  "(the pfc_pause check) and the switches' drop counters; on InfiniBand look "
 			  "for congestion or a flapping link along the path%s", tail);
+		pf_code(f, 3);
 		break;
 	default: /* only saturated counters */
 		pf_remedy(f, "clear the saturated counters (%s) so new errors become visible%s",
 			  clear, tail);
+		pf_code(f, 4);
 		break;
 	}
 }
@@ -597,6 +601,14 @@ static int port_errors_run(const struct pf_ctx *ctx, const void *config, struct 
 	return 0;
 }
 
+static const struct pf_code port_errors_codes[] = {
+	{ 1, PF_ACTION_RESEAT_OR_REPLACE, "a hard error counter rose: the link went down, retrained or corrupted packets" },
+	{ 2, PF_ACTION_RESEAT_OR_REPLACE, "a physical error counter a marginal link shows first rose (symbol errors and the like)" },
+	{ 3, PF_ACTION_RECONFIGURE, "transport error counters rose: packets lost or reordered on the fabric (PFC/ECN, congestion)" },
+	{ 4, PF_ACTION_NONE, "error counters are saturated: new errors are invisible until they are cleared" },
+	{ 0 },
+};
+
 const struct pf_check pf_check_port_errors = {
 	.name = "port_errors",
 	.summary = "RDMA port error counters do not increase (live) or stay low (since boot)",
@@ -604,6 +616,7 @@ const struct pf_check pf_check_port_errors = {
 	.reads = "/sys/class/infiniband/<dev>/ports/<n>/counters/*, .../hw_counters/*, "
 		 "/proc/uptime (under --root)",
 	.params = port_errors_params,
+	.codes = port_errors_codes,
 	.cfg_size = sizeof(struct port_errors_cfg),
 	.timeout_s = 15,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_JUDGES_TOPOLOGY | PF_CHECK_WINDOWED,

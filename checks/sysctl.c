@@ -88,6 +88,7 @@ struct rule {
 
 #define OFF(f) offsetof(struct sysctl_cfg, f)
 
+/* PF-SYSCTL-<N> is rule N of this table (from 1): a new rule goes at its end. */
 static const struct rule rules[] = {
 	{ "net.core.rmem_max", CMP_GE, 0, OFF(rmem_max), PF_STATUS_FAIL, false,
 	  "caps socket receive buffers of NCCL's socket transport, IPoIB and storage", NULL,
@@ -204,6 +205,7 @@ static void judge(struct pf_result *res, const struct sysctl_cfg *cfg, const str
 	} else {
 		f = pf_add(res, sev, subject, "%llu, expected %s: %s", (unsigned long long)v, want,
 			   rule->why);
+		pf_code(f, (unsigned int)(rule - rules) + 1); /* sysctl_codes[] */
 		if (rule->field)
 			pf_remedy(f, "raise the last field: sysctl -w %s=\"<min> <default> %s\" and "
 				  "persist it in /etc/sysctl.d/", persist_name, fix);
@@ -704,6 +706,24 @@ static int sysctl_run(const struct pf_ctx *ctx, const void *config, struct pf_re
 	return 0;
 }
 
+static const struct pf_code sysctl_codes[] = {
+	{ 1, PF_ACTION_RECONFIGURE, "net.core.rmem_max is below the minimum" },
+	{ 2, PF_ACTION_RECONFIGURE, "net.core.wmem_max is below the minimum" },
+	{ 3, PF_ACTION_RECONFIGURE, "net.core.rmem_default is below the minimum" },
+	{ 4, PF_ACTION_RECONFIGURE, "net.core.wmem_default is below the minimum" },
+	{ 5, PF_ACTION_RECONFIGURE, "net.core.netdev_max_backlog is below the minimum" },
+	{ 6, PF_ACTION_RECONFIGURE, "the last field of net.ipv4.tcp_rmem is below the minimum" },
+	{ 7, PF_ACTION_RECONFIGURE, "the last field of net.ipv4.tcp_wmem is below the minimum" },
+	{ 8, PF_ACTION_RECONFIGURE, "a rail's arp_ignore lets it answer ARP for another rail's address" },
+	{ 9, PF_ACTION_RECONFIGURE, "a rail's arp_announce does not use the outgoing rail's address" },
+	{ 10, PF_ACTION_RECONFIGURE, "a rail's rp_filter is strict and drops ARP arriving on a rail that is not the route back" },
+	{ 11, PF_ACTION_RECONFIGURE, "kernel.numa_balancing is on" },
+	{ 12, PF_ACTION_RECONFIGURE, "vm.zone_reclaim_mode is on" },
+	{ 0 },
+};
+_Static_assert(PF_ARRAY_SIZE(sysctl_codes) == PF_ARRAY_SIZE(rules) + 1,
+	       "one code a rule, in the rules' order");
+
 const struct pf_check pf_check_sysctl = {
 	.name = "sysctl",
 	.summary = "network buffer, multi-rail ARP and NUMA sysctls",
@@ -717,6 +737,7 @@ const struct pf_check pf_check_sysctl = {
 		 "preflight/ip/<if>/addr), the policy routing rules (RTM_GETRULE; recorded: "
 		 "preflight/ip/rule)",
 	.params = sysctl_params,
+	.codes = sysctl_codes,
 	.cfg_size = sizeof(struct sysctl_cfg),
 	.timeout_s = 5,
 	.flags = PF_CHECK_USES_NODE, /* the rail model, to judge where the rails meet */

@@ -143,8 +143,20 @@ void pf_count(struct pf_finding *f, const char *key, double v);
  * code table (its meaning and action are there; the runner resolves it).
  */
 void pf_code(struct pf_finding *f, unsigned int num);
+/* "PF-<CHECK>-<NNN>" for code @num of check @check_name (upper case, '_' as '-'); free() it. */
+char *pf_code_name(const char *check_name, unsigned int num);
 /* Resolve @f's code_num for check @check_name to its code string and @action. */
 void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action);
+/*
+ * Give each coded fail or warn finding of @res its code string and action from
+ * @codes, the table of check @check_name (the runner after a check, `preflight
+ * mesh` after its judge).  A check may code a finding whose status it decides at
+ * run time, so a code on a pass, skip or error is dropped.  A number the table
+ * lacks is a bug of the check: said as an error finding, so that a test of that
+ * check fails and the report stays complete.
+ */
+void pf_result_resolve_codes(struct pf_result *res, const char *check_name,
+			     const struct pf_code *codes);
 
 /* Set the one-line summary (replaces any earlier one). */
 void pf_summary(struct pf_result *res, const char *fmt, ...) PF_PRINTF(2, 3);

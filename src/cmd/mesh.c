@@ -65,6 +65,7 @@ static const struct pf_check mesh_check = {
 	.summary = "pairwise traffic between the nodes of an allocation",
 	.tags = "rdma,multinode",
 	.reads = "the other ranks over TCP (rendezvous) and RDMA-CM (traffic)",
+	.codes = pf_mesh_codes,
 };
 
 static int mesh_usage(FILE *f, int rc)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * printers.c - what the default command prints instead of running: --help,
- * --list, --describe CHECK and --check-config (the effective options).
+ * --list, --describe CHECK, --list-codes and --check-config (the effective
+ * options).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "mesh.h"
 #include "preflight/node.h"
 #include "output.h"
 #include "registry.h"
@@ -49,6 +51,44 @@ void pf_list_checks(void)
 		printf("%-16s %-62s [%s]\n", checks[i]->name, checks[i]->summary, checks[i]->tags);
 }
 
+/* The codes of a check's fail and warn findings, one a line, for --describe. */
+static void describe_codes(const struct pf_check *c)
+{
+	if (!c->codes || !c->codes->num) {
+		printf("\nno finding codes\n");
+		return;
+	}
+	printf("\nfinding codes (docs/codes.md):\n");
+	for (const struct pf_code *k = c->codes; k->num; k++) {
+		pf_autofree char *code = pf_code_name(c->name, k->num);
+
+		printf("  %-22s %-17s %s\n", code, pf_action_name(k->action), k->meaning);
+	}
+}
+
+/* One check's section of docs/codes.md: its heading and its table. */
+static void list_codes_of(const char *name, const struct pf_code *codes)
+{
+	if (!codes || !codes->num)
+		return;
+	printf("\n## %s\n\n| code | action | meaning |\n| --- | --- | --- |\n", name);
+	for (const struct pf_code *k = codes; k->num; k++) {
+		pf_autofree char *code = pf_code_name(name, k->num);
+
+		printf("| %s | %s | %s |\n", code, pf_action_name(k->action), k->meaning);
+	}
+}
+
+void pf_list_codes(void)
+{
+	size_t n;
+	const struct pf_check *const *checks = pf_registry(&n);
+
+	for (size_t i = 0; i < n; i++)
+		list_codes_of(checks[i]->name, checks[i]->codes);
+	list_codes_of("mesh", pf_mesh_codes); /* `preflight mesh`'s one check */
+}
+
 int pf_describe_check(const char *name)
 {
 	const struct pf_check *c = pf_registry_find(name);
@@ -74,6 +114,7 @@ int pf_describe_check(const char *name)
 	printf("%s - %s\n\ntags:     %s\ndeadline: %u s%s\nreads:    %s\n", c->name, c->summary,
 	       c->tags, deadline, c->deadline_s ? " with the defaults (follows the settings)" : "",
 	       c->reads);
+	describe_codes(c);
 	if (!c->params || !c->params->key) {
 		printf("\nno parameters\n");
 		return 0;

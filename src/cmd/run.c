@@ -466,6 +466,8 @@ static int run_line(int argc, char **argv, bool capture, bool stdout_closed)
 	if (rc == 0) {
 		if (o.list)
 			pf_list_checks();
+		else if (o.list_codes)
+			pf_list_codes();
 		else if (o.describe)
 			rc = pf_describe_check(o.describe);
 		else if (o.check_config)

@@ -33,6 +33,7 @@ struct pf_opts {
 	const char *topology; /* --topology: lstopo XML instead of sysfs */
 	bool no_root; /* --topology without --root: no files are read, none live */
 	bool list;
+	bool list_codes;
 	bool all;     /* --all: every check, the traffic checks included */
 	bool compact; /* --compact: JSON on one line */
 	unsigned long line_max; /* --line-max: --format line's bytes a line; 0: the default */
@@ -98,6 +99,8 @@ void pf_print_capture_help(FILE *out);
 
 /* src/cmd/printers.c */
 void pf_list_checks(void);
+/* Every check's code table as docs/codes.md holds it (--list-codes). */
+void pf_list_codes(void);
 int pf_describe_check(const char *name);
 /* --check-config: validate, then print the effective options; 0 or 64. */
 int pf_check_config(struct pf_opts *o);

@@ -181,7 +181,7 @@ static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char
 	return 1;
 }
 
-#define RUN_N_OPTIONS 28 /* the table's rows, PF_OPT_END included */
+#define RUN_N_OPTIONS 29 /* the table's rows, PF_OPT_END included */
 
 /* The default run's options (and `profile capture`'s), into @t. */
 static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
@@ -189,6 +189,8 @@ static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
 	struct pf_opts *o = p->o;
 	const struct pf_option opts[RUN_N_OPTIONS] = {
 		PF_OPT_BOOL(0, "list", &o->list, "list the checks"),
+		PF_OPT_BOOL(0, "list-codes", &o->list_codes,
+			    "every check's finding codes and actions (docs/codes.md)"),
 		PF_OPT_STRING(0, "describe", &o->describe, "NAME",
 			      "what a check reads and its thresholds"),
 		PF_OPT_BOOL(0, "all", &o->all,
@@ -381,7 +383,7 @@ int pf_run_load_config(struct pf_opts *o, enum pf_format *ret_fmt, struct pf_fs 
 
 /* The options that make no sense in a site configuration. */
 static const char *const site_deny[] = { "config", "no-config", "check-config", "list",
-					 "describe", "help", "version", NULL };
+					 "list-codes", "describe", "help", "version", NULL };
 
 /*
  * Read the site configuration (--config FILE, else $PREFLIGHT_CONFIG, else

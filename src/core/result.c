@@ -352,15 +352,45 @@ void pf_code(struct pf_finding *f, unsigned int num)
 	f->code_num = num;
 }
 
-void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action)
+char *pf_code_name(const char *check_name, unsigned int num)
 {
-	char *code = pf_xasprintf("PF-%s-%03u", check_name, f->code_num);
+	char *code = pf_xasprintf("PF-%s-%03u", check_name, num);
 
 	for (char *c = code; *c; c++)
 		*c = *c == '_' ? '-' : (char)toupper((unsigned char)*c);
+	return code;
+}
+
+void pf_code_resolve(struct pf_finding *f, const char *check_name, enum pf_action action)
+{
 	free(f->code);
-	f->code = code;
+	f->code = pf_code_name(check_name, f->code_num);
 	f->action = action;
+}
+
+void pf_result_resolve_codes(struct pf_result *res, const char *check_name,
+			     const struct pf_code *codes)
+{
+	size_t n = res->n_findings;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pf_finding *f = &res->findings[i];
+		const struct pf_code *c = codes;
+
+		if (!f->code_num)
+			continue;
+		if (f->status != PF_STATUS_FAIL && f->status != PF_STATUS_WARN) {
+			f->code_num = 0;
+			continue;
+		}
+		while (c && c->num && c->num != f->code_num)
+			c++;
+		if (c && c->num)
+			pf_code_resolve(f, check_name, c->action);
+		else
+			pf_add(res, PF_STATUS_ERROR, f->subject, "%s gave code %u, which its "
+			       "code table lacks (a bug of the check)", check_name, f->code_num);
+	}
 }
 
 cJSON *pf_result_to_json(const struct pf_result *res)

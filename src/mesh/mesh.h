@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "preflight/pairs.h"
+#include "preflight/result.h"
 #include "mesh_rdv.h"
 
 struct pf_fs;
@@ -116,6 +117,8 @@ struct pf_mesh_judge_in {
  * in range.
  */
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in);
+/* The mesh check's code table (PF-MESH-<NNN>), resolved by pf_mesh_judge(). */
+extern const struct pf_code pf_mesh_codes[];
 /*
  * Every valid measurement of @gathered (a rank's only as its source, numbers
  * in range), as one array.

@@ -304,6 +304,7 @@ static void finding_suspect(struct pf_result *res, const struct pf_mesh_judge_in
 			   "its settings; no node is to blame)", s->rail, dev ? dev : "?",
 			   pf_mesh_dir_name(s->dir), s->n_nodes_bad, s->n_nodes, s->n_slow,
 			   s->n_seen, s->ratio * 100);
+		pf_code(f, 1);
 		pf_obs_num(f, "ratio", round(s->ratio * 1000) / 1000);
 		pf_obs_num(f, "nodes_bad", s->n_nodes_bad);
 		pf_obs_num(f, "nodes", s->n_nodes);
@@ -326,6 +327,7 @@ static void finding_suspect(struct pf_result *res, const struct pf_mesh_judge_in
 		   "partner: the host side (PCIe, memory, IOMMU)" : s->kind == PF_MESH_RAIL ?
 		   "with every partner: this NIC, its port or cable" : "only between these two "
 		   "nodes: the path between them, or either end (two nodes cannot tell)");
+	pf_code(f, s->kind == PF_MESH_NODE ? 2 : s->kind == PF_MESH_RAIL ? 3 : 4);
 	pf_obs_num(f, "ratio", round(s->ratio * 1000) / 1000);
 	pf_obs_num(f, "n_slow", (double)s->n_slow);
 	pf_obs_num(f, "n_seen", (double)s->n_seen);
@@ -351,6 +353,7 @@ static void finding_failed(struct pf_result *res, const struct pf_mesh_judge_in 
 			f = pf_add(res, PF_STATUS_WARN, subject, "%s (explained by the fabric "
 				   "suspect of rail %u: not evidence against this node)",
 				   str_of(m, "error"), s->rail);
+			pf_code(f, 5);
 			pf_obs_str(f, "stage", stage ? stage : "?");
 			return;
 		}
@@ -358,10 +361,12 @@ static void finding_failed(struct pf_result *res, const struct pf_mesh_judge_in 
 			   "%u%s%s%s: evidence against it, not against this node)",
 			   str_of(m, "error"), s->kind == PF_MESH_NODE ? "node" : "rail", s->node,
 			   host ? " (" : "", host ? host : "", host ? ")" : "");
+		pf_code(f, 6);
 		pf_obs_num(f, "explained_by_rank", s->node);
 	} else {
 		f = pf_add(res, ours ? PF_STATUS_ERROR : PF_STATUS_FAIL, subject, "%s",
 			   str_of(m, "error"));
+		pf_code(f, 7);
 	}
 	pf_obs_str(f, "stage", stage ? stage : "?");
 }
@@ -402,6 +407,7 @@ static void main_finding(struct pf_result *res, const struct pf_mesh_judge_in *i
 			   "measured in the run, %d suspects (%zu touch this node)", v->n_sent,
 			   v->n_failed, cJSON_GetArraySize(matrix), cJSON_GetArraySize(sus),
 			   v->n_suspects_here);
+	pf_code(f, 8);
 	pf_obs_num(f, "rank", in->rank);
 	pf_obs_num(f, "size", in->size);
 	if (in->job_id)
@@ -458,6 +464,19 @@ static void findings_rdv_error(struct pf_result *res, const cJSON *table, const 
 		pf_add(res, PF_STATUS_ERROR, "rendezvous", "the %s gather: %s", which, e);
 }
 
+/* The codes of the mesh check's fail and warn findings (docs/codes.md). */
+const struct pf_code pf_mesh_codes[] = {
+	{ 1, PF_ACTION_NONE, "a rail's fabric is slow with every partner on most nodes: no node is to blame" },
+	{ 2, PF_ACTION_RECONFIGURE, "a node is slow on every rail with every partner: its host side (PCIe, memory, IOMMU)" },
+	{ 3, PF_ACTION_RESEAT_OR_REPLACE, "a rail is slow with every partner: its NIC, port or cable" },
+	{ 4, PF_ACTION_NONE, "a path between two nodes is slow: the path or either end (two nodes cannot tell)" },
+	{ 5, PF_ACTION_NONE, "a flow failed, explained by a rail's fabric suspect: not evidence against this node" },
+	{ 6, PF_ACTION_NONE, "a flow failed, explained by another node's or rail's suspect" },
+	{ 7, PF_ACTION_RESEAT_OR_REPLACE, "a flow from this node failed and no suspect explains it" },
+	{ 8, PF_ACTION_NONE, "the node's verdict over the whole run: see its other findings" },
+	{ 0 },
+};
+
 void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 {
 	/* this rank's own sends from its memory, never from rank 0's table */
@@ -503,6 +522,7 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this "
 		   "node%s%s%s", v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,
 		   extra, missing ? "; missing " : "", missing ? names_missing : "");
+	pf_result_resolve_codes(res, "mesh", pf_mesh_codes);
 	pf_result_finish(res);
 	pf_mesh_triage_release(&t);
 	pf_mesh_index_release(&ix);

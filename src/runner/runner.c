@@ -84,31 +84,6 @@ int pf_runner_interrupted(void)
 	return interrupted_by;
 }
 
-/*
- * Give each coded finding its code string and action from the check's table.
- * A number the table lacks is a bug of the check: said as an error finding,
- * so that a test of that check fails and the report stays complete.
- */
-static void resolve_codes(const struct pf_check *check, struct pf_result *res)
-{
-	size_t n = res->n_findings;
-
-	for (size_t i = 0; i < n; i++) {
-		struct pf_finding *f = &res->findings[i];
-		const struct pf_code *c = check->codes;
-
-		if (!f->code_num)
-			continue;
-		while (c && c->num && c->num != f->code_num)
-			c++;
-		if (c && c->num)
-			pf_code_resolve(f, check->name, c->action);
-		else
-			pf_add(res, PF_STATUS_ERROR, f->subject, "%s gave code %u, which its "
-			       "code table lacks (a bug of the check)", check->name, f->code_num);
-	}
-}
-
 void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run)
 {
 	int r;
@@ -123,7 +98,7 @@ void pf_run_inline(const struct pf_ctx *ctx, struct pf_run *run)
 		if (!has_error)
 			pf_error(&run->res, r, "check could not decide");
 	}
-	resolve_codes(run->check, &run->res);
+	pf_result_resolve_codes(&run->res, run->check->name, run->check->codes);
 	pf_result_finish(&run->res);
 	if (r < 0 && run->res.status != PF_STATUS_FAIL)
 		run->res.status = PF_STATUS_ERROR;
