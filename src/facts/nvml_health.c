@@ -125,19 +125,24 @@ static void set_val(struct pf_nvml_val *v, pf_nvmlReturn_t r, unsigned long long
 	v->v = r == PF_NVML_SUCCESS ? value : 0;
 }
 
-/* A query of one unsigned int: known only when the library has the symbol. */
+/* A query of one unsigned int (the call before its value is read): known only when the
+ * library has the symbol. */
 #define ASK_UINT(val, fn, ...)                                                   \
 	do {                                                                      \
 		unsigned int u_ = 0;                                              \
-		if (fn)                                                           \
-			set_val((val), fn(__VA_ARGS__, &u_), u_);                 \
+		if (fn) {                                                         \
+			pf_nvmlReturn_t r_ = fn(__VA_ARGS__, &u_);                \
+			set_val((val), r_, u_);                                   \
+		}                                                                 \
 	} while (0)
 
 #define ASK_ULL(val, fn, ...)                                                    \
 	do {                                                                      \
 		unsigned long long ull_ = 0;                                      \
-		if (fn)                                                           \
-			set_val((val), fn(__VA_ARGS__, &ull_), ull_);             \
+		if (fn) {                                                         \
+			pf_nvmlReturn_t r_ = fn(__VA_ARGS__, &ull_);              \
+			set_val((val), r_, ull_);                                 \
+		}                                                                 \
 	} while (0)
 
 int pf_gpu_live_nvml_health(const struct pf_ctx *ctx, const char *bdf,
@@ -154,9 +159,11 @@ int pf_gpu_live_nvml_health(const struct pf_ctx *ctx, const char *bdf,
 	if (r < 0)
 		return r;
 	nv = d.nv;
-	if (nv->nvmlDeviceGetPersistenceMode)
-		set_val(&v[PF_NVML_H_PERSISTENCE], nv->nvmlDeviceGetPersistenceMode(d.dev, &pm),
-			pm == PF_NVML_FEATURE_ENABLED);
+	if (nv->nvmlDeviceGetPersistenceMode) {
+		pf_nvmlReturn_t nr = nv->nvmlDeviceGetPersistenceMode(d.dev, &pm);
+
+		set_val(&v[PF_NVML_H_PERSISTENCE], nr, pm == PF_NVML_FEATURE_ENABLED);
+	}
 	ASK_ULL(&v[PF_NVML_H_CLOCK_EVENTS], nv->nvmlDeviceGetCurrentClocksEventReasons, d.dev);
 	ASK_UINT(&v[PF_NVML_H_TEMP], nv->nvmlDeviceGetTemperature, d.dev, PF_NVML_TEMPERATURE_GPU);
 	ASK_UINT(&v[PF_NVML_H_TEMP_SLOWDOWN], nv->nvmlDeviceGetTemperatureThreshold, d.dev,
@@ -185,8 +192,11 @@ int pf_gpu_live_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
 	if (r < 0)
 		return r;
 	nv = d.nv;
-	if (nv->nvmlDeviceGetArchitecture)
-		set_val(&ret->arch, nv->nvmlDeviceGetArchitecture(d.dev, &arch), arch);
+	if (nv->nvmlDeviceGetArchitecture) {
+		pf_nvmlReturn_t nr = nv->nvmlDeviceGetArchitecture(d.dev, &arch);
+
+		set_val(&ret->arch, nr, arch);
+	}
 	for (unsigned int l = 0; nv->nvmlDeviceGetNvLinkState && l < PF_NVML_NVLINK_MAX_LINKS; l++) {
 		pf_nvmlEnableState_t st = 0;
 		pf_nvmlReturn_t nr = nv->nvmlDeviceGetNvLinkState(d.dev, l, &st);
