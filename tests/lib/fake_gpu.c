@@ -645,7 +645,7 @@ static pf_nvmlReturn_t f_nvmlDeviceGetNvLinkErrorCounter(pf_nvmlDevice_t d, unsi
 		*v = 0; /* NVML_NVLINK_ERROR_DL_ECC_DATA: not judged */
 		return PF_NVML_SUCCESS;
 	}
-	if (link == 0)
+	if (link == 0 && (!pf_fake.link_err_step_mask || (pf_fake.link_err_step_mask & (1u << c))))
 		pf_fake.link_err[nvml_index(d)][0][c] += pf_fake.link_err_step;
 	*v = pf_fake.link_err[nvml_index(d)][link][c];
 	return PF_NVML_SUCCESS;

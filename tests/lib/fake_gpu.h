@@ -60,6 +60,7 @@ struct pf_fake_gpu {
 	unsigned char link_down[PF_FAKE_MAX][PF_NVML_NVLINK_MAX_LINKS];
 	unsigned long long link_err[PF_FAKE_MAX][PF_NVML_NVLINK_MAX_LINKS][4];
 	unsigned long long link_err_step;  /* added to link 0's counters at each read (live window) */
+	unsigned int link_err_step_mask;   /* the counters it grows (1 << NVML_NVLINK_ERROR_DL_*); 0: all */
 	pf_nvmlReturn_t link_err_ret;
 	/* other facts */
 	const char *kmsg;                 /* NULL: -EPERM as for a non-root user */
