@@ -105,19 +105,19 @@ static int nccl_version_fact(struct pf_record *rec)
 
 /* --- gpu_health, nvlink_links ------------------------------------------- */
 
-/* One NVML fact file of one GPU: @text from the provider's answer @r. */
+/* One NVML fact file of one GPU: @text from the provider's answer @r (or why not). */
 static int nvml_file(struct pf_record *rec, const char *bdf, const char *file, int r, char *why,
 		     char *text)
 {
-	pf_autofree char *owned = text, *rel = pf_xasprintf("preflight/nvml/%s/%s", bdf, file);
+	pf_autofree char *owned = text, *reason = why;
+	pf_autofree char *rel = pf_xasprintf("preflight/nvml/%s/%s", bdf, file);
 
-	if (!pf_record_answer(rec, rel, r) || !owned) {
-		if (r < 0 && r != -ENOENT && r != -ENOSYS)
-			rec->skip(rec, rel, why ? why : strerror(-r));
-		free(why);
+	if (r < 0 && reason && r != -ENOENT && r != -ENOSYS) {
+		rec->skip(rec, rel, reason); /* the provider's sentence, not only strerror */
 		return 0;
 	}
-	free(why);
+	if (!pf_record_answer(rec, rel, r) || !owned)
+		return 0;
 	return pf_record_put_text(rec, rel, owned);
 }
 
