@@ -404,11 +404,8 @@ static void judge_caps(const struct pf_ctx *ctx, struct pf_result *res, bool liv
 	struct pf_finding *f;
 	int r = ctx->prov->devnodes(ctx, "/dev/nvidia-caps", &d);
 
-	if (r == -ENOENT && live) {
-		pf_add(res, PF_STATUS_PASS, "/dev/nvidia-caps", "absent: no capability devices "
-		       "(created by nvidia-modprobe for MIG and IMEX)");
-		return;
-	}
+	if (r == -ENOENT && live)
+		r = 0; /* no directory: as a snapshot records it, an empty listing */
 	if (r < 0) {
 		pf_add(res, PF_STATUS_SKIP, "/dev/nvidia-caps", "not %s (%s)",
 		       live ? "listed" : "recorded", strerror(-r));
@@ -426,6 +423,9 @@ static void judge_caps(const struct pf_ctx *ctx, struct pf_result *res, bool liv
 		pf_remedy(f, "remove them and let nvidia-modprobe recreate /dev/nvidia-caps "
 			  "(nvidia-modprobe -f /proc/driver/nvidia/capabilities/...)");
 		pf_code(f, 13);
+	} else if (!n_chr) {
+		f = pf_add(res, PF_STATUS_PASS, "/dev/nvidia-caps", "absent or empty: no capability "
+			   "devices (nvidia-modprobe creates them for MIG and IMEX)");
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, "/dev/nvidia-caps", "%zu capability device%s",
 			   n_chr, n_chr == 1 ? "" : "s");

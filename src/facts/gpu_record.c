@@ -162,8 +162,8 @@ static int cuda_devnodes_fact(struct pf_record *rec, const char *dir, const char
 	size_t keep = 0;
 	int r = ctx->prov->devnodes(ctx, dir, &d);
 
-	if (r == -ENOENT && pf_prov_can(ctx, PF_PROV_NODE))
-		r = 0; /* no directory is a fact: an empty listing */
+	if (r == -ENOENT && !only_nvidia && pf_prov_can(ctx, PF_PROV_NODE))
+		r = 0; /* no /dev/nvidia-caps is a fact: an empty listing (no /dev is not) */
 	if (r >= 0 && only_nvidia) {
 		for (size_t i = 0; i < d.n; i++)
 			if (!strncmp(d.v[i].name, "nvidia", 6))
