@@ -493,12 +493,88 @@ def build(args):
         mstconfig_tables(r, args)
     if args.lldp:
         lldp_neighbors(r)
+    if args.nvml_health:
+        nvml_health_facts(r, args)
 
     for spec in args.file or []:
         rel, sep, text = spec.partition("=")
         if not sep:
             sys.exit(f"gen_root: --file {spec}: expected PATH=TEXT")
         r.write(rel, text + "\n")
+
+
+def gpu_fault_map(values, what):
+    """GPU:VALUE items (GPU an index) as {index: [value, ...]}."""
+    out = {}
+    for item in parse_list(values):
+        gpu, sep, val = item.partition(":")
+        if not sep or not gpu.isdigit():
+            sys.exit(f"gen_root: {what} {item}: expected GPU:VALUE")
+        out.setdefault(int(gpu), []).append(val)
+    return out
+
+
+def nvml_health_facts(r, args):
+    """What gpu_health and nvlink_links read besides sysfs, as a snapshot records
+    it (src/facts/nvml_health.c): an idle, healthy GPU unless a fault says
+    otherwise, its NVLink links, and the /dev/nvidia* listings."""
+    devs = r.path("/sys/bus/pci/devices")
+    gpus = []
+    for bdf in sorted(os.listdir(devs)) if os.path.isdir(devs) else []:
+        with open(os.path.join(devs, bdf, "vendor")) as f:
+            vendor = f.read().strip()
+        with open(os.path.join(devs, bdf, "class")) as f:
+            cls = int(f.read().strip(), 16)
+        if vendor == "0x10de" and cls >> 8 in (0x0300, 0x0302):
+            gpus.append(bdf)
+    one = lambda values, what: {g: v[-1] for g, v in gpu_fault_map(values, what).items()}
+    events = one(args.clock_events, "--clock-events")
+    temps = one(args.gpu_temp, "--gpu-temp")
+    power = one(args.power_limit, "--power-limit")
+    ecc_v = one(args.ecc_volatile, "--ecc-volatile")
+    ecc_a = one(args.ecc_aggregate, "--ecc-aggregate")
+    replay = one(args.pcie_replay, "--pcie-replay")
+    down = gpu_fault_map(args.nvlink_down, "--nvlink-down")
+    errs = gpu_fault_map(args.nvlink_errors, "--nvlink-errors")
+    unsupported = set(parse_list(args.nvml_unsupported))
+    pm_off = {int(g) for g in parse_list(args.persistence_off)}
+    for i, bdf in enumerate(gpus):
+        vals = {
+            "persistence_mode": "0" if i in pm_off else "1",
+            "clocks_event_reasons": str(int(events.get(i, "0x1"), 0)),
+            "temperature_c": temps.get(i, "35"),
+            "temperature_slowdown_c": "87",
+            "power_limit_mw": str(int(power.get(i, "700")) * 1000),
+            "power_default_limit_mw": "700000",
+            "ecc_uncorrected_volatile": ecc_v.get(i, "0"),
+            "ecc_uncorrected_aggregate": ecc_a.get(i, "0"),
+            "pcie_replay_counter": replay.get(i, "0"),
+        }
+        r.write(f"/preflight/nvml/{bdf}/health",
+                "".join(f"{k} {'error 3' if k in unsupported else v}\n" for k, v in vals.items()))
+        lines = ["architecture 9", f"links {args.nvlinks or 1}"]
+        if not args.nvlinks:
+            lines.append("link0.state error 3")  # NVML_ERROR_NOT_SUPPORTED: a PCIe card
+        counts = {}
+        for spec in errs.get(i, []):
+            link, _, rest = spec.partition(":")
+            name, _, n = rest.partition(":")
+            counts[(int(link), name)] = n
+        for link in range(args.nvlinks):
+            lines.append(f"link{link}.state {0 if str(link) in down.get(i, []) else 1}")
+            for name in ("replay", "recovery", "crc_flit", "crc_data"):
+                lines.append(f"link{link}.{name} {counts.get((link, name), 0)}")
+        r.write(f"/preflight/nvml/{bdf}/nvlink", "\n".join(lines) + "\n")
+    missing = set(parse_list(args.no_dev_node))
+    nodes = [f"nvidia{k}" for k in range(len(gpus))] + ["nvidiactl", "nvidia-uvm",
+                                                         "nvidia-uvm-tools"]
+    ls = ["total 0"]
+    for k, name in enumerate(nodes):
+        if name not in missing:
+            ls.append(f"crw-rw-rw- 1 0 0 195, {k} Nov 25 09:00 {name}")
+    r.write("/preflight/ls/dev/.ls", "\n".join(ls) + "\n")
+    r.write("/preflight/ls/dev/nvidia-caps",
+            "total 0\ncr--r--r-- 1 0 0 237, 1 Nov 25 09:00 nvidia-cap1\n")
 
 
 def mstconfig_tables(r, args):
@@ -893,7 +969,38 @@ def main(argv=None):
     p.add_argument("--no-job-facts", action="store_true",
                    help="no preflight/env, job_user or /dev/infiniband listing (an older "
                         "snapshot)")
+    p.add_argument("--nvml-health", action="store_true",
+                   help="record NVML's health and NVLink facts per GPU and the /dev/nvidia* "
+                        "listings (gpu_health, nvlink_links): healthy unless a fault below")
+    p.add_argument("--nvlinks", type=int, default=18, metavar="N",
+                   help="with --nvml-health: NVLink links per GPU (default 18; 0: a PCIe GPU, "
+                        "NVML_ERROR_NOT_SUPPORTED)")
     g = p.add_argument_group("faults")
+    g.add_argument("--clock-events", action="append", metavar="GPU:MASK",
+                   help="with --nvml-health: GPU index GPU's clock-event reasons (0x48: HW "
+                        "slowdown and HW thermal; default 0x1, idle)")
+    g.add_argument("--gpu-temp", action="append", metavar="GPU:C",
+                   help="with --nvml-health: GPU's temperature (default 35; slowdown at 87)")
+    g.add_argument("--power-limit", action="append", metavar="GPU:W",
+                   help="with --nvml-health: GPU's power limit (default 700, the default)")
+    g.add_argument("--ecc-volatile", action="append", metavar="GPU:N",
+                   help="with --nvml-health: uncorrected ECC errors since the driver loaded")
+    g.add_argument("--ecc-aggregate", action="append", metavar="GPU:N",
+                   help="with --nvml-health: uncorrected ECC errors over the board's life")
+    g.add_argument("--pcie-replay", action="append", metavar="GPU:N",
+                   help="with --nvml-health: PCIe replay counter")
+    g.add_argument("--persistence-off", action="append", metavar="GPU",
+                   help="with --nvml-health: persistence mode disabled on GPU")
+    g.add_argument("--nvml-unsupported", action="append", metavar="KEY",
+                   help="with --nvml-health: KEY (e.g. pcie_replay_counter) answered "
+                        "NVML_ERROR_NOT_SUPPORTED on every GPU")
+    g.add_argument("--nvlink-down", action="append", metavar="GPU:LINK",
+                   help="with --nvml-health: link LINK of GPU inactive")
+    g.add_argument("--nvlink-errors", action="append", metavar="GPU:LINK:COUNTER:N",
+                   help="with --nvml-health: COUNTER (replay, recovery, crc_flit, crc_data) of "
+                        "link LINK of GPU reads N")
+    g.add_argument("--no-dev-node", action="append", metavar="NAME",
+                   help="with --nvml-health: /dev/NAME (nvidia-uvm, nvidia0, ...) missing")
     g.add_argument("--gid-shift", action="append", metavar="DEV",
                    help="DEV's IPv4 GIDs at 4/5 behind a global IPv6 pair at 2/3")
     g.add_argument("--uverbs-missing", action="append", metavar="DEV",

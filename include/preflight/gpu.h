@@ -67,6 +67,17 @@ struct pf_nvml_table {
 	pf_nvmlDeviceGetRetiredPages_fn nvmlDeviceGetRetiredPages;                  /* optional */
 	pf_nvmlDeviceGetRetiredPagesPendingStatus_fn nvmlDeviceGetRetiredPagesPendingStatus; /* optional */
 	pf_nvmlDeviceGetRemappedRows_fn nvmlDeviceGetRemappedRows;                  /* optional */
+	/* gpu_health and nvlink_links: all optional (a missing one is a skip naming it) */
+	pf_nvmlDeviceGetCurrentClocksEventReasons_fn nvmlDeviceGetCurrentClocksEventReasons;
+	pf_nvmlDeviceGetTemperature_fn nvmlDeviceGetTemperature;
+	pf_nvmlDeviceGetTemperatureThreshold_fn nvmlDeviceGetTemperatureThreshold;
+	pf_nvmlDeviceGetPowerManagementLimit_fn nvmlDeviceGetPowerManagementLimit;
+	pf_nvmlDeviceGetPowerManagementLimit_fn nvmlDeviceGetPowerManagementDefaultLimit;
+	pf_nvmlDeviceGetTotalEccErrors_fn nvmlDeviceGetTotalEccErrors;
+	pf_nvmlDeviceGetPcieReplayCounter_fn nvmlDeviceGetPcieReplayCounter;
+	pf_nvmlDeviceGetArchitecture_fn nvmlDeviceGetArchitecture;
+	pf_nvmlDeviceGetNvLinkState_fn nvmlDeviceGetNvLinkState;
+	pf_nvmlDeviceGetNvLinkErrorCounter_fn nvmlDeviceGetNvLinkErrorCounter;
 };
 
 /* libnccl.so.2. */

@@ -12,6 +12,54 @@
 #include "preflight/gpu.h"
 
 /*
+ * gpu_health and nvlink_links (issue 33 items 3 and 4): one NVML answer.
+ * known: the query was asked (live) or recorded; then r is NVML's return
+ * (PF_NVML_SUCCESS with the value in v, or the code that refused it:
+ * PF_NVML_ERROR_NOT_SUPPORTED on a GPU without the feature).  Not known: the
+ * library lacks the symbol, or a snapshot did not record it.
+ */
+struct pf_nvml_val {
+	unsigned long long v;
+	pf_nvmlReturn_t r;
+	bool known;
+};
+
+/* The health facts of one GPU, in the order of pf_nvml_health_keys. */
+enum pf_nvml_health_fact {
+	PF_NVML_H_PERSISTENCE,      /* nvmlDeviceGetPersistenceMode: 1 enabled */
+	PF_NVML_H_CLOCK_EVENTS,     /* nvmlDeviceGetCurrentClocksEventReasons: the bit mask */
+	PF_NVML_H_TEMP,             /* nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU): C */
+	PF_NVML_H_TEMP_SLOWDOWN,    /* nvmlDeviceGetTemperatureThreshold(..._SLOWDOWN): C */
+	PF_NVML_H_POWER_LIMIT,      /* nvmlDeviceGetPowerManagementLimit: mW */
+	PF_NVML_H_POWER_DEFAULT,    /* nvmlDeviceGetPowerManagementDefaultLimit: mW */
+	PF_NVML_H_ECC_VOLATILE,     /* nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE) */
+	PF_NVML_H_ECC_AGGREGATE,    /* nvmlDeviceGetTotalEccErrors(UNCORRECTED, AGGREGATE) */
+	PF_NVML_H_PCIE_REPLAY,      /* nvmlDeviceGetPcieReplayCounter */
+	PF_NVML_H_N,
+};
+
+struct pf_nvml_health {
+	struct pf_nvml_val v[PF_NVML_H_N];
+};
+
+/* The NVLink error counters judged (nvmlNvLinkErrorCounter_t 0..3). */
+#define PF_NVLINK_N_COUNTERS 4
+
+/* The NVLink facts of one GPU: the architecture, each link's state and counters. */
+struct pf_nvml_nvlink {
+	struct pf_nvml_val arch;    /* nvmlDeviceGetArchitecture */
+	unsigned int n_links;       /* links asked: up to the first INVALID_ARGUMENT */
+	struct pf_nvml_val state[PF_NVML_NVLINK_MAX_LINKS];  /* nvmlDeviceGetNvLinkState */
+	struct pf_nvml_val err[PF_NVML_NVLINK_MAX_LINKS][PF_NVLINK_N_COUNTERS];
+};
+
+/* Record keys ("clocks_event_reasons") and NVML function names, by fact. */
+extern const char *const pf_nvml_health_keys[PF_NVML_H_N];
+extern const char *const pf_nvml_health_queries[PF_NVML_H_N];
+/* "replay", "recovery", "crc_flit", "crc_data" (NVML_NVLINK_ERROR_DL_*). */
+extern const char *const pf_nvlink_counter_names[PF_NVLINK_N_COUNTERS];
+
+/*
  * Facts the GPU checks need that are not files, live or recorded
  * (ctx->prov->gpu).  Every function returns 0 or -errno; *ret_err, when
  * set, is a one-line reason for a finding (caller frees).
@@ -52,6 +100,21 @@ struct pf_gpu_provider {
 	 * this process); recorded: <root>/preflight/nccl/version.
 	 */
 	int (*nccl_version)(const struct pf_ctx *ctx, char **ret_err);
+	/*
+	 * gpu_health: the NVML health facts of the GPU at @bdf (each known or
+	 * not, with NVML's answer).  0, or -errno with *ret_err when NVML cannot
+	 * be asked at all (no library, nvmlInit fails, no such GPU) or nothing
+	 * was recorded.  Live: NVML (src/facts/nvml_health.c); recorded:
+	 * <root>/preflight/nvml/<bdf>/health.
+	 */
+	int (*nvml_health)(const struct pf_ctx *ctx, const char *bdf, struct pf_nvml_health *ret,
+			   char **ret_err);
+	/*
+	 * nvlink_links: the NVLink states and error counters of the GPU at
+	 * @bdf, as nvml_health.  Recorded: <root>/preflight/nvml/<bdf>/nvlink.
+	 */
+	int (*nvml_nvlink)(const struct pf_ctx *ctx, const char *bdf, struct pf_nvml_nvlink *ret,
+			   char **ret_err);
 };
 
 extern const struct pf_gpu_provider pf_gpu_live;
@@ -65,6 +128,17 @@ int pf_gpu_live_verbs_dmabuf(const struct pf_ctx *ctx, char **ret_err);
 int pf_gpu_live_cuda_dmabuf(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 int pf_gpu_live_cuda_gdr(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 int pf_gpu_live_nccl_version(const struct pf_ctx *ctx, char **ret_err);
+int pf_gpu_live_nvml_health(const struct pf_ctx *ctx, const char *bdf,
+			    struct pf_nvml_health *ret, char **ret_err);
+int pf_gpu_live_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
+			    struct pf_nvml_nvlink *ret, char **ret_err);
+int pf_gpu_recorded_nvml_health(const struct pf_ctx *ctx, const char *bdf,
+				struct pf_nvml_health *ret, char **ret_err);
+int pf_gpu_recorded_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
+				struct pf_nvml_nvlink *ret, char **ret_err);
+/* The text of <root>/preflight/nvml/<bdf>/health and .../nvlink (caller frees). */
+char *pf_nvml_health_format(const struct pf_nvml_health *h);
+char *pf_nvml_nvlink_format(const struct pf_nvml_nvlink *l);
 
 /*
  * The CUDA table of ctx's GPU provider, cuInit, and the devices' BDFs in

@@ -76,4 +76,73 @@ typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetRemappedRows_fn)(pf_nvmlDevice_t dev,
 							    unsigned int *is_pending,
 							    unsigned int *failure_occurred);
 
+/*
+ * gpu_health and nvlink_links (issue 33 items 3 and 4).  Names and values
+ * as NVML's nvml.h spells them (NVIDIA/go-nvml gen/nvml/nvml.h):
+ * nvmlReturn_t, nvmlClocksEventReason*, nvmlTemperatureThresholds_t,
+ * nvmlTemperatureSensors_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
+ * nvmlNvLinkErrorCounter_t, nvmlDeviceArchitecture_t.
+ */
+typedef unsigned int pf_nvmlTemperatureThresholds_t;
+typedef unsigned int pf_nvmlTemperatureSensors_t;
+typedef unsigned int pf_nvmlMemoryErrorType_t;
+typedef unsigned int pf_nvmlEccCounterType_t;
+typedef unsigned int pf_nvmlNvLinkErrorCounter_t;
+typedef unsigned int pf_nvmlDeviceArchitecture_t;
+
+#define PF_NVML_ERROR_INVALID_ARGUMENT 2
+
+#define PF_NVML_CLOCKS_EVENT_GPU_IDLE 0x1ULL
+#define PF_NVML_CLOCKS_EVENT_APPLICATIONS_CLOCKS 0x2ULL
+#define PF_NVML_CLOCKS_EVENT_SW_POWER_CAP 0x4ULL
+#define PF_NVML_CLOCKS_EVENT_HW_SLOWDOWN 0x8ULL
+#define PF_NVML_CLOCKS_EVENT_SYNC_BOOST 0x10ULL
+#define PF_NVML_CLOCKS_EVENT_SW_THERMAL 0x20ULL
+#define PF_NVML_CLOCKS_EVENT_HW_THERMAL 0x40ULL
+#define PF_NVML_CLOCKS_EVENT_HW_POWER_BRAKE 0x80ULL
+#define PF_NVML_CLOCKS_EVENT_DISPLAY_CLOCK 0x100ULL
+
+#define PF_NVML_TEMPERATURE_GPU 0
+#define PF_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
+#define PF_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
+
+#define PF_NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define PF_NVML_VOLATILE_ECC 0
+#define PF_NVML_AGGREGATE_ECC 1
+
+/* 18 in drivers up to r550's header, 36 since; links past a GPU's own are INVALID_ARGUMENT. */
+#define PF_NVML_NVLINK_MAX_LINKS 36
+#define PF_NVML_NVLINK_ERROR_DL_REPLAY 0
+#define PF_NVML_NVLINK_ERROR_DL_RECOVERY 1
+#define PF_NVML_NVLINK_ERROR_DL_CRC_FLIT 2
+#define PF_NVML_NVLINK_ERROR_DL_CRC_DATA 3
+
+#define PF_NVML_DEVICE_ARCH_VOLTA 5
+#define PF_NVML_DEVICE_ARCH_AMPERE 7
+#define PF_NVML_DEVICE_ARCH_HOPPER 9
+#define PF_NVML_DEVICE_ARCH_BLACKWELL 10
+
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetCurrentClocksEventReasons_fn)(
+	pf_nvmlDevice_t dev, unsigned long long *reasons);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetTemperature_fn)(pf_nvmlDevice_t dev,
+							   pf_nvmlTemperatureSensors_t sensor,
+							   unsigned int *temp);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetTemperatureThreshold_fn)(
+	pf_nvmlDevice_t dev, pf_nvmlTemperatureThresholds_t type, unsigned int *temp);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetPowerManagementLimit_fn)(pf_nvmlDevice_t dev,
+								    unsigned int *limit_mw);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetTotalEccErrors_fn)(pf_nvmlDevice_t dev,
+							      pf_nvmlMemoryErrorType_t type,
+							      pf_nvmlEccCounterType_t counter,
+							      unsigned long long *count);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetPcieReplayCounter_fn)(pf_nvmlDevice_t dev,
+								 unsigned int *value);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetArchitecture_fn)(pf_nvmlDevice_t dev,
+							    pf_nvmlDeviceArchitecture_t *arch);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetNvLinkState_fn)(pf_nvmlDevice_t dev, unsigned int link,
+							   pf_nvmlEnableState_t *active);
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetNvLinkErrorCounter_fn)(
+	pf_nvmlDevice_t dev, unsigned int link, pf_nvmlNvLinkErrorCounter_t counter,
+	unsigned long long *value);
+
 #endif

@@ -292,6 +292,8 @@ const struct pf_gpu_provider pf_gpu_live = {
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
 	.cuda_gdr = pf_gpu_live_cuda_gdr,
 	.nccl_version = pf_gpu_live_nccl_version,
+	.nvml_health = pf_gpu_live_nvml_health,
+	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
 };
 
 const struct pf_gpu_provider pf_gpu_recorded = {
@@ -303,6 +305,8 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.cuda_dmabuf = recorded_cuda_dmabuf,
 	.cuda_gdr = recorded_cuda_gdr,
 	.nccl_version = recorded_nccl_version,
+	.nvml_health = pf_gpu_recorded_nvml_health,
+	.nvml_nvlink = pf_gpu_recorded_nvml_nvlink,
 };
 
 static int none_table(char **ret_err)
@@ -346,6 +350,19 @@ static int none_nccl_version(const struct pf_ctx *ctx, char **ret_err)
 	return none_table(ret_err);
 }
 
+/* gpu_health, nvlink_links */
+static int none_nvml_health(const struct pf_ctx *ctx, const char *bdf, struct pf_nvml_health *ret,
+			    char **ret_err)
+{
+	return none_table(ret_err);
+}
+
+static int none_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf, struct pf_nvml_nvlink *ret,
+			    char **ret_err)
+{
+	return none_table(ret_err);
+}
+
 const struct pf_gpu_provider pf_gpu_none = {
 	.cuda = none_cuda,
 	.nvml = none_nvml,
@@ -355,6 +372,8 @@ const struct pf_gpu_provider pf_gpu_none = {
 	.cuda_dmabuf = none_cuda_attr,
 	.cuda_gdr = none_cuda_attr,
 	.nccl_version = none_nccl_version,
+	.nvml_health = none_nvml_health,
+	.nvml_nvlink = none_nvml_nvlink,
 };
 
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,

@@ -8,6 +8,10 @@
  *   preflight/cuda/dmabuf_supported   "<bdf> <0|1>" per GPU
  *   preflight/cuda/gdr_supported      "<bdf> <0|1>" per GPU
  *   preflight/nccl/version            ncclGetVersion()'s code (22703: 2.27.3)
+ *   preflight/nvml/<bdf>/health       NVML's health facts (gpu_health; nvml_health.c)
+ *   preflight/nvml/<bdf>/nvlink       NVLink states and error counters (nvlink_links)
+ *   preflight/ls/dev/.ls              `ls -ln /dev`, its nvidia* entries only
+ *   preflight/ls/dev/nvidia-caps      `ls -ln /dev/nvidia-caps`
  *
  * Live, the CUDA attributes initialise CUDA in this process, and the NCCL
  * version loads libnccl.so.2 in it.
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "preflight/gpu_provider.h"
+#include "preflight/job.h"
 #include "preflight/node.h"
 #include "record.h"
 
@@ -98,6 +103,96 @@ static int nccl_version_fact(struct pf_record *rec)
 	return answer_fact(rec, "preflight/nccl/version", r, why);
 }
 
+/* --- gpu_health, nvlink_links ------------------------------------------- */
+
+/* One NVML fact file of one GPU: @text from the provider's answer @r (or why not). */
+static int nvml_file(struct pf_record *rec, const char *bdf, const char *file, int r, char *why,
+		     char *text)
+{
+	pf_autofree char *owned = text, *reason = why;
+	pf_autofree char *rel = pf_xasprintf("preflight/nvml/%s/%s", bdf, file);
+
+	if (r < 0 && reason && r != -ENOENT && r != -ENOSYS) {
+		rec->skip(rec, rel, reason); /* the provider's sentence, not only strerror */
+		return 0;
+	}
+	if (!pf_record_answer(rec, rel, r) || !owned)
+		return 0;
+	return pf_record_put_text(rec, rel, owned);
+}
+
+/* preflight/nvml/<bdf>/health and nvlink of every GPU. */
+static int nvml_facts(struct pf_record *rec, const struct pf_node *node)
+{
+	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *dir = pf_xasprintf("preflight/nvml/%s", bdf);
+		struct pf_nvml_health h;
+		struct pf_nvml_nvlink *l = pf_xcalloc(1, sizeof(*l));
+		char *why = NULL;
+		int a;
+
+		r = rec->mkdirs(rec, dir);
+		if (r >= 0) {
+			a = gpu->nvml_health(rec->ctx, bdf, &h, &why);
+			r = nvml_file(rec, bdf, "health", a, why,
+				      a >= 0 ? pf_nvml_health_format(&h) : NULL);
+		}
+		if (r >= 0) {
+			why = NULL;
+			a = gpu->nvml_nvlink(rec->ctx, bdf, l, &why);
+			r = nvml_file(rec, bdf, "nvlink", a, why,
+				      a >= 0 ? pf_nvml_nvlink_format(l) : NULL);
+		}
+		free(l);
+	}
+	return r;
+}
+
+/* The device nodes CUDA opens: /dev's nvidia* entries and /dev/nvidia-caps. */
+static int cuda_devnodes_fact(struct pf_record *rec, const char *dir, const char *rel,
+			      bool only_nvidia)
+{
+	const struct pf_ctx *ctx = rec->ctx;
+	struct pf_devnodes d = { 0 };
+	pf_autofree char *text = NULL;
+	size_t keep = 0;
+	int r = ctx->prov->devnodes(ctx, dir, &d);
+
+	if (r == -ENOENT && !only_nvidia && pf_prov_can(ctx, PF_PROV_NODE))
+		r = 0; /* no /dev/nvidia-caps is a fact: an empty listing (no /dev is not) */
+	if (r >= 0 && only_nvidia) {
+		for (size_t i = 0; i < d.n; i++)
+			if (!strncmp(d.v[i].name, "nvidia", 6))
+				d.v[keep++] = d.v[i];
+		d.n = keep;
+	}
+	if (r >= 0)
+		text = pf_format_ls_ln(&d);
+	pf_devnodes_release(&d);
+	if (!pf_record_answer(rec, rel, r))
+		return 0;
+	return pf_record_put_text(rec, rel, text);
+}
+
+static int gpu_health_facts(struct pf_record *rec, const struct pf_node *node)
+{
+	int r = rec->mkdirs(rec, "preflight/nvml");
+
+	if (r >= 0)
+		r = nvml_facts(rec, node);
+	if (r >= 0)
+		r = rec->mkdirs(rec, "preflight/ls/dev");
+	if (r >= 0)
+		r = cuda_devnodes_fact(rec, "/dev", "preflight/ls/dev/.ls", true);
+	if (r >= 0)
+		r = cuda_devnodes_fact(rec, "/dev/nvidia-caps", "preflight/ls/dev/nvidia-caps", false);
+	return r;
+}
+
 static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 {
 	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
@@ -117,6 +212,8 @@ static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 		r = cuda_attr_fact(rec, node, "gdr_supported", gpu->cuda_gdr);
 	if (r >= 0)
 		r = nccl_version_fact(rec);
+	if (r >= 0)
+		r = gpu_health_facts(rec, node);
 	return r;
 }
 

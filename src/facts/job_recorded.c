@@ -19,7 +19,11 @@ int pf_recorded_job_user(const struct pf_ctx *ctx, struct pf_job_user *ret)
 	return r < 0 ? r : pf_parse_job_user(text, ret);
 }
 
-/* preflight/ls<dir>: `ls -ln <dir>`; @dir absolute, without "..". */
+/*
+ * preflight/ls<dir>: `ls -ln <dir>`; @dir absolute, without "..".  A
+ * directory whose subdirectories are listed too (/dev: /dev/infiniband)
+ * is a directory there, and its own listing preflight/ls<dir>/.ls.
+ */
 int pf_recorded_devnodes(const struct pf_ctx *ctx, const char *dir, struct pf_devnodes *ret)
 {
 	pf_autofree char *text = NULL, *path = NULL;
@@ -29,6 +33,11 @@ int pf_recorded_devnodes(const struct pf_ctx *ctx, const char *dir, struct pf_de
 		return -EINVAL;
 	path = pf_xasprintf("/preflight/ls%s", dir);
 	r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
+	if (r < 0 && r != -ENOENT) {
+		pf_autofree char *own = pf_xasprintf("%s/.ls", path);
+
+		r = pf_fs_read_full(ctx->fs, own, 0, &text, NULL);
+	}
 	return r < 0 ? r : pf_parse_ls_ln(text, ret);
 }
 

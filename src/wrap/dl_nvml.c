@@ -3,8 +3,11 @@
  * dl_nvml.c - the NVML (libnvidia-ml.so.1) symbol table.
  *
  * NVML answers what CUDA does not: the driver version string, persistence
- * mode, retired pages and row remapping.  Page retirement (pre-Ampere) and
- * row remapping (Ampere+) are optional symbols; older drivers lack them.
+ * mode, retired pages and row remapping, and for gpu_health and nvlink_links
+ * clock-event reasons, temperatures, power limits, ECC and PCIe replay
+ * counts, NVLink states and error counters.  Page retirement (pre-Ampere),
+ * row remapping (Ampere+) and the health and NVLink queries are optional
+ * symbols; older drivers lack some of them.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +30,19 @@ static const struct pf_dl_sym nvml_syms[] = {
 	SYM(nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", true),
 	SYM(nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus", true),
 	SYM(nvmlDeviceGetRemappedRows, "nvmlDeviceGetRemappedRows", true),
+	/* gpu_health, nvlink_links; the event reasons' name before r535: ...ThrottleReasons */
+	SYM(nvmlDeviceGetCurrentClocksEventReasons,
+	    "nvmlDeviceGetCurrentClocksEventReasons\0nvmlDeviceGetCurrentClocksThrottleReasons", true),
+	SYM(nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", true),
+	SYM(nvmlDeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold", true),
+	SYM(nvmlDeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit", true),
+	SYM(nvmlDeviceGetPowerManagementDefaultLimit, "nvmlDeviceGetPowerManagementDefaultLimit",
+	    true),
+	SYM(nvmlDeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors", true),
+	SYM(nvmlDeviceGetPcieReplayCounter, "nvmlDeviceGetPcieReplayCounter", true),
+	SYM(nvmlDeviceGetArchitecture, "nvmlDeviceGetArchitecture", true),
+	SYM(nvmlDeviceGetNvLinkState, "nvmlDeviceGetNvLinkState", true),
+	SYM(nvmlDeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter", true),
 };
 
 const struct pf_dl_lib pf_dl_nvml_lib = {

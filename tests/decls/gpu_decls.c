@@ -123,6 +123,29 @@ FN_OK(nvmlDeviceGetPersistenceMode, pf_nvmlDeviceGetPersistenceMode_fn);
 FN_OK(nvmlDeviceGetRetiredPages, pf_nvmlDeviceGetRetiredPages_fn);
 FN_OK(nvmlDeviceGetRetiredPagesPendingStatus, pf_nvmlDeviceGetRetiredPagesPendingStatus_fn);
 FN_OK(nvmlDeviceGetRemappedRows, pf_nvmlDeviceGetRemappedRows_fn);
+/* gpu_health, nvlink_links (left out: the deprecated nvmlDeviceGetTemperature, -Werror; the
+ * event reasons, named ...ThrottleReasons before r535) */
+FN_OK(nvmlDeviceGetTemperatureThreshold, pf_nvmlDeviceGetTemperatureThreshold_fn);
+FN_OK(nvmlDeviceGetPowerManagementLimit, pf_nvmlDeviceGetPowerManagementLimit_fn);
+FN_OK(nvmlDeviceGetPowerManagementDefaultLimit, pf_nvmlDeviceGetPowerManagementLimit_fn);
+FN_OK(nvmlDeviceGetTotalEccErrors, pf_nvmlDeviceGetTotalEccErrors_fn);
+FN_OK(nvmlDeviceGetPcieReplayCounter, pf_nvmlDeviceGetPcieReplayCounter_fn);
+FN_OK(nvmlDeviceGetArchitecture, pf_nvmlDeviceGetArchitecture_fn);
+FN_OK(nvmlDeviceGetNvLinkState, pf_nvmlDeviceGetNvLinkState_fn);
+FN_OK(nvmlDeviceGetNvLinkErrorCounter, pf_nvmlDeviceGetNvLinkErrorCounter_fn);
+_Static_assert(NVML_ERROR_INVALID_ARGUMENT == PF_NVML_ERROR_INVALID_ARGUMENT, "INVALID_ARGUMENT");
+_Static_assert(nvmlClocksThrottleReasonHwSlowdown == PF_NVML_CLOCKS_EVENT_HW_SLOWDOWN, "HwSlowdown");
+_Static_assert(nvmlClocksThrottleReasonHwThermalSlowdown == PF_NVML_CLOCKS_EVENT_HW_THERMAL,
+	       "HwThermalSlowdown");
+_Static_assert(nvmlClocksThrottleReasonHwPowerBrakeSlowdown == PF_NVML_CLOCKS_EVENT_HW_POWER_BRAKE,
+	       "HwPowerBrakeSlowdown");
+_Static_assert(nvmlClocksThrottleReasonSwThermalSlowdown == PF_NVML_CLOCKS_EVENT_SW_THERMAL,
+	       "SwThermalSlowdown");
+_Static_assert(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN == PF_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+	       "THRESHOLD_SLOWDOWN");
+_Static_assert(NVML_AGGREGATE_ECC == PF_NVML_AGGREGATE_ECC, "AGGREGATE_ECC");
+_Static_assert(NVML_NVLINK_ERROR_DL_CRC_DATA == PF_NVML_NVLINK_ERROR_DL_CRC_DATA, "DL_CRC_DATA");
+_Static_assert(NVML_DEVICE_ARCH_HOPPER == PF_NVML_DEVICE_ARCH_HOPPER, "ARCH_HOPPER");
 EQ(NVML_SUCCESS, PF_NVML_SUCCESS);
 EQ(NVML_ERROR_NOT_SUPPORTED, PF_NVML_ERROR_NOT_SUPPORTED);
 EQ(NVML_ERROR_INSUFFICIENT_SIZE, PF_NVML_ERROR_INSUFFICIENT_SIZE);

@@ -57,7 +57,13 @@ void pf_fake_gpu_reset(int n, const char *const *bdfs)
 		pf_fake.dmabuf[i] = 1;
 		pf_fake.gdr[i] = 1;
 		pf_fake.persistence[i] = 1;
+		pf_fake.clock_events[i] = PF_NVML_CLOCKS_EVENT_GPU_IDLE;
+		pf_fake.temp[i] = 35;
+		pf_fake.temp_slowdown[i] = 87;
+		pf_fake.power_limit[i] = pf_fake.power_default[i] = 700000;
 	}
+	pf_fake.arch = PF_NVML_DEVICE_ARCH_HOPPER;
+	pf_fake.nvlinks = 18;
 	current = NULL;
 }
 
@@ -512,6 +518,139 @@ static pf_nvmlReturn_t f_nvmlDeviceGetRemappedRows(pf_nvmlDevice_t d, unsigned i
 	return PF_NVML_SUCCESS;
 }
 
+/* gpu_health and nvlink_links: each answers as nvml.h documents it. */
+static pf_nvmlReturn_t f_nvmlDeviceGetCurrentClocksEventReasons(pf_nvmlDevice_t d,
+								unsigned long long *v)
+{
+	if (!v)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.clock_events_ret)
+		return pf_fake.clock_events_ret;
+	*v = pf_fake.clock_events[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetTemperature(pf_nvmlDevice_t d, pf_nvmlTemperatureSensors_t s,
+						  unsigned int *t)
+{
+	if (!t || s != PF_NVML_TEMPERATURE_GPU)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.temp_ret)
+		return pf_fake.temp_ret;
+	*t = pf_fake.temp[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetTemperatureThreshold(pf_nvmlDevice_t d,
+							   pf_nvmlTemperatureThresholds_t type,
+							   unsigned int *t)
+{
+	if (!t || type > 7) /* NVML_TEMPERATURE_THRESHOLD_COUNT */
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.temp_ret)
+		return pf_fake.temp_ret;
+	if (type != PF_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
+		return PF_NVML_ERROR_NOT_SUPPORTED;
+	*t = pf_fake.temp_slowdown[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetPowerManagementLimit(pf_nvmlDevice_t d, unsigned int *mw)
+{
+	if (!mw)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.power_ret)
+		return pf_fake.power_ret;
+	*mw = pf_fake.power_limit[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetPowerManagementDefaultLimit(pf_nvmlDevice_t d,
+								  unsigned int *mw)
+{
+	if (!mw)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.power_ret)
+		return pf_fake.power_ret;
+	*mw = pf_fake.power_default[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetTotalEccErrors(pf_nvmlDevice_t d, pf_nvmlMemoryErrorType_t type,
+						     pf_nvmlEccCounterType_t counter,
+						     unsigned long long *n)
+{
+	if (!n || type > 1 || counter > 1)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.ecc_ret)
+		return pf_fake.ecc_ret;
+	if (type != PF_NVML_MEMORY_ERROR_TYPE_UNCORRECTED)
+		*n = 0;
+	else
+		*n = counter == PF_NVML_AGGREGATE_ECC ? pf_fake.ecc_aggregate[nvml_index(d)]
+						      : pf_fake.ecc_volatile[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetPcieReplayCounter(pf_nvmlDevice_t d, unsigned int *v)
+{
+	if (!v)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	if (pf_fake.pcie_replay_ret)
+		return pf_fake.pcie_replay_ret;
+	*v = pf_fake.pcie_replay[nvml_index(d)];
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetArchitecture(pf_nvmlDevice_t d, pf_nvmlDeviceArchitecture_t *a)
+{
+	if (!a)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	*a = pf_fake.arch;
+	return PF_NVML_SUCCESS;
+}
+
+/* NOT_SUPPORTED without NVLink, INVALID_ARGUMENT past the GPU's last link. */
+static pf_nvmlReturn_t link_ok(unsigned int link)
+{
+	if (!pf_fake.nvlinks)
+		return PF_NVML_ERROR_NOT_SUPPORTED;
+	if (link >= pf_fake.nvlinks || link >= PF_NVML_NVLINK_MAX_LINKS)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	return PF_NVML_SUCCESS;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetNvLinkState(pf_nvmlDevice_t d, unsigned int link,
+						  pf_nvmlEnableState_t *active)
+{
+	pf_nvmlReturn_t r = active ? link_ok(link) : PF_NVML_ERROR_INVALID_ARGUMENT;
+
+	if (r == PF_NVML_SUCCESS)
+		*active = pf_fake.link_down[nvml_index(d)][link] ? PF_NVML_FEATURE_DISABLED
+								 : PF_NVML_FEATURE_ENABLED;
+	return r;
+}
+
+static pf_nvmlReturn_t f_nvmlDeviceGetNvLinkErrorCounter(pf_nvmlDevice_t d, unsigned int link,
+							 pf_nvmlNvLinkErrorCounter_t c,
+							 unsigned long long *v)
+{
+	pf_nvmlReturn_t r = v && c <= 4 ? link_ok(link) : PF_NVML_ERROR_INVALID_ARGUMENT;
+
+	if (r != PF_NVML_SUCCESS)
+		return r;
+	if (pf_fake.link_err_ret)
+		return pf_fake.link_err_ret;
+	if (c >= 4) {
+		*v = 0; /* NVML_NVLINK_ERROR_DL_ECC_DATA: not judged */
+		return PF_NVML_SUCCESS;
+	}
+	if (link == 0 && (!pf_fake.link_err_step_mask || (pf_fake.link_err_step_mask & (1u << c))))
+		pf_fake.link_err[nvml_index(d)][0][c] += pf_fake.link_err_step;
+	*v = pf_fake.link_err[nvml_index(d)][link][c];
+	return PF_NVML_SUCCESS;
+}
+
 static const struct pf_nvml_table fake_nvml = {
 	.nvmlInit = f_nvmlInit,
 	.nvmlShutdown = f_nvmlShutdown,
@@ -524,6 +663,16 @@ static const struct pf_nvml_table fake_nvml = {
 	.nvmlDeviceGetRetiredPages = f_nvmlDeviceGetRetiredPages,
 	.nvmlDeviceGetRetiredPagesPendingStatus = f_nvmlDeviceGetRetiredPagesPendingStatus,
 	.nvmlDeviceGetRemappedRows = f_nvmlDeviceGetRemappedRows,
+	.nvmlDeviceGetCurrentClocksEventReasons = f_nvmlDeviceGetCurrentClocksEventReasons,
+	.nvmlDeviceGetTemperature = f_nvmlDeviceGetTemperature,
+	.nvmlDeviceGetTemperatureThreshold = f_nvmlDeviceGetTemperatureThreshold,
+	.nvmlDeviceGetPowerManagementLimit = f_nvmlDeviceGetPowerManagementLimit,
+	.nvmlDeviceGetPowerManagementDefaultLimit = f_nvmlDeviceGetPowerManagementDefaultLimit,
+	.nvmlDeviceGetTotalEccErrors = f_nvmlDeviceGetTotalEccErrors,
+	.nvmlDeviceGetPcieReplayCounter = f_nvmlDeviceGetPcieReplayCounter,
+	.nvmlDeviceGetArchitecture = f_nvmlDeviceGetArchitecture,
+	.nvmlDeviceGetNvLinkState = f_nvmlDeviceGetNvLinkState,
+	.nvmlDeviceGetNvLinkErrorCounter = f_nvmlDeviceGetNvLinkErrorCounter,
 };
 
 /* The provider */
@@ -588,6 +737,9 @@ const struct pf_gpu_provider pf_fake_gpu_provider = {
 	.cuda_dmabuf = pf_gpu_live_cuda_dmabuf,
 	.cuda_gdr = pf_gpu_live_cuda_gdr,
 	.nccl_version = pf_gpu_live_nccl_version,
+	/* the live implementations over the fake NVML table */
+	.nvml_health = pf_gpu_live_nvml_health,
+	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
 };
 
 const struct pf_providers *pf_fake_providers(void)

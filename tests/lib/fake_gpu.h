@@ -43,6 +43,25 @@ struct pf_fake_gpu {
 	unsigned int retired[PF_FAKE_MAX];
 	int retired_pending[PF_FAKE_MAX];
 	int remap_pending[PF_FAKE_MAX], remap_failure[PF_FAKE_MAX];
+	/*
+	 * NVML health and NVLink (gpu_health, nvlink_links).  A field's *_ret
+	 * (an nvmlReturn_t, 0 success) is what the query answers; reset: an
+	 * idle H100 SXM (clock events GPU idle, 35 C of 87, 700 W default and
+	 * limit, no ECC or replay errors, 18 links active, clean counters).
+	 */
+	unsigned long long clock_events[PF_FAKE_MAX];
+	unsigned int temp[PF_FAKE_MAX], temp_slowdown[PF_FAKE_MAX];
+	unsigned int power_limit[PF_FAKE_MAX], power_default[PF_FAKE_MAX];   /* mW */
+	unsigned long long ecc_volatile[PF_FAKE_MAX], ecc_aggregate[PF_FAKE_MAX];
+	unsigned int pcie_replay[PF_FAKE_MAX];
+	pf_nvmlReturn_t clock_events_ret, temp_ret, power_ret, ecc_ret, pcie_replay_ret;
+	unsigned int arch;                 /* NVML_DEVICE_ARCH_HOPPER */
+	unsigned int nvlinks;              /* links per GPU; 0: NOT_SUPPORTED (a PCIe card) */
+	unsigned char link_down[PF_FAKE_MAX][PF_NVML_NVLINK_MAX_LINKS];
+	unsigned long long link_err[PF_FAKE_MAX][PF_NVML_NVLINK_MAX_LINKS][4];
+	unsigned long long link_err_step;  /* added to link 0's counters at each read (live window) */
+	unsigned int link_err_step_mask;   /* the counters it grows (1 << NVML_NVLINK_ERROR_DL_*); 0: all */
+	pf_nvmlReturn_t link_err_ret;
 	/* other facts */
 	const char *kmsg;                 /* NULL: -EPERM as for a non-root user */
 	int verbs_dmabuf;                 /* 1, 0 or -errno */

@@ -55,6 +55,36 @@ static void optional_symbols(void **state)
 	assert_true(init);
 }
 
+/*
+ * gpu_health's and nvlink_links' queries are all optional (a driver without
+ * one is a skip naming it), and the clock-event reasons fall back to their
+ * name before r535.
+ */
+static void health_symbols_optional(void **state)
+{
+	static const char *const names[] = {
+		"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetTemperature",
+		"nvmlDeviceGetTemperatureThreshold", "nvmlDeviceGetPowerManagementLimit",
+		"nvmlDeviceGetPowerManagementDefaultLimit", "nvmlDeviceGetTotalEccErrors",
+		"nvmlDeviceGetPcieReplayCounter", "nvmlDeviceGetArchitecture",
+		"nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter",
+	};
+
+	for (size_t k = 0; k < PF_ARRAY_SIZE(names); k++) {
+		const struct pf_dl_sym *found = NULL;
+
+		for (size_t i = 0; i < pf_dl_nvml_lib.n_syms; i++)
+			if (!strcmp(pf_dl_nvml_lib.syms[i].names, names[k]))
+				found = &pf_dl_nvml_lib.syms[i];
+		if (!found)
+			fail_msg("%s is not in the NVML table", names[k]);
+		assert_true(found->optional);
+		if (!strcmp(names[k], "nvmlDeviceGetCurrentClocksEventReasons"))
+			assert_string_equal(found->names + strlen(found->names) + 1,
+					    "nvmlDeviceGetCurrentClocksThrottleReasons");
+	}
+}
+
 static void strerror_fallback(void **state)
 {
 	static const char *const bdfs[] = { "0000:1b:00.0" };
@@ -82,6 +112,7 @@ int main(void)
 		cmocka_unit_test(missing_library),
 		cmocka_unit_test(missing_symbol),
 		cmocka_unit_test(optional_symbols),
+		cmocka_unit_test(health_symbols_optional),
 		cmocka_unit_test(strerror_fallback),
 		cmocka_unit_test(pci_info_padding),
 	};

@@ -16,6 +16,7 @@
 #include "preflight/job.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
+#include "fake_gpu.h"
 #include "record.h"
 #include "testutil.h"
 
@@ -498,6 +499,92 @@ static void test_gpu_facts(void **state)
 	trip_close(&t);
 }
 
+/*
+ * gpu_health and nvlink_links: NVML's answers (the fake NVML of fake_gpu.c
+ * under the live implementations), recorded, read back the same, and the
+ * checks give the recorded root the live verdict, finding by finding.
+ */
+static void same_verdict(const char *check, const char *src, const struct pf_providers *live,
+			 const char *snap, struct pf_node *node)
+{
+	struct pf_result a = { 0 }, b = { 0 };
+
+	/* the sink holds only the facts: both sides judge the source's inventory */
+	pf_test_run_check_node(check, src, live, node, NULL, &a);
+	pf_test_run_check_node(check, snap, &pf_providers_recorded, node, NULL, &b);
+	assert_int_not_equal(a.status, PF_STATUS_PASS); /* the faults are seen */
+	assert_int_equal(a.status, b.status);
+	assert_int_equal(a.n_findings, b.n_findings);
+	for (size_t i = 0; i < a.n_findings; i++) {
+		assert_string_equal(a.findings[i].subject, b.findings[i].subject);
+		assert_int_equal(a.findings[i].status, b.findings[i].status);
+		assert_string_equal(a.findings[i].message, b.findings[i].message);
+	}
+	pf_result_release(&a);
+	pf_result_release(&b);
+}
+
+static void test_nvml_health_facts(void **state)
+{
+	static struct pf_gpu_provider g;
+	static struct pf_providers p;
+	const struct pf_gpu_provider *rg = pf_providers_recorded.gpu;
+	const char *bdfs[2];
+	struct pf_node *node = NULL;
+	pf_autofree char *why = NULL;
+	struct trip t;
+
+	trip_open(&t, "--gpus 2 --nics 0");
+	assert_int_equal(pf_node_load(t.src_fs, NULL, &node, &why), 0);
+	assert_int_equal(node->n_gpus, 2);
+	for (int i = 0; i < 2; i++)
+		bdfs[i] = node->pci[node->gpus[i].pci].bdf;
+	pf_fake_gpu_reset(2, bdfs);
+	/* one of each fault, and a query the GPU does not support */
+	pf_fake.clock_events[0] = PF_NVML_CLOCKS_EVENT_HW_POWER_BRAKE;
+	pf_fake.ecc_volatile[1] = 4;
+	pf_fake.pcie_replay_ret = PF_NVML_ERROR_NOT_SUPPORTED;
+	pf_fake.link_down[1][7] = 1;
+	pf_fake.link_err[0][2][PF_NVML_NVLINK_ERROR_DL_RECOVERY] = 500;
+	g = *t.live.prov->gpu;
+	g.nvml = pf_fake_gpu_provider.nvml;
+	g.nvml_health = pf_gpu_live_nvml_health;
+	g.nvml_nvlink = pf_gpu_live_nvml_nvlink;
+	p = *t.live.prov;
+	p.gpu = &g;
+	t.live.prov = &p;
+
+	assert_int_equal(pf_record_gpu(&t.rec), 0);
+	trip_back(&t);
+	for (int i = 0; i < 2; i++) {
+		struct pf_nvml_health hl, hr;
+		struct pf_nvml_nvlink *ll = pf_xcalloc(1, sizeof(*ll)), *lr = pf_xcalloc(1, sizeof(*lr));
+		char *err = NULL;
+
+		assert_int_equal(g.nvml_health(&t.live, bdfs[i], &hl, &err), 0);
+		assert_int_equal(rg->nvml_health(&t.back, bdfs[i], &hr, &err), 0);
+		assert_memory_equal(&hl, &hr, sizeof(hl));
+		assert_int_equal(g.nvml_nvlink(&t.live, bdfs[i], ll, &err), 0);
+		assert_int_equal(rg->nvml_nvlink(&t.back, bdfs[i], lr, &err), 0);
+		assert_memory_equal(ll, lr, sizeof(*ll));
+		free(ll);
+		free(lr);
+	}
+	/* the snapshot writer copies /proc/uptime with the files (snapshot.c) */
+	{
+		pf_autofree char *up = NULL;
+
+		assert_int_equal(pf_fs_read_full(t.src_fs, "/proc/uptime", 0, &up, NULL) >= 0, 1);
+		pf_test_write(t.top, "proc/uptime", up);
+	}
+	/* the live side as the snapshot sees it: a table whose time does not pass */
+	p.caps &= ~(unsigned int)PF_PROV_ELAPSES;
+	same_verdict("gpu_health", t.src, &p, t.top, node);
+	same_verdict("nvlink_links", t.src, &p, t.top, node);
+	pf_node_free(node);
+	trip_close(&t);
+}
+
 /* env and euid are the process's own: recorded from the live root, environ itself. */
 static void test_env_euid(void **state)
 {
@@ -559,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_lldp),
 		cmocka_unit_test(test_page_size_job_devnodes),
 		cmocka_unit_test(test_gpu_facts),
+		cmocka_unit_test(test_nvml_health_facts),
 		cmocka_unit_test(test_env_euid),
 		cmocka_unit_test(test_none_records_nothing),
 	};

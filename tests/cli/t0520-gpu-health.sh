@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t0520-gpu-health.sh - gpu_health and nvlink_links on generated roots with
+# recorded NVML facts (tests/gen_root.py --nvml-health): a healthy node passes
+# both; each fault (a hardware slowdown, heat, a power cap, uncorrected ECC,
+# a missing /dev/nvidia-uvm, an inactive link, NVLink recoveries) fails or
+# warns with its code; a query NVML does not support and a PCIe GPU without
+# NVLink are skips naming the query; a root without the facts is a skip.
+. "$(dirname "$0")/lib.sh"
+need_python
+
+status_of() { # FILE SUBJECT: the finding's status and code
+	"$PY" - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["checks"]:
+    for f in c["findings"]:
+        if f["subject"] == sys.argv[2]:
+            print(f["status"], f.get("code", "-"))
+            sys.exit(0)
+print("none")
+PY
+}
+
+expect_finding() { # SUBJECT WANT DESC
+	got=$(status_of "$T/out" "$1")
+	[ "$got" = "$2" ] && ok "$3" || not_ok "$3: $1 is '$got', expected '$2'"
+}
+
+gen_root "$T/ok" --gpus 2 --nics 1 --nvml-health
+pf --no-config --root "$T/ok" --only gpu_health,nvlink_links --format json
+expect_rc 0 "a healthy recorded GPU node passes gpu_health and nvlink_links"
+B=$(ls "$T/ok/preflight/nvml" | head -1)
+
+gen_root "$T/bad" --gpus 2 --nics 1 --nvml-health --clock-events 0:0x48 --gpu-temp 1:82 \
+	--power-limit 1:450 --ecc-volatile 0:2 --no-dev-node nvidia-uvm --nvlink-down 1:3 \
+	--nvlink-errors 0:5:recovery:90
+pf --no-config --root "$T/bad" --only gpu_health,nvlink_links --format json
+expect_rc 1 "faults fail the run"
+B0=$(ls "$T/bad/preflight/nvml" | sed -n 1p)
+B1=$(ls "$T/bad/preflight/nvml" | sed -n 2p)
+expect_finding "$B0/clocks" "fail PF-GPU-HEALTH-001" "HW slowdown + HW thermal: fail"
+expect_finding "$B1/thermal" "warn PF-GPU-HEALTH-004" "5 C under the slowdown: warn"
+expect_finding "$B1/power" "warn PF-GPU-HEALTH-005" "a 450 W cap on a 700 W board: warn"
+expect_finding "$B0/ecc" "fail PF-GPU-HEALTH-006" "volatile uncorrected ECC: fail"
+expect_finding "/dev/nvidia-uvm" "fail PF-GPU-HEALTH-010" "no /dev/nvidia-uvm: fail"
+expect_finding "$B1/links" "fail PF-NVLINK-LINKS-001" "an inactive NVLink link: fail"
+expect_finding "$B0/errors" "warn PF-NVLINK-LINKS-005" "90 recoveries in 24 h: warn (snapshot)"
+expect_finding "$B1/errors" "pass -" "the other GPU's counters are clean"
+
+gen_root "$T/pcie" --gpus 1 --nics 1 --nvml-health --nvlinks 0 --nvml-unsupported pcie_replay_counter
+pf --no-config --root "$T/pcie" --only gpu_health,nvlink_links --format json
+expect_rc 0 "not supported is never a fail"
+B=$(ls "$T/pcie/preflight/nvml" | head -1)
+expect_finding "$B/links" "skip -" "a PCIe GPU: nvlink_links skips"
+expect_finding "$B/pcie_replay" "skip -" "an unsupported query: skip"
+grep -q "nvmlDeviceGetNvLinkState: not supported" "$T/out" && ok "the skip names the query" ||
+	not_ok "the skip does not name nvmlDeviceGetNvLinkState"
+
+gen_root "$T/none" --gpus 1 --nics 1
+pf --no-config --root "$T/none" --only gpu_health,nvlink_links --format json
+expect_rc 0 "facts not recorded: skips, exit 0"
+[ "$(jq_py "$T/out" '" ".join(c["status"] for c in r["checks"])')" = "skip skip" ] &&
+	ok "both checks skip without recorded facts" || not_ok "$(jq_py "$T/out" '[c["status"] for c in r["checks"]]')"
+
+done_testing
