@@ -258,7 +258,7 @@ static int nvlink_links_run(const struct pf_ctx *ctx, const void *config, struct
 	pf_autofree struct gpu *gpus = NULL;
 	bool window, any_usable = false;
 	double elapsed = 0;
-	size_t n_bad = 0, n_skip = 0;
+	size_t n_bad = 0;
 	int r;
 
 	if (!node)
@@ -299,7 +299,6 @@ static int nvlink_links_run(const struct pf_ctx *ctx, const void *config, struct
 		enum pf_status st = res->findings[i].status;
 
 		n_bad += st == PF_STATUS_FAIL || st == PF_STATUS_WARN || st == PF_STATUS_ERROR;
-		n_skip += st == PF_STATUS_SKIP;
 	}
 	if (!any_usable)
 		pf_summary(res, "no NVLink to judge on %zu GPU%s", node->n_gpus,
