@@ -304,6 +304,9 @@ static void print_config(const struct pf_opts *o, enum pf_format fmt, FILE *out)
 		pf_status_name(pf_slurm_drain_on(&o->slurm_opts)),
 		o->slurm_opts.drain_on == PF_STATUS_PASS ? " (the default)" : "",
 		o->slurm_opts.drain ? "yes" : "no", o->slurm_opts.undrain ? "yes" : "no");
+	if (o->slurm_opts.reboot_on)
+		fprintf(out, "reboot:    instead of a drain, when every finding that drains is one "
+			"of %s\n", o->slurm_opts.reboot_on);
 	print_settings(o, out);
 }
 

@@ -172,6 +172,43 @@ static int opt_drain_on(struct pf_cmdopt *c, const struct pf_option *opt, const 
 	return 0;
 }
 
+/*
+ * --reboot-on CODE,...: each a finding code whose action a reboot carries out
+ * (reboot, reload_driver); anything else would turn a drain into a reboot
+ * that cannot fix the node.
+ */
+static int opt_reboot_on(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	struct pf_opts *o = opt->value;
+	pf_autofree char *list = pf_xstrdup(arg);
+	char *save = NULL;
+	size_t n = 0;
+
+	for (char *code = strtok_r(list, ",", &save); code; code = strtok_r(NULL, ",", &save)) {
+		const struct pf_check *check;
+		const struct pf_code *k;
+
+		if (pf_registry_find_code(code, &check, &k) < 0) {
+			pf_cmdopt_error(c, "--reboot-on: '%s' is not a finding code (see "
+					"--list-codes)", code);
+			return -EINVAL;
+		}
+		if (k->action != PF_ACTION_REBOOT && k->action != PF_ACTION_RELOAD_DRIVER) {
+			pf_cmdopt_error(c, "--reboot-on: %s's action is %s; only a code whose action "
+					"is reboot or reload_driver may ask for a reboot", code,
+					pf_action_name(k->action));
+			return -EINVAL;
+		}
+		n++;
+	}
+	if (n == 0) {
+		pf_cmdopt_error(c, "--reboot-on: no code given");
+		return -EINVAL;
+	}
+	o->slurm_opts.reboot_on = arg;
+	return 0;
+}
+
 /* --version and --list-profiles: the command's whole work, done once parsing stops. */
 static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
 {
@@ -181,7 +218,7 @@ static int opt_stop(struct pf_cmdopt *c, const struct pf_option *opt, const char
 	return 1;
 }
 
-#define RUN_N_OPTIONS 29 /* the table's rows, PF_OPT_END included */
+#define RUN_N_OPTIONS 30 /* the table's rows, PF_OPT_END included */
 
 /* The default run's options (and `profile capture`'s), into @t. */
 static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
@@ -242,6 +279,10 @@ static void run_options(struct run_parse *p, struct pf_option t[RUN_N_OPTIONS])
 		PF_OPT_CALLBACK(0, "drain-on", o, "LEVEL",
 				"fail (default), error or warn: the least verdict that\n"
 				"drains the node (and exits non-zero under Slurm)", opt_drain_on),
+		PF_OPT_CALLBACK(0, "reboot-on", o, "CODE,...",
+				"with --drain: where every finding that drains has\n"
+				"one of these codes (action reboot or reload_driver),\n"
+				"ask Slurm to reboot the node and resume it instead", opt_reboot_on),
 		{ .type = PF_OPT_T_UINT, .long_name = "confirm", .value = &o->confirm,
 		  .argh = "N", .help = "re-run a failing static check up to N times (a windowed\n"
 		  "one once) and keep the fail only if every re-run fails;\n"
@@ -289,6 +330,9 @@ static int parse_args(int argc, char **argv, struct pf_opts *o)
 		return r == PF_CMDOPT_HELP ? -1 : PF_EXIT_USAGE; /* -1: done (--help) */
 	if (optind < argc)
 		return pf_usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->slurm_opts.reboot_on && !o->slurm_opts.drain)
+		return pf_usage_error("--reboot-on needs --drain: it asks Slurm for a reboot "
+				   "where the node would be drained");
 	if (o->all && o->only)
 		return pf_usage_error("--all and --only exclude each other (--all --skip C runs "
 				   "every check but C)");

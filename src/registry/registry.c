@@ -4,6 +4,7 @@
  * descriptors (main() refuses to start on an invalid one: exit 70).
  */
 #include <string.h>
+#include <strings.h>
 
 #include "profile.h"
 #include "registry.h"
@@ -30,6 +31,25 @@ const struct pf_check *pf_registry_find(const char *name)
 		if (!strcmp(pf_checks[i]->name, name))
 			return pf_checks[i];
 	return NULL;
+}
+
+int pf_registry_find_code(const char *code, const struct pf_check **ret_check,
+			  const struct pf_code **ret_code)
+{
+	for (size_t i = 0; i < PF_ARRAY_SIZE(pf_checks); i++) {
+		const struct pf_check *c = pf_checks[i];
+
+		for (const struct pf_code *k = c->codes; k && k->num; k++) {
+			pf_autofree char *name = pf_code_name(c->name, k->num);
+
+			if (strcasecmp(name, code))
+				continue;
+			*ret_check = c;
+			*ret_code = k;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 static size_t param_size(enum pf_param_type t)

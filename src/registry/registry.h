@@ -10,6 +10,12 @@
 /* All checks in run order; *ret_n receives the count. */
 const struct pf_check *const *pf_registry(size_t *ret_n);
 const struct pf_check *pf_registry_find(const char *name);
+/*
+ * The check and code-table entry of finding code @code ("PF-MEMLOCK-001",
+ * any case): 0, or -ENOENT when no check has that code.
+ */
+int pf_registry_find_code(const char *code, const struct pf_check **ret_check,
+			  const struct pf_code **ret_code);
 
 /*
  * Validate one descriptor: name [a-z0-9_]+, summary, run, param table

@@ -9,9 +9,13 @@
  *     <testsuite name="preflight" hostname= timestamp= tests= ... time=>
  *       <properties> verdict, profile, root, kernel, version </properties>
  *       <testcase classname="<hostname>" name="<check>" time="<s>">
- *         <failure type="fail" message="<summary>">  non-pass findings </failure>
+ *         <failure type="<code>" message="<summary>">  non-pass findings </failure>
  *         <system-out> every finding, one line each </system-out>
  *       </testcase>
+ *
+ * The failure's type is the finding code (PF-<CHECK>-<NNN>, docs/codes.md) of
+ * the check's first finding of its status, else the status ("fail",
+ * "error"); each finding's code and action follow its fix line.
  *
  * Status mapping: fail -> <failure>, error -> <error>, skip -> <skipped>,
  * pass and warn -> a passing testcase (warnings are listed in system-out,
@@ -106,6 +110,17 @@ static void put_finding(FILE *out, const struct pf_finding *f, bool details)
 		put_xml(out, f->remedy, false);
 		fputc('\n', out);
 	}
+	if (f->code)
+		fprintf(out, "  code: %s (action: %s)\n", f->code, pf_action_name(f->action));
+}
+
+/* The failure's type: the code of the first finding of the check's status, else the status. */
+static const char *failure_type(const struct pf_result *res)
+{
+	for (size_t k = 0; k < res->n_findings; k++)
+		if (res->findings[k].status == res->status && res->findings[k].code)
+			return res->findings[k].code;
+	return pf_status_name(res->status);
 }
 
 static void put_testcase(FILE *out, const struct pf_report *r, const struct pf_run *run)
@@ -132,7 +147,7 @@ static void put_testcase(FILE *out, const struct pf_report *r, const struct pf_r
 		fputs("/>\n", out);
 	} else if (element) {
 		fprintf(out, "      <%s", element);
-		put_attr(out, "type", pf_status_name(res->status));
+		put_attr(out, "type", failure_type(res));
 		put_attr(out, "message", res->summary ? res->summary : "");
 		fputs(">", out);
 		for (size_t k = 0; k < res->n_findings; k++)

@@ -270,6 +270,9 @@ int pf_render_text(const struct pf_report *r, FILE *out, bool color)
 				put_wrapped_q(out, f->remedy, 19, 19, r->width, true);
 				fputc('\n', out);
 			}
+			if (f->code)
+				fprintf(out, "%14scode: %s (action: %s)\n", "", f->code,
+					pf_action_name(f->action));
 		}
 	}
 	put_unselected(r, out);

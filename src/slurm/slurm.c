@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -128,8 +129,9 @@ static char *reason_for(const struct pf_report *r, enum pf_status verdict, size_
 			if (res->findings[k].status == verdict)
 				f = &res->findings[k];
 		if (f)
-			reason = pf_xasprintf(PF_SLURM_REASON_PREFIX " %s: %s%s%s",
-					      r->runs[i].check->name, f->subject ? f->subject : "",
+			reason = pf_xasprintf(PF_SLURM_REASON_PREFIX " %s: %s%s%s%s%s",
+					      r->runs[i].check->name, f->code ? f->code : "",
+					      f->code ? " " : "", f->subject ? f->subject : "",
 					      f->subject ? ": " : "", f->message);
 		else
 			reason = pf_xasprintf(PF_SLURM_REASON_PREFIX " %s: %s",
@@ -140,6 +142,49 @@ static char *reason_for(const struct pf_report *r, enum pf_status verdict, size_
 	}
 	PF_BUG_ON(true); /* the verdict is some check's status */
 	return NULL;
+}
+
+/* True when @code is one of the comma-separated codes of @list (any case). */
+static bool code_listed(const char *list, const char *code)
+{
+	size_t len = strlen(code);
+
+	for (const char *p = list; *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (strcspn(p, ",") == len && !strncasecmp(p, code, len))
+			return true;
+	}
+	return false;
+}
+
+bool pf_slurm_reboot_fixes(const struct pf_report *r, const struct pf_slurm_opts *o)
+{
+	int level = pf_status_rank(pf_slurm_drain_on(o));
+	bool any = false;
+
+	if (!o->reboot_on || !*o->reboot_on)
+		return false;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct pf_result *res = &r->runs[i].res;
+		bool shown = false;
+
+		if (pf_status_rank(res->status) < level)
+			continue;
+		for (size_t k = 0; k < res->n_findings; k++) {
+			const struct pf_finding *f = &res->findings[k];
+
+			if (pf_status_rank(f->status) < level)
+				continue;
+			if (!f->code || !code_listed(o->reboot_on, f->code) ||
+			    (f->action != PF_ACTION_REBOOT && f->action != PF_ACTION_RELOAD_DRIVER))
+				return false;
+			shown = true;
+		}
+		if (!shown)
+			return false; /* an error with no finding: a reboot is not known to fix it */
+		any = true;
+	}
+	return any;
 }
 
 char *pf_slurm_reason(const struct pf_report *r, size_t max)
@@ -457,7 +502,31 @@ static int show_node(const struct pf_slurm_opts *o, const char *node, char **ret
 	return pf_slurm_parse_node(out, ret_state, ret_reason);
 }
 
-static int drain(const struct pf_slurm_opts *o, const char *node, const char *reason, FILE *log)
+/*
+ * `scontrol reboot ASAP nextstate=RESUME reason=@reason @node`: Slurm drains
+ * the node, reboots it once idle (its RebootProgram) and resumes it when it
+ * registers again, after which the Prolog or HealthCheckProgram judges the
+ * fresh boot.  0, or -errno when Slurm refused (no RebootProgram, an older
+ * scontrol): the caller drains instead.
+ */
+static int request_reboot(const struct pf_slurm_opts *o, const char *node, const char *reason,
+			  FILE *log)
+{
+	pf_autofree char *reason_arg = pf_xasprintf("reason=%s", reason);
+	const char *args[] = { "reboot", "ASAP", "nextstate=RESUME", reason_arg, node, NULL };
+	int r = scontrol(o, args, NULL, log);
+
+	if (r == 0)
+		fprintf(log, "preflight: asked Slurm to reboot node %s once idle and resume it "
+			"(--reboot-on)\n", node);
+	else if (r != -EINTR)
+		fprintf(log, "preflight: Slurm did not take the reboot request (is RebootProgram "
+			"set in slurm.conf?); draining node %s instead\n", node);
+	return r;
+}
+
+static int drain(const struct pf_slurm_opts *o, const char *node, const char *reason,
+		 bool reboot, FILE *log)
 {
 	pf_autofree char *state = NULL, *old = NULL, *node_arg = NULL, *reason_arg = NULL;
 	int r;
@@ -472,6 +541,11 @@ static int drain(const struct pf_slurm_opts *o, const char *node, const char *re
 		fprintf(log, "preflight: node %s is already %s (reason '%s'); left as it is\n", node,
 			state, old);
 		return 0;
+	}
+	if (reboot) {
+		r = request_reboot(o, node, reason, log);
+		if (r == 0 || r == -EINTR || r == -EPERM)
+			return r;
 	}
 	node_arg = pf_xasprintf("NodeName=%s", node);
 	reason_arg = pf_xasprintf("Reason=%s", reason);
@@ -606,7 +680,9 @@ int pf_slurm_gate(const struct pf_report *r, const struct pf_slurm_opts *o, FILE
 	ret = node_name(o, &node, log);
 	if (ret < 0)
 		return ret;
-	return drains ? drain(o, node, reason, log) : undrain(r, o, node, log);
+	if (!drains)
+		return undrain(r, o, node, log);
+	return drain(o, node, reason, pf_slurm_reboot_fixes(r, o), log);
 }
 
 int pf_slurm_drain_config_error(const struct pf_slurm_opts *o, const char *msg, FILE *log)
@@ -620,5 +696,5 @@ int pf_slurm_drain_config_error(const struct pf_slurm_opts *o, const char *msg, 
 	ret = node_name(o, &node, log);
 	if (ret < 0)
 		return ret;
-	return drain(o, node, reason, log);
+	return drain(o, node, reason, false, log);
 }

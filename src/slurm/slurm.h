@@ -35,6 +35,14 @@ struct pf_slurm_opts {
 	 * also exits 0, so that a Prolog does not drain on it either.
 	 */
 	enum pf_status drain_on;
+	/*
+	 * --reboot-on: finding codes ("PF-GPU-INVENTORY-020,PF-NVIDIA-PEERMEM-001",
+	 * any case, each validated by the caller as a code whose action is reboot
+	 * or reload_driver), or NULL.  A drain whose every finding at drain_on
+	 * carries one of them asks Slurm for a reboot instead
+	 * (pf_slurm_reboot_fixes()).
+	 */
+	const char *reboot_on;
 	const char *scontrol;  /* NULL: $SCONTROL, else "scontrol" from PATH */
 	const char *node;      /* NULL: $SLURMD_NODENAME, else the short hostname */
 	unsigned int timeout_s; /* per scontrol call; 0: PF_SLURM_SCONTROL_TIMEOUT_S */
@@ -56,8 +64,17 @@ bool pf_slurm_drains(enum pf_status verdict, const struct pf_slurm_opts *o);
 bool pf_slurm_resumes(enum pf_status verdict, const struct pf_slurm_opts *o);
 
 /*
- * "preflight: <check>: <subject>: <message>" for the first check whose
- * status is the verdict, and its first finding of that status; sanitised by
+ * True when a reboot is the whole fix for @r's drain: @o->reboot_on is set,
+ * and every check at or above drain_on has findings at that level, each
+ * with a code in the list and the action reboot or reload_driver.  Any other
+ * finding at that level (or a check with none to show) keeps the plain drain.
+ */
+bool pf_slurm_reboot_fixes(const struct pf_report *r, const struct pf_slurm_opts *o);
+
+/*
+ * "preflight: <check>: [<code> ]<subject>: <message>" for the first check
+ * whose status is the verdict, and its first finding of that status (its
+ * code when it has one); sanitised by
  * pf_slurm_sanitize() to at most @max bytes.  NULL when the verdict is pass
  * or warn.  Caller frees.
  */
@@ -109,7 +126,9 @@ int pf_slurm_exec(const char *const *argv, unsigned int timeout_s, char **ret_ou
 /*
  * Act on the verdict of @r: write the reason line to @log when the verdict
  * is fail or error (or warn when it drains), and a note when it does not
- * drain; then drain (verdict reaches drain_on) or resume
+ * drain; then drain (verdict reaches drain_on; `scontrol reboot ASAP
+ * nextstate=RESUME` instead when pf_slurm_reboot_fixes(), and a drain when
+ * Slurm refuses the reboot) or resume
  * (pf_slurm_resumes()) as @o asks, logging what was done to @log.  Returns
  * 0; -EINVAL when the node name was refused (not one plain name, or
  * `scontrol show node` does not describe exactly that one node) and -EPERM

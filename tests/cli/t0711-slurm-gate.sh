@@ -7,7 +7,10 @@
 # a verdict that reaches drain_on (fail by default; --drain-on, the profile's
 # "drain_on") drains, and under Slurm a verdict below it exits 0; a usage or
 # profile error under --drain drains with "preflight: config error: ...";
-# --check-config never runs a check nor scontrol.
+# --check-config never runs a check nor scontrol.  The reason carries the
+# finding's code; --reboot-on asks for `scontrol reboot ASAP nextstate=RESUME`
+# only where every finding that drains is a listed reboot code, and drains
+# when Slurm refuses the reboot.
 . "$(dirname "$0")/lib.sh"
 
 cat > "$T/scontrol" <<'EOF'
@@ -20,6 +23,7 @@ if [ "$1" = show ]; then
 	echo "   State=$FAKE_STATE ThreadsPerCore=1 TmpDisk=0 Weight=1"
 	[ -n "${FAKE_REASON:-}" ] && echo "   Reason=$FAKE_REASON [root@2026-11-23T08:00:00]"
 fi
+[ "$1" = reboot ] && exit "${FAKE_REBOOT_RC:-0}"
 exit "${FAKE_RC:-0}"
 EOF
 chmod +x "$T/scontrol"
@@ -30,7 +34,7 @@ pass="$PF_FIXTURES/slurm-pass" bad="$PF_FIXTURES/slurm-fail"
 # a root whose only problem is a check that cannot decide (sysctl: unparsable values)
 undecided="$PF_FIXTURES/sysctl-garbage"
 ereason="preflight: sysctl: net.core.rmem_max: cannot parse /proc/sys/net/core/rmem_max: unexpected contents"
-reason="preflight: memlock: process: hard limit 64 KiB, expected unlimited"
+reason="preflight: memlock: PF-MEMLOCK-001 process: hard limit 64 KiB, expected unlimited"
 
 # run ROOT [args]: pf on ROOT with an empty scontrol log
 run() {
@@ -131,7 +135,7 @@ warn="--set sysctl.rmem_max=999999999999 --set sysctl.warn_only=net.core.rmem_ma
 # shellcheck disable=SC2086
 FAKE_STATE=IDLE run "$pass" --drain --drain-on warn $warn
 expect_rc 1 "--drain-on warn on a warning"
-grep -q "^Reason=preflight: sysctl: net.core.rmem_max: " "$T/log" || not_ok "warn not drained"
+grep -q "^Reason=preflight: sysctl: PF-SYSCTL-[0-9]* net.core.rmem_max: " "$T/log" || not_ok "warn not drained"
 # shellcheck disable=SC2086
 FAKE_STATE=IDLE run "$pass" --drain $warn
 [ "$rc" -eq 0 ] && [ ! -s "$T/log" ] && [ ! -s "$T/err" ] || not_ok "a warning drained by default"
@@ -302,5 +306,56 @@ if [ "$(id -u)" = 0 ]; then
 else
 	note "not root: the rule for root's scontrol is not checked"
 fi
+
+# 19. --reboot-on (issue 35 item 3).  An Xid 79 with no GPU left on the bus: fail
+# PF-GPU-INVENTORY-020, action reboot.  Listed: one reboot request, no drain.
+xid="$T/xid" mixed="$T/xid-memlock"
+cp -r "$pass" "$xid" && cp -r "$bad" "$mixed"
+for d in "$xid" "$mixed"; do
+	mkdir -p "$d/preflight"
+	echo "[100.000000] NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+		> "$d/preflight/kmsg"
+done
+xreason="preflight: gpu_inventory: PF-GPU-INVENTORY-020 PCI:0000:9b:00/xid: Xid 79 (GPU has fallen off the bus) x1"
+FAKE_STATE=IDLE FAKE_REASON= run "$xid" --only memlock,gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-020
+expect_rc 1 "reboot-on"
+printf 'show\nnode\ngpu-047\n--\nreboot\nASAP\nnextstate=RESUME\nreason=%s\ngpu-047\n--\n' "$xreason" > "$T/want"
+cmp -s "$T/log" "$T/want" && ok "--reboot-on: one reboot request with the coded reason, no drain" ||
+	not_ok "--reboot-on: scontrol calls $(tr '\n' ' ' < "$T/log")"
+expect_err "asked Slurm to reboot node gpu-047"
+# any case, in a list
+FAKE_STATE=IDLE run "$xid" --only gpu_inventory --drain --reboot-on pf-gpu-inventory-027,pf-gpu-inventory-020
+grep -qx reboot "$T/log" && ok "--reboot-on: codes in any case, in a list" || not_ok "lower-case list"
+# a drain not fixed by a reboot (memlock fails too): drained, never rebooted
+FAKE_STATE=IDLE run "$mixed" --only memlock,gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-020
+grep -qx reboot "$T/log" && not_ok "--reboot-on rebooted a node that also fails memlock" ||
+	{ grep -qx State=DRAIN "$T/log" && ok "--reboot-on: another fail keeps the plain drain"; } ||
+	not_ok "mixed: not drained"
+# not listed: drained
+FAKE_STATE=IDLE run "$xid" --only gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-002
+grep -qx reboot "$T/log" && not_ok "--reboot-on rebooted on a code not listed" ||
+	ok "--reboot-on: a code not listed drains"
+# Slurm refuses the reboot (no RebootProgram): drained with the reason instead
+FAKE_STATE=IDLE FAKE_REBOOT_RC=1 run "$xid" --only gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-020
+expect_rc 1 "reboot refused"
+grep -qx reboot "$T/log" && grep -qxF "Reason=$xreason" "$T/log" &&
+	ok "a refused reboot falls back to the drain" || not_ok "refused reboot: $(tr '\n' ' ' < "$T/log")"
+expect_err "draining node gpu-047 instead"
+# an operator's drain is kept: no reboot either
+FAKE_STATE=IDLE+DRAIN FAKE_REASON="bad DIMM" run "$xid" --only gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-020
+grep -qE '^(reboot|update)$' "$T/log" && not_ok "--reboot-on acted on an operator's drain" ||
+	ok "--reboot-on leaves an operator's drain alone"
+# usage: a code that is not one, a code whose action a reboot does not carry out, no --drain
+for bad_arg in PF-NOPE-001 PF-MEMLOCK-001 ""; do
+	FAKE_STATE=IDLE pf --root "$pass" --only memlock --reboot-on "$bad_arg" --format json
+	expect_rc 64 "--reboot-on '$bad_arg'"
+done
+: > "$T/log"
+FAKE_STATE=IDLE pf --root "$xid" --only gpu_inventory --drain --reboot-on PF-MEMLOCK-001 --format json
+expect_rc 64 "--reboot-on PF-MEMLOCK-001"
+expect_err "PF-MEMLOCK-001's action is reconfigure"
+pf --root "$xid" --only gpu_inventory --reboot-on PF-GPU-INVENTORY-020 --format json
+expect_rc 64 "--reboot-on without --drain"
+expect_err "--reboot-on needs --drain"
 
 done_testing

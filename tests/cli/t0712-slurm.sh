@@ -11,7 +11,7 @@
 #  1. a healthy generated node: a batch job runs to completion, the node stays
 #     up, the report's directory was created.
 #  2. a node with a port down: a job does not run, the node ends DRAINED with
-#     Reason "preflight: nic_link_speed: mlx5_3/1: ...".
+#     Reason "preflight: nic_link_speed: PF-NIC-LINK-SPEED-NNN mlx5_3/1: ...".
 #  3. preflight --undrain keeps it drained on the failing node and resumes it
 #     (scontrol update State=RESUME) on the healthy one.
 #  4. a node whose only problem is a check that cannot decide (an unparsable
@@ -25,6 +25,9 @@
 #  7. --confirm 2 and a fail that clears on its re-run: the job runs, the node
 #     stays up, the report shows the warn (PF-...-900) and 2 attempts.
 #  8. --confirm 2 on the node with a port down: the fail holds, the node drains.
+#  9. --drain --reboot-on PF-GPU-INVENTORY-020 on a node whose kernel log holds an
+#     Xid 79: Slurm takes `scontrol reboot ASAP nextstate=RESUME` with the coded
+#     reason and runs the RebootProgram (a script that only leaves a mark).
 #
 # Installs nothing (scripts/setup.sh --test installs slurm-wlm); skips (77)
 # without the Slurm binaries, python3 or root.  The daemons are always killed.
@@ -95,9 +98,13 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SchedulerParameters=nohold_on_prolog_fail
 Prolog=$tmp/prolog.sh
+RebootProgram=$tmp/reboot.sh
 NodeName=$node CPUs=$(nproc) RealMemory=100 State=UNKNOWN
 PartitionName=pf Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+# The RebootProgram of step 9 leaves a mark and reboots nothing.
+printf '#!/bin/sh\necho rebooted > %s/rebooted\n' "$tmp" > "$tmp/reboot.sh"
+chmod 755 "$tmp/reboot.sh"
 
 # The generated nodes, and a copy of dgx-h100.json whose NIC lists fit them
 # (gen_root names the 8 compute NICs mlx5_0..7; DGX OS numbers them apart).
@@ -205,8 +212,8 @@ timeout "$(left)" srun -N1 -w "$node" -t 1 true > "$tmp/log/srun1.out" 2>&1 || r
 wait_state 'DRAIN'
 reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
 case "$reason" in
-"preflight: nic_link_speed: mlx5_3/1: DOWN"*) ;;
-*) fail "drain reason is '$reason', expected 'preflight: nic_link_speed: mlx5_3/1: DOWN ...'" ;;
+"preflight: nic_link_speed: PF-NIC-LINK-SPEED-"[0-9][0-9][0-9]" mlx5_3/1: DOWN"*) ;;
+*) fail "drain reason is '$reason', expected 'preflight: nic_link_speed: PF-NIC-LINK-SPEED-NNN mlx5_3/1: DOWN ...'" ;;
 esac
 grep -q '"verdict":[[:space:]]*"fail"' "$report" || fail "prolog report (fail)"
 grep -q '^preflight: nic_link_speed: ' "$tmp/log/prolog.err" || fail "no reason line in the Prolog's stderr"
@@ -306,5 +313,33 @@ import json, sys
 c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "nic_link_speed"][0]
 assert c["status"] == "fail" and c["attempts"] == 3, c
 PY
-ok "8. a fail that holds over --confirm 2 drains ($((200 - $(left))) s in all)"
+ok "8. a fail that holds over --confirm 2 drains"
+
+# 9. --reboot-on (issue 35 item 3): a node whose kernel log holds an Xid 79 (fail
+#    PF-GPU-INVENTORY-020, action reboot) is handed to Slurm's reboot, not drained
+scontrol update NodeName="$node" State=RESUME || fail "9: resume"
+wait_state '^IDLE$'
+cp -r "$tmp/node-ok" "$tmp/node-xid"
+mkdir -p "$tmp/node-xid/proc/driver/nvidia" "$tmp/node-xid/preflight"
+echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024" \
+	> "$tmp/node-xid/proc/driver/nvidia/version"
+up=$(cut -d' ' -f1 "$tmp/node-xid/proc/uptime" | cut -d. -f1)
+echo "[$((up - 600)).000000] NVRM: Xid (PCI:0000:13:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+	> "$tmp/node-xid/preflight/kmsg"
+export SLURMD_NODENAME="$node" SCONTROL="$(command -v scontrol)"
+pf --root "$tmp/node-xid" --only gpu_inventory --drain --reboot-on PF-GPU-INVENTORY-020 --format json
+unset SLURMD_NODENAME SCONTROL
+[ "$rc" -eq 1 ] || fail "9: exit $rc: $(cat "$T/err")"
+grep -q "asked Slurm to reboot node $node" "$T/err" || fail "9: no reboot request: $(cat "$T/err")"
+wait_state 'REBOOT'
+reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
+case "$reason" in
+"preflight: gpu_inventory: PF-GPU-INVENTORY-020 0000:13:00.0/xid: Xid 79"*) ;;
+*) fail "9: reason is '$reason'" ;;
+esac
+while [ ! -e "$tmp/rebooted" ]; do
+	[ "$(left)" -gt 0 ] || fail "9: slurmd never ran the RebootProgram (state $(node_state))"
+	sleep 0.5
+done
+ok "9. --reboot-on hands an Xid 79 to Slurm's reboot: $(node_state) ($((200 - $(left))) s in all)"
 done_testing

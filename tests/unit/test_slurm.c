@@ -73,6 +73,78 @@ static void test_reason_error_and_pass(void **state)
 	release(runs);
 }
 
+/* Give the failing finding of each run a code and an action, as the runner does. */
+static void code_fails(struct pf_run runs[2], enum pf_action a, enum pf_action b)
+{
+	for (int i = 0; i < 2; i++)
+		for (size_t k = 0; k < runs[i].res.n_findings; k++) {
+			struct pf_finding *f = &runs[i].res.findings[k];
+
+			if (f->status != PF_STATUS_FAIL && f->status != PF_STATUS_WARN)
+				continue;
+			pf_code(f, i ? 7 : 1);
+			pf_code_resolve(f, runs[i].check->name, i ? b : a);
+		}
+}
+
+static void test_reason_carries_code(void **state)
+{
+	struct pf_report r;
+	struct pf_run runs[2];
+	pf_autofree char *reason = NULL;
+
+	make_report(&r, runs, PF_STATUS_PASS, PF_STATUS_FAIL, "DOWN");
+	code_fails(runs, PF_ACTION_NONE, PF_ACTION_RESEAT_OR_REPLACE);
+	reason = pf_slurm_reason(&r, PF_SLURM_REASON_MAX);
+	assert_string_equal(reason, "preflight: nic_link_speed: PF-NIC-LINK-SPEED-007 mlx5_3/1: DOWN");
+	release(runs);
+}
+
+/* --reboot-on: a reboot only where every finding that drains is a listed reboot code. */
+static void test_reboot_fixes(void **state)
+{
+	struct pf_slurm_opts o = { .reboot_on = "PF-MEMLOCK-001,pf-nic-link-speed-007" };
+	struct pf_report r;
+	struct pf_run runs[2];
+
+	/* both fails listed, both actions a reboot carries out */
+	make_report(&r, runs, PF_STATUS_FAIL, PF_STATUS_FAIL, "DOWN");
+	code_fails(runs, PF_ACTION_REBOOT, PF_ACTION_RELOAD_DRIVER);
+	assert_true(pf_slurm_reboot_fixes(&r, &o));
+	/* not asked for */
+	o.reboot_on = NULL;
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	/* one fail not listed: the drain stays */
+	o.reboot_on = "PF-NIC-LINK-SPEED-007";
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	/* a prefix of a code is not the code */
+	o.reboot_on = "PF-MEMLOCK-00,PF-NIC-LINK-SPEED-007";
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	release(runs);
+
+	/* listed, but its action is not one a reboot carries out */
+	o.reboot_on = "PF-MEMLOCK-001,PF-NIC-LINK-SPEED-007";
+	make_report(&r, runs, PF_STATUS_FAIL, PF_STATUS_FAIL, "DOWN");
+	code_fails(runs, PF_ACTION_REBOOT, PF_ACTION_RESEAT_OR_REPLACE);
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	release(runs);
+
+	/* a warn below drain_on does not count; with --drain-on warn it does */
+	make_report(&r, runs, PF_STATUS_WARN, PF_STATUS_FAIL, "DOWN");
+	code_fails(runs, PF_ACTION_CONTACT_VENDOR, PF_ACTION_REBOOT);
+	o.reboot_on = "PF-NIC-LINK-SPEED-007";
+	assert_true(pf_slurm_reboot_fixes(&r, &o));
+	o.drain_on = PF_STATUS_WARN;
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	o.drain_on = PF_STATUS_PASS;
+	release(runs);
+
+	/* an uncoded fail (and an error with no finding) keeps the drain */
+	make_report(&r, runs, PF_STATUS_PASS, PF_STATUS_FAIL, "DOWN");
+	assert_false(pf_slurm_reboot_fixes(&r, &o));
+	release(runs);
+}
+
 static void test_reason_sanitised_and_bounded(void **state)
 {
 	struct pf_report r;
@@ -400,6 +472,8 @@ int main(void)
 		cmocka_unit_test(test_scontrol_program_rule),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_drain_policy),
+		cmocka_unit_test(test_reason_carries_code),
+		cmocka_unit_test(test_reboot_fixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
