@@ -14,10 +14,10 @@
  *   preflight_check_status{check,status}      1 for the check's status, 0 for
  *                                             the other four (a state set)
  *   preflight_check_duration_seconds{check}   to the microsecond
- *   preflight_finding_status{check,subject,status[,code,action]}  1, one series
+ *   preflight_finding_status{check,subject,status,code,action}  1, one series
  *                                             per finding (its status; absent = not
- *                                             that status; code and action on a coded
- *                                             fail or warn, docs/codes.md)
+ *                                             that status; code and action of a coded
+ *                                             fail or warn, docs/codes.md, else "")
  *   preflight_observed{check,subject,key}     numeric observed values
  *   preflight_expected{check,subject,key}     numeric expected values
  *   preflight_run_duration_seconds
@@ -246,15 +246,16 @@ int pf_render_prom(const struct pf_report *r, FILE *out)
 	}
 
 	put_family(out, "preflight_finding_status",
-		   "1 for each finding, labelled with its subject, status and, on a "
-		   "coded fail or warn, its code and action.");
+		   "1 for each finding, labelled with its subject, status, and code and "
+		   "action (empty on a finding without a code).");
 	for (size_t i = 0; i < r->n_runs; i++)
 		for (size_t k = 0; k < r->runs[i].res.n_findings; k++) {
 			const struct pf_finding *f = &r->runs[i].res.findings[k];
 			const char *l[] = { "check", r->runs[i].check->name, "subject",
 					    f->subject ? f->subject : "", "status",
-					    pf_status_name(f->status), f->code ? "code" : NULL,
-					    f->code, "action", pf_action_name(f->action), NULL };
+					    pf_status_name(f->status), "code",
+					    f->code ? f->code : "", "action",
+					    f->code ? pf_action_name(f->action) : "", NULL };
 
 			put_sample(out, &seen, "preflight_finding_status", l, 1);
 		}

@@ -45,7 +45,8 @@ for c in cases.values():
     float(c.get("time"))
 assert s.get("tests") == "2" and s.get("failures") == "1" and s.get("errors") == "0", s.attrib
 f = cases["memlock"].find("failure")
-assert f is not None and f.get("type") == "fail", f
+assert f is not None and f.get("type") == "PF-MEMLOCK-001", f.attrib
+assert "code: PF-MEMLOCK-001 (action: reconfigure)" in f.text, f.text
 assert "hard limit 64 KiB" in f.get("message"), f.get("message")
 assert "FAIL process: hard limit 64 KiB" in f.text and "fix: " in f.text, f.text
 assert cases["sysctl"].find("failure") is None and cases["sysctl"].find("error") is None
@@ -85,7 +86,7 @@ for want in \
 	'preflight_observed{check="memlock",subject="process",key="hard_kib"} 64' \
 	'preflight_observed{check="sysctl",subject="net.core.rmem_max",key="value"} 16777216' \
 	'preflight_expected{check="sysctl",subject="net.core.rmem_max",key="min"} 16777216' \
-	'preflight_finding_status{check="memlock",subject="process",status="fail"} 1'
+	'preflight_finding_status{check="memlock",subject="process",status="fail",code="PF-MEMLOCK-001",action="reconfigure"} 1'
 do
 	grep -qxF "$want" "$T/a.prom" || not_ok "missing line: $want"
 done
