@@ -157,7 +157,7 @@ static void test_prom(void **state)
 				  "key=\"min_rate_gbps\"} 400\n"));
 	assert_non_null(strstr(p, "subject=\"a\\\\b\\\"c\\nd\""));
 	assert_non_null(strstr(p, "preflight_finding_status{check=\"beta\",subject=\"\","
-				  "status=\"error\"} 1\n"));
+				  "status=\"error\",code=\"\",action=\"\"} 1\n"));
 	assert_non_null(strstr(p, "preflight_last_run_timestamp_seconds 1795000000\n"));
 	assert_non_null(strstr(p, "preflight_run_duration_seconds 0.0125\n"));
 	assert_non_null(strstr(p, "hostname=\"node<1>\""));
