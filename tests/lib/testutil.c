@@ -258,6 +258,16 @@ const struct pf_finding *pf_test_need(const struct pf_result *res, const char *s
 	return f;
 }
 
+const struct pf_finding *pf_test_need_text(const struct pf_result *res, const char *subject,
+					   enum pf_status st, const char *text)
+{
+	const struct pf_finding *f = pf_test_need(res, subject, st);
+
+	if (text)
+		pf_test_assert_contains(f->message, text);
+	return f;
+}
+
 bool pf_test_notes_have(char *const *notes, const char *part)
 {
 	for (char *const *n = notes; n && *n; n++)

@@ -66,6 +66,9 @@ const struct pf_finding *pf_test_must_find(const struct pf_result *res, const ch
 /* pf_test_must_find() of a finding that must have status @st. */
 const struct pf_finding *pf_test_need(const struct pf_result *res, const char *subject,
 				      enum pf_status st);
+/* pf_test_need(), and unless @text is NULL its message contains @text. */
+const struct pf_finding *pf_test_need_text(const struct pf_result *res, const char *subject,
+					   enum pf_status st, const char *text);
 /* True if a line of @notes (NULL-terminated, may be NULL) contains @part. */
 bool pf_test_notes_have(char *const *notes, const char *part);
 /* The test fails unless @s (may be NULL) contains @part. */

@@ -38,42 +38,23 @@ static void run(struct pf_fake_fix *f, const char *const *sets)
 			       &f->res);
 }
 
-static const struct pf_finding *get(struct pf_fake_fix *f, const char *subject)
-{
-	const struct pf_finding *x = pf_test_finding(&f->res, subject);
-
-	if (!x)
-		fail_msg("no finding for %s", subject);
-	return x;
-}
-
-static void expect(struct pf_fake_fix *f, const char *subject, enum pf_status st, const char *text)
-{
-	const struct pf_finding *x = get(f, subject);
-
-	if (x->status != st)
-		fail_msg("%s: status %d, expected %d (%s)", subject, x->status, st, x->message);
-	if (text && !strstr(x->message, text))
-		fail_msg("%s: '%s' lacks '%s'", subject, x->message, text);
-}
-
 static void healthy(void **state)
 {
 	struct pf_fake_fix *f = *state;
 
 	run(f, NULL);
 	assert_int_equal(f->res.status, PF_STATUS_PASS);
-	expect(f, "0000:1b:00.0/clocks", PF_STATUS_PASS, "GPU idle");
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_PASS, "35 C, 52 C below");
-	expect(f, "0000:1b:00.0/power", PF_STATUS_PASS, "700 W");
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_PASS, NULL);
-	expect(f, "0000:1b:00.0/pcie_replay", PF_STATUS_PASS, NULL);
-	expect(f, "0000:43:00.0/persistence", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia<N>", PF_STATUS_PASS, "2 GPU device nodes");
-	expect(f, "/dev/nvidiactl", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia-uvm", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia-uvm-tools", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia-caps", PF_STATUS_PASS, "1 capability device");
+	pf_test_need_text(&f->res, "0000:1b:00.0/clocks", PF_STATUS_PASS, "GPU idle");
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_PASS, "35 C, 52 C below");
+	pf_test_need_text(&f->res, "0000:1b:00.0/power", PF_STATUS_PASS, "700 W");
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/pcie_replay", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/persistence", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia<N>", PF_STATUS_PASS, "2 GPU device nodes");
+	pf_test_need_text(&f->res, "/dev/nvidiactl", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia-uvm", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia-uvm-tools", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia-caps", PF_STATUS_PASS, "1 capability device");
 }
 
 static void clock_events(void **state)
@@ -82,25 +63,28 @@ static void clock_events(void **state)
 
 	pf_fake.clock_events[1] = PF_NVML_CLOCKS_EVENT_GPU_IDLE | PF_NVML_CLOCKS_EVENT_HW_SLOWDOWN;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/clocks", PF_STATUS_FAIL, "HW slowdown");
-	assert_string_equal(get(f, "0000:43:00.0/clocks")->code, "PF-GPU-HEALTH-001");
-	expect(f, "0000:1b:00.0/clocks", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/clocks", PF_STATUS_FAIL, "HW slowdown");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:43:00.0/clocks")->code,
+			    "PF-GPU-HEALTH-001");
+	pf_test_need_text(&f->res, "0000:1b:00.0/clocks", PF_STATUS_PASS, NULL);
 	assert_int_equal(f->res.status, PF_STATUS_FAIL);
 
 	pf_fake.clock_events[1] = PF_NVML_CLOCKS_EVENT_HW_THERMAL;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/clocks", PF_STATUS_FAIL, "HW thermal slowdown");
+	pf_test_need_text(&f->res, "0000:43:00.0/clocks", PF_STATUS_FAIL, "HW thermal slowdown");
 	pf_fake.clock_events[1] = PF_NVML_CLOCKS_EVENT_HW_POWER_BRAKE;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/clocks", PF_STATUS_FAIL, "HW power brake slowdown");
+	pf_test_need_text(&f->res, "0000:43:00.0/clocks", PF_STATUS_FAIL,
+			  "HW power brake slowdown");
 	pf_fake.clock_events[1] = PF_NVML_CLOCKS_EVENT_SW_THERMAL | PF_NVML_CLOCKS_EVENT_GPU_IDLE;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/clocks", PF_STATUS_WARN, "SW thermal slowdown");
-	assert_string_equal(get(f, "0000:43:00.0/clocks")->code, "PF-GPU-HEALTH-002");
+	pf_test_need_text(&f->res, "0000:43:00.0/clocks", PF_STATUS_WARN, "SW thermal slowdown");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:43:00.0/clocks")->code,
+			    "PF-GPU-HEALTH-002");
 	/* a power cap reached under load is not a fault */
 	pf_fake.clock_events[1] = PF_NVML_CLOCKS_EVENT_SW_POWER_CAP;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/clocks", PF_STATUS_PASS, "SW power cap");
+	pf_test_need_text(&f->res, "0000:43:00.0/clocks", PF_STATUS_PASS, "SW power cap");
 }
 
 static void thermal(void **state)
@@ -109,14 +93,16 @@ static void thermal(void **state)
 
 	pf_fake.temp[0] = 80; /* 7 C below 87 */
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_WARN, "margin under 10 C");
-	assert_string_equal(get(f, "0000:1b:00.0/thermal")->code, "PF-GPU-HEALTH-004");
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_WARN, "margin under 10 C");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/thermal")->code,
+			    "PF-GPU-HEALTH-004");
 	run(f, (const char *[]){ "gpu_health.min_margin_c=5", NULL });
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_PASS, NULL);
 	pf_fake.temp[0] = 87;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_FAIL, "at or above");
-	assert_string_equal(get(f, "0000:1b:00.0/thermal")->code, "PF-GPU-HEALTH-003");
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_FAIL, "at or above");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/thermal")->code,
+			    "PF-GPU-HEALTH-003");
 }
 
 static void power(void **state)
@@ -125,11 +111,13 @@ static void power(void **state)
 
 	pf_fake.power_limit[0] = 500000;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/power", PF_STATUS_WARN, "power limit 500 W, below the board's "
+	pf_test_need_text(&f->res, "0000:1b:00.0/power", PF_STATUS_WARN,
+			  "power limit 500 W, below the board's "
 	       "default 700 W");
-	assert_string_equal(get(f, "0000:1b:00.0/power")->code, "PF-GPU-HEALTH-005");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/power")->code,
+			    "PF-GPU-HEALTH-005");
 	run(f, (const char *[]){ "gpu_health.min_power_pct=70", NULL });
-	expect(f, "0000:1b:00.0/power", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/power", PF_STATUS_PASS, NULL);
 }
 
 static void ecc(void **state)
@@ -138,14 +126,18 @@ static void ecc(void **state)
 
 	pf_fake.ecc_aggregate[0] = 2;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_WARN, "2 uncorrected ECC errors over the board's");
-	assert_string_equal(get(f, "0000:1b:00.0/ecc")->code, "PF-GPU-HEALTH-007");
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_WARN,
+			  "2 uncorrected ECC errors over the board's");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/ecc")->code,
+			    "PF-GPU-HEALTH-007");
 	run(f, (const char *[]){ "gpu_health.ecc_aggregate_max=2", NULL });
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_PASS, NULL);
 	pf_fake.ecc_volatile[0] = 1;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_FAIL, "1 uncorrected ECC error since");
-	assert_string_equal(get(f, "0000:1b:00.0/ecc")->code, "PF-GPU-HEALTH-006");
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_FAIL,
+			  "1 uncorrected ECC error since");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/ecc")->code,
+			    "PF-GPU-HEALTH-006");
 }
 
 static void replay_and_persistence(void **state)
@@ -155,13 +147,15 @@ static void replay_and_persistence(void **state)
 	pf_fake.pcie_replay[1] = 12;
 	pf_fake.persistence[1] = 0;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/pcie_replay", PF_STATUS_WARN, "12 PCIe replays");
-	assert_string_equal(get(f, "0000:43:00.0/pcie_replay")->code, "PF-GPU-HEALTH-008");
-	expect(f, "0000:43:00.0/persistence", PF_STATUS_WARN, "disabled");
-	assert_string_equal(get(f, "0000:43:00.0/persistence")->code, "PF-GPU-HEALTH-009");
+	pf_test_need_text(&f->res, "0000:43:00.0/pcie_replay", PF_STATUS_WARN, "12 PCIe replays");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:43:00.0/pcie_replay")->code,
+			    "PF-GPU-HEALTH-008");
+	pf_test_need_text(&f->res, "0000:43:00.0/persistence", PF_STATUS_WARN, "disabled");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:43:00.0/persistence")->code,
+			    "PF-GPU-HEALTH-009");
 	run(f, (const char *[]){ "gpu_health.pcie_replay_max=100",
 				 "gpu_health.persistence=false", NULL });
-	expect(f, "0000:43:00.0/pcie_replay", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/pcie_replay", PF_STATUS_PASS, NULL);
 	assert_null(pf_test_finding(&f->res, "0000:43:00.0/persistence"));
 	assert_int_equal(f->res.status, PF_STATUS_PASS);
 }
@@ -177,17 +171,22 @@ static void not_supported(void **state)
 	pf_fake.ecc_ret = PF_NVML_ERROR_NOT_SUPPORTED;
 	pf_fake.pcie_replay_ret = PF_NVML_ERROR_NOT_SUPPORTED;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/clocks", PF_STATUS_SKIP, "nvmlDeviceGetCurrentClocksEventReasons: "
+	pf_test_need_text(&f->res, "0000:1b:00.0/clocks", PF_STATUS_SKIP,
+			  "nvmlDeviceGetCurrentClocksEventReasons: "
 	       "not supported");
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_SKIP, "nvmlDeviceGetTemperature");
-	expect(f, "0000:1b:00.0/power", PF_STATUS_SKIP, "nvmlDeviceGetPowerManagementLimit");
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_SKIP, "nvmlDeviceGetTotalEccErrors");
-	expect(f, "0000:1b:00.0/pcie_replay", PF_STATUS_SKIP, "nvmlDeviceGetPcieReplayCounter");
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_SKIP,
+			  "nvmlDeviceGetTemperature");
+	pf_test_need_text(&f->res, "0000:1b:00.0/power", PF_STATUS_SKIP,
+			  "nvmlDeviceGetPowerManagementLimit");
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_SKIP,
+			  "nvmlDeviceGetTotalEccErrors");
+	pf_test_need_text(&f->res, "0000:1b:00.0/pcie_replay", PF_STATUS_SKIP,
+			  "nvmlDeviceGetPcieReplayCounter");
 	assert_int_equal(f->res.status, PF_STATUS_PASS);
 	/* another NVML error is not a verdict either way */
 	pf_fake.ecc_ret = PF_NVML_ERROR_GPU_IS_LOST;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/ecc", PF_STATUS_ERROR, "NVML error 15");
+	pf_test_need_text(&f->res, "0000:1b:00.0/ecc", PF_STATUS_ERROR, "NVML error 15");
 }
 
 static void devnodes(void **state)
@@ -201,13 +200,16 @@ static void devnodes(void **state)
 	pf_test_write(f->root, "preflight/ls/dev/nvidia-caps",
 		      "-rw-r--r-- 1 0 0 0 Nov 28 09:00 nvidia-cap1\n");
 	run(f, NULL);
-	expect(f, "/dev/nvidia<N>", PF_STATUS_FAIL, "1 GPU device node for 2 GPUs");
-	assert_string_equal(get(f, "/dev/nvidia<N>")->code, "PF-GPU-HEALTH-011");
-	expect(f, "/dev/nvidiactl", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia-uvm", PF_STATUS_FAIL, "not a character device");
-	assert_string_equal(get(f, "/dev/nvidia-uvm")->code, "PF-GPU-HEALTH-010");
-	expect(f, "/dev/nvidia-uvm-tools", PF_STATUS_WARN, "missing");
-	expect(f, "/dev/nvidia-caps", PF_STATUS_WARN, "nvidia-cap1");
+	pf_test_need_text(&f->res, "/dev/nvidia<N>", PF_STATUS_FAIL,
+			  "1 GPU device node for 2 GPUs");
+	assert_string_equal(pf_test_must_find(&f->res, "/dev/nvidia<N>")->code,
+			    "PF-GPU-HEALTH-011");
+	pf_test_need_text(&f->res, "/dev/nvidiactl", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia-uvm", PF_STATUS_FAIL, "not a character device");
+	assert_string_equal(pf_test_must_find(&f->res, "/dev/nvidia-uvm")->code,
+			    "PF-GPU-HEALTH-010");
+	pf_test_need_text(&f->res, "/dev/nvidia-uvm-tools", PF_STATUS_WARN, "missing");
+	pf_test_need_text(&f->res, "/dev/nvidia-caps", PF_STATUS_WARN, "nvidia-cap1");
 	/* not recorded: a skip naming what is missing */
 	{
 		char *ls = pf_xasprintf("%s/preflight/ls", f->root);
@@ -216,7 +218,7 @@ static void devnodes(void **state)
 		free(ls);
 	}
 	run(f, NULL);
-	expect(f, "/dev", PF_STATUS_SKIP, "not recorded");
+	pf_test_need_text(&f->res, "/dev", PF_STATUS_SKIP, "not recorded");
 }
 
 /* A recorded root: preflight/nvml/<bdf>/health as the snapshot writes it. */
@@ -239,10 +241,10 @@ static void recorded(void **state)
 	pf_result_release(&f->res);
 	pf_test_run_check_node("gpu_health", f->root, &pf_providers_recorded, &f->node.node, NULL,
 			       &f->res);
-	expect(f, "0000:1b:00.0/clocks", PF_STATUS_FAIL, "HW thermal slowdown");
-	expect(f, "0000:1b:00.0/pcie_replay", PF_STATUS_SKIP, "not supported");
-	expect(f, "0000:1b:00.0/thermal", PF_STATUS_PASS, NULL);
-	expect(f, "/dev/nvidia<N>", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/clocks", PF_STATUS_FAIL, "HW thermal slowdown");
+	pf_test_need_text(&f->res, "0000:1b:00.0/pcie_replay", PF_STATUS_SKIP, "not supported");
+	pf_test_need_text(&f->res, "0000:1b:00.0/thermal", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "/dev/nvidia<N>", PF_STATUS_PASS, NULL);
 }
 
 int main(void)

@@ -49,36 +49,19 @@ static const struct pf_providers *window_providers(void)
 	return &p;
 }
 
-static const struct pf_finding *get(struct pf_fake_fix *f, const char *subject)
-{
-	const struct pf_finding *x = pf_test_finding(&f->res, subject);
-
-	if (!x)
-		fail_msg("no finding for %s", subject);
-	return x;
-}
-
-static void expect(struct pf_fake_fix *f, const char *subject, enum pf_status st, const char *text)
-{
-	const struct pf_finding *x = get(f, subject);
-
-	if (x->status != st)
-		fail_msg("%s: status %d, expected %d (%s)", subject, x->status, st, x->message);
-	if (text && !strstr(x->message, text))
-		fail_msg("%s: '%s' lacks '%s'", subject, x->message, text);
-}
-
 static void healthy(void **state)
 {
 	struct pf_fake_fix *f = *state;
 
 	run(f, NULL);
 	assert_int_equal(f->res.status, PF_STATUS_PASS);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_PASS, "18 NVLink links active, as a H100 SXM");
-	expect(f, "0000:43:00.0/errors", PF_STATUS_PASS, "since boot");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_PASS,
+			  "18 NVLink links active, as a H100 SXM");
+	pf_test_need_text(&f->res, "0000:43:00.0/errors", PF_STATUS_PASS, "since boot");
 	run_with(f, window_providers(), NULL);
 	assert_int_equal(f->res.status, PF_STATUS_PASS);
-	expect(f, "0000:43:00.0/errors", PF_STATUS_PASS, "over the sampling window");
+	pf_test_need_text(&f->res, "0000:43:00.0/errors", PF_STATUS_PASS,
+			  "over the sampling window");
 }
 
 static void link_down(void **state)
@@ -88,9 +71,11 @@ static void link_down(void **state)
 	pf_fake.link_down[1][5] = 1;
 	pf_fake.link_down[1][17] = 1;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/links", PF_STATUS_FAIL, "2 of 18 NVLink links inactive: 5, 17");
-	assert_string_equal(get(f, "0000:43:00.0/links")->code, "PF-NVLINK-LINKS-001");
-	expect(f, "0000:1b:00.0/links", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/links", PF_STATUS_FAIL,
+			  "2 of 18 NVLink links inactive: 5, 17");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:43:00.0/links")->code,
+			    "PF-NVLINK-LINKS-001");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_PASS, NULL);
 }
 
 static void too_few(void **state)
@@ -99,15 +84,17 @@ static void too_few(void **state)
 
 	pf_fake.nvlinks = 12; /* what NVML answers past link 11: INVALID_ARGUMENT */
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_FAIL, "12 NVLink links, expected for 18");
-	assert_string_equal(get(f, "0000:1b:00.0/links")->code, "PF-NVLINK-LINKS-002");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_FAIL,
+			  "12 NVLink links, expected for 18");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/links")->code,
+			    "PF-NVLINK-LINKS-002");
 	/* a model not in the table: every link it reports, active */
 	f->node.pci[0].device = 0x20b0; /* A100 SXM4 */
 	f->node.pci[1].device = 0x20b0;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_PASS, "12 NVLink links active");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_PASS, "12 NVLink links active");
 	run(f, (const char *[]){ "nvlink_links.expected_links=18", NULL });
-	expect(f, "0000:1b:00.0/links", PF_STATUS_FAIL, "expected 18");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_FAIL, "expected 18");
 }
 
 /* A PCIe GPU: NVML_ERROR_NOT_SUPPORTED on link 0 is a skip naming the query. */
@@ -117,15 +104,17 @@ static void pcie_gpu(void **state)
 
 	pf_fake.nvlinks = 0;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_SKIP, "nvmlDeviceGetNvLinkState: not supported");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_SKIP,
+			  "nvmlDeviceGetNvLinkState: not supported");
 	assert_null(pf_test_finding(&f->res, "0000:1b:00.0/errors"));
 	assert_int_equal(f->res.status, PF_STATUS_SKIP);
 	/* links without counters */
 	pf_fake.nvlinks = 18;
 	pf_fake.link_err_ret = PF_NVML_ERROR_NOT_SUPPORTED;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_PASS, NULL);
-	expect(f, "0000:1b:00.0/errors", PF_STATUS_SKIP, "nvmlDeviceGetNvLinkErrorCounter: not "
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/errors", PF_STATUS_SKIP,
+			  "nvmlDeviceGetNvLinkErrorCounter: not "
 	       "supported");
 }
 
@@ -138,9 +127,11 @@ static void window(void **state)
 	pf_fake.link_err[0][3][PF_NVML_NVLINK_ERROR_DL_CRC_FLIT] = 100000;
 	pf_fake.link_err_step = 3; /* link 0's counters grow at every read */
 	run_with(f, p, NULL);
-	expect(f, "0000:1b:00.0/errors", PF_STATUS_FAIL, "recovery 3");
-	assert_string_equal(get(f, "0000:1b:00.0/errors")->code, "PF-NVLINK-LINKS-003");
-	assert_true(strstr(get(f, "0000:1b:00.0/errors")->message, "replay 3") != NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/errors", PF_STATUS_FAIL, "recovery 3");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/errors")->code,
+			    "PF-NVLINK-LINKS-003");
+	assert_true(strstr(pf_test_must_find(&f->res, "0000:1b:00.0/errors")->message,
+		    "replay 3") != NULL);
 }
 
 static void window_soft(void **state)
@@ -152,8 +143,10 @@ static void window_soft(void **state)
 	pf_fake.link_err_step_mask = 1u << PF_NVML_NVLINK_ERROR_DL_REPLAY |
 				     1u << PF_NVML_NVLINK_ERROR_DL_CRC_FLIT;
 	run_with(f, window_providers(), NULL);
-	expect(f, "0000:1b:00.0/errors", PF_STATUS_WARN, "replay 2, crc_flit 2 in 1.0 s");
-	assert_string_equal(get(f, "0000:1b:00.0/errors")->code, "PF-NVLINK-LINKS-004");
+	pf_test_need_text(&f->res, "0000:1b:00.0/errors", PF_STATUS_WARN,
+			  "replay 2, crc_flit 2 in 1.0 s");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/errors")->code,
+			    "PF-NVLINK-LINKS-004");
 	assert_int_equal(f->res.status, PF_STATUS_WARN);
 }
 
@@ -164,13 +157,15 @@ static void absolute(void **state)
 	/* 10 h uptime: 2000 CRC errors is 200/h, above 100/h */
 	pf_fake.link_err[0][3][PF_NVML_NVLINK_ERROR_DL_CRC_DATA] = 2000;
 	run(f, NULL);
-	expect(f, "0000:1b:00.0/errors", PF_STATUS_WARN, "crc_data 2000 over 10.0 h");
-	assert_string_equal(get(f, "0000:1b:00.0/errors")->code, "PF-NVLINK-LINKS-005");
+	pf_test_need_text(&f->res, "0000:1b:00.0/errors", PF_STATUS_WARN,
+			  "crc_data 2000 over 10.0 h");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:1b:00.0/errors")->code,
+			    "PF-NVLINK-LINKS-005");
 	run(f, (const char *[]){ "nvlink_links.errors_per_hour=500", NULL });
-	expect(f, "0000:1b:00.0/errors", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/errors", PF_STATUS_PASS, NULL);
 	pf_fake.link_err[1][0][PF_NVML_NVLINK_ERROR_DL_RECOVERY] = 11;
 	run(f, NULL);
-	expect(f, "0000:43:00.0/errors", PF_STATUS_WARN, "recovery 11");
+	pf_test_need_text(&f->res, "0000:43:00.0/errors", PF_STATUS_WARN, "recovery 11");
 }
 
 /* A recorded root: preflight/nvml/<bdf>/nvlink as the snapshot writes it. */
@@ -185,10 +180,11 @@ static void recorded(void **state)
 		      "architecture 10\nlinks 2\nlink0.state 1\nlink0.replay 0\nlink0.recovery 0\n"
 		      "link0.crc_flit 0\nlink0.crc_data 0\nlink1.state 0\n");
 	run_with(f, &pf_providers_recorded, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_FAIL, "1 of 2 NVLink links inactive: 1");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_FAIL,
+			  "1 of 2 NVLink links inactive: 1");
 	pf_test_write(f->root, "preflight/nvml/0000:1b:00.0/nvlink", "links 1\nlink0.state error 3\n");
 	run_with(f, &pf_providers_recorded, NULL);
-	expect(f, "0000:1b:00.0/links", PF_STATUS_SKIP, "not supported");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_SKIP, "not supported");
 }
 
 int main(void)
