@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fabric_peer.c - the fabric engine with one end per node
- * (include/preflight/fabric_peer.h), on the helpers it shares with the
- * in-process engine (fabric_int.h).
+ * (include/preflight/fabric_peer.h): a flow of the engine (engine.h) of
+ * which this process holds one side, connected over RDMA-CM with a tagged
+ * handshake in the private data, checked by RDMA READ back.
  *
  * RDMA-CM as rdma-core's rping/cmtime: one event channel per side, every
  * event acked before its id goes.  The writer keeps an "anchor" id bound
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "fabric_int.h"
+#include "engine.h"
 #include "preflight/fabric_peer.h"
 
 #define PEER_MAGIC 0x50464d31u /* "PFM1" */
@@ -86,38 +87,38 @@ static uint64_t left_ms(uint64_t deadline_ns)
 }
 
 /* Open the channel and an id bound to @ip:@port (host order) on side @i's device. */
-static int bind_side(struct fab *f, int i, uint16_t port, struct pf_cm_id **id)
+static int bind_side(struct flow *f, int i, uint16_t port, struct pf_cm_id **id)
 {
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	const struct pf_fab_end *e = f->s[i].e;
 	struct sockaddr_in sa;
 	int r;
 
-	if (pf_fabi_sockaddr(e->ip, htons(port), &sa))
-		return pf_fabi_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' for %s", e->ip,
+	if (pf_eng_sockaddr(e->ip, htons(port), &sa))
+		return pf_eng_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' for %s", e->ip,
 				    e->dev);
 	errno = 0;
 	f->ch = cm->create_event_channel();
 	if (!f->ch) {
-		r = pf_fabi_errno_or(ENODEV);
-		return pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s",
+		r = pf_eng_errno_or(ENODEV);
+		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s",
 				    strerror(r), r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)"
 									    : "");
 	}
 	if (cm->create_id(f->ch, id, f, PF_RDMA_PS_TCP)) {
 		*id = NULL;
-		return pf_fabi_fail(f, PF_FAB_OPEN, -pf_fabi_errno_or(ENOMEM), "rdma_create_id: %s",
-				    strerror(pf_fabi_errno_or(ENOMEM)));
+		return pf_eng_fail(f, PF_FAB_OPEN, -pf_eng_errno_or(ENOMEM), "rdma_create_id: %s",
+				    strerror(pf_eng_errno_or(ENOMEM)));
 	}
 	if (cm->bind_addr(*id, (struct sockaddr *)&sa)) {
-		r = pf_fabi_errno_or(EADDRNOTAVAIL);
-		return pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s:%u) for %s: %s", e->ip,
+		r = pf_eng_errno_or(EADDRNOTAVAIL);
+		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s:%u) for %s: %s", e->ip,
 				    port, e->dev, strerror(r));
 	}
 	f->s[i].ctx = (*id)->verbs;
-	snprintf(f->r->bound[i], sizeof(f->r->bound[i]), "%s", pf_fabi_ctx_name(f, f->s[i].ctx));
+	snprintf(f->r->bound[i], sizeof(f->r->bound[i]), "%s", pf_eng_ctx_name(f, f->s[i].ctx));
 	if (!f->s[i].ctx || strcmp(f->r->bound[i], e->dev) != 0)
-		return pf_fabi_fail(f, PF_FAB_OPEN, -EXDEV, "%s is an address of %s, not of %s: the "
+		return pf_eng_fail(f, PF_FAB_OPEN, -EXDEV, "%s is an address of %s, not of %s: the "
 				    "traffic would use another rail", e->ip, f->r->bound[i], e->dev);
 	return 0;
 }
@@ -125,7 +126,7 @@ static int bind_side(struct fab *f, int i, uint16_t port, struct pf_cm_id **id)
 /* ---- the listener -------------------------------------------------------- */
 
 struct listener {
-	struct fab f;
+	struct flow f;
 	const struct pf_fabp_opts *o;
 	struct pf_cm_id *conn;    /* the accepted request's id */
 	bool disconnected;
@@ -141,22 +142,22 @@ static void lst_reject(struct listener *l, struct pf_cm_id *id, uint32_t why, co
 	l->f.o->cm->reject(id, rej, sizeof(rej));
 	l->n_rejected++;
 	if (req)
-		pf_fabi_note(&l->f, "rejected a request tagged round %u from rank %u (expected "
+		pf_eng_note(&l->f, "rejected a request tagged round %u from rank %u (expected "
 			     "round %u from rank %u)%s", get32(req + 8), get32(req + 12), l->o->round,
 			     l->o->src, why == WHY_SIZE ? ": its message size does not fit" : "");
 	else
-		pf_fabi_note(&l->f, "rejected a connection request without a preflight tag");
+		pf_eng_note(&l->f, "rejected a connection request without a preflight tag");
 }
 
 /* A CONNECT_REQUEST (its event acked by the caller after): accept it or reject it. */
 static int lst_request(struct listener *l, const struct pf_cm_event *ev, bool *drop)
 {
-	struct fab *f = &l->f;
+	struct flow *f = &l->f;
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	const uint8_t *req = msg_of(ev, MSG_REQ, REQ_LEN);
 	struct side *s = &f->s[1];
-	struct ibv_qp_init_attr ia = pf_fabi_qp_attr(f, s);
-	struct pf_cm_conn_param p = pf_fabi_conn_param();
+	struct ibv_qp_init_attr ia = pf_eng_qp_attr(f, s);
+	struct pf_cm_conn_param p = pf_eng_conn_param();
 	uint8_t rep[REP_LEN];
 
 	*drop = true;
@@ -167,11 +168,11 @@ static int lst_request(struct listener *l, const struct pf_cm_event *ev, bool *d
 		return 0;
 	}
 	if (ev->id->verbs != s->ctx)
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -EXDEV, "a request for %s arrived on "
+		return pf_eng_fail(f, PF_FAB_CONNECT, -EXDEV, "a request for %s arrived on "
 				    "another device", s->e->dev);
 	if (cm->create_qp(ev->id, s->pd, &ia))
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(ENOMEM), "rdma_create_qp "
-				    "on %s: %s", s->e->dev, strerror(pf_fabi_errno_or(ENOMEM)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp "
+				    "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
 	*drop = false;
 	l->conn = s->id = ev->id;
 	s->qp = ev->id->qp;
@@ -183,8 +184,8 @@ static int lst_request(struct listener *l, const struct pf_cm_event *ev, bool *d
 	p.private_data = rep;
 	p.private_data_len = sizeof(rep);
 	if (cm->accept(ev->id, &p))
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(EINVAL), "rdma_accept on "
-				    "%s: %s", s->e->dev, strerror(pf_fabi_errno_or(EINVAL)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_accept on "
+				    "%s: %s", s->e->dev, strerror(pf_eng_errno_or(EINVAL)));
 	f->connected = true;
 	return 0;
 }
@@ -215,15 +216,15 @@ static int lst_event(struct listener *l, struct pf_cm_event *ev)
 	}
 	l->f.r->cm_event = type;
 	l->f.r->cm_status = status;
-	r = pf_fabi_event_errno(&l->f, type, status);
-	return pf_fabi_fail(&l->f, PF_FAB_CONNECT, r, "listening on %s:%u (%s): %s, status %d",
+	r = pf_eng_event_errno(&l->f, type, status);
+	return pf_eng_fail(&l->f, PF_FAB_CONNECT, r, "listening on %s:%u (%s): %s, status %d",
 			    l->f.o->dst.ip, l->o->port, l->f.o->dst.dev, pf_cm_event_name(type),
 			    status);
 }
 
 static int lst_wait(struct listener *l)
 {
-	struct fab *f = &l->f;
+	struct flow *f = &l->f;
 	uint64_t t0 = pf_now_ns(), deadline = t0 + l->o->connect_ms * MS;
 	bool linger = false;
 
@@ -235,19 +236,19 @@ static int lst_wait(struct listener *l)
 			linger = true;
 			deadline = pf_now_ns() + l->o->linger_ms * MS;
 		}
-		r = pf_fabi_cm_next(f, (int)left_ms(deadline), &ev);
+		r = pf_eng_cm_next(f, (int)left_ms(deadline), &ev);
 		if (r == -ETIMEDOUT && !l->conn)
-			return pf_fabi_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "no connection from rank %u "
+			return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "no connection from rank %u "
 					    "(%s, %s) for round %u on %s:%u (%s) within %u ms%s",
 					    l->o->src, f->o->src.dev, f->o->src.ip, l->o->round,
 					    f->o->dst.ip, l->o->port, f->o->dst.dev, l->o->connect_ms,
 					    l->n_rejected ? " (requests with other tags rejected)" : "");
 		if (r == -ETIMEDOUT)
-			return pf_fabi_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "the writer (rank %u, %s) "
+			return pf_eng_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "the writer (rank %u, %s) "
 					    "did not disconnect from %s within %u ms", l->o->src,
 					    f->o->src.ip, f->o->dst.dev, l->o->linger_ms);
 		if (r)
-			return pf_fabi_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s",
+			return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s",
 					    strerror(-r));
 		r = lst_event(l, ev);
 		if (r)
@@ -257,7 +258,7 @@ static int lst_wait(struct listener *l)
 
 static void lst_release(struct listener *l)
 {
-	struct fab *f = &l->f;
+	struct flow *f = &l->f;
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct side *s = &f->s[1];
 	struct pf_fab_result keep = *f->r;
@@ -268,7 +269,7 @@ static void lst_release(struct listener *l)
 		cm->destroy_qp(l->conn);
 	if (s->cq)
 		f->o->api->destroy_cq(s->cq);
-	pf_fabi_release_side(f, s);
+	pf_eng_mem_release(f, s);
 	if (s->pd)
 		f->o->api->dealloc_pd(s->pd);
 	if (l->conn)
@@ -278,12 +279,6 @@ static void lst_release(struct listener *l)
 	if (f->ch)
 		cm->destroy_event_channel(f->ch);
 	*f->r = keep;
-}
-
-static int no_verify(struct fab *f, unsigned int pass, unsigned int n)
-{
-	(void)f, (void)pass, (void)n;
-	return 0;
 }
 
 static bool opts_ok(const struct pf_fabp_opts *o)
@@ -296,23 +291,23 @@ static bool opts_ok(const struct pf_fabp_opts *o)
 
 int pf_fabp_listen(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 {
-	struct listener l = { .o = o, .f = { .o = &o->fab, .r = ret, .verify = no_verify,
-					     .s = { { .e = &o->fab.src }, { .e = &o->fab.dst } } } };
-	struct fab *f = &l.f;
+	struct listener l = { .o = o };
+	struct flow *f = &l.f;
 	int r;
 
+	pf_eng_init(f, &o->fab, ret);
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
-	r = opts_ok(o) ? pf_fabi_layout(f) : pf_fabi_fail(f, PF_FAB_OPEN, -EINVAL,
+	r = opts_ok(o) ? pf_eng_layout(f) : pf_eng_fail(f, PF_FAB_OPEN, -EINVAL,
 							  "invalid fabric options");
 	if (!r)
 		r = bind_side(f, 1, o->port, &f->listen);
 	if (!r && o->fab.cm->listen(f->listen, 8)) {
-		r = pf_fabi_errno_or(EINVAL);
-		r = pf_fabi_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s:%u: %s", o->fab.dst.ip,
+		r = pf_eng_errno_or(EINVAL);
+		r = pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s:%u: %s", o->fab.dst.ip,
 				 o->port, strerror(r));
 	}
 	if (!r)
-		r = pf_fabi_side_resources(f, 1);
+		r = pf_eng_side_resources(f, 1);
 	if (!r)
 		r = lst_wait(&l);
 	if (!r)
@@ -324,11 +319,10 @@ int pf_fabp_listen(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 /* ---- the writer ------------------------------------------------------------ */
 
 struct writer {
-	struct fab f;
+	struct flow f;
 	const struct pf_fabp_opts *o;
 	struct pf_cm_id *anchor;  /* bound to the rail for the whole flow */
-	uint8_t *rbuf;            /* READ back into here */
-	struct ibv_mr *rmr;
+	struct pf_eng_readback rb; /* side 1 READ back into here */
 	unsigned int attempts;
 	char last[256];           /* why the last attempt did not connect */
 };
@@ -336,7 +330,7 @@ struct writer {
 /* The reply to our request: 0 connected, 1 try again, -errno final. */
 static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 {
-	struct fab *f = &w->f;
+	struct flow *f = &w->f;
 	int type = (int)ev->event, status = ev->status;
 	const uint8_t *rep = msg_of(ev, MSG_REP, REP_LEN), *rej = msg_of(ev, MSG_REJ, REJ_LEN);
 
@@ -345,7 +339,7 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 	if (type == PF_CM_EVENT_ESTABLISHED) {
 		if (!rep || get32(rep + 8) != w->o->round || get32(rep + 12) != w->o->src ||
 		    get32(rep + 28) != f->stride || get32(rep + 32) != f->slots)
-			return pf_fabi_fail(f, PF_FAB_CONNECT, -EPROTO, "%s:%u accepted round %u "
+			return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s:%u accepted round %u "
 					    "from rank %u but its reply is not a preflight target of "
 					    "%u slots of %zu bytes", f->o->dst.ip, w->o->port,
 					    w->o->round, w->o->src, f->slots, f->stride);
@@ -356,7 +350,7 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 		return 0;
 	}
 	if (type == PF_CM_EVENT_REJECTED && rej && get32(rej + 8) >= w->o->round)
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -ECONNREFUSED, "%s:%u (%s) rejected round %u "
+		return pf_eng_fail(f, PF_FAB_CONNECT, -ECONNREFUSED, "%s:%u (%s) rejected round %u "
 				    "from rank %u: it expects round %u from rank %u%s", f->o->dst.ip,
 				    w->o->port, f->o->dst.dev, w->o->round, w->o->src,
 				    get32(rej + 8), get32(rej + 12), get32(rej + 16) == WHY_SIZE ?
@@ -367,7 +361,7 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 			 PF_CM_REJ_INVALID_SERVICE_ID ? " (nobody listening)" : "");
 		return 1;
 	}
-	return pf_fabi_fail(f, PF_FAB_CONNECT, pf_fabi_event_errno(f, type, status), "rdma_connect "
+	return pf_eng_fail(f, PF_FAB_CONNECT, pf_eng_event_errno(f, type, status), "rdma_connect "
 			    "%s -> %s:%u: %s, status %d", f->o->src.ip, f->o->dst.ip, w->o->port,
 			    pf_cm_event_name(type), status);
 }
@@ -375,27 +369,27 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 /* Resolve the partner's address and route: 0, 1 (try again: not answering yet), -errno. */
 static int wr_resolve(struct writer *w, uint64_t deadline)
 {
-	struct fab *f = &w->f;
+	struct flow *f = &w->f;
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct sockaddr_in src, dst;
 	int r;
 
-	pf_fabi_sockaddr(f->o->src.ip, 0, &src);
-	if (pf_fabi_sockaddr(f->o->dst.ip, htons(w->o->port), &dst))
-		return pf_fabi_fail(f, PF_FAB_ADDR, -EINVAL, "bad IPv4 address '%s' for %s",
+	pf_eng_sockaddr(f->o->src.ip, 0, &src);
+	if (pf_eng_sockaddr(f->o->dst.ip, htons(w->o->port), &dst))
+		return pf_eng_fail(f, PF_FAB_ADDR, -EINVAL, "bad IPv4 address '%s' for %s",
 				    f->o->dst.ip, f->o->dst.dev);
-	r = pf_fabi_resolve_addr(f, &src, &dst);
+	r = pf_eng_resolve_addr(f, &src, &dst);
 	if (!r && f->s[0].id->verbs != f->s[0].ctx)
-		return pf_fabi_fail(f, PF_FAB_ADDR, -EXDEV, "%s -> %s resolved through %s, not %s",
+		return pf_eng_fail(f, PF_FAB_ADDR, -EXDEV, "%s -> %s resolved through %s, not %s",
 				    f->o->src.ip, f->o->dst.ip,
-				    pf_fabi_ctx_name(f, f->s[0].id->verbs), f->o->src.dev);
+				    pf_eng_ctx_name(f, f->s[0].id->verbs), f->o->src.dev);
 	if (!r && cm->resolve_route(f->s[0].id, (int)f->o->resolve_timeout_ms)) {
-		r = pf_fabi_errno_or(EINVAL);
-		return pf_fabi_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s",
+		r = pf_eng_errno_or(EINVAL);
+		return pf_eng_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s",
 				    f->o->src.ip, f->o->dst.ip, strerror(r));
 	}
 	if (!r)
-		r = pf_fabi_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR,
+		r = pf_eng_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR,
 				      PF_FAB_ROUTE, "rdma_resolve_route", f->o->resolve_timeout_ms);
 	if ((r == -ETIMEDOUT || r == -EHOSTUNREACH || r == -ENETUNREACH) && left_ms(deadline)) {
 		snprintf(w->last, sizeof(w->last), "%s", f->r->err);
@@ -407,11 +401,11 @@ static int wr_resolve(struct writer *w, uint64_t deadline)
 /* One attempt: 0 connected, 1 try again, -errno final. */
 static int wr_attempt(struct writer *w, uint64_t deadline)
 {
-	struct fab *f = &w->f;
+	struct flow *f = &w->f;
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct side *s = &f->s[0];
-	struct ibv_qp_init_attr ia = pf_fabi_qp_attr(f, s);
-	struct pf_cm_conn_param p = pf_fabi_conn_param();
+	struct ibv_qp_init_attr ia = pf_eng_qp_attr(f, s);
+	struct pf_cm_conn_param p = pf_eng_conn_param();
 	struct pf_cm_event *ev = NULL;
 	uint8_t req[REQ_LEN];
 	int r;
@@ -421,23 +415,23 @@ static int wr_attempt(struct writer *w, uint64_t deadline)
 	if (r)
 		return r;
 	if (cm->create_qp(s->id, s->pd, &ia))
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(ENOMEM), "rdma_create_qp "
-				    "on %s: %s", s->e->dev, strerror(pf_fabi_errno_or(ENOMEM)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp "
+				    "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
 	s->qp = s->id->qp;
 	msg_head(req, MSG_REQ, w->o->round, w->o->src, (uint32_t)f->o->msg_size);
 	p.private_data = req;
 	p.private_data_len = sizeof(req);
 	if (cm->connect(s->id, &p))
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -pf_fabi_errno_or(EINVAL), "rdma_connect %s "
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_connect %s "
 				    "-> %s: %s", f->o->src.ip, f->o->dst.ip,
-				    strerror(pf_fabi_errno_or(EINVAL)));
-	r = pf_fabi_cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
+				    strerror(pf_eng_errno_or(EINVAL)));
+	r = pf_eng_cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
 	if (r == -ETIMEDOUT)
-		return pf_fabi_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rdma_connect %s -> %s:%u: no "
+		return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rdma_connect %s -> %s:%u: no "
 				    "RDMA-CM event within %u ms", f->o->src.ip, f->o->dst.ip,
 				    w->o->port, f->o->timeout_ms * 2 + 1000);
 	if (r)
-		return pf_fabi_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
+		return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
 	r = wr_reply(w, ev);
 	cm->ack_cm_event(ev);
 	if (!r)
@@ -460,7 +454,7 @@ static void wr_drop_attempt(struct writer *w)
 
 static int wr_connect(struct writer *w)
 {
-	struct fab *f = &w->f;
+	struct flow *f = &w->f;
 	uint64_t deadline = pf_now_ns() + w->o->connect_ms * MS;
 
 	snprintf(w->last, sizeof(w->last), "no attempt");
@@ -480,66 +474,25 @@ static int wr_connect(struct writer *w)
 		if (!left_ms(deadline))
 			break;
 	}
-	return pf_fabi_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rank %u could not connect %s (%s) -> "
+	return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rank %u could not connect %s (%s) -> "
 			    "%s:%u (%s) for round %u within %u ms, %u attempts; the last: %s",
 			    w->o->src, f->o->src.ip, f->o->src.dev, f->o->dst.ip, w->o->port,
 			    f->o->dst.dev, w->o->round, w->o->connect_ms, w->attempts, w->last);
 }
 
-/* Side 1's first @n slots READ back into rbuf, then checked against pass @pass. */
-static int wr_verify(struct fab *f, unsigned int pass, unsigned int n)
-{
-	struct writer *w = (struct writer *)f;
-	struct side *s = &f->s[0];
-	uint64_t keep_addr = s->addr, done, ns;
-	int r;
-
-	for (unsigned int i = 0; i < f->o->tx_depth; i++) {
-		f->wrs[i].opcode = IBV_WR_RDMA_READ;
-		f->sges[i].lkey = w->rmr->lkey;
-	}
-	s->addr = (uint64_t)(uintptr_t)w->rbuf;
-	memset(w->rbuf, 0, f->span);
-	r = n ? pf_fabi_pump(f, n, 0, &done, &ns) : 0;
-	s->addr = keep_addr;
-	for (unsigned int i = 0; i < f->o->tx_depth; i++) {
-		f->wrs[i].opcode = IBV_WR_RDMA_WRITE;
-		f->sges[i].lkey = s->mr->lkey;
-	}
-	if (r) {
-		char why[sizeof(f->r->err)];
-
-		memcpy(why, f->r->err, sizeof(why));
-		return pf_fabi_fail(f, PF_FAB_VERIFY, r, "RDMA READ back of pass %u: %s", pass, why);
-	}
-	return pf_fabi_check_slots(f, w->rbuf, pass, n);
-}
-
 static int wr_open(struct writer *w)
 {
-	struct fab *f = &w->f;
-	size_t len;
+	struct flow *f = &w->f;
 	int r = bind_side(f, 0, 0, &w->anchor);
 
 	if (!r)
-		r = pf_fabi_side_resources(f, 0);
-	if (r)
-		return r;
-	len = (f->span + f->page - 1) / f->page * f->page;
-	w->rbuf = aligned_alloc(f->page, len);
-	if (!w->rbuf)
-		return pf_fabi_fail(f, PF_FAB_MEMORY, -ENOMEM, "cannot allocate %zu bytes to read "
-				    "back into", len);
-	w->rmr = f->o->api->reg_mr(f->s[0].pd, w->rbuf, len, IBV_ACCESS_LOCAL_WRITE);
-	if (!w->rmr)
-		return pf_fabi_fail(f, PF_FAB_MEMORY, -EFAULT, "ibv_reg_mr of the read-back buffer "
-				    "on %s: %s", f->s[0].e->dev, strerror(pf_fabi_errno_or(EFAULT)));
-	return 0;
+		r = pf_eng_side_resources(f, 0);
+	return r ? r : pf_eng_readback_open(f, &w->rb);
 }
 
 static void wr_release(struct writer *w)
 {
-	struct fab *f = &w->f;
+	struct flow *f = &w->f;
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	struct side *s = &f->s[0];
 	struct pf_fab_result keep = *f->r;
@@ -549,10 +502,8 @@ static void wr_release(struct writer *w)
 	wr_drop_attempt(w);
 	if (s->cq)
 		f->o->api->destroy_cq(s->cq);
-	if (w->rmr)
-		f->o->api->dereg_mr(w->rmr);
-	free(w->rbuf);
-	pf_fabi_release_side(f, s);
+	pf_eng_readback_release(f, &w->rb);
+	pf_eng_mem_release(f, s);
 	if (s->pd)
 		f->o->api->dealloc_pd(s->pd);
 	if (w->anchor)
@@ -566,19 +517,19 @@ static void wr_release(struct writer *w)
 
 int pf_fabp_write(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 {
-	struct writer w = { .o = o, .f = { .o = &o->fab, .r = ret, .verify = wr_verify,
-					   .s = { { .e = &o->fab.src }, { .e = &o->fab.dst } } } };
+	struct writer w = { .o = o };
 	int r;
 
+	pf_eng_init(&w.f, &o->fab, ret);
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
-	r = opts_ok(o) ? pf_fabi_layout(&w.f) : pf_fabi_fail(&w.f, PF_FAB_OPEN, -EINVAL,
+	r = opts_ok(o) ? pf_eng_layout(&w.f) : pf_eng_fail(&w.f, PF_FAB_OPEN, -EINVAL,
 							     "invalid fabric options");
 	if (!r)
 		r = wr_open(&w);
 	if (!r)
 		r = wr_connect(&w);
 	if (!r)
-		r = pf_fabi_transfer(&w.f);
+		r = pf_eng_transfer(&w.f);
 	if (!r)
 		ret->stage = PF_FAB_DONE;
 	wr_release(&w);

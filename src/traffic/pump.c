@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pump.c - the engine's one bandwidth loop (engine.h), perftest's
+ * run_iter_bw: tx_depth WRs outstanding on side 0's QP, every cq_mod-th
+ * signalled, completions polled between posts.  WRs complete in order on
+ * an RC QP, so a signalled completion with wr_id i retires every WR up to
+ * i.  WR i moves slot i % slots of side 0 to or from slot i % slots of
+ * side 1.  The WRITEs of a run and the READs of a check (verify.c) both
+ * go through here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+void pf_eng_prepare_wrs(struct flow *f)
+{
+	f->wrs = pf_xcalloc(f->o->tx_depth, sizeof(*f->wrs));
+	f->sges = pf_xcalloc(f->o->tx_depth, sizeof(*f->sges));
+	for (unsigned int i = 0; i < f->o->tx_depth; i++) {
+		f->sges[i] = (struct ibv_sge){
+			.addr = f->s[0].addr,
+			.length = (uint32_t)f->o->msg_size,
+			.lkey = f->s[0].mr->lkey,
+		};
+		f->wrs[i].sg_list = &f->sges[i];
+		f->wrs[i].num_sge = 1;
+		f->wrs[i].opcode = IBV_WR_RDMA_WRITE;
+		f->wrs[i].wr.rdma.remote_addr = f->s[1].addr;
+		f->wrs[i].wr.rdma.rkey = f->s[1].rkey;
+	}
+}
+
+int pf_eng_pump(struct flow *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
+		uint64_t *ret_ns)
+{
+	const struct pf_verbs_api *api = f->o->api;
+	struct side *s = &f->s[0];
+	unsigned int depth = f->o->tx_depth;
+	unsigned int cq_mod = f->o->cq_mod < 1 ? 1 : f->o->cq_mod > depth ? depth : f->o->cq_mod;
+	uint64_t posted = 0, done = 0, limit = n, t0, t_last, t_now;
+	unsigned int timeout_ms = pf_lb_completion_timeout_ms(f->o->timeout_ms, f->o->msg_size,
+							      cq_mod, depth, f->o->min_gbps);
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000u;
+	struct ibv_wc wc[16];
+
+	t0 = t_last = pf_eng_now_ns(f);
+	while (done < limit) {
+		uint64_t room = depth - (posted - done), batch = 0;
+		struct ibv_send_wr *bad = NULL;
+		int got;
+
+		if (duration_ns && limit == UINT64_MAX && posted &&
+		    pf_eng_now_ns(f) - t0 >= duration_ns)
+			limit = (posted + cq_mod - 1) / cq_mod * cq_mod;
+		while (batch < room && posted + batch < limit) {
+			uint64_t id = posted + batch;
+			struct ibv_send_wr *wr = &f->wrs[batch];
+
+			wr->wr_id = id;
+			wr->sg_list->addr = s->addr + (id % f->slots) * f->stride;
+			wr->wr.rdma.remote_addr = f->s[1].addr + (id % f->slots) * f->stride;
+			wr->send_flags = (id + 1) % cq_mod == 0 || id + 1 == limit
+						 ? IBV_SEND_SIGNALED : 0;
+			wr->next = NULL;
+			if (batch)
+				f->wrs[batch - 1].next = wr;
+			batch++;
+		}
+		if (batch) {
+			int r = api->post_send(s->qp, f->wrs, &bad);
+
+			if (r)
+				return pf_eng_fail(f, PF_FAB_TRANSFER, -EIO, "ibv_post_send of WR %llu "
+						   "on %s: %s",
+						   (unsigned long long)(bad ? bad->wr_id : posted),
+						   f->where, strerror(r > 0 ? r : EINVAL));
+			posted += batch;
+		}
+		got = api->poll_cq(s->cq, (int)PF_ARRAY_SIZE(wc), wc);
+		if (got < 0)
+			return pf_eng_fail(f, PF_FAB_TRANSFER, -EIO, "ibv_poll_cq on %s failed",
+					   s->e->dev);
+		t_now = pf_eng_now_ns(f);
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				f->r->wc_status = wc[i].status;
+				return pf_eng_fail(f, PF_FAB_TRANSFER, -EIO, "WR %llu completed with "
+						   "%s (status %d, vendor error 0x%x) on %s",
+						   (unsigned long long)wc[i].wr_id,
+						   pf_ibv_wc_status_name(wc[i].status),
+						   wc[i].status, wc[i].vendor_err, f->where);
+			}
+			if (wc[i].wr_id + 1 > done)
+				done = wc[i].wr_id + 1;
+			t_last = t_now;
+		}
+		if (!got && t_now - t_last > timeout_ns) {
+			f->r->below_gbps = pf_lb_below_gbps(done, cq_mod, f->o->msg_size, t_now - t0);
+			return pf_eng_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "no completion for %u ms "
+					   "on %s (%llu of %llu WRs done): below %.3g Gb/s",
+					   timeout_ms, f->where, (unsigned long long)done,
+					   (unsigned long long)posted, f->r->below_gbps);
+		}
+	}
+	*ret_n = done;
+	*ret_ns = t_last - t0;
+	return 0;
+}
