@@ -12,7 +12,7 @@
  *    with rdma_create_qp on each side's id, rdma_connect and, on the
  *    CONNECT_REQUEST, rdma_accept, until both sides are ESTABLISHED.
  *  - PF_FAB_VERBS: both ports opened with libibverbs and the QPs connected
- *    in-process (perftest's attributes, as src/traffic/loopback.c): InfiniBand by
+ *    in-process (perftest's attributes, src/traffic/connect_local.c): InfiniBand by
  *    LID and QPN, RoCE by each port's RoCE v2 IPv4 GID (gid_index) and QPN,
  *    the way NCCL connects its QPs.
  *
