@@ -42,8 +42,9 @@ struct side;
  * memory_ctx): alloc sets s->addr (and s->host for host memory), fill
  * writes pass @pass's patterns into every slot (-1: zeros), view gives the
  * buffer's bytes to check (*ret_copy: a copy to free, or NULL), reg
- * registers it with s->pd, release frees what alloc took.  -errno and the
- * flow's error set, reg NULL with a note.
+ * registers it with s->pd, release frees what alloc took.  Failures are
+ * -errno with the flow's error set; reg's is NULL with the flow's error
+ * (host) or a note (the GPU ways, tried in turn by mem.c).
  */
 struct pf_eng_mem_ops {
 	const char *name; /* the result's reg: "host", "peermem", "dmabuf" */

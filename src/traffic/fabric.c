@@ -55,7 +55,7 @@ static void gate_arrive(struct gate *g)
 
 static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, struct gate *g)
 {
-	static const pf_eng_connect_fn connect[] = {
+	static const pf_eng_connect_fn connect_op[] = {
 		[PF_FAB_CM] = pf_eng_connect_cm,
 		[PF_FAB_VERBS] = pf_eng_connect_local,
 	};
@@ -66,13 +66,13 @@ static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, stru
 
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 	if (!o->api || !o->src.dev || !o->dst.dev || !o->msg_size || o->msg_size > UINT32_MAX ||
-	    !o->tx_depth || (unsigned int)o->conn >= PF_ARRAY_SIZE(connect) ||
+	    !o->tx_depth || (unsigned int)o->conn >= PF_ARRAY_SIZE(connect_op) ||
 	    (o->conn == PF_FAB_CM && !o->cm))
 		r = pf_eng_fail(&f, PF_FAB_OPEN, -EINVAL, "invalid fabric options");
 	else
 		r = pf_eng_layout(&f);
 	if (!r)
-		r = connect[o->conn](&f);
+		r = connect_op[o->conn](&f);
 	gate_arrive(g);
 	if (!r)
 		r = pf_eng_transfer(&f);
