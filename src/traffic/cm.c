@@ -73,8 +73,8 @@ int pf_eng_cm_expect(struct flow *f, enum pf_cm_event_type ok, enum pf_cm_event_
 
 	r = pf_eng_cm_next(f, (int)timeout_ms + 1000, &ev);
 	if (r == -ETIMEDOUT)
-		return pf_eng_fail(f, st, -ETIMEDOUT, "%s %s -> %s: no RDMA-CM event within %u ms", call,
-			    f->s[0].e->ip, f->s[1].e->ip, timeout_ms + 1000);
+		return pf_eng_fail(f, st, -ETIMEDOUT, "%s %s -> %s: no RDMA-CM event within %u ms",
+				   call, f->s[0].e->ip, f->s[1].e->ip, timeout_ms + 1000);
 	if (r)
 		return pf_eng_fail(f, st, r, "rdma_get_cm_event after %s: %s", call, strerror(-r));
 	type = (int)ev->event;
@@ -87,11 +87,11 @@ int pf_eng_cm_expect(struct flow *f, enum pf_cm_event_type ok, enum pf_cm_event_
 	if (type == (int)bad) {
 		r = pf_eng_event_errno(f, type, status);
 		return pf_eng_fail(f, st, r, "%s %s (%s) -> %s (%s): %s, status %d (%s)", call,
-			    f->s[0].e->ip, f->s[0].e->dev, f->s[1].e->ip, f->s[1].e->dev,
-			    pf_cm_event_name(type), status, strerror(-r));
+				   f->s[0].e->ip, f->s[0].e->dev, f->s[1].e->ip, f->s[1].e->dev,
+				   pf_cm_event_name(type), status, strerror(-r));
 	}
-	return pf_eng_fail(f, st, -EPROTO, "%s: unexpected %s (status %d)", call, pf_cm_event_name(type),
-		    status);
+	return pf_eng_fail(f, st, -EPROTO, "%s: unexpected %s (status %d)", call,
+			   pf_cm_event_name(type), status);
 }
 
 /*
@@ -99,7 +99,7 @@ int pf_eng_cm_expect(struct flow *f, enum pf_cm_event_type ok, enum pf_cm_event_
  * the rail, or the node-local path): 0, or the failure made (-errno).
  */
 int pf_eng_resolve_addr(struct flow *f, const struct sockaddr_in *src,
-			 const struct sockaddr_in *dst)
+			const struct sockaddr_in *dst)
 {
 	const struct pf_rdmacm_api *cm = f->o->cm;
 	int r;
@@ -107,16 +107,16 @@ int pf_eng_resolve_addr(struct flow *f, const struct sockaddr_in *src,
 	if (cm->create_id(f->ch, &f->s[0].id, f, PF_RDMA_PS_TCP)) {
 		f->s[0].id = NULL;
 		return pf_eng_fail(f, PF_FAB_OPEN, -pf_eng_errno_or(ENOMEM), "rdma_create_id: %s",
-				    strerror(pf_eng_errno_or(ENOMEM)));
+				   strerror(pf_eng_errno_or(ENOMEM)));
 	}
 	if (cm->resolve_addr(f->s[0].id, (struct sockaddr *)src, (struct sockaddr *)dst,
 			     (int)f->o->resolve_timeout_ms)) {
 		r = pf_eng_errno_or(EINVAL);
 		return pf_eng_fail(f, PF_FAB_ADDR, -r, "rdma_resolve_addr %s (%s) -> %s: %s",
-				    f->o->src.ip, f->o->src.dev, f->o->dst.ip, strerror(r));
+				   f->o->src.ip, f->o->src.dev, f->o->dst.ip, strerror(r));
 	}
 	return pf_eng_cm_expect(f, PF_CM_EVENT_ADDR_RESOLVED, PF_CM_EVENT_ADDR_ERROR, PF_FAB_ADDR,
-				 "rdma_resolve_addr", f->o->resolve_timeout_ms);
+				"rdma_resolve_addr", f->o->resolve_timeout_ms);
 }
 
 struct pf_cm_conn_param pf_eng_conn_param(void)

@@ -21,28 +21,30 @@ static int cm_resolve(struct flow *f)
 	int r;
 
 	if (pf_eng_sockaddr(f->o->src.ip, 0, &src) || pf_eng_sockaddr(f->o->dst.ip, 0, &dst))
-		return pf_eng_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' or '%s'", f->o->src.ip,
-			    f->o->dst.ip);
+		return pf_eng_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' or '%s'",
+				   f->o->src.ip, f->o->dst.ip);
 	errno = 0;
 	f->ch = cm->create_event_channel();
 	if (!f->ch) {
 		r = pf_eng_errno_or(ENODEV);
-		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s", strerror(r),
-			    r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)" : "");
+		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s",
+				   strerror(r),
+				   r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)" : "");
 	}
 	if (cm->create_id(f->ch, &f->listen, f, PF_RDMA_PS_TCP)) {
 		f->listen = NULL;
 		return pf_eng_fail(f, PF_FAB_OPEN, -pf_eng_errno_or(ENOMEM), "rdma_create_id: %s",
-			    strerror(pf_eng_errno_or(ENOMEM)));
+				   strerror(pf_eng_errno_or(ENOMEM)));
 	}
 	if (cm->bind_addr(f->listen, (struct sockaddr *)&dst)) {
 		r = pf_eng_errno_or(EADDRNOTAVAIL);
-		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s) for %s: %s", f->o->dst.ip,
-			    f->o->dst.dev, strerror(r));
+		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s) for %s: %s",
+				   f->o->dst.ip, f->o->dst.dev, strerror(r));
 	}
 	if (cm->listen(f->listen, 4)) {
 		r = pf_eng_errno_or(EINVAL);
-		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s: %s", f->o->dst.ip, strerror(r));
+		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s: %s", f->o->dst.ip,
+				   strerror(r));
 	}
 	port = cm->get_src_port(f->listen);
 	if (f->listen->verbs)
@@ -56,19 +58,20 @@ static int cm_resolve(struct flow *f)
 	f->s[0].ctx = f->s[0].id->verbs;
 	snprintf(f->r->bound[0], sizeof(f->r->bound[0]), "%s", pf_eng_ctx_name(f, f->s[0].ctx));
 	if (strcmp(f->r->bound[0], f->o->src.dev) != 0)
-		return pf_eng_fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s: the traffic "
-			    "would leave through another rail", f->o->src.ip, f->r->bound[0],
-			    f->o->src.dev);
+		return pf_eng_fail(f, PF_FAB_ADDR, -EXDEV,
+				   "%s is an address of %s, not of %s: the traffic "
+				   "would leave through another rail",
+				   f->o->src.ip, f->r->bound[0], f->o->src.dev);
 	if (f->r->bound[1][0] && strcmp(f->r->bound[1], f->o->dst.dev) != 0)
 		return pf_eng_fail(f, PF_FAB_ADDR, -EXDEV, "%s is an address of %s, not of %s",
-			    f->o->dst.ip, f->r->bound[1], f->o->dst.dev);
+				   f->o->dst.ip, f->r->bound[1], f->o->dst.dev);
 	if (cm->resolve_route(f->s[0].id, (int)f->o->resolve_timeout_ms)) {
 		r = pf_eng_errno_or(EINVAL);
-		return pf_eng_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s", f->o->src.ip,
-			    f->o->dst.ip, strerror(r));
+		return pf_eng_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s",
+				   f->o->src.ip, f->o->dst.ip, strerror(r));
 	}
-	return pf_eng_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR, PF_FAB_ROUTE,
-			 "rdma_resolve_route", f->o->resolve_timeout_ms);
+	return pf_eng_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR,
+				PF_FAB_ROUTE, "rdma_resolve_route", f->o->resolve_timeout_ms);
 }
 
 /* The destination's side, on the CONNECT_REQUEST's new id: resources, QP, accept. */
@@ -87,12 +90,14 @@ static int cm_accept(struct flow *f, struct pf_cm_id *id)
 		return r;
 	ia = pf_eng_qp_attr(f, s);
 	if (cm->create_qp(id, s->pd, &ia))
-		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp on %s: %s",
-			    s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM),
+				   "rdma_create_qp on %s: %s", s->e->dev,
+				   strerror(pf_eng_errno_or(ENOMEM)));
 	s->qp = id->qp;
 	if (cm->accept(id, &p))
-		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_accept on %s: %s",
-			    s->e->dev, strerror(pf_eng_errno_or(EINVAL)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL),
+				   "rdma_accept on %s: %s", s->e->dev,
+				   strerror(pf_eng_errno_or(EINVAL)));
 	return 0;
 }
 
@@ -109,12 +114,14 @@ static int cm_connect(struct flow *f)
 		return r;
 	ia = pf_eng_qp_attr(f, s);
 	if (cm->create_qp(s->id, s->pd, &ia))
-		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp on %s: %s",
-			    s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM),
+				   "rdma_create_qp on %s: %s", s->e->dev,
+				   strerror(pf_eng_errno_or(ENOMEM)));
 	s->qp = s->id->qp;
 	if (cm->connect(s->id, &p))
-		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_connect %s -> %s: %s",
-			    f->o->src.ip, f->o->dst.ip, strerror(pf_eng_errno_or(EINVAL)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL),
+				   "rdma_connect %s -> %s: %s", f->o->src.ip, f->o->dst.ip,
+				   strerror(pf_eng_errno_or(EINVAL)));
 	f->connected = true;
 	while (!f->s[0].established || !f->s[1].established) {
 		struct pf_cm_event *ev = NULL;
@@ -123,11 +130,13 @@ static int cm_connect(struct flow *f)
 
 		r = pf_eng_cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
 		if (r == -ETIMEDOUT)
-			return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "connection %s -> %s: no RDMA-CM "
-				    "event within %u ms", f->o->src.ip, f->o->dst.ip,
-				    f->o->timeout_ms * 2 + 1000);
+			return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT,
+					   "connection %s -> %s: no RDMA-CM "
+					   "event within %u ms",
+					   f->o->src.ip, f->o->dst.ip, f->o->timeout_ms * 2 + 1000);
 		if (r)
-			return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
+			return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s",
+					   strerror(-r));
 		type = (int)ev->event;
 		status = ev->status;
 		id = ev->id;
@@ -147,10 +156,11 @@ static int cm_connect(struct flow *f)
 		f->r->cm_event = type;
 		f->r->cm_status = status;
 		r = pf_eng_event_errno(f, type, status);
-		return pf_eng_fail(f, PF_FAB_CONNECT, r, "connection %s (%s) -> %s (%s): %s, status %d (%s)",
-			    f->o->src.ip, f->o->src.dev, f->o->dst.ip, f->o->dst.dev,
-			    pf_cm_event_name(type), status, type == PF_CM_EVENT_REJECTED
-			    ? "rejected" : strerror(-r));
+		return pf_eng_fail(f, PF_FAB_CONNECT, r,
+				   "connection %s (%s) -> %s (%s): %s, status %d (%s)",
+				   f->o->src.ip, f->o->src.dev, f->o->dst.ip, f->o->dst.dev,
+				   pf_cm_event_name(type), status,
+				   type == PF_CM_EVENT_REJECTED ? "rejected" : strerror(-r));
 	}
 	return 0;
 }

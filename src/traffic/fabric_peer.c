@@ -96,30 +96,30 @@ static int bind_side(struct flow *f, int i, uint16_t port, struct pf_cm_id **id)
 
 	if (pf_eng_sockaddr(e->ip, htons(port), &sa))
 		return pf_eng_fail(f, PF_FAB_OPEN, -EINVAL, "bad IPv4 address '%s' for %s", e->ip,
-				    e->dev);
+				   e->dev);
 	errno = 0;
 	f->ch = cm->create_event_channel();
 	if (!f->ch) {
 		r = pf_eng_errno_or(ENODEV);
 		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_create_event_channel: %s%s",
-				    strerror(r), r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)"
-									    : "");
+				   strerror(r), r == ENODEV || r == ENOENT ? " (rdma_ucm not loaded?)"
+									   : "");
 	}
 	if (cm->create_id(f->ch, id, f, PF_RDMA_PS_TCP)) {
 		*id = NULL;
 		return pf_eng_fail(f, PF_FAB_OPEN, -pf_eng_errno_or(ENOMEM), "rdma_create_id: %s",
-				    strerror(pf_eng_errno_or(ENOMEM)));
+				   strerror(pf_eng_errno_or(ENOMEM)));
 	}
 	if (cm->bind_addr(*id, (struct sockaddr *)&sa)) {
 		r = pf_eng_errno_or(EADDRNOTAVAIL);
 		return pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_bind_addr(%s:%u) for %s: %s", e->ip,
-				    port, e->dev, strerror(r));
+				   port, e->dev, strerror(r));
 	}
 	f->s[i].ctx = (*id)->verbs;
 	snprintf(f->r->bound[i], sizeof(f->r->bound[i]), "%s", pf_eng_ctx_name(f, f->s[i].ctx));
 	if (!f->s[i].ctx || strcmp(f->r->bound[i], e->dev) != 0)
 		return pf_eng_fail(f, PF_FAB_OPEN, -EXDEV, "%s is an address of %s, not of %s: the "
-				    "traffic would use another rail", e->ip, f->r->bound[i], e->dev);
+				   "traffic would use another rail", e->ip, f->r->bound[i], e->dev);
 	return 0;
 }
 
@@ -143,8 +143,8 @@ static void lst_reject(struct listener *l, struct pf_cm_id *id, uint32_t why, co
 	l->n_rejected++;
 	if (req)
 		pf_eng_note(&l->f, "rejected a request tagged round %u from rank %u (expected "
-			     "round %u from rank %u)%s", get32(req + 8), get32(req + 12), l->o->round,
-			     l->o->src, why == WHY_SIZE ? ": its message size does not fit" : "");
+			    "round %u from rank %u)%s", get32(req + 8), get32(req + 12), l->o->round,
+			    l->o->src, why == WHY_SIZE ? ": its message size does not fit" : "");
 	else
 		pf_eng_note(&l->f, "rejected a connection request without a preflight tag");
 }
@@ -169,10 +169,10 @@ static int lst_request(struct listener *l, const struct pf_cm_event *ev, bool *d
 	}
 	if (ev->id->verbs != s->ctx)
 		return pf_eng_fail(f, PF_FAB_CONNECT, -EXDEV, "a request for %s arrived on "
-				    "another device", s->e->dev);
+				   "another device", s->e->dev);
 	if (cm->create_qp(ev->id, s->pd, &ia))
 		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp "
-				    "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
+				   "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
 	*drop = false;
 	l->conn = s->id = ev->id;
 	s->qp = ev->id->qp;
@@ -185,7 +185,7 @@ static int lst_request(struct listener *l, const struct pf_cm_event *ev, bool *d
 	p.private_data_len = sizeof(rep);
 	if (cm->accept(ev->id, &p))
 		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_accept on "
-				    "%s: %s", s->e->dev, strerror(pf_eng_errno_or(EINVAL)));
+				   "%s: %s", s->e->dev, strerror(pf_eng_errno_or(EINVAL)));
 	f->connected = true;
 	return 0;
 }
@@ -218,8 +218,8 @@ static int lst_event(struct listener *l, struct pf_cm_event *ev)
 	l->f.r->cm_status = status;
 	r = pf_eng_event_errno(&l->f, type, status);
 	return pf_eng_fail(&l->f, PF_FAB_CONNECT, r, "listening on %s:%u (%s): %s, status %d",
-			    l->f.o->dst.ip, l->o->port, l->f.o->dst.dev, pf_cm_event_name(type),
-			    status);
+			   l->f.o->dst.ip, l->o->port, l->f.o->dst.dev, pf_cm_event_name(type),
+			   status);
 }
 
 static int lst_wait(struct listener *l)
@@ -239,17 +239,17 @@ static int lst_wait(struct listener *l)
 		r = pf_eng_cm_next(f, (int)left_ms(deadline), &ev);
 		if (r == -ETIMEDOUT && !l->conn)
 			return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "no connection from rank %u "
-					    "(%s, %s) for round %u on %s:%u (%s) within %u ms%s",
-					    l->o->src, f->o->src.dev, f->o->src.ip, l->o->round,
-					    f->o->dst.ip, l->o->port, f->o->dst.dev, l->o->connect_ms,
-					    l->n_rejected ? " (requests with other tags rejected)" : "");
+					   "(%s, %s) for round %u on %s:%u (%s) within %u ms%s",
+					   l->o->src, f->o->src.dev, f->o->src.ip, l->o->round,
+					   f->o->dst.ip, l->o->port, f->o->dst.dev, l->o->connect_ms,
+					   l->n_rejected ? " (requests with other tags rejected)" : "");
 		if (r == -ETIMEDOUT)
 			return pf_eng_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "the writer (rank %u, %s) "
-					    "did not disconnect from %s within %u ms", l->o->src,
-					    f->o->src.ip, f->o->dst.dev, l->o->linger_ms);
+					   "did not disconnect from %s within %u ms", l->o->src,
+					   f->o->src.ip, f->o->dst.dev, l->o->linger_ms);
 		if (r)
 			return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s",
-					    strerror(-r));
+					   strerror(-r));
 		r = lst_event(l, ev);
 		if (r)
 			return r < 0 ? r : 0;
@@ -304,7 +304,7 @@ int pf_fabp_listen(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 	if (!r && o->fab.cm->listen(f->listen, 8)) {
 		r = pf_eng_errno_or(EINVAL);
 		r = pf_eng_fail(f, PF_FAB_OPEN, -r, "rdma_listen on %s:%u: %s", o->fab.dst.ip,
-				 o->port, strerror(r));
+				o->port, strerror(r));
 	}
 	if (!r)
 		r = pf_eng_side_resources(f, 1);
@@ -340,9 +340,9 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 		if (!rep || get32(rep + 8) != w->o->round || get32(rep + 12) != w->o->src ||
 		    get32(rep + 28) != f->stride || get32(rep + 32) != f->slots)
 			return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s:%u accepted round %u "
-					    "from rank %u but its reply is not a preflight target of "
-					    "%u slots of %zu bytes", f->o->dst.ip, w->o->port,
-					    w->o->round, w->o->src, f->slots, f->stride);
+					   "from rank %u but its reply is not a preflight target of "
+					   "%u slots of %zu bytes", f->o->dst.ip, w->o->port,
+					   w->o->round, w->o->src, f->slots, f->stride);
 		f->s[1].addr = (uint64_t)get32(rep + 16) << 32 | get32(rep + 20);
 		f->s[1].rkey = get32(rep + 24);
 		f->r->cm_event = -1;
@@ -351,10 +351,10 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 	}
 	if (type == PF_CM_EVENT_REJECTED && rej && get32(rej + 8) >= w->o->round)
 		return pf_eng_fail(f, PF_FAB_CONNECT, -ECONNREFUSED, "%s:%u (%s) rejected round %u "
-				    "from rank %u: it expects round %u from rank %u%s", f->o->dst.ip,
-				    w->o->port, f->o->dst.dev, w->o->round, w->o->src,
-				    get32(rej + 8), get32(rej + 12), get32(rej + 16) == WHY_SIZE ?
-				    " and another message size" : "");
+				   "from rank %u: it expects round %u from rank %u%s", f->o->dst.ip,
+				   w->o->port, f->o->dst.dev, w->o->round, w->o->src,
+				   get32(rej + 8), get32(rej + 12), get32(rej + 16) == WHY_SIZE ?
+				   " and another message size" : "");
 	if (type == PF_CM_EVENT_REJECTED || type == PF_CM_EVENT_UNREACHABLE) {
 		snprintf(w->last, sizeof(w->last), "%s, status %d%s", pf_cm_event_name(type),
 			 status, rej ? " (the partner is in an earlier round)" : status ==
@@ -362,8 +362,8 @@ static int wr_reply(struct writer *w, struct pf_cm_event *ev)
 		return 1;
 	}
 	return pf_eng_fail(f, PF_FAB_CONNECT, pf_eng_event_errno(f, type, status), "rdma_connect "
-			    "%s -> %s:%u: %s, status %d", f->o->src.ip, f->o->dst.ip, w->o->port,
-			    pf_cm_event_name(type), status);
+			   "%s -> %s:%u: %s, status %d", f->o->src.ip, f->o->dst.ip, w->o->port,
+			   pf_cm_event_name(type), status);
 }
 
 /* Resolve the partner's address and route: 0, 1 (try again: not answering yet), -errno. */
@@ -377,16 +377,16 @@ static int wr_resolve(struct writer *w, uint64_t deadline)
 	pf_eng_sockaddr(f->o->src.ip, 0, &src);
 	if (pf_eng_sockaddr(f->o->dst.ip, htons(w->o->port), &dst))
 		return pf_eng_fail(f, PF_FAB_ADDR, -EINVAL, "bad IPv4 address '%s' for %s",
-				    f->o->dst.ip, f->o->dst.dev);
+				   f->o->dst.ip, f->o->dst.dev);
 	r = pf_eng_resolve_addr(f, &src, &dst);
 	if (!r && f->s[0].id->verbs != f->s[0].ctx)
 		return pf_eng_fail(f, PF_FAB_ADDR, -EXDEV, "%s -> %s resolved through %s, not %s",
-				    f->o->src.ip, f->o->dst.ip,
-				    pf_eng_ctx_name(f, f->s[0].id->verbs), f->o->src.dev);
+				   f->o->src.ip, f->o->dst.ip,
+				   pf_eng_ctx_name(f, f->s[0].id->verbs), f->o->src.dev);
 	if (!r && cm->resolve_route(f->s[0].id, (int)f->o->resolve_timeout_ms)) {
 		r = pf_eng_errno_or(EINVAL);
 		return pf_eng_fail(f, PF_FAB_ROUTE, -r, "rdma_resolve_route %s -> %s: %s",
-				    f->o->src.ip, f->o->dst.ip, strerror(r));
+				   f->o->src.ip, f->o->dst.ip, strerror(r));
 	}
 	if (!r)
 		r = pf_eng_cm_expect(f, PF_CM_EVENT_ROUTE_RESOLVED, PF_CM_EVENT_ROUTE_ERROR,
@@ -416,20 +416,20 @@ static int wr_attempt(struct writer *w, uint64_t deadline)
 		return r;
 	if (cm->create_qp(s->id, s->pd, &ia))
 		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(ENOMEM), "rdma_create_qp "
-				    "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
+				   "on %s: %s", s->e->dev, strerror(pf_eng_errno_or(ENOMEM)));
 	s->qp = s->id->qp;
 	msg_head(req, MSG_REQ, w->o->round, w->o->src, (uint32_t)f->o->msg_size);
 	p.private_data = req;
 	p.private_data_len = sizeof(req);
 	if (cm->connect(s->id, &p))
 		return pf_eng_fail(f, PF_FAB_CONNECT, -pf_eng_errno_or(EINVAL), "rdma_connect %s "
-				    "-> %s: %s", f->o->src.ip, f->o->dst.ip,
-				    strerror(pf_eng_errno_or(EINVAL)));
+				   "-> %s: %s", f->o->src.ip, f->o->dst.ip,
+				   strerror(pf_eng_errno_or(EINVAL)));
 	r = pf_eng_cm_next(f, (int)f->o->timeout_ms * 2 + 1000, &ev);
 	if (r == -ETIMEDOUT)
 		return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rdma_connect %s -> %s:%u: no "
-				    "RDMA-CM event within %u ms", f->o->src.ip, f->o->dst.ip,
-				    w->o->port, f->o->timeout_ms * 2 + 1000);
+				   "RDMA-CM event within %u ms", f->o->src.ip, f->o->dst.ip,
+				   w->o->port, f->o->timeout_ms * 2 + 1000);
 	if (r)
 		return pf_eng_fail(f, PF_FAB_CONNECT, r, "rdma_get_cm_event: %s", strerror(-r));
 	r = wr_reply(w, ev);
@@ -475,9 +475,9 @@ static int wr_connect(struct writer *w)
 			break;
 	}
 	return pf_eng_fail(f, PF_FAB_CONNECT, -ETIMEDOUT, "rank %u could not connect %s (%s) -> "
-			    "%s:%u (%s) for round %u within %u ms, %u attempts; the last: %s",
-			    w->o->src, f->o->src.ip, f->o->src.dev, f->o->dst.ip, w->o->port,
-			    f->o->dst.dev, w->o->round, w->o->connect_ms, w->attempts, w->last);
+			   "%s:%u (%s) for round %u within %u ms, %u attempts; the last: %s",
+			   w->o->src, f->o->src.ip, f->o->src.dev, f->o->dst.ip, w->o->port,
+			   f->o->dst.dev, w->o->round, w->o->connect_ms, w->attempts, w->last);
 }
 
 static int wr_open(struct writer *w)
