@@ -157,6 +157,49 @@ SWITCHES = {
 }
 
 
+# PCI device IDs of --gpu (NVIDIA/open-gpu-kernel-modules README.md, "Compatible GPUs")
+GPU_IDS = {"h100": 0x2330, "b200": 0x2901, "gb200": 0x2941}
+# a GB200 NVL72 domain's cluster UUID (any non-zero value) and the clique GB200 trays report
+NVL72_CLUSTER = "5f1c2a0e9b7d4e83a1c6d2f0e4b8a937"
+NVL72_CLIQUE = 32766
+
+
+def nvlink_fabric(r, args, gpu_bdfs):
+    """preflight/nvml/gpu_fabric as preflight snapshot writes it (one line per GPU,
+    include/preflight/gpu_fabric.h), and for an NVLink domain (gb200) the IMEX channel
+    listing; --fabric-fault GPU:FIELD=VALUE changes one field of GPU's line."""
+    if args.gpu == "h100" and not args.fabric_fault:
+        return
+    faults = {}
+    for spec in args.fabric_fault or []:
+        gpu, _, kv = spec.partition(":")
+        field, _, value = kv.partition("=")
+        if field not in ("state", "status", "clique", "cluster", "health", "summary"):
+            sys.exit(f"gen_root: --fabric-fault {spec}: unknown field {field}")
+        faults.setdefault(int(gpu), {})[field] = value
+    lines = []
+    for i, bdf in enumerate(gpu_bdfs):
+        if args.gpu == "gb200":
+            f = {"state": "3", "status": "0", "clique": str(NVL72_CLIQUE),
+                 "cluster": NVL72_CLUSTER, "health": "0x000011aa", "summary": "1"}
+        else:
+            # HGX (B200 and H100 with NVSwitches): registered by Fabric Manager, no
+            # multi-node domain (clique and cluster zero), health fields not reported
+            f = {"state": "3", "status": "0", "clique": "0", "cluster": "0" * 32,
+                 "health": "0x00000000", "summary": "0"}
+        f.update(faults.get(i, {}))
+        if f["cluster"] == "0":
+            f["cluster"] = "0" * 32
+        lines.append(f"{bdf} v3 state={f['state']} status={f['status']} clique={f['clique']} "
+                     f"cluster={f['cluster']} health={f['health']} summary={f['summary']}")
+    r.write("/preflight/nvml/gpu_fabric", "\n".join(lines) + "\n")
+    if args.gpu == "gb200":
+        mode = int(args.imex_channel_mode, 8)
+        rwx = "".join(c if mode & (1 << (8 - j)) else "-" for j, c in enumerate("rwxrwxrwx"))
+        r.write("/preflight/ls/dev/nvidia-caps-imex-channels",
+                "" if args.no_imex_channel else f"c{rwx} 1 0 0 234, 1 Nov 25 09:00 channel0\n")
+
+
 def build(args):
     if args.pcie_switch != "single" and (args.grace or args.gpu_cascade):
         sys.exit("gen_root: --pcie-switch broadcom* is not for --grace or --gpu-cascade")
@@ -177,11 +220,15 @@ def build(args):
     r.write("/sys/devices/system/cpu/online", cpulist(all_cpus) + "\n")
     r.write("/sys/devices/system/cpu/possible", cpulist(all_cpus) + "\n")
 
+    gpu_bdfs = []  # NVIDIA GPUs in the order written (nvlink_fabric's facts)
+
     def pci_dev(path, vendor, device, cls, numa, speed="32.0 GT/s PCIe", width=16,
                 max_speed=None, max_width=None, subsys=None):
         """Write one PCI function at absolute sysfs path `path`; `subsys` is
         (subsystem vendor, subsystem device), (vendor, 0) by default."""
         bdf = os.path.basename(path)
+        if vendor == 0x10de and cls >> 8 in (0x0300, 0x0302):
+            gpu_bdfs.append(bdf)
         cpus = numa_cpus[numa] if numa >= 0 else all_cpus
         nn = -1 if args.numa_minus_one else numa
         sv, sd = subsys or (vendor, 0)
@@ -313,8 +360,8 @@ def build(args):
                             **(dict(speed="32.0 GT/s PCIe", width=8) if idx in degraded
                                else {}), max_width=16)
                     continue
-                pci_dev(ep, 0x10de, 0x2342, 0x030200, numa,
-                        **(dict(speed="2.5 GT/s PCIe", width=1, max_speed="32.0 GT/s PCIe",
+                pci_dev(ep, 0x10de, GPU_IDS[args.gpu] if args.gpu == "gb200" else 0x2342,
+                        0x030200, numa, **(dict(speed="2.5 GT/s PCIe", width=1, max_speed="32.0 GT/s PCIe",
                                 max_width=16) if idx in degraded else {}))
                 continue
             if kind == "gpu" and args.gpu_cascade:
@@ -325,10 +372,11 @@ def build(args):
                 ep = f"{dn2}/{dom}:{b + stride - 1:02x}:00.0"
             if kind == "gpu":
                 if idx in degraded:
-                    pci_dev(ep, 0x10de, 0x2330, 0x030200, numa, speed="8.0 GT/s PCIe", width=8,
-                            max_speed="32.0 GT/s PCIe", max_width=16)
+                    pci_dev(ep, 0x10de, GPU_IDS[args.gpu], 0x030200, numa,
+                            speed="8.0 GT/s PCIe", width=8, max_speed="32.0 GT/s PCIe",
+                            max_width=16)
                 else:
-                    pci_dev(ep, 0x10de, 0x2330, 0x030200, numa)
+                    pci_dev(ep, 0x10de, GPU_IDS[args.gpu], 0x030200, numa)
             elif rail_name(args, idx) in missing:
                 continue  # fell off the bus: its slot is empty
             else:
@@ -489,6 +537,7 @@ def build(args):
 
     gid_tables(r, args)
     job_facts(r, args)
+    nvlink_fabric(r, args, gpu_bdfs)
     if args.mstconfig:
         mstconfig_tables(r, args)
     if args.lldp:
@@ -915,6 +964,18 @@ def main(argv=None):
                    help="each NIC below a root port of its own, on the NUMA node of the GPUs "
                         "it would have shared a switch with (GPU to NIC is NODE: PHB to NCCL, "
                         "no GPUDirect RDMA by default)")
+    p.add_argument("--gpu", choices=sorted(GPU_IDS), default="h100",
+                   help="the GPU model: h100 (10de:2330, default), b200 (10de:2901, HGX with "
+                        "a recorded NVLink fabric state) or gb200 (10de:2941, implies "
+                        "--grace: a GB200 NVL72 compute tray in one NVLink domain, with its "
+                        "fabric state and IMEX channel recorded)")
+    p.add_argument("--fabric-fault", action="append", metavar="GPU:FIELD=VALUE",
+                   help="in preflight/nvml/gpu_fabric, GPU's FIELD (state, status, clique, "
+                        "cluster, health, summary) reads VALUE, e.g. 0:clique=0")
+    p.add_argument("--imex-channel-mode", default="0666", metavar="OCTAL",
+                   help="with --gpu gb200: the mode of /dev/nvidia-caps-imex-channels/channel0")
+    p.add_argument("--no-imex-channel", action="store_true",
+                   help="with --gpu gb200: no IMEX channel device node")
     p.add_argument("--grace", action="store_true",
                    help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
                         "root port (10de:22b2); with --gpu-degraded-link its link reads "
@@ -1062,6 +1123,8 @@ def main(argv=None):
         p.error("--domain: 4 lower-case hex digits")
     if args.numa < 1 or args.gpus < 0 or args.nics < 0 or args.cpus_per_numa < 1:
         p.error("--numa and --cpus-per-numa must be >= 1, counts >= 0")
+    if args.gpu == "gb200":
+        args.grace = True  # a GB200 compute tray: two superchips' GPUs below Grace
     if os.path.exists(args.out) and os.listdir(args.out):
         p.error(f"{args.out}: not empty")
     os.makedirs(args.out, exist_ok=True)

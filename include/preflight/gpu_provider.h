@@ -10,6 +10,7 @@
 
 #include "preflight/check.h"
 #include "preflight/gpu.h"
+#include "preflight/gpu_fabric.h"
 
 /*
  * gpu_health and nvlink_links (issue 33 items 3 and 4): one NVML answer.
@@ -115,6 +116,16 @@ struct pf_gpu_provider {
 	 */
 	int (*nvml_nvlink)(const struct pf_ctx *ctx, const char *bdf, struct pf_nvml_nvlink *ret,
 			   char **ret_err);
+	/*
+	 * NVLink fabric (nvlink_fabric, src/facts/gpu_fabric.c).  The fabric
+	 * state of the GPU at @bdf as nvmlDeviceGetGpuFabricInfoV gives it
+	 * (v3, else v2): 0 and *ret (ret->supported false when NVML answers
+	 * NVML_ERROR_NOT_SUPPORTED: the GPU has no NVLink fabric), or -errno
+	 * with *ret_err (-ENOSYS: the driver's NVML lacks the call).
+	 * Recorded: <root>/preflight/nvml/gpu_fabric (gpu_fabric.h).
+	 */
+	int (*gpu_fabric)(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
+			  char **ret_err);
 };
 
 extern const struct pf_gpu_provider pf_gpu_live;
@@ -139,6 +150,10 @@ int pf_gpu_recorded_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
 /* The text of <root>/preflight/nvml/<bdf>/health and .../nvlink (caller frees). */
 char *pf_nvml_health_format(const struct pf_nvml_health *h);
 char *pf_nvml_nvlink_format(const struct pf_nvml_nvlink *l);
+int pf_gpu_live_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
+		       char **ret_err);
+int pf_gpu_recorded_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
+			   char **ret_err);
 
 /*
  * The CUDA table of ctx's GPU provider, cuInit, and the devices' BDFs in

@@ -8,6 +8,8 @@
 #ifndef PREFLIGHT_NVML_API_H
 #define PREFLIGHT_NVML_API_H
 
+#include <stddef.h>
+
 typedef unsigned int pf_nvmlReturn_t;
 typedef unsigned int pf_nvmlEnableState_t;
 typedef unsigned int pf_nvmlPageRetirementCause_t;
@@ -144,5 +146,57 @@ typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetNvLinkState_fn)(pf_nvmlDevice_t dev, u
 typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetNvLinkErrorCounter_fn)(
 	pf_nvmlDevice_t dev, unsigned int link, pf_nvmlNvLinkErrorCounter_t counter,
 	unsigned long long *value);
+
+/*
+ * NVLink fabric (issue 33): nvmlDeviceGetGpuFabricInfoV and its versioned
+ * struct, as NVML's nvml.h declares them (NVIDIA/go-nvml gen/nvml/nvml.h,
+ * "nvmlGpuFabricInfo_v3_t").  The caller sets .version; a driver that
+ * predates v3 answers NVML_ERROR_ARGUMENT_VERSION_MISMATCH and v2 is
+ * asked instead.  GPUs without an NVLink fabric answer
+ * NVML_ERROR_NOT_SUPPORTED.
+ */
+#define PF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
+#define PF_NVML_GPU_FABRIC_UUID_LEN 16
+
+#define PF_NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define PF_NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define PF_NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define PF_NVML_GPU_FABRIC_STATE_COMPLETED 3
+
+/* healthMask fields: shift and width of each (NVML_GPU_FABRIC_HEALTH_MASK_*). */
+#define PF_NVML_FABRIC_HEALTH_SHIFT_DEGRADED_BW 0
+#define PF_NVML_FABRIC_HEALTH_SHIFT_ROUTE_RECOVERY 2
+#define PF_NVML_FABRIC_HEALTH_SHIFT_ROUTE_UNHEALTHY 4
+#define PF_NVML_FABRIC_HEALTH_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define PF_NVML_FABRIC_HEALTH_SHIFT_INCORRECT_CONFIGURATION 8
+#define PF_NVML_FABRIC_HEALTH_WIDTH_INCORRECT_CONFIGURATION 0xf
+#define PF_NVML_FABRIC_HEALTH_SHIFT_PARTITION_ASSIGNED 12
+#define PF_NVML_FABRIC_HEALTH_WIDTH_2BIT 0x3
+
+/* healthSummary (v3 only). */
+#define PF_NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED 0
+#define PF_NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY 1
+#define PF_NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY 2
+#define PF_NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY 3
+
+/* nvmlGpuFabricInfo_v3_t; v2 is the same without healthSummary. */
+struct pf_nvml_gpu_fabric_info {
+	unsigned int version;
+	unsigned char cluster_uuid[PF_NVML_GPU_FABRIC_UUID_LEN];
+	pf_nvmlReturn_t status;  /* meaningful only when state is COMPLETED */
+	unsigned int clique_id;
+	unsigned char state;     /* PF_NVML_GPU_FABRIC_STATE_* */
+	unsigned int health_mask;
+	unsigned char health_summary;
+};
+
+/* NVML_STRUCT_VERSION(GpuFabricInfo, n): the struct's size | n << 24. */
+#define PF_NVML_GPU_FABRIC_INFO_V2 \
+	((unsigned int)(offsetof(struct pf_nvml_gpu_fabric_info, health_summary)) | (2u << 24))
+#define PF_NVML_GPU_FABRIC_INFO_V3 \
+	((unsigned int)sizeof(struct pf_nvml_gpu_fabric_info) | (3u << 24))
+
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetGpuFabricInfoV_fn)(
+	pf_nvmlDevice_t dev, struct pf_nvml_gpu_fabric_info *info);
 
 #endif

@@ -294,6 +294,7 @@ const struct pf_gpu_provider pf_gpu_live = {
 	.nccl_version = pf_gpu_live_nccl_version,
 	.nvml_health = pf_gpu_live_nvml_health,
 	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
+	.gpu_fabric = pf_gpu_live_fabric,
 };
 
 const struct pf_gpu_provider pf_gpu_recorded = {
@@ -307,6 +308,7 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.nccl_version = recorded_nccl_version,
 	.nvml_health = pf_gpu_recorded_nvml_health,
 	.nvml_nvlink = pf_gpu_recorded_nvml_nvlink,
+	.gpu_fabric = pf_gpu_recorded_fabric,
 };
 
 static int none_table(char **ret_err)
@@ -363,6 +365,12 @@ static int none_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf, struct pf
 	return none_table(ret_err);
 }
 
+static int none_gpu_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
+			   char **ret_err)
+{
+	return none_table(ret_err);
+}
+
 const struct pf_gpu_provider pf_gpu_none = {
 	.cuda = none_cuda,
 	.nvml = none_nvml,
@@ -374,6 +382,7 @@ const struct pf_gpu_provider pf_gpu_none = {
 	.nccl_version = none_nccl_version,
 	.nvml_health = none_nvml_health,
 	.nvml_nvlink = none_nvml_nvlink,
+	.gpu_fabric = none_gpu_fabric,
 };
 
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,

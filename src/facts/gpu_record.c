@@ -12,6 +12,8 @@
  *   preflight/nvml/<bdf>/nvlink       NVLink states and error counters (nvlink_links)
  *   preflight/ls/dev/.ls              `ls -ln /dev`, its nvidia* entries only
  *   preflight/ls/dev/nvidia-caps      `ls -ln /dev/nvidia-caps`
+ *   preflight/nvml/gpu_fabric         NVLink fabric state per GPU (gpu_fabric.h)
+ *   preflight/ls/dev/nvidia-caps-imex-channels  `ls -ln` of the IMEX channels
  *
  * Live, the CUDA attributes initialise CUDA in this process, and the NCCL
  * version loads libnccl.so.2 in it.
@@ -21,6 +23,7 @@
 
 #include "preflight/gpu_provider.h"
 #include "preflight/job.h"
+#include "preflight/providers.h"
 #include "preflight/node.h"
 #include "record.h"
 
@@ -193,6 +196,58 @@ static int gpu_health_facts(struct pf_record *rec, const struct pf_node *node)
 	return r;
 }
 
+/*
+ * preflight/nvml/gpu_fabric: one line per GPU NVML answered for
+ * (pf_gpu_fabric_format), the NVLink fabric state nvlink_fabric judges.
+ */
+static int gpu_fabric_fact(struct pf_record *rec, const struct pf_node *node)
+{
+	static const char path[] = "preflight/nvml/gpu_fabric";
+	pf_autofree char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = pf_record_text(&buf, &len);
+
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
+		struct pf_gpu_fabric fab;
+		char line[PF_GPU_FABRIC_LINE_MAX], *why = NULL;
+		int r = rec->ctx->prov->gpu->gpu_fabric(rec->ctx, bdf, &fab, &why);
+
+		if (r < 0) {
+			gpu_fact(rec, rel, r, why, NULL); /* skips it, or nothing to record */
+			continue;
+		}
+		free(why);
+		pf_gpu_fabric_format(bdf, &fab, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+		n++;
+	}
+	fclose(f);
+	return n ? rec->put(rec, path, buf, len) : 0;
+}
+
+/* preflight/ls/dev/nvidia-caps-imex-channels: no directory is a fact, an empty listing. */
+static int imex_channels_fact(struct pf_record *rec)
+{
+	static const char dir[] = "/dev/nvidia-caps-imex-channels";
+	const struct pf_ctx *ctx = rec->ctx;
+	struct pf_devnodes d = { 0 };
+	pf_autofree char *text = NULL;
+	int r = ctx->prov->devnodes(ctx, dir, &d);
+
+	if (r == -ENOENT && pf_prov_can(ctx, PF_PROV_NODE))
+		r = 0;
+	if (r >= 0)
+		text = pf_format_ls_ln(&d);
+	pf_devnodes_release(&d);
+	if (!pf_record_answer(rec, "preflight/ls/dev/nvidia-caps-imex-channels", r))
+		return 0;
+	r = rec->mkdirs(rec, "preflight/ls/dev");
+	return r < 0 ? r : pf_record_put_text(rec, "preflight/ls/dev/nvidia-caps-imex-channels",
+					      text);
+}
+
 static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 {
 	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
@@ -214,6 +269,12 @@ static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 		r = nccl_version_fact(rec);
 	if (r >= 0)
 		r = gpu_health_facts(rec, node);
+	if (r >= 0)
+		r = rec->mkdirs(rec, "preflight/nvml");
+	if (r >= 0)
+		r = gpu_fabric_fact(rec, node);
+	if (r >= 0)
+		r = imex_channels_fact(rec);
 	return r;
 }
 

@@ -155,6 +155,24 @@ EQ(NVML_ERROR_LIB_RM_VERSION_MISMATCH, PF_NVML_ERROR_LIB_RM_VERSION_MISMATCH);
 EQ(NVML_FEATURE_ENABLED, PF_NVML_FEATURE_ENABLED);
 EQ(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
    PF_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+/* NVLink fabric (nvlink_fabric): headers from driver 550 on declare v3 */
+#ifdef nvmlGpuFabricInfo_v3
+FN_OK(nvmlDeviceGetGpuFabricInfoV, pf_nvmlDeviceGetGpuFabricInfoV_fn);
+EQ(nvmlGpuFabricInfo_v3, PF_NVML_GPU_FABRIC_INFO_V3);
+EQ(nvmlGpuFabricInfo_v2, PF_NVML_GPU_FABRIC_INFO_V2);
+EQ(NVML_ERROR_ARGUMENT_VERSION_MISMATCH, PF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+EQ(NVML_GPU_FABRIC_STATE_COMPLETED, PF_NVML_GPU_FABRIC_STATE_COMPLETED);
+EQ(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION,
+   PF_NVML_FABRIC_HEALTH_SHIFT_INCORRECT_CONFIGURATION);
+EQ(NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED, PF_NVML_FABRIC_HEALTH_SHIFT_PARTITION_ASSIGNED);
+_Static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == sizeof(struct pf_nvml_gpu_fabric_info),
+	       "nvmlGpuFabricInfo_v3_t size");
+_Static_assert(offsetof(nvmlGpuFabricInfo_v3_t, cliqueId) ==
+	       offsetof(struct pf_nvml_gpu_fabric_info, clique_id), "nvmlGpuFabricInfo_v3_t.cliqueId");
+_Static_assert(offsetof(nvmlGpuFabricInfo_v3_t, healthMask) ==
+	       offsetof(struct pf_nvml_gpu_fabric_info, health_mask),
+	       "nvmlGpuFabricInfo_v3_t.healthMask");
+#endif
 #endif
 
 #define XSTR(x) STR(x)

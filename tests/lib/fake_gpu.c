@@ -64,6 +64,9 @@ void pf_fake_gpu_reset(int n, const char *const *bdfs)
 	}
 	pf_fake.arch = PF_NVML_DEVICE_ARCH_HOPPER;
 	pf_fake.nvlinks = 18;
+	for (int i = 0; i < PF_FAKE_MAX; i++)
+		pf_fake.fabric_rc[i] = PF_NVML_ERROR_NOT_SUPPORTED; /* a PCIe-only GPU */
+	pf_fake.fabric_max_version = 3;
 	current = NULL;
 }
 
@@ -651,6 +654,51 @@ static pf_nvmlReturn_t f_nvmlDeviceGetNvLinkErrorCounter(pf_nvmlDevice_t d, unsi
 	return PF_NVML_SUCCESS;
 }
 
+/*
+ * nvmlDeviceGetGpuFabricInfoV as the driver answers: the version field
+ * checked first (ARGUMENT_VERSION_MISMATCH for one it does not know), then
+ * NOT_SUPPORTED on a GPU without a fabric, and a v2 caller's struct filled
+ * only up to healthMask.
+ */
+static pf_nvmlReturn_t f_nvmlDeviceGetGpuFabricInfoV(pf_nvmlDevice_t d,
+						     struct pf_nvml_gpu_fabric_info *info)
+{
+	int i = nvml_index(d);
+	unsigned int want = info->version;
+	struct pf_nvml_gpu_fabric_info v = pf_fake.fabric[i];
+
+	if (want != PF_NVML_GPU_FABRIC_INFO_V3 && want != PF_NVML_GPU_FABRIC_INFO_V2)
+		return PF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if ((want >> 24) > pf_fake.fabric_max_version)
+		return PF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if (pf_fake.fabric_rc[i] != PF_NVML_SUCCESS)
+		return pf_fake.fabric_rc[i];
+	v.version = want;
+	if (want == PF_NVML_GPU_FABRIC_INFO_V2)
+		memcpy(info, &v, offsetof(struct pf_nvml_gpu_fabric_info, health_summary));
+	else
+		*info = v;
+	return PF_NVML_SUCCESS;
+}
+
+void pf_fake_gpu_fabric_healthy(void)
+{
+	for (int i = 0; i < PF_FAKE_MAX; i++) {
+		struct pf_nvml_gpu_fabric_info *f = &pf_fake.fabric[i];
+
+		pf_fake.fabric_rc[i] = PF_NVML_SUCCESS;
+		*f = (struct pf_nvml_gpu_fabric_info){
+			.state = PF_NVML_GPU_FABRIC_STATE_COMPLETED,
+			.status = PF_NVML_SUCCESS,
+			.clique_id = 1,
+			.health_mask = 0x1aa,
+			.health_summary = PF_NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY,
+		};
+		for (int k = 0; k < PF_NVML_GPU_FABRIC_UUID_LEN; k++)
+			f->cluster_uuid[k] = (unsigned char)(0x10 + k);
+	}
+}
+
 static const struct pf_nvml_table fake_nvml = {
 	.nvmlInit = f_nvmlInit,
 	.nvmlShutdown = f_nvmlShutdown,
@@ -673,6 +721,7 @@ static const struct pf_nvml_table fake_nvml = {
 	.nvmlDeviceGetArchitecture = f_nvmlDeviceGetArchitecture,
 	.nvmlDeviceGetNvLinkState = f_nvmlDeviceGetNvLinkState,
 	.nvmlDeviceGetNvLinkErrorCounter = f_nvmlDeviceGetNvLinkErrorCounter,
+	.nvmlDeviceGetGpuFabricInfoV = f_nvmlDeviceGetGpuFabricInfoV,
 };
 
 /* The provider */
@@ -695,8 +744,16 @@ static int fake_cuda_load(const struct pf_ctx *ctx, const struct pf_cuda_table *
 static int fake_nvml_load(const struct pf_ctx *ctx, const struct pf_nvml_table **ret,
 			  char **ret_err)
 {
+	static struct pf_nvml_table old_driver;
+
 	if (pf_fake.nvml_load)
 		return load_err(pf_fake.nvml_load, "libnvidia-ml.so.1", ret_err);
+	if (pf_fake.no_fabric_sym) {
+		old_driver = fake_nvml;
+		old_driver.nvmlDeviceGetGpuFabricInfoV = NULL;
+		*ret = &old_driver;
+		return 0;
+	}
 	*ret = &fake_nvml;
 	return 0;
 }
@@ -740,6 +797,7 @@ const struct pf_gpu_provider pf_fake_gpu_provider = {
 	/* the live implementations over the fake NVML table */
 	.nvml_health = pf_gpu_live_nvml_health,
 	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
+	.gpu_fabric = pf_gpu_live_fabric, /* over the fake NVML table */
 };
 
 const struct pf_providers *pf_fake_providers(void)

@@ -62,6 +62,17 @@ struct pf_fake_gpu {
 	unsigned long long link_err_step;  /* added to link 0's counters at each read (live window) */
 	unsigned int link_err_step_mask;   /* the counters it grows (1 << NVML_NVLINK_ERROR_DL_*); 0: all */
 	pf_nvmlReturn_t link_err_ret;
+	/*
+	 * NVLink fabric (nvmlDeviceGetGpuFabricInfoV): fabric_rc is what the
+	 * call returns (NVML_SUCCESS, or NOT_SUPPORTED as on a GPU without a
+	 * fabric); fabric_max_version is the newest struct the fake driver
+	 * knows (2: a v3 request gets ARGUMENT_VERSION_MISMATCH, as 535 does);
+	 * no_fabric_sym: the symbol is absent (drivers before 535).
+	 */
+	pf_nvmlReturn_t fabric_rc[PF_FAKE_MAX];
+	struct pf_nvml_gpu_fabric_info fabric[PF_FAKE_MAX];
+	unsigned int fabric_max_version;
+	bool no_fabric_sym;
 	/* other facts */
 	const char *kmsg;                 /* NULL: -EPERM as for a non-root user */
 	int verbs_dmabuf;                 /* 1, 0 or -errno */
@@ -76,6 +87,13 @@ extern const struct pf_gpu_provider pf_fake_gpu_provider;
  * persistence on, no retired pages, DMA-BUF supported, 100 GB/s algbw.
  */
 void pf_fake_gpu_reset(int n, const char *const *bdfs);
+/*
+ * Every GPU a healthy member of one NVLink domain (GB200 NVL72): state
+ * completed, status success, clique 1, one non-zero cluster UUID, health
+ * mask 0x1aa (no degradation, routes healthy, configuration correct),
+ * summary healthy.  pf_fake_gpu_reset() leaves fabric NOT_SUPPORTED.
+ */
+void pf_fake_gpu_fabric_healthy(void);
 
 /* The recorded providers with the fake GPU provider (static storage). */
 const struct pf_providers *pf_fake_providers(void);

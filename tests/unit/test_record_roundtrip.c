@@ -259,6 +259,19 @@ static int fake_nccl_version(const struct pf_ctx *ctx, char **ret_err)
 	return 22703; /* 2.27.3 */
 }
 
+/* NVLink fabric: the first GPU (bus below 0x18) in clique 7, the others without a fabric. */
+static int fake_gpu_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
+			   char **ret_err)
+{
+	*ret = (struct pf_gpu_fabric){ 0 };
+	if (strtoul(bdf + 5, NULL, 16) >= 0x18)
+		return 0;
+	*ret = (struct pf_gpu_fabric){ .supported = true, .version = 3, .state = 3, .clique_id = 7,
+				       .health_mask = 0x1aa, .health_summary = 1 };
+	ret->cluster_uuid[0] = 0xab;
+	return 0;
+}
+
 static const struct pf_providers *fake_live(void)
 {
 	static struct pf_gpu_provider g;
@@ -270,6 +283,7 @@ static const struct pf_providers *fake_live(void)
 	g.cuda_dmabuf = fake_cuda_dmabuf;
 	g.cuda_gdr = fake_cuda_gdr;
 	g.nccl_version = fake_nccl_version;
+	g.gpu_fabric = fake_gpu_fabric;
 	p = pf_providers_none;
 	p.name = "fake-live";
 	p.gpu = &g;
@@ -494,8 +508,25 @@ static void test_gpu_facts(void **state)
 		pf_node_free(node);
 		assert_int_equal(g->cuda_dmabuf(&t.back, bdf, &err), 1);
 		assert_int_equal(g->cuda_gdr(&t.back, bdf, &err), 0);
+		{
+			struct pf_gpu_fabric live, back;
+
+			fake_gpu_fabric(NULL, bdf, &live, NULL);
+			assert_int_equal(g->gpu_fabric(&t.back, bdf, &back, &err), 0);
+			assert_memory_equal(&live, &back, sizeof(live));
+		}
 	}
 	assert_int_equal(g->nccl_version(&t.back, &err), 22703);
+	{
+		struct pf_devnodes d = { 0 };
+
+		/* the IMEX channel listing, as `ls -ln` */
+		assert_int_equal(pf_providers_recorded.devnodes(&t.back, "/dev/nvidia-caps-imex-channels",
+								&d), 0);
+		assert_int_equal(d.n, 2);
+		assert_string_equal(d.v[0].name, "uverbs0");
+		pf_devnodes_release(&d);
+	}
 	trip_close(&t);
 }
 
