@@ -254,8 +254,10 @@ static void judge_imex_channels(const struct pf_ctx *ctx, struct pf_result *res)
 	if (!n) {
 		f = pf_add(res, PF_STATUS_FAIL, IMEX_DIR, "no IMEX channel device: NCCL's "
 			   "multi-node NVLink fails with CUDA error 800 'operation not permitted'");
-		pf_remedy(f, "create channel 0: load nvidia with NVreg_CreateImexChannel0=1, or "
-			  "nvidia-modprobe -i 0:1; check that the nvidia-imex service runs");
+		pf_remedy(f, "create channel 0: 'options nvidia NVreg_CreateImexChannel0=1' in "
+			  "/etc/modprobe.d (channels do not survive a reboot), or mknod "
+			  IMEX_DIR "/channel0 c <major of nvidia-caps-imex-channels in "
+			  "/proc/devices> 0");
 		pf_code(f, 8);
 	} else if (!ok && known) {
 		f = pf_add(res, PF_STATUS_FAIL, IMEX_DIR, "%zu IMEX channel%s, none openable for "
