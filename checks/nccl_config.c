@@ -70,6 +70,7 @@ static const char *const judged[] = {
 	"NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE",     "NCCL_DMABUF_ENABLE",
 	"NCCL_NET",           "NCCL_NET_PLUGIN",     "NCCL_IB_ADDR_RANGE",
 	"NCCL_SOCKET_FAMILY", "NCCL_NET_GDR_C2C",
+	"NCCL_MNNVL_ENABLE", /* judged against the NVLink fabric (judge_mnnvl) */
 };
 
 struct state {
@@ -1371,6 +1372,86 @@ static void report_config(struct state *st)
 		pf_obs_num(f, "job_uid", st->job.user.uid);
 }
 
+/* --- NCCL_MNNVL_ENABLE against the NVLink fabric (issue 33) ---------------- */
+
+/*
+ * Whether every GPU is ready for multi-node NVLink as NCCL's checkMNNVL
+ * (src/init.cc) tests it: fabric state completed and a non-zero cluster
+ * UUID on each.  1 ready, 0 not (@why names the first GPU and why),
+ * -1 unknown (the fabric state not queried or not recorded).
+ */
+static int mnnvl_ready(const struct state *st, char *why, size_t len)
+{
+	for (size_t i = 0; i < st->node->n_gpus; i++) {
+		const char *bdf = st->node->pci[st->node->gpus[i].pci].bdf;
+		struct pf_gpu_fabric fab;
+		pf_autofree char *err = NULL;
+
+		if (st->ctx->prov->gpu->gpu_fabric(st->ctx, bdf, &fab, &err) < 0) {
+			snprintf(why, len, "%s: %s", bdf, err ? err : "fabric state unknown");
+			return -1;
+		}
+		if (!fab.supported) {
+			snprintf(why, len, "%s has no NVLink fabric (NVML_ERROR_NOT_SUPPORTED)", bdf);
+			return 0;
+		}
+		if (fab.state != PF_NVML_GPU_FABRIC_STATE_COMPLETED) {
+			snprintf(why, len, "%s's fabric registration is %s", bdf,
+				 pf_gpu_fabric_state_name(fab.state));
+			return 0;
+		}
+		if (pf_gpu_fabric_uuid_zero(&fab)) {
+			snprintf(why, len, "%s's cluster UUID is zero (no NVLink domain)", bdf);
+			return 0;
+		}
+	}
+	snprintf(why, len, "every GPU completed in an NVLink domain");
+	return 1;
+}
+
+/*
+ * NCCL_MNNVL_ENABLE (NCCL_PARAM MNNVLEnable, default 2: auto): 1 makes a
+ * multi-node communicator fail ("MNNVL is not supported on this system")
+ * when the fabric is not ready; 0 turns a ready domain's NVLink between
+ * trays off (traffic goes over the network).  Unset or 2: NCCL decides,
+ * nothing to judge.
+ */
+static void judge_mnnvl(struct state *st)
+{
+	const char *v = value(st, "NCCL_MNNVL_ENABLE");
+	struct pf_finding *f;
+	char why[192];
+	long long n;
+	int ready;
+
+	if (!v)
+		return;
+	n = nccl_int(v);
+	if (n != 0 && n != 1)
+		return;
+	ready = mnnvl_ready(st, why, sizeof(why));
+	if (ready < 0) {
+		var_finding(st, PF_STATUS_SKIP, "NCCL_MNNVL_ENABLE", "the NVLink fabric state is "
+			    "unknown (%s): not judged", why);
+	} else if (n == 1 && !ready) {
+		f = var_finding(st, PF_STATUS_FAIL, "NCCL_MNNVL_ENABLE", "multi-node NVLink forced "
+				"on, but %s: a multi-node communicator fails with 'MNNVL is not "
+				"supported on this system'", why);
+		pf_remedy(f, "unset NCCL_MNNVL_ENABLE (NCCL then decides), or fix the fabric as "
+			  "nvlink_fabric says");
+		pf_code(f, 101);
+	} else if (n == 0 && ready) {
+		f = var_finding(st, PF_STATUS_WARN, "NCCL_MNNVL_ENABLE", "multi-node NVLink off "
+				"although %s: traffic between trays goes over the network", why);
+		pf_remedy(f, "unset NCCL_MNNVL_ENABLE unless it works around a known NCCL problem "
+			  "(e.g. NVIDIA/nccl#2186)");
+		pf_code(f, 102);
+	} else {
+		var_finding(st, PF_STATUS_PASS, "NCCL_MNNVL_ENABLE", "%s, as the fabric allows (%s)",
+			    n ? "on" : "off", why);
+	}
+}
+
 static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	struct state st = { .ctx = ctx, .cfg = config, .node = ctx->node, .res = res };
@@ -1393,6 +1474,7 @@ static int nccl_config_run(const struct pf_ctx *ctx, const void *config, struct 
 	judge_socket(&st);
 	judge_topo(&st);
 	judge_devnodes(&st);
+	judge_mnnvl(&st);
 	for (size_t i = 0; i < res->n_findings; i++)
 		if (res->findings[i].status != PF_STATUS_SKIP)
 			worst = pf_status_worst(worst, res->findings[i].status);
@@ -1430,6 +1512,8 @@ static const struct pf_code nccl_config_codes[] = {
 	{ 23, PF_ACTION_RECONFIGURE, "the job's user cannot open a device node for reading and writing" },
 	{ 24, PF_ACTION_RELOAD_DRIVER, "an RDMA device has no uverbs device: ib_uverbs is not loaded or did not register it" },
 	{ 25, PF_ACTION_RECONFIGURE, "an nccl.conf line sets nothing NCCL reads" },
+	{ 101, PF_ACTION_RECONFIGURE, "NCCL_MNNVL_ENABLE=1 where the NVLink fabric is not ready" },
+	{ 102, PF_ACTION_RECONFIGURE, "NCCL_MNNVL_ENABLE=0 on a ready multi-node NVLink domain" },
 	{ 0 },
 };
 
@@ -1442,10 +1526,12 @@ const struct pf_check pf_check_nccl_config = {
 		 "gid_attrs/types/<i>}; /sys/class/net/<if>/operstate; NCCL_TOPO_FILE; "
 		 "/sys/module/{nvidia_peermem,nv_peer_mem}; /sys/class/infiniband_verbs/*/ibdev; "
 		 "/dev/infiniband (modes, owners) and the job's user (SLURM_JOB_UID or the real "
-		 "uid)",
+		 "uid); with NCCL_MNNVL_ENABLE set, each GPU's NVLink fabric state "
+		 "(nvmlDeviceGetGpuFabricInfoV, <root>/preflight/nvml/gpu_fabric)",
 	.params = nccl_config_params,
 	.codes = nccl_config_codes,
 	.cfg_size = sizeof(struct nccl_config_cfg),
+	.codes = nccl_config_codes,
 	.timeout_s = 15,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,
 	.run = nccl_config_run,

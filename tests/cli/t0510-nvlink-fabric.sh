@@ -5,7 +5,8 @@
 # an error status, a named health fault and a missing IMEX channel each
 # fail with their code; an H100 root without the fact skips naming the
 # query; an HGX B200 passes without a domain and fails under the
-# gb200-nvl72 profile; a snapshot of a failing root gives the same verdict.
+# gb200-nvl72 profile; a snapshot of a failing root gives the same verdict;
+# nccl_config judges NCCL_MNNVL_ENABLE against the same fabric facts.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -77,5 +78,24 @@ pf --no-config --root "$T/b200" --only nvlink_fabric --format json
 expect_rc 0 "HGX B200: registered, no domain required"
 pf --no-config --root "$T/b200" --profile gb200-nvl72 --only nvlink_fabric --format json
 expect_rc 1 "the gb200-nvl72 profile requires a domain"
+
+# NCCL_MNNVL_ENABLE in nccl_config, against the same fabric facts
+gen_root "$T/mnnvl-bad" --gpu gb200 --gpus 4 --nics 4 --fabric-fault 1:state=2 \
+	--nccl-env NCCL_MNNVL_ENABLE=1
+pf --no-config --root "$T/mnnvl-bad" --only nccl_config --format json
+[ "$(code NCCL_MNNVL_ENABLE)" = PF-NCCL-CONFIG-101 ] && ok "MNNVL forced on a fabric in progress: 101" ||
+	not_ok "MNNVL=1, not ready: $(status NCCL_MNNVL_ENABLE) $(code NCCL_MNNVL_ENABLE)"
+gen_root "$T/mnnvl-off" --gpu gb200 --gpus 4 --nics 4 --nccl-env NCCL_MNNVL_ENABLE=0
+pf --no-config --root "$T/mnnvl-off" --only nccl_config --format json
+[ "$(status NCCL_MNNVL_ENABLE)" = warn ] && [ "$(code NCCL_MNNVL_ENABLE)" = PF-NCCL-CONFIG-102 ] &&
+	ok "MNNVL off on a ready domain: warn 102" || not_ok "MNNVL=0: $(status NCCL_MNNVL_ENABLE)"
+gen_root "$T/mnnvl-on" --gpu gb200 --gpus 4 --nics 4 --nccl-env NCCL_MNNVL_ENABLE=1
+pf --no-config --root "$T/mnnvl-on" --only nccl_config --format json
+[ "$(status NCCL_MNNVL_ENABLE)" = pass ] && ok "MNNVL on a ready domain: pass" ||
+	not_ok "MNNVL=1 ready: $(status NCCL_MNNVL_ENABLE)"
+gen_root "$T/mnnvl-h100" --gpus 2 --nics 2 --nccl-env NCCL_MNNVL_ENABLE=1
+pf --no-config --root "$T/mnnvl-h100" --only nccl_config --format json
+[ "$(status NCCL_MNNVL_ENABLE)" = skip ] && ok "MNNVL, fabric not recorded: skip" ||
+	not_ok "MNNVL h100: $(status NCCL_MNNVL_ENABLE)"
 
 done_testing
