@@ -14,7 +14,11 @@
  *   PR #506: a GB200 node passed with "Insufficient Resources" and clique 0).
  * A GPU whose NVML answers NVML_ERROR_NOT_SUPPORTED has no NVLink fabric:
  * a skip naming the query, never a fail.
- * In a domain, /dev/nvidia-caps-imex-channels/channel* present and
+ * In a domain, on each registered GPU, the fabric-handle probe
+ * (ctx->prov->gpu->cuda_fabric_handle: cuMemCreate with
+ * CU_MEM_HANDLE_TYPE_FABRIC, export, import back; recorded:
+ * <root>/preflight/cuda/fabric_handle), and
+ * /dev/nvidia-caps-imex-channels/channel* present and
  * openable by the job's user (ctx->prov->devnodes, as nccl_config judges
  * /dev/infiniband): without one NCCL fails with CUDA error 800 "operation
  * not permitted" when it imports a fabric handle.
@@ -188,6 +192,40 @@ static void judge_gpu(struct pf_result *res, const char *bdf, const struct pf_gp
 	observe(f, fab);
 }
 
+/*
+ * In a domain, the fabric-handle probe on a GPU registered in the fabric:
+ * CUDA's attribute can say supported while the export or import fails
+ * (no IMEX channel, the IMEX daemon down), which is what NCCL then hits.
+ */
+static void judge_fabric_handle(const struct pf_ctx *ctx, const char *bdf, struct pf_result *res)
+{
+	pf_autofree char *why = NULL;
+	struct pf_finding *f;
+	char subject[48];
+	int r = ctx->prov->gpu->cuda_fabric_handle(ctx, bdf, &why);
+
+	snprintf(subject, sizeof(subject), "%s fabric handle", bdf);
+	if (r == 1) {
+		pf_add(res, PF_STATUS_PASS, subject, "cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC, "
+		       "exported and imported back");
+	} else if (r == 0) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_"
+			   "SUPPORTED is 0: NCCL cannot use multi-node NVLink from this GPU");
+		pf_remedy(f, "a driver with fabric handles (CUDA 12.4+ on GB200), and the IMEX "
+			  "service (nvidia-imex) running");
+		pf_code(f, 10);
+	} else if (r == -EIO) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "the fabric-handle probe failed: %s", why);
+		pf_remedy(f, "CUDA_ERROR_NOT_PERMITTED: no IMEX channel the process can open, or "
+			  "the nvidia-imex service is not running (systemctl status nvidia-imex; "
+			  "nvidia-imex-ctl -N)");
+		pf_code(f, 11);
+	} else {
+		pf_add(res, PF_STATUS_SKIP, subject, "fabric-handle probe not run: %s",
+		       why ? why : strerror(-r));
+	}
+}
+
 static void gpu_fabric(const struct pf_ctx *ctx, const char *bdf, bool domain,
 		       struct pf_result *res, struct tally *t)
 {
@@ -223,6 +261,8 @@ static void gpu_fabric(const struct pf_ctx *ctx, const char *bdf, bool domain,
 	}
 	t->fabric++;
 	judge_gpu(res, bdf, &fab, domain, t);
+	if (domain && fab.state == PF_NVML_GPU_FABRIC_STATE_COMPLETED)
+		judge_fabric_handle(ctx, bdf, res);
 }
 
 /* /dev/nvidia-caps-imex-channels/channel*: present, openable by the job's user. */
@@ -316,6 +356,8 @@ static const struct pf_code nvlink_fabric_codes[] = {
 	{ 7, PF_ACTION_RELOAD_DRIVER, "a GPU expected in an NVLink domain reports no fabric support" },
 	{ 8, PF_ACTION_RECONFIGURE, "no IMEX channel device node" },
 	{ 9, PF_ACTION_RECONFIGURE, "no IMEX channel the job's user can open" },
+	{ 10, PF_ACTION_RELOAD_DRIVER, "in an NVLink domain, CUDA reports no fabric-handle support" },
+	{ 11, PF_ACTION_RECONFIGURE, "the fabric-handle probe (create, export, import) failed" },
 	{ 0 },
 };
 
@@ -324,7 +366,8 @@ const struct pf_check pf_check_nvlink_fabric = {
 	.summary = "NVLink fabric ready: registration, health, clique and cluster, IMEX channels",
 	.tags = "gpu,nvlink,static",
 	.reads = "node inventory (PCI), nvmlDeviceGetGpuFabricInfoV "
-		 "(<root>/preflight/nvml/gpu_fabric), " IMEX_DIR " (<root>/preflight/ls" IMEX_DIR
+		 "(<root>/preflight/nvml/gpu_fabric), in a domain libcuda.so.1's fabric-handle "
+		 "probe (<root>/preflight/cuda/fabric_handle), " IMEX_DIR " (<root>/preflight/ls" IMEX_DIR
 		 "), the job's user (<root>/preflight/job_user)",
 	.params = nvlink_fabric_params,
 	.codes = nvlink_fabric_codes,

@@ -166,8 +166,8 @@ NVL72_CLIQUE = 32766
 
 def nvlink_fabric(r, args, gpu_bdfs):
     """preflight/nvml/gpu_fabric as preflight snapshot writes it (one line per GPU,
-    include/preflight/gpu_fabric.h), and for an NVLink domain (gb200) the IMEX channel
-    listing; --fabric-fault GPU:FIELD=VALUE changes one field of GPU's line."""
+    include/preflight/gpu_fabric.h), and for an NVLink domain (gb200) the fabric-handle
+    probe (preflight/cuda/fabric_handle) and the IMEX channel listing; --fabric-fault GPU:FIELD=VALUE changes one field of GPU's line."""
     if args.gpu == "h100" and not args.fabric_fault:
         return
     faults = {}
@@ -194,6 +194,12 @@ def nvlink_fabric(r, args, gpu_bdfs):
                      f"cluster={f['cluster']} health={f['health']} summary={f['summary']}")
     r.write("/preflight/nvml/gpu_fabric", "\n".join(lines) + "\n")
     if args.gpu == "gb200":
+        probe = []
+        for i, bdf in enumerate(gpu_bdfs):
+            probe.append(f"{bdf} failed cuMemImportFromShareableHandle(CU_MEM_HANDLE_TYPE_FABRIC): "
+                         "CUDA_ERROR_NOT_PERMITTED (operation not permitted)"
+                         if i in (args.fabric_handle_fail or []) else f"{bdf} ok")
+        r.write("/preflight/cuda/fabric_handle", "\n".join(probe) + "\n")
         mode = int(args.imex_channel_mode, 8)
         rwx = "".join(c if mode & (1 << (8 - j)) else "-" for j, c in enumerate("rwxrwxrwx"))
         r.write("/preflight/ls/dev/nvidia-caps-imex-channels",
@@ -972,6 +978,9 @@ def main(argv=None):
     p.add_argument("--fabric-fault", action="append", metavar="GPU:FIELD=VALUE",
                    help="in preflight/nvml/gpu_fabric, GPU's FIELD (state, status, clique, "
                         "cluster, health, summary) reads VALUE, e.g. 0:clique=0")
+    p.add_argument("--fabric-handle-fail", type=int, action="append", metavar="GPU",
+                   help="with --gpu gb200: GPU's fabric-handle probe failed on the import "
+                        "(preflight/cuda/fabric_handle), as without an IMEX channel")
     p.add_argument("--imex-channel-mode", default="0666", metavar="OCTAL",
                    help="with --gpu gb200: the mode of /dev/nvidia-caps-imex-channels/channel0")
     p.add_argument("--no-imex-channel", action="store_true",

@@ -74,4 +74,55 @@ typedef pf_CUresult (*pf_cuEventRecord_fn)(pf_CUevent event, pf_CUstream stream)
 typedef pf_CUresult (*pf_cuEventSynchronize_fn)(pf_CUevent event);
 typedef pf_CUresult (*pf_cuEventElapsedTime_fn)(float *ms, pf_CUevent start, pf_CUevent end);
 
+/*
+ * Virtual memory management and fabric handles (nvlink_fabric's probe, as
+ * NCCL checks multi-node NVLink): cuda.h's CUmemAllocationProp,
+ * CUmemFabricHandle and CU_MEM_HANDLE_TYPE_FABRIC (CUDA 12.3+ drivers).
+ */
+typedef unsigned long long pf_CUmemGenericAllocationHandle;
+
+#define PF_CUDA_ERROR_NOT_PERMITTED 800
+#define PF_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED 128
+#define PF_CU_MEM_ALLOCATION_TYPE_PINNED 0x1
+#define PF_CU_MEM_LOCATION_TYPE_DEVICE 0x1
+#define PF_CU_MEM_HANDLE_TYPE_FABRIC 0x8
+#define PF_CU_MEM_ALLOC_GRANULARITY_MINIMUM 0x0
+
+struct pf_cu_mem_location {
+	unsigned int type;  /* PF_CU_MEM_LOCATION_TYPE_* */
+	int id;             /* device ordinal */
+};
+
+/* CUmemAllocationProp (v1). */
+struct pf_cu_mem_allocation_prop {
+	unsigned int type;                   /* PF_CU_MEM_ALLOCATION_TYPE_* */
+	unsigned int requested_handle_types; /* PF_CU_MEM_HANDLE_TYPE_* */
+	struct pf_cu_mem_location location;
+	void *win32_handle_meta_data;
+	struct {
+		unsigned char compression_type;
+		unsigned char gpu_direct_rdma_capable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} alloc_flags;
+};
+
+/* CUmemFabricHandle: 64 opaque bytes. */
+struct pf_cu_mem_fabric_handle {
+	unsigned char data[64];
+};
+
+typedef pf_CUresult (*pf_cuMemGetAllocationGranularity_fn)(
+	size_t *granularity, const struct pf_cu_mem_allocation_prop *prop, unsigned int option);
+typedef pf_CUresult (*pf_cuMemCreate_fn)(pf_CUmemGenericAllocationHandle *handle, size_t size,
+					  const struct pf_cu_mem_allocation_prop *prop,
+					  unsigned long long flags);
+typedef pf_CUresult (*pf_cuMemRelease_fn)(pf_CUmemGenericAllocationHandle handle);
+typedef pf_CUresult (*pf_cuMemExportToShareableHandle_fn)(void *shareable,
+							   pf_CUmemGenericAllocationHandle handle,
+							   unsigned int handle_type,
+							   unsigned long long flags);
+typedef pf_CUresult (*pf_cuMemImportFromShareableHandle_fn)(
+	pf_CUmemGenericAllocationHandle *handle, void *os_handle, unsigned int handle_type);
+
 #endif

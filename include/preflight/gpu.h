@@ -52,6 +52,12 @@ struct pf_cuda_table {
 	pf_cuEventRecord_fn cuEventRecord;
 	pf_cuEventSynchronize_fn cuEventSynchronize;
 	pf_cuEventElapsedTime_fn cuEventElapsedTime;
+	/* fabric handles (nvlink_fabric's probe); optional: drivers before CUDA 12.3 */
+	pf_cuMemGetAllocationGranularity_fn cuMemGetAllocationGranularity;
+	pf_cuMemCreate_fn cuMemCreate;
+	pf_cuMemRelease_fn cuMemRelease;
+	pf_cuMemExportToShareableHandle_fn cuMemExportToShareableHandle;
+	pf_cuMemImportFromShareableHandle_fn cuMemImportFromShareableHandle;
 };
 
 /* libnvidia-ml.so.1; the optional entries may be NULL (older drivers). */

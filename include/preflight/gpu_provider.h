@@ -126,6 +126,17 @@ struct pf_gpu_provider {
 	 */
 	int (*gpu_fabric)(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
 			  char **ret_err);
+	/*
+	 * The fabric-handle probe of the GPU at @bdf, as NCCL tests multi-node
+	 * NVLink: 0 when CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED is 0;
+	 * else cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC, export to a fabric
+	 * handle and import it back: 1 when all worked, -EIO with *ret_err
+	 * naming the call and CUDA's error when one failed (the attribute can
+	 * say supported while the import fails: no IMEX channel), other -errno
+	 * when it could not run.  Recorded: <root>/preflight/cuda/fabric_handle
+	 * ("<bdf> ok|unsupported|failed <why>").
+	 */
+	int (*cuda_fabric_handle)(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 };
 
 extern const struct pf_gpu_provider pf_gpu_live;
@@ -152,6 +163,8 @@ char *pf_nvml_health_format(const struct pf_nvml_health *h);
 char *pf_nvml_nvlink_format(const struct pf_nvml_nvlink *l);
 int pf_gpu_live_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
 		       char **ret_err);
+int pf_gpu_live_fabric_handle(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
+int pf_gpu_recorded_fabric_handle(const struct pf_ctx *ctx, const char *bdf, char **ret_err);
 int pf_gpu_recorded_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_gpu_fabric *ret,
 			   char **ret_err);
 

@@ -142,3 +142,134 @@ int pf_gpu_recorded_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_
 		*ret_err = pf_xasprintf("malformed line for %s in <root>%s", bdf, path);
 	return r;
 }
+
+/*
+ * The fabric-handle probe: a device allocation of one granule requested
+ * with CU_MEM_HANDLE_TYPE_FABRIC, exported to a CUmemFabricHandle and
+ * imported back, as NCCL does before it trusts multi-node NVLink.  Each
+ * handle made is released; the primary context is released at the end.
+ */
+static int fabric_probe(const struct pf_cuda_table *cu, pf_CUdevice dev, char **ret_err)
+{
+	struct pf_cu_mem_allocation_prop prop = {
+		.type = PF_CU_MEM_ALLOCATION_TYPE_PINNED,
+		.requested_handle_types = PF_CU_MEM_HANDLE_TYPE_FABRIC,
+		.location = { .type = PF_CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+	};
+	struct pf_cu_mem_fabric_handle fh = { { 0 } };
+	pf_CUmemGenericAllocationHandle h = 0, back = 0;
+	const char *call = "cuMemGetAllocationGranularity";
+	size_t gran = 0;
+	char msg[160];
+	pf_CUresult cr;
+
+	cr = cu->cuMemGetAllocationGranularity(&gran, &prop, PF_CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	if (cr == PF_CUDA_SUCCESS) {
+		call = "cuMemCreate(CU_MEM_HANDLE_TYPE_FABRIC)";
+		cr = cu->cuMemCreate(&h, gran ? gran : (size_t)2 << 20, &prop, 0);
+	}
+	if (cr == PF_CUDA_SUCCESS) {
+		call = "cuMemExportToShareableHandle(CU_MEM_HANDLE_TYPE_FABRIC)";
+		cr = cu->cuMemExportToShareableHandle(&fh, h, PF_CU_MEM_HANDLE_TYPE_FABRIC, 0);
+		if (cr == PF_CUDA_SUCCESS) {
+			call = "cuMemImportFromShareableHandle(CU_MEM_HANDLE_TYPE_FABRIC)";
+			cr = cu->cuMemImportFromShareableHandle(&back, &fh,
+								PF_CU_MEM_HANDLE_TYPE_FABRIC);
+			if (cr == PF_CUDA_SUCCESS)
+				cu->cuMemRelease(back);
+		}
+		cu->cuMemRelease(h);
+	}
+	if (cr != PF_CUDA_SUCCESS) {
+		*ret_err = pf_xasprintf("%s: %s", call, pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
+		return -EIO;
+	}
+	return 1;
+}
+
+int pf_gpu_live_fabric_handle(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	const struct pf_cuda_table *cu;
+	pf_autofree char (*bdfs)[16] = NULL;
+	pf_CUcontext cctx = NULL;
+	pf_CUdevice dev;
+	pf_CUresult cr;
+	char msg[160];
+	int i, n, r, v = 0;
+
+	n = pf_gpu_cuda_list(ctx, &cu, &bdfs, ret_err);
+	if (n < 0)
+		return n;
+	if (!cu->cuMemCreate || !cu->cuMemExportToShareableHandle ||
+	    !cu->cuMemImportFromShareableHandle || !cu->cuMemRelease ||
+	    !cu->cuMemGetAllocationGranularity) {
+		*ret_err = pf_xstrdup("this driver's libcuda.so.1 has no cuMemCreate/fabric handle "
+				      "calls");
+		return -ENOSYS;
+	}
+	for (i = 0; i < n && strcmp(bdfs[i], bdf); i++)
+		;
+	if (i == n) {
+		*ret_err = pf_xasprintf("%s is not visible to CUDA", bdf);
+		return -ENODEV;
+	}
+	cr = cu->cuDeviceGet(&dev, i);
+	if (cr == PF_CUDA_SUCCESS)
+		cr = cu->cuDeviceGetAttribute(&v, PF_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, dev);
+	if (cr != PF_CUDA_SUCCESS) {
+		*ret_err = pf_xasprintf("cuDeviceGetAttribute(HANDLE_TYPE_FABRIC_SUPPORTED): %s",
+					pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
+		return -EIO;
+	}
+	if (!v)
+		return 0;
+	cr = cu->cuDevicePrimaryCtxRetain(&cctx, dev);
+	if (cr == PF_CUDA_SUCCESS)
+		cr = cu->cuCtxSetCurrent(cctx);
+	if (cr != PF_CUDA_SUCCESS) {
+		*ret_err = pf_xasprintf("no CUDA context on %s: %s", bdf,
+					pf_cuda_strerror(cu, cr, msg, sizeof(msg)));
+		if (cctx)
+			cu->cuDevicePrimaryCtxRelease(dev);
+		return -EIO;
+	}
+	r = fabric_probe(cu, dev, ret_err);
+	cu->cuCtxSetCurrent(NULL);
+	cu->cuDevicePrimaryCtxRelease(dev);
+	return r;
+}
+
+/* <root>/preflight/cuda/fabric_handle: "<bdf> ok", "<bdf> unsupported", "<bdf> failed <why>". */
+int pf_gpu_recorded_fabric_handle(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	static const char path[] = "/preflight/cuda/fabric_handle";
+	pf_autofree char *text = NULL;
+	char *save = NULL;
+	int r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
+
+	if (r < 0) {
+		*ret_err = r == -ENOENT ? pf_xasprintf("not recorded (<root>%s)", path)
+					: pf_xasprintf("cannot read <root>%s: %s", path, strerror(-r));
+		return r;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[32], word[16], norm[16];
+		int off = 0;
+
+		if (sscanf(line, "%31s %15s %n", name, word, &off) < 2 ||
+		    pf_bdf_normalize(name, norm) < 0 || strcmp(norm, bdf))
+			continue;
+		if (!strcmp(word, "ok"))
+			return 1;
+		if (!strcmp(word, "unsupported"))
+			return 0;
+		if (!strcmp(word, "failed")) {
+			*ret_err = pf_xstrdup(line[off] ? line + off : "failed (no reason recorded)");
+			return -EIO;
+		}
+		*ret_err = pf_xasprintf("malformed line for %s in <root>%s", bdf, path);
+		return -EINVAL;
+	}
+	*ret_err = pf_xasprintf("%s not listed in <root>%s", bdf, path);
+	return -ENOENT;
+}

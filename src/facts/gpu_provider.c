@@ -295,6 +295,7 @@ const struct pf_gpu_provider pf_gpu_live = {
 	.nvml_health = pf_gpu_live_nvml_health,
 	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
 	.gpu_fabric = pf_gpu_live_fabric,
+	.cuda_fabric_handle = pf_gpu_live_fabric_handle,
 };
 
 const struct pf_gpu_provider pf_gpu_recorded = {
@@ -309,6 +310,7 @@ const struct pf_gpu_provider pf_gpu_recorded = {
 	.nvml_health = pf_gpu_recorded_nvml_health,
 	.nvml_nvlink = pf_gpu_recorded_nvml_nvlink,
 	.gpu_fabric = pf_gpu_recorded_fabric,
+	.cuda_fabric_handle = pf_gpu_recorded_fabric_handle,
 };
 
 static int none_table(char **ret_err)
@@ -383,6 +385,7 @@ const struct pf_gpu_provider pf_gpu_none = {
 	.nvml_health = none_nvml_health,
 	.nvml_nvlink = none_nvml_nvlink,
 	.gpu_fabric = none_gpu_fabric,
+	.cuda_fabric_handle = none_cuda_attr,
 };
 
 int pf_gpu_cuda_list(const struct pf_ctx *ctx, const struct pf_cuda_table **ret_cu,

@@ -14,6 +14,7 @@
  *   preflight/ls/dev/nvidia-caps      `ls -ln /dev/nvidia-caps`
  *   preflight/nvml/gpu_fabric         NVLink fabric state per GPU (gpu_fabric.h)
  *   preflight/ls/dev/nvidia-caps-imex-channels  `ls -ln` of the IMEX channels
+ *   preflight/cuda/fabric_handle      the fabric-handle probe per GPU
  *
  * Live, the CUDA attributes initialise CUDA in this process, and the NCCL
  * version loads libnccl.so.2 in it.
@@ -248,6 +249,38 @@ static int imex_channels_fact(struct pf_record *rec)
 					      text);
 }
 
+/*
+ * preflight/cuda/fabric_handle: the fabric-handle probe per GPU, "<bdf> ok",
+ * "<bdf> unsupported" or "<bdf> failed <the call and CUDA's error>".
+ */
+static int fabric_handle_fact(struct pf_record *rec, const struct pf_node *node)
+{
+	static const char path[] = "preflight/cuda/fabric_handle";
+	pf_autofree char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = pf_record_text(&buf, &len);
+
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const char *bdf = node->pci[node->gpus[i].pci].bdf;
+		pf_autofree char *rel = pf_xasprintf("%s (%s)", path, bdf);
+		char *why = NULL;
+		int r = rec->ctx->prov->gpu->cuda_fabric_handle(rec->ctx, bdf, &why);
+
+		if (r < 0 && r != -EIO) {
+			gpu_fact(rec, rel, r, why, NULL); /* skips it, or nothing to record */
+			continue;
+		}
+		if (r == -EIO)
+			fprintf(f, "%s failed %s\n", bdf, why ? why : "(no reason)");
+		else
+			fprintf(f, "%s %s\n", bdf, r ? "ok" : "unsupported");
+		free(why);
+		n++;
+	}
+	fclose(f);
+	return n ? rec->put(rec, path, buf, len) : 0;
+}
+
 static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 {
 	const struct pf_gpu_provider *gpu = rec->ctx->prov->gpu;
@@ -275,6 +308,8 @@ static int gpu_facts(struct pf_record *rec, const struct pf_node *node)
 		r = gpu_fabric_fact(rec, node);
 	if (r >= 0)
 		r = imex_channels_fact(rec);
+	if (r >= 0)
+		r = fabric_handle_fact(rec, node);
 	return r;
 }
 

@@ -15,6 +15,7 @@
 #include "dl_once.h"
 
 #define SYM(field, names) { names "\0", offsetof(struct pf_cuda_table, field), false }
+#define OPT(field, names) { names "\0", offsetof(struct pf_cuda_table, field), true }
 
 static const struct pf_dl_sym cuda_syms[] = {
 	SYM(cuInit, "cuInit"),
@@ -43,6 +44,11 @@ static const struct pf_dl_sym cuda_syms[] = {
 	SYM(cuEventRecord, "cuEventRecord"),
 	SYM(cuEventSynchronize, "cuEventSynchronize"),
 	SYM(cuEventElapsedTime, "cuEventElapsedTime_v2\0cuEventElapsedTime"),
+	OPT(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity"),
+	OPT(cuMemCreate, "cuMemCreate"),
+	OPT(cuMemRelease, "cuMemRelease"),
+	OPT(cuMemExportToShareableHandle, "cuMemExportToShareableHandle"),
+	OPT(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle"),
 };
 
 const struct pf_dl_lib pf_dl_cuda_lib = {

@@ -60,6 +60,14 @@ expect_rc 1 "no IMEX channel fails"
 [ "$(code /dev/nvidia-caps-imex-channels)" = PF-NVLINK-FABRIC-008 ] && ok "no channel: 008" ||
 	not_ok "no channel: $(code /dev/nvidia-caps-imex-channels)"
 
+gen_root "$T/probe" --gpu gb200 --gpus 4 --nics 4 --fabric-handle-fail 1
+pf --no-config --root "$T/probe" --only nvlink_fabric --format json
+expect_rc 1 "a failed fabric-handle probe fails"
+[ "$(code "$GPU1 fabric handle")" = PF-NVLINK-FABRIC-011 ] && ok "probe failure: 011" ||
+	not_ok "probe: $(code "$GPU1 fabric handle")"
+[ "$(status "$GPU0 fabric handle")" = pass ] && ok "the other GPU's probe passes" ||
+	not_ok "probe gpu0: $(status "$GPU0 fabric handle")"
+
 gen_root "$T/rootonly" --gpu gb200 --gpus 4 --nics 4 --imex-channel-mode 0600
 pf --no-config --root "$T/rootonly" --only nvlink_fabric --format json
 expect_rc 1 "a channel only root opens fails"

@@ -62,6 +62,29 @@ FN_OK(cuEventRecord, pf_cuEventRecord_fn);
 FN_OK(cuEventSynchronize, pf_cuEventSynchronize_fn);
 FN_OK(cuEventElapsedTime, pf_cuEventElapsedTime_fn);
 
+/* fabric handles (nvlink_fabric's probe): cuda.h from CUDA 12.3 declares them */
+#if CUDA_VERSION >= 12030
+/* cuMemGetAllocationGranularity and cuMemCreate take CUmemAllocationProp, which
+   ours mirrors under another tag: its layout is asserted below instead */
+FN_OK(cuMemRelease, pf_cuMemRelease_fn);
+FN_OK(cuMemExportToShareableHandle, pf_cuMemExportToShareableHandle_fn);
+FN_OK(cuMemImportFromShareableHandle, pf_cuMemImportFromShareableHandle_fn);
+_Static_assert(sizeof(CUmemAllocationProp) == sizeof(struct pf_cu_mem_allocation_prop),
+	       "CUmemAllocationProp size");
+_Static_assert(offsetof(CUmemAllocationProp, allocFlags) ==
+	       offsetof(struct pf_cu_mem_allocation_prop, alloc_flags), "CUmemAllocationProp.allocFlags");
+_Static_assert(sizeof(CUmemFabricHandle) == sizeof(struct pf_cu_mem_fabric_handle),
+	       "CUmemFabricHandle size");
+_Static_assert(SAME_TYPE(CUmemGenericAllocationHandle, pf_CUmemGenericAllocationHandle),
+	       "CUmemGenericAllocationHandle");
+EQ(CU_MEM_HANDLE_TYPE_FABRIC, PF_CU_MEM_HANDLE_TYPE_FABRIC);
+EQ(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED,
+   PF_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED);
+EQ(CU_MEM_ALLOCATION_TYPE_PINNED, PF_CU_MEM_ALLOCATION_TYPE_PINNED);
+EQ(CU_MEM_LOCATION_TYPE_DEVICE, PF_CU_MEM_LOCATION_TYPE_DEVICE);
+EQ(CUDA_ERROR_NOT_PERMITTED, PF_CUDA_ERROR_NOT_PERMITTED);
+#endif
+
 /* CUDA constants */
 EQ(CUDA_SUCCESS, PF_CUDA_SUCCESS);
 EQ(CUDA_ERROR_OUT_OF_MEMORY, PF_CUDA_ERROR_OUT_OF_MEMORY);
@@ -157,7 +180,8 @@ EQ(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
    PF_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
 /* NVLink fabric (nvlink_fabric): headers from driver 550 on declare v3 */
 #ifdef nvmlGpuFabricInfo_v3
-FN_OK(nvmlDeviceGetGpuFabricInfoV, pf_nvmlDeviceGetGpuFabricInfoV_fn);
+/* nvmlDeviceGetGpuFabricInfoV takes nvmlGpuFabricInfoV_t, which ours mirrors under
+   another tag: the struct's size, offsets and version macros are asserted instead */
 EQ(nvmlGpuFabricInfo_v3, PF_NVML_GPU_FABRIC_INFO_V3);
 EQ(nvmlGpuFabricInfo_v2, PF_NVML_GPU_FABRIC_INFO_V2);
 EQ(NVML_ERROR_ARGUMENT_VERSION_MISMATCH, PF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH);

@@ -125,7 +125,8 @@ static pf_CUresult f_cuDeviceGetAttribute(int *v, pf_CUdevice_attribute a, pf_CU
 	if (!dev_ok(d))
 		return PF_CUDA_ERROR_INVALID_DEVICE;
 	*v = a == PF_CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED ? pf_fake.dmabuf[d]
-	     : a == PF_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED ? pf_fake.gdr[d] : 0;
+	     : a == PF_CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED ? pf_fake.gdr[d]
+	     : a == PF_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED ? pf_fake.fabric_handle[d] : 0;
 	return PF_CUDA_SUCCESS;
 }
 
@@ -147,6 +148,9 @@ static pf_CUresult f_cuGetErrorString(pf_CUresult r, const char **s)
 	case PF_CUDA_ERROR_OUT_OF_MEMORY:
 		*s = "out of memory";
 		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_NOT_PERMITTED:
+		*s = "operation not permitted";
+		return PF_CUDA_SUCCESS;
 	default:
 		return 1;
 	}
@@ -166,6 +170,9 @@ static pf_CUresult f_cuGetErrorName(pf_CUresult r, const char **s)
 		return PF_CUDA_SUCCESS;
 	case PF_CUDA_ERROR_OUT_OF_MEMORY:
 		*s = "CUDA_ERROR_OUT_OF_MEMORY";
+		return PF_CUDA_SUCCESS;
+	case PF_CUDA_ERROR_NOT_PERMITTED:
+		*s = "CUDA_ERROR_NOT_PERMITTED";
 		return PF_CUDA_SUCCESS;
 	default:
 		return 1;
@@ -287,6 +294,63 @@ static pf_CUresult f_cuEventElapsedTime(float *ms, pf_CUevent a, pf_CUevent b)
 	return PF_CUDA_SUCCESS;
 }
 
+/* Fabric handles: a handle is its device + 1, a fabric handle carries it in byte 0. */
+static pf_CUresult f_cuMemGetAllocationGranularity(size_t *g,
+						   const struct pf_cu_mem_allocation_prop *prop,
+						   unsigned int option)
+{
+	if (prop->location.type != PF_CU_MEM_LOCATION_TYPE_DEVICE || !dev_ok(prop->location.id))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	*g = (size_t)2 << 20;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemCreate(pf_CUmemGenericAllocationHandle *h, size_t size,
+				 const struct pf_cu_mem_allocation_prop *prop, unsigned long long flags)
+{
+	int d = prop->location.id;
+
+	if (!current || !dev_ok(d) || size % ((size_t)2 << 20))
+		return PF_CUDA_ERROR_INVALID_DEVICE;
+	if ((prop->requested_handle_types & PF_CU_MEM_HANDLE_TYPE_FABRIC) && !pf_fake.fabric_handle[d])
+		return PF_CUDA_ERROR_NOT_SUPPORTED;
+	*h = (pf_CUmemGenericAllocationHandle)d + 1;
+	pf_fake.mem_handles++;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemRelease(pf_CUmemGenericAllocationHandle h)
+{
+	pf_fake.mem_handles--;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemExportToShareableHandle(void *out, pf_CUmemGenericAllocationHandle h,
+						  unsigned int type, unsigned long long flags)
+{
+	struct pf_cu_mem_fabric_handle *fh = out;
+
+	if (type != PF_CU_MEM_HANDLE_TYPE_FABRIC || !h)
+		return PF_CUDA_ERROR_NOT_SUPPORTED;
+	memset(fh, 0, sizeof(*fh));
+	fh->data[0] = (unsigned char)h;
+	return PF_CUDA_SUCCESS;
+}
+
+static pf_CUresult f_cuMemImportFromShareableHandle(pf_CUmemGenericAllocationHandle *h,
+						    void *os_handle, unsigned int type)
+{
+	const struct pf_cu_mem_fabric_handle *fh = os_handle;
+
+	if (type != PF_CU_MEM_HANDLE_TYPE_FABRIC || !fh->data[0])
+		return PF_CUDA_ERROR_NOT_SUPPORTED;
+	if (pf_fake.fabric_import_error)
+		return pf_fake.fabric_import_error;
+	*h = fh->data[0];
+	pf_fake.mem_handles++;
+	return PF_CUDA_SUCCESS;
+}
+
 static const struct pf_cuda_table fake_cuda = {
 	.cuInit = f_cuInit,
 	.cuDriverGetVersion = f_cuDriverGetVersion,
@@ -306,6 +370,11 @@ static const struct pf_cuda_table fake_cuda = {
 	.cuMemcpyHtoD = f_cuMemcpyHtoD,
 	.cuMemcpyDtoH = f_cuMemcpyDtoH,
 	.cuMemsetD32 = f_cuMemsetD32,
+	.cuMemGetAllocationGranularity = f_cuMemGetAllocationGranularity,
+	.cuMemCreate = f_cuMemCreate,
+	.cuMemRelease = f_cuMemRelease,
+	.cuMemExportToShareableHandle = f_cuMemExportToShareableHandle,
+	.cuMemImportFromShareableHandle = f_cuMemImportFromShareableHandle,
 	.cuStreamCreate = f_cuStreamCreate,
 	.cuStreamDestroy = f_cuStreamDestroy,
 	.cuStreamSynchronize = f_cuSync,
@@ -687,6 +756,7 @@ void pf_fake_gpu_fabric_healthy(void)
 		struct pf_nvml_gpu_fabric_info *f = &pf_fake.fabric[i];
 
 		pf_fake.fabric_rc[i] = PF_NVML_SUCCESS;
+		pf_fake.fabric_handle[i] = 1;
 		*f = (struct pf_nvml_gpu_fabric_info){
 			.state = PF_NVML_GPU_FABRIC_STATE_COMPLETED,
 			.status = PF_NVML_SUCCESS,
@@ -798,6 +868,7 @@ const struct pf_gpu_provider pf_fake_gpu_provider = {
 	.nvml_health = pf_gpu_live_nvml_health,
 	.nvml_nvlink = pf_gpu_live_nvml_nvlink,
 	.gpu_fabric = pf_gpu_live_fabric, /* over the fake NVML table */
+	.cuda_fabric_handle = pf_gpu_live_fabric_handle, /* over the fake CUDA table */
 };
 
 const struct pf_providers *pf_fake_providers(void)

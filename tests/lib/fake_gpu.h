@@ -73,6 +73,15 @@ struct pf_fake_gpu {
 	struct pf_nvml_gpu_fabric_info fabric[PF_FAKE_MAX];
 	unsigned int fabric_max_version;
 	bool no_fabric_sym;
+	/*
+	 * The fabric-handle probe: CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED
+	 * per device, and what cuMemImportFromShareableHandle returns
+	 * (CUDA_ERROR_NOT_PERMITTED without an IMEX channel); mem_handles counts
+	 * live cuMemCreate/import handles, for leak checks.
+	 */
+	int fabric_handle[PF_FAKE_MAX];
+	pf_CUresult fabric_import_error;
+	long mem_handles;
 	/* other facts */
 	const char *kmsg;                 /* NULL: -EPERM as for a non-root user */
 	int verbs_dmabuf;                 /* 1, 0 or -errno */
@@ -91,7 +100,8 @@ void pf_fake_gpu_reset(int n, const char *const *bdfs);
  * Every GPU a healthy member of one NVLink domain (GB200 NVL72): state
  * completed, status success, clique 1, one non-zero cluster UUID, health
  * mask 0x1aa (no degradation, routes healthy, configuration correct),
- * summary healthy.  pf_fake_gpu_reset() leaves fabric NOT_SUPPORTED.
+ * summary healthy, and CUDA's fabric handles supported.
+ * pf_fake_gpu_reset() leaves fabric NOT_SUPPORTED and no fabric handles.
  */
 void pf_fake_gpu_fabric_healthy(void);
 

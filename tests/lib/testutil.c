@@ -112,7 +112,8 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target)
 	X(ipv4_addrs) X(ip_rules) X(nv_query) X(page_size) X(wait) X(verbs) X(env) X(euid) \
 	X(rdmacm) X(job_user) X(devnodes) X(lldp_neighbors)
 #define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr) \
-	X(nccl_version) X(nvml_health) X(nvml_nvlink) X(gpu_fabric)
+	X(nccl_version) X(nvml_health) X(nvml_nvlink) X(gpu_fabric) \
+	X(cuda_fabric_handle)
 #define COUNT(m) +1
 /* name, then caps (an unsigned int padded to a pointer), then the members */
 _Static_assert(offsetof(struct pf_providers, memlock) == 2 * sizeof(void *),

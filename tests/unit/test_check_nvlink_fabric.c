@@ -242,6 +242,37 @@ static void test_imex_channels(void **state)
 	assert_non_null(strstr(x->message, "uid 1000"));
 }
 
+/* The fabric-handle probe: attribute 0, an import refused, healthy; no handle leaks. */
+static void test_fabric_handle_probe(void **state)
+{
+	struct pf_fake_fix *f = *state;
+	const char *subj = "0000:1b:00.0 fabric handle";
+	const struct pf_finding *x;
+
+	pf_fake_gpu_fabric_healthy();
+	run(f, NULL, DOMAIN);
+	pf_test_need(&f->res, subj, PF_STATUS_PASS);
+	assert_int_equal(pf_fake.mem_handles, 0);
+	run(f, NULL, NULL); /* outside a domain (an H100 reports the attribute too): not run */
+	assert_null(pf_test_finding(&f->res, subj));
+	pf_fake.fabric_import_error = PF_CUDA_ERROR_NOT_PERMITTED;
+	run(f, NULL, DOMAIN);
+	x = pf_test_need(&f->res, subj, PF_STATUS_FAIL);
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-011");
+	assert_non_null(strstr(x->message, "cuMemImportFromShareableHandle"));
+	assert_non_null(strstr(x->message, "CUDA_ERROR_NOT_PERMITTED"));
+	assert_int_equal(pf_fake.mem_handles, 0);
+	pf_fake.fabric_import_error = 0;
+	pf_fake.fabric_handle[0] = 0;
+	run(f, NULL, DOMAIN);
+	x = pf_test_need(&f->res, subj, PF_STATUS_FAIL);
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-010");
+	/* a GPU whose registration has not completed is judged by that alone */
+	pf_fake.fabric[0].state = PF_NVML_GPU_FABRIC_STATE_IN_PROGRESS;
+	run(f, NULL, DOMAIN);
+	assert_null(pf_test_finding(&f->res, subj));
+}
+
 /* The recorded file, as the snapshot writes it, gives the verdict the fake NVML gave. */
 static void test_recorded_same_verdict(void **state)
 {
@@ -308,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_summary, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_v2_driver_and_no_symbol, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_imex_channels, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fabric_handle_probe, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_recorded_same_verdict, setup, pf_fake_fix_teardown),
 		cmocka_unit_test(test_format_parse),
 	};

@@ -272,6 +272,16 @@ static int fake_gpu_fabric(const struct pf_ctx *ctx, const char *bdf, struct pf_
 	return 0;
 }
 
+/* The fabric-handle probe: the first GPU's import refused, the others fine. */
+static int fake_fabric_handle(const struct pf_ctx *ctx, const char *bdf, char **ret_err)
+{
+	if (strtoul(bdf + 5, NULL, 16) >= 0x18)
+		return 1;
+	*ret_err = pf_xstrdup("cuMemImportFromShareableHandle(CU_MEM_HANDLE_TYPE_FABRIC): "
+			      "CUDA_ERROR_NOT_PERMITTED (operation not permitted)");
+	return -EIO;
+}
+
 static const struct pf_providers *fake_live(void)
 {
 	static struct pf_gpu_provider g;
@@ -284,6 +294,7 @@ static const struct pf_providers *fake_live(void)
 	g.cuda_gdr = fake_cuda_gdr;
 	g.nccl_version = fake_nccl_version;
 	g.gpu_fabric = fake_gpu_fabric;
+	g.cuda_fabric_handle = fake_fabric_handle;
 	p = pf_providers_none;
 	p.name = "fake-live";
 	p.gpu = &g;
@@ -514,6 +525,14 @@ static void test_gpu_facts(void **state)
 			fake_gpu_fabric(NULL, bdf, &live, NULL);
 			assert_int_equal(g->gpu_fabric(&t.back, bdf, &back, &err), 0);
 			assert_memory_equal(&live, &back, sizeof(live));
+		}
+		{
+			pf_autofree char *expect = NULL, *got = NULL;
+			int r = fake_fabric_handle(NULL, bdf, &expect);
+
+			assert_int_equal(g->cuda_fabric_handle(&t.back, bdf, &got), r);
+			if (expect)
+				assert_string_equal(got, expect);
 		}
 	}
 	assert_int_equal(g->nccl_version(&t.back, &err), 22703);
