@@ -1531,7 +1531,6 @@ const struct pf_check pf_check_nccl_config = {
 	.params = nccl_config_params,
 	.codes = nccl_config_codes,
 	.cfg_size = sizeof(struct nccl_config_cfg),
-	.codes = nccl_config_codes,
 	.timeout_s = 15,
 	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,
 	.run = nccl_config_run,
