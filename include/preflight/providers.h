@@ -33,6 +33,7 @@ struct pf_ipv4_addrs;
 struct pf_ip_rules;
 struct pf_job_user;
 struct pf_devnodes;
+struct pf_link_ask;
 
 /* The most NV parameters asked of one card in one tool call (a port each). */
 #define PF_NV_MAX_NAMES 8
@@ -174,6 +175,15 @@ struct pf_providers {
 	 * (the text in *ret_text) when it failed.
 	 */
 	int (*lldp_neighbors)(const struct pf_ctx *ctx, char **ret_text);
+	/*
+	 * One ethtool netlink reply for link health (preflight/link_facts.h):
+	 * FEC statistics or a module EEPROM page, raw (live: the kernel's;
+	 * recorded: preflight/ethtool/<if>/fec.nl, module/...).  0 and the
+	 * malloc'd bytes, which may be the kernel's NLMSG_ERROR; -ENOENT not
+	 * recorded, another -errno when the kernel could not be asked.
+	 */
+	int (*link_nl)(const struct pf_ctx *ctx, const struct pf_link_ask *ask, void **ret_buf,
+		       size_t *ret_len);
 };
 
 int pf_live_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);

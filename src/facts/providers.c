@@ -12,6 +12,7 @@
 #include "preflight/gpu_provider.h"
 #include "preflight/job.h"
 #include "preflight/parse.h"
+#include "preflight/link_facts.h"
 #include "preflight/providers.h"
 #include "preflight/rdmacm_api.h"
 #include "preflight/verbs_api.h"
@@ -170,6 +171,7 @@ const struct pf_providers pf_providers_live = {
 	.job_user = pf_live_job_user,
 	.devnodes = pf_live_devnodes,
 	.lldp_neighbors = pf_live_lldp_neighbors,
+	.link_nl = pf_live_link_nl,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -194,6 +196,7 @@ const struct pf_providers pf_providers_recorded = {
 	.job_user = pf_recorded_job_user,
 	.devnodes = pf_recorded_devnodes,
 	.lldp_neighbors = pf_recorded_lldp_neighbors,
+	.link_nl = pf_recorded_link_nl,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

@@ -97,6 +97,12 @@ static int none_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text)
 	return -ENOSYS;
 }
 
+static int none_link_nl(const struct pf_ctx *ctx, const struct pf_link_ask *ask, void **ret_buf,
+			size_t *ret_len)
+{
+	return -ENOSYS;
+}
+
 const struct pf_providers pf_providers_none = {
 	.name = "none",
 	.memlock = none_memlock,
@@ -118,4 +124,5 @@ const struct pf_providers pf_providers_none = {
 	.job_user = none_job_user,
 	.devnodes = none_devnodes,
 	.lldp_neighbors = none_lldp_neighbors,
+	.link_nl = none_link_nl,
 };

@@ -57,6 +57,13 @@ int pf_record_put_text(struct pf_record *rec, const char *rel, const char *text)
  * (record_net.c, beside recorded_net.c).
  */
 int pf_record_net(struct pf_record *rec, unsigned int window_ms);
+/*
+ * The link-health replies of @ifname (link_facts.c): its first FEC sample
+ * and its module EEPROM pages; pf_record_link_fec() one FEC sample (1: the
+ * second, after the window).  1 written, 0 nothing to write, or -errno.
+ */
+int pf_record_link(struct pf_record *rec, const char *ifname);
+int pf_record_link_fec(struct pf_record *rec, const char *ifname, unsigned int sample);
 /* preflight/page_size, preflight/env and preflight/euid (providers.c). */
 int pf_record_page_size(struct pf_record *rec);
 int pf_record_process(struct pf_record *rec);

@@ -220,7 +220,11 @@ static int netdev_facts(struct pf_record *rec, const char *ifname, bool *ret_sta
 	r = addr_fact(rec, ifname);
 	if (r < 0)
 		return r;
-	return pfc_fact(rec, ifname);
+	r = pfc_fact(rec, ifname);
+	if (r < 0)
+		return r;
+	r = pf_record_link(rec, ifname);
+	return r < 0 ? r : 0;
 }
 
 /*
@@ -318,6 +322,9 @@ static int second_sample(struct pf_record *rec, char **names, int n, const bool 
 		if (!again[i])
 			continue;
 		r = stats_text(rec, names[i], 1);
+		if (r < 0)
+			return r;
+		r = pf_record_link_fec(rec, names[i], 1);
 		if (r < 0)
 			return r;
 	}
