@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/*
+ * link_health - links about to fail: FEC errors over a window and the
+ * pluggable module's own alarms (issue 34, items 1 and 2 in part).
+ *
+ * For each RoCE netdev (the rail roles as pfc_pause applies them: compute
+ * rails judged, other roles on a RoCE node warn at most, on an InfiniBand
+ * node left out), through ctx->prov->link_nl (preflight/link_facts.h):
+ *
+ *  - FEC (ETHTOOL_MSG_FEC_GET with ETHTOOL_FLAG_STATS), two samples
+ *    window_ms apart (a snapshot: fec.nl and fec.after.nl, preflight/
+ *    window_ms): any uncorrectable block fails (a frame lost); corrected
+ *    blocks per lane (the total where the driver does not split them) give
+ *    a lower bound of the pre-FEC bit error rate (each corrected block held
+ *    at least one bit error), judged against pre_fec_ber_warn/_fail.
+ *  - The module (ETHTOOL_MSG_MODULE_EEPROM_GET, SFF-8636 or CMIS):
+ *    temperature, supply voltage, per-lane TX bias, TX and RX power against
+ *    the module's own thresholds: past an alarm fails, past a warning warns,
+ *    naming the lane.  Lanes judged: the netdev's lanes (link modes) when
+ *    known, else every lane of the module.
+ *
+ * A driver without the operation (the kernel answers EOPNOTSUPP, as for
+ * veth and virtio-net) is a skip finding naming that answer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "preflight/check.h"
+#include "preflight/link_facts.h"
+#include "preflight/net.h"
+#include "preflight/node.h"
+#include "preflight/optics.h"
+#include "preflight/providers.h"
+#include "preflight/rails.h"
+
+struct link_health_cfg {
+	uint64_t window_ms;
+	double pre_fec_ber_warn, pre_fec_ber_fail;
+};
+
+static const struct pf_param link_health_params[] = {
+	PF_PARAM_U64(struct link_health_cfg, window_ms, "1000", 0, 10000, "ms",
+		     "FEC sampling window on the live node (0: no second sample, FEC not judged)"),
+	PF_PARAM_DOUBLE(struct link_health_cfg, pre_fec_ber_warn, "1e-6", 0, 1, "",
+			"warn when the pre-FEC bit error rate (lower bound from corrected "
+			"blocks per lane over the window) exceeds this"),
+	PF_PARAM_DOUBLE(struct link_health_cfg, pre_fec_ber_fail, "1e-5", 0, 1, "",
+			"fail when the pre-FEC bit error rate lower bound exceeds this"),
+	PF_PARAM_END,
+};
+
+enum {
+	CODE_FEC_UNCORRECTABLE = 1,
+	CODE_BER_FAIL = 2,
+	CODE_BER_WARN = 3,
+	CODE_OPTIC_ALARM = 4,
+	CODE_OPTIC_WARN = 5,
+};
+
+/* One RoCE netdev and what was read of it. */
+struct link {
+	const char *name;
+	char port[48];
+	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL judged */
+	struct pf_linkmodes lm;
+	int r_lm, r_fec0, r_fec1;
+	struct pf_fec fec0, fec1;
+};
+
+static size_t collect(const struct pf_node *node, const struct pf_rails *rails,
+		      struct pf_result *res, struct link **ret, size_t *ret_ports)
+{
+	struct link *v = NULL;
+	size_t n = 0, ports = 0;
+
+	for (size_t i = 0; i < node->n_rdma; i++) {
+		const struct pf_rdma_dev *dev = &node->rdma[i];
+
+		for (size_t j = 0; j < dev->n_ports; j++) {
+			const struct pf_rdma_port *port = &dev->ports[j];
+			const struct pf_rail_port *rp;
+			enum pf_roce_rule rule = pf_rails_roce_rule(rails, (int)i, port->num, &rp);
+			const char *name;
+			bool dup = false;
+
+			if (port->link_layer != PF_LINK_ETH)
+				continue;
+			ports++;
+			if (rule == PF_ROCE_SKIP) {
+				pf_rails_skip_port(res, dev->name, rp, "FEC and optics are");
+				continue;
+			}
+			if (port->netdev < 0 || (size_t)port->netdev >= node->n_netdevs)
+				continue;
+			name = node->netdevs[port->netdev].name;
+			for (size_t k = 0; k < n; k++)
+				if (!strcmp(v[k].name, name)) {
+					dup = true;
+					if (rule == PF_ROCE_JUDGE)
+						v[k].role = NULL;
+				}
+			if (dup)
+				continue;
+			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].name = name;
+			v[n].role = rule == PF_ROCE_SOFT ? rp : NULL;
+			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
+			n++;
+		}
+	}
+	*ret = v;
+	*ret_ports = ports;
+	return n;
+}
+
+/* A fact the kernel or the snapshot did not give: skip (not supported, not captured) or error. */
+static void unavailable(struct pf_result *res, const struct link *l, const char *what,
+			const char *subject, int r)
+{
+	if (r == -EOPNOTSUPP)
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s not supported by the driver "
+		       "(kernel: %s)", l->port, what, strerror(-r));
+	else if (r == -ENOENT)
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s not in the snapshot", l->port, what);
+	else if (r == -EPROTONOSUPPORT)
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s needs ethtool netlink (kernel 5.13 "
+		       "or later)", l->port, what);
+	else
+		pf_add(res, PF_STATUS_ERROR, subject, "%s: cannot read %s: %s", l->port, what,
+		       strerror(-r));
+}
+
+/* The bit rate of one lane in b/s, 0 when unknown. */
+static double lane_bps(const struct link *l, bool per_lane)
+{
+	double bps;
+
+	if (l->r_lm < 0 || l->lm.speed_mbps == PF_SPEED_UNKNOWN || l->lm.speed_mbps == 0)
+		return 0;
+	bps = (double)l->lm.speed_mbps * 1e6;
+	return per_lane && l->lm.lanes ? bps / l->lm.lanes : bps;
+}
+
+static void judge_fec(struct pf_result *res, const struct link *l,
+		      const struct link_health_cfg *cfg, double window_ms)
+{
+	char subject[64], which[16];
+	struct pf_finding *f;
+	uint64_t d = 0, unc;
+	double bps, ber;
+	int lane = -1;
+
+	snprintf(subject, sizeof(subject), "%s/fec", l->name);
+	if (l->r_fec0 < 0)
+		return unavailable(res, l, "FEC statistics", subject, l->r_fec0);
+	if (!l->fec0.has_stats || !l->fec0.corrected.has) {
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: the driver gives no FEC block counters",
+		       l->port);
+		return;
+	}
+	if (l->r_fec1 < 0 || window_ms <= 0) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: %llu corrected, %llu uncorrectable FEC "
+			   "blocks since boot (one sample: not judged)", l->port,
+			   (unsigned long long)l->fec0.corrected.total,
+			   (unsigned long long)l->fec0.uncorrectable.total);
+		pf_obs_num(f, "corrected_blocks", (double)l->fec0.corrected.total);
+		return;
+	}
+	unc = l->fec1.uncorrectable.has && l->fec0.uncorrectable.has &&
+	      l->fec1.uncorrectable.total > l->fec0.uncorrectable.total ?
+		l->fec1.uncorrectable.total - l->fec0.uncorrectable.total : 0;
+	(void)pf_fec_corrected_rise(&l->fec0, &l->fec1, &d, &lane);
+	bps = lane_bps(l, lane >= 0);
+	ber = bps > 0 ? (double)d / (bps * window_ms / 1000.0) : 0;
+	if (lane >= 0)
+		snprintf(which, sizeof(which), "lane %d", lane);
+	else
+		snprintf(which, sizeof(which), "the link");
+	if (unc) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %llu uncorrectable FEC blocks in "
+			   "%.0f ms: frames are being lost", l->port, (unsigned long long)unc,
+			   window_ms);
+		pf_code(f, CODE_FEC_UNCORRECTABLE);
+	} else if (bps > 0 && ber > cfg->pre_fec_ber_fail) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %s corrected %llu FEC blocks in "
+			   "%.0f ms: pre-FEC BER at least %.2g, above %.2g", l->port, which,
+			   (unsigned long long)d, window_ms, ber, cfg->pre_fec_ber_fail);
+		pf_code(f, CODE_BER_FAIL);
+	} else if (bps > 0 && ber > cfg->pre_fec_ber_warn) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s: %s corrected %llu FEC blocks in "
+			   "%.0f ms: pre-FEC BER at least %.2g, above %.2g", l->port, which,
+			   (unsigned long long)d, window_ms, ber, cfg->pre_fec_ber_warn);
+		pf_code(f, CODE_BER_WARN);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: %llu corrected, 0 uncorrectable FEC "
+			   "blocks in %.0f ms%s", l->port, (unsigned long long)d, window_ms,
+			   bps > 0 ? "" : " (link speed unknown: BER not estimated)");
+	}
+	if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_WARN)
+		pf_remedy(f, "clean or reseat the cable or optic of %s, then replace it; check "
+			  "the switch port's counters", l->name);
+	pf_obs_num(f, "corrected_blocks_window", (double)d);
+	pf_obs_num(f, "uncorrectable_blocks_window", (double)unc);
+	if (lane >= 0)
+		pf_obs_num(f, "lane", lane);
+	if (bps > 0)
+		pf_obs_num(f, "pre_fec_ber_min", ber);
+	pf_obs_num(f, "window_ms", window_ms);
+}
+
+/* One monitor value against its thresholds; @lane -1 for a module-wide one. */
+static bool judge_value(struct pf_result *res, const struct link *l, enum pf_optic_mon mon,
+			const struct pf_optic_thresholds *t, double v, int lane)
+{
+	enum pf_optic_level lv = pf_optic_level(t, v);
+	bool alarm = lv == PF_OPTIC_ALARM_HIGH || lv == PF_OPTIC_ALARM_LOW;
+	bool high = lv == PF_OPTIC_ALARM_HIGH || lv == PF_OPTIC_WARN_HIGH;
+	char subject[64], where[24] = "";
+	struct pf_finding *f;
+
+	if (lv == PF_OPTIC_OK)
+		return false;
+	if (lane >= 0)
+		snprintf(where, sizeof(where), " lane %d", lane + 1);
+	snprintf(subject, sizeof(subject), "%s/module", l->name);
+	f = pf_add(res, alarm ? PF_STATUS_FAIL : PF_STATUS_WARN, subject,
+		   "%s: module%s %s %.4g %s %s the module's %s %s threshold %.4g", l->port, where,
+		   pf_optic_mon_name(mon), v, pf_optic_mon_unit(mon), high ? "above" : "below",
+		   high ? "high" : "low", alarm ? "alarm" : "warning",
+		   alarm ? (high ? t->high_alarm : t->low_alarm) : (high ? t->high_warn : t->low_warn));
+	pf_code(f, alarm ? CODE_OPTIC_ALARM : CODE_OPTIC_WARN);
+	pf_obs_str(f, "monitor", pf_optic_mon_name(mon));
+	pf_obs_num(f, "value", v);
+	if (lane >= 0)
+		pf_obs_num(f, "lane", lane + 1);
+	pf_remedy(f, mon == PF_MON_TEMP ? "check the airflow and the fans at the NIC; replace "
+		  "the module if it stays hot" : "clean the fibre ends and reseat the module of %s; "
+		  "replace the module or cable if it persists", l->name);
+	return true;
+}
+
+static void judge_optic(const struct pf_ctx *ctx, struct pf_result *res, const struct link *l)
+{
+	char subject[64];
+	struct pf_optic o;
+	unsigned int lanes;
+	size_t bad = 0;
+	int r;
+
+	snprintf(subject, sizeof(subject), "%s/module", l->name);
+	r = pf_link_optic(ctx, l->name, &o);
+	if (r < 0)
+		return unavailable(res, l, "module EEPROM (or its type)", subject, r);
+	bad += judge_value(res, l, PF_MON_TEMP, &o.thr[PF_MON_TEMP], o.temp_c, -1);
+	bad += judge_value(res, l, PF_MON_VCC, &o.thr[PF_MON_VCC], o.vcc_v, -1);
+	lanes = o.n_lanes;
+	if (l->r_lm == 0 && l->lm.lanes && l->lm.lanes < lanes)
+		lanes = l->lm.lanes;
+	for (int m = PF_MON_TX_BIAS; m < PF_MON_COUNT; m++)
+		for (unsigned int i = 0; o.has[m] && i < lanes; i++)
+			bad += judge_value(res, l, (enum pf_optic_mon)m, &o.thr[m], o.lane[m][i],
+					   (int)i);
+	if (!bad) {
+		struct pf_finding *f;
+
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: module at %.1f C, %u lanes %s", l->port,
+			   o.temp_c, lanes, o.thr[PF_MON_TEMP].has ? "within its thresholds" :
+			   "(no thresholds: flat memory, not judged)");
+		pf_obs_num(f, "temperature_c", o.temp_c);
+	}
+}
+
+static int link_health_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
+{
+	const struct link_health_cfg *cfg = config;
+	pf_autofree struct link *v = NULL;
+	double window_ms = 0;
+	bool sampled = false;
+	size_t n, ports;
+	int r;
+
+	if (!ctx->node)
+		return pf_error(res, -ENODATA, "no node inventory");
+	n = collect(ctx->node, ctx->rails, res, &v, &ports);
+	if (ports == 0)
+		return pf_skip(res, "no RoCE ports: FEC and optics are read from Ethernet netdevs");
+	for (size_t i = 0; i < n; i++) {
+		v[i].r_lm = ctx->prov->linkmodes(ctx, v[i].name, &v[i].lm);
+		v[i].r_fec0 = pf_link_fec(ctx, v[i].name, 0, &v[i].fec0);
+		v[i].r_fec1 = -ENODATA;
+		sampled |= v[i].r_fec0 == 0;
+	}
+	if (sampled && cfg->window_ms > 0) {
+		r = ctx->prov->wait(ctx, (unsigned int)cfg->window_ms, &window_ms);
+		for (size_t i = 0; r == 0 && window_ms > 0 && i < n; i++)
+			if (v[i].r_fec0 == 0)
+				v[i].r_fec1 = pf_link_fec(ctx, v[i].name, 1, &v[i].fec1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t first = res->n_findings;
+
+		judge_fec(res, &v[i], cfg, window_ms);
+		judge_optic(ctx, res, &v[i]);
+		if (v[i].role)
+			pf_rails_soften(res, first, v[i].role);
+	}
+	return 0;
+}
+
+static const struct pf_code link_health_codes[] = {
+	{ CODE_FEC_UNCORRECTABLE, PF_ACTION_RESEAT_OR_REPLACE,
+	  "uncorrectable FEC blocks over the window: the link loses frames" },
+	{ CODE_BER_FAIL, PF_ACTION_RESEAT_OR_REPLACE,
+	  "corrected FEC blocks put the pre-FEC bit error rate above pre_fec_ber_fail" },
+	{ CODE_BER_WARN, PF_ACTION_RESEAT_OR_REPLACE,
+	  "corrected FEC blocks put the pre-FEC bit error rate above pre_fec_ber_warn" },
+	{ CODE_OPTIC_ALARM, PF_ACTION_RESEAT_OR_REPLACE,
+	  "a module monitor (temperature, voltage, a lane's bias or power) past its alarm "
+	  "threshold" },
+	{ CODE_OPTIC_WARN, PF_ACTION_RESEAT_OR_REPLACE,
+	  "a module monitor past its warning threshold" },
+	{ 0 },
+};
+
+const struct pf_check pf_check_link_health = {
+	.name = "link_health",
+	.summary = "FEC errors and transceiver alarms of RoCE links",
+	.tags = "roce,network",
+	.reads = "ethtool netlink ETHTOOL_MSG_FEC_GET (stats) twice, window_ms apart, and "
+		 "ETHTOOL_MSG_MODULE_EEPROM_GET (SFF-8636 page 00h/03h, CMIS 00h/01h/02h/11h); "
+		 "under --root preflight/ethtool/<if>/fec.nl, fec.after.nl, module/*.nl, "
+		 "preflight/window_ms",
+	.params = link_health_params,
+	.codes = link_health_codes,
+	.flags = PF_CHECK_NEEDS_NODE,
+	.cfg_size = sizeof(struct link_health_cfg),
+	.timeout_s = 20,
+	.run = link_health_run,
+};
