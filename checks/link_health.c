@@ -124,6 +124,9 @@ static void unavailable(struct pf_result *res, const struct link *l, const char 
 		       "(kernel: %s)", l->port, what, strerror(-r));
 	else if (r == -ENOENT)
 		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s not in the snapshot", l->port, what);
+	else if (r == -ENOSYS) /* a provider table without the fact */
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s not provided (%s)", l->port, what,
+		       strerror(-r));
 	else if (r == -EPROTONOSUPPORT)
 		pf_add(res, PF_STATUS_SKIP, subject, "%s: %s needs ethtool netlink (kernel 5.13 "
 		       "or later)", l->port, what);

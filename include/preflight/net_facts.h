@@ -169,12 +169,16 @@ int pf_dcb_pfc_get(const char *ifname, struct pf_pfc *ret);
  * ctx->prov->ethtool (a test's table answers as an old kernel does): @genl
  * sends one ethtool netlink GET and returns the raw reply
  * (-EPROTONOSUPPORT when the kernel has no "ethtool" genl family, < 5.6);
- * @ioctl is one SIOCETHTOOL request.
+ * @ioctl is one SIOCETHTOOL request; @eeprom one module EEPROM read.
  */
+struct pf_eeprom_ask;
 struct pf_ethtool_ops {
 	int (*genl)(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
 		    void **ret_buf, size_t *ret_len);
 	int (*ioctl)(const char *ifname, void *data);
+	/* One ETHTOOL_MSG_MODULE_EEPROM_GET (preflight/link_facts.h), the raw reply. */
+	int (*eeprom)(const char *ifname, const struct pf_eeprom_ask *ask, void **ret_buf,
+		      size_t *ret_len);
 };
 /* The running kernel's (live), and none (-ENOSYS: a recorded root asks no kernel). */
 extern const struct pf_ethtool_ops pf_ethtool_sys;

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include "netlink_util.h"
+#include "preflight/link_facts.h"
 #include "preflight/net_facts.h"
 
 int pf_ethtool_ioctl_fd(int fd, const char *ifname, void *data)
@@ -87,6 +88,7 @@ static int ethtool_request(uint8_t cmd, int header_attr, const char *ifname, uin
 const struct pf_ethtool_ops pf_ethtool_sys = {
 	.genl = ethtool_request,
 	.ioctl = pf_ethtool_ioctl_sys,
+	.eeprom = pf_ethtool_eeprom_request,
 };
 
 static int no_genl(uint8_t cmd, int header_attr, const char *ifname, uint32_t flags,
@@ -100,7 +102,14 @@ static int no_ioctl(const char *ifname, void *data)
 	return -ENOSYS;
 }
 
+static int no_eeprom(const char *ifname, const struct pf_eeprom_ask *ask, void **ret_buf,
+		     size_t *ret_len)
+{
+	return -ENOSYS;
+}
+
 const struct pf_ethtool_ops pf_ethtool_none = {
 	.genl = no_genl,
 	.ioctl = no_ioctl,
+	.eeprom = no_eeprom,
 };

@@ -46,7 +46,7 @@ int pf_live_link_nl(const struct pf_ctx *ctx, const struct pf_link_ask *ask, voi
 	if (ask->kind == PF_LINK_FEC)
 		return pf_ethtool_fec_request(ctx->prov->ethtool, ask->ifname, ret_buf, ret_len);
 	if (ask->kind == PF_LINK_EEPROM)
-		return pf_ethtool_eeprom_request(ask->ifname, &ask->eeprom, ret_buf, ret_len);
+		return ctx->prov->ethtool->eeprom(ask->ifname, &ask->eeprom, ret_buf, ret_len);
 	return -EINVAL;
 }
 

@@ -122,7 +122,7 @@ _Static_assert(sizeof(struct pf_providers) == (2 PROVIDER_MEMBERS(COUNT)) * size
 	       "a member of struct pf_providers is missing from PROVIDER_MEMBERS");
 _Static_assert(sizeof(struct pf_gpu_provider) == (0 GPU_MEMBERS(COUNT)) * sizeof(void *),
 	       "a member of struct pf_gpu_provider is missing from GPU_MEMBERS");
-_Static_assert(sizeof(struct pf_ethtool_ops) == 2 * sizeof(void *),
+_Static_assert(sizeof(struct pf_ethtool_ops) == 3 * sizeof(void *),
 	       "a member of struct pf_ethtool_ops is not checked");
 
 void pf_test_assert_providers_complete(const struct pf_providers *p)
@@ -138,7 +138,7 @@ void pf_test_assert_providers_complete(const struct pf_providers *p)
 		fail_msg("providers '%s': caps 0x%x holds an unknown capability", p->name, p->caps);
 	PROVIDER_MEMBERS(NOT_NULL)
 	GPU_MEMBERS(GPU_NOT_NULL)
-	if (!p->ethtool->genl || !p->ethtool->ioctl)
+	if (!p->ethtool->genl || !p->ethtool->ioctl || !p->ethtool->eeprom)
 		fail_msg("providers '%s': an ethtool op is NULL", p->name);
 #undef NOT_NULL
 #undef GPU_NOT_NULL

@@ -520,9 +520,17 @@ static int fake_ioctl(const char *ifname, void *data)
 	return -EOPNOTSUPP;
 }
 
+/* A kernel before ethtool netlink has no module EEPROM request either. */
+static int fake_eeprom(const char *ifname, const struct pf_eeprom_ask *ask, void **ret_buf,
+		       size_t *ret_len)
+{
+	return -EPROTONOSUPPORT;
+}
+
 static void test_old_kernels(void **state)
 {
-	static const struct pf_ethtool_ops old = { .genl = fake_genl, .ioctl = fake_ioctl };
+	static const struct pf_ethtool_ops old = { .genl = fake_genl, .ioctl = fake_ioctl,
+						   .eeprom = fake_eeprom };
 	struct pf_providers prov = pf_providers_live;
 	struct pf_ctx ctx = { .prov = &prov };
 	struct pf_linkmodes lm;
