@@ -254,6 +254,8 @@ def build(args):
         for name, text in files.items():
             r.write(f"{path}/{name}", text + "\n")
         r.link(f"/sys/bus/pci/devices/{bdf}", rel_link("/sys/bus/pci/devices", path))
+        if args.aer and speed is not None:
+            aer_files(r, path)
         if args.iommu != "none":
             # one group per function, as behind ACS-capable switches
             grp = len(r.iommu_groups)
@@ -550,6 +552,7 @@ def build(args):
         lldp_neighbors(r)
     if args.nvml_health:
         nvml_health_facts(r, args)
+    aer_faults(r, args)
 
     for spec in args.file or []:
         rel, sep, text = spec.partition("=")
@@ -630,6 +633,66 @@ def nvml_health_facts(r, args):
     r.write("/preflight/ls/dev/.ls", "\n".join(ls) + "\n")
     r.write("/preflight/ls/dev/nvidia-caps",
             "total 0\ncr--r--r-- 1 0 0 237, 1 Nov 25 09:00 nvidia-cap1\n")
+# The AER statistics of drivers/pci/pcie/aer.c (Documentation/ABI/testing/
+# sysfs-bus-pci-devices-aer): one "NAME count" line per error bit the kernel
+# names, then the file's TOTAL_ERR_* line.
+AER_NAMES = {
+    "correctable": ["RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr",
+                    "CorrIntErr", "HeaderOF"],
+    "uncorrectable": ["Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt",
+                      "UnxCmplt", "RxOF", "MalfTLP", "ECRC", "UnsupReq", "ACSViol",
+                      "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr",
+                      "PoisonTLPBlocked"],
+}
+AER_FILES = {"correctable": ("correctable", "TOTAL_ERR_COR"),
+             "nonfatal": ("uncorrectable", "TOTAL_ERR_NONFATAL"),
+             "fatal": ("uncorrectable", "TOTAL_ERR_FATAL")}
+
+
+def aer_text(kind, counts):
+    names, total = AER_FILES[kind]
+    lines = [f"{n} {counts.get(n, 0)}" for n in AER_NAMES[names]]
+    lines.append(f"{total} {sum(counts.values())}")
+    return "\n".join(lines) + "\n"
+
+
+def aer_files(r, path):
+    """--aer: zeroed aer_dev_{correctable,nonfatal,fatal} of a PCIe function."""
+    for kind in AER_FILES:
+        r.write(f"{path}/aer_dev_{kind}", aer_text(kind, {}))
+
+
+def aer_target(r, target):
+    """A PCI function's directory from --aer-error's TARGET: a BDF, or an RDMA
+    device's name with ^K for the K-th bridge above it (mlx5_0^1: its switch port)."""
+    name, _, up = target.partition("^")
+    link = f"/sys/bus/pci/devices/{name}" if ":" in name else \
+        f"/sys/class/infiniband/{name}/device"
+    real = os.path.realpath(r.path(link))
+    top = os.path.realpath(r.top)
+    if not os.path.isdir(real) or not real.startswith(top + os.sep):
+        sys.exit(f"gen_root: --aer-error {target}: no such device")
+    for _ in range(int(up or 0)):
+        real = os.path.dirname(real)
+    return "/" + os.path.relpath(real, top)
+
+
+def aer_faults(r, args):
+    """--aer-error TARGET:KIND:NAME=N, applied to the --aer files (counts add up per file)."""
+    per = {}
+    for spec in args.aer_error or []:
+        try:
+            target, kind, rest = spec.split(":", 2) if spec.count(":") == 2 else \
+                (spec.rsplit(":", 2)[0], *spec.rsplit(":", 2)[1:])
+            name, n = rest.split("=")
+            n = int(n)
+        except ValueError:
+            sys.exit(f"gen_root: --aer-error {spec}: expected TARGET:KIND:NAME=N")
+        if kind not in AER_FILES or name not in AER_NAMES[AER_FILES[kind][0]]:
+            sys.exit(f"gen_root: --aer-error {spec}: unknown kind or error name")
+        per.setdefault((aer_target(r, target), kind), {})[name] = n
+    for (path, kind), counts in per.items():
+        r.write(f"{path}/aer_dev_{kind}", aer_text(kind, counts))
 
 
 def mstconfig_tables(r, args):
@@ -1036,6 +1099,8 @@ def main(argv=None):
                    help="mode of /dev/infiniband/uverbs* (default 0666, owner root)")
     p.add_argument("--uverbs-group", type=int, default=0, metavar="GID",
                    help="group of /dev/infiniband/uverbs* (default 0)")
+    p.add_argument("--aer", action="store_true",
+                   help="every PCIe function has zeroed aer_dev_{correctable,nonfatal,fatal}")
     p.add_argument("--no-job-facts", action="store_true",
                    help="no preflight/env, job_user or /dev/infiniband listing (an older "
                         "snapshot)")
@@ -1123,6 +1188,10 @@ def main(argv=None):
     g.add_argument("--mstconfig-fail", metavar="TEXT",
                    help="with --mstconfig: every card's query failed with TEXT (recorded as "
                         "<name>.failed, as a snapshot of the failing tool writes it)")
+    g.add_argument("--aer-error", action="append", metavar="TARGET:KIND:NAME=N",
+                   help="with --aer: N errors NAME (e.g. DLP, RxErr) in aer_dev_KIND (fatal, "
+                        "nonfatal, correctable) of TARGET, a BDF or an RDMA device with ^K "
+                        "for its K-th bridge up (mlx5_0^2: the switch's downstream port)")
     g.add_argument("--file", action="append", metavar="PATH=TEXT",
                    help="write TEXT to PATH under the root (after everything else), e.g. "
                         "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error=5")

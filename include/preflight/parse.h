@@ -251,4 +251,28 @@ struct pf_nv_value {
 /* 0, -ENOENT when @name has no row, -EINVAL without a header or for a malformed row. */
 int pf_parse_mlxconfig_query(const char *text, const char *name, struct pf_nv_value *ret);
 
+/*
+ * A PCIe AER statistics file, /sys/bus/pci/devices/<bdf>/aer_dev_{correctable,
+ * nonfatal,fatal} (src/parse/parse_aer.c): "NAME count" lines, one per error
+ * the kernel names, and a "TOTAL_ERR_*" line.
+ */
+#define PF_AER_MAX_ERRS 40
+#define PF_AER_NAME_MAX 24
+struct pf_aer_stats {
+	struct {
+		char name[PF_AER_NAME_MAX]; /* "RxErr", "DLP", as the kernel spells it */
+		uint64_t count;
+	} err[PF_AER_MAX_ERRS];
+	size_t n;
+	uint64_t total;       /* the TOTAL_ERR_* line */
+	bool has_total;
+};
+/*
+ * 0; -EINVAL for a line that is not "NAME count" (or a second total),
+ * -E2BIG for more than PF_AER_MAX_ERRS names, -ENODATA for an empty file.
+ */
+int pf_parse_aer_stats(const char *text, struct pf_aer_stats *ret);
+/* The file's total: its TOTAL_ERR_* line, else the sum of its lines. */
+uint64_t pf_aer_sum(const struct pf_aer_stats *s);
+
 #endif

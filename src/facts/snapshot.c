@@ -92,6 +92,8 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE(PCI "@(vendor|device|class|subsystem_vendor|subsystem_device|revision)"),
 	R_FILE(PCI "@(numa_node|local_cpulist|local_cpus)"),
 	R_FILE(PCI "@(current_link_speed|max_link_speed|current_link_width|max_link_width)"),
+	/* PCIe AER statistics (pcie_aer; absent where AER is not enabled) */
+	R_FILE(PCI "@(aer_dev_correctable|aer_dev_nonfatal|aer_dev_fatal)"),
 	{ .pattern = PCI "config", .kind = SNAP_FILE, .want = want_pci_config },
 	R_LINK(PCI "driver"),
 	R_LINK(PCI "iommu_group"),
