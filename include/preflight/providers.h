@@ -131,6 +131,14 @@ struct pf_providers {
 	 * 64 KiB on many arm64 kernels (Grace, RHEL 9 aarch64).
 	 */
 	int (*page_size)(const struct pf_ctx *ctx, uint64_t *ret);
+	/*
+	 * A devlink dump's reply bytes (preflight/devlink.h; @what an enum
+	 * pf_devlink_dump): live, the generic netlink dump of family
+	 * "devlink"; recorded, preflight/devlink/health.nl or info.nl, the same
+	 * bytes.  -ENOENT when the kernel has no devlink family (live) or the
+	 * snapshot no file; *ret_buf is the caller's.
+	 */
+	int (*devlink_dump)(const struct pf_ctx *ctx, int what, void **ret_buf, size_t *ret_len);
 	/* Wait between two samples; elapsed ms (recorded: preflight/window_ms, no sleep). */
 	int (*wait)(const struct pf_ctx *ctx, unsigned int ms, double *ret_ms);
 	/*

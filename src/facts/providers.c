@@ -13,6 +13,7 @@
 #include "preflight/job.h"
 #include "preflight/parse.h"
 #include "preflight/link_facts.h"
+#include "preflight/devlink.h"
 #include "preflight/providers.h"
 #include "preflight/rdmacm_api.h"
 #include "preflight/verbs_api.h"
@@ -165,6 +166,7 @@ const struct pf_providers pf_providers_live = {
 	.ip_rules = pf_live_ip_rules,
 	.nv_query = pf_live_nv_query,
 	.page_size = live_page_size,
+	.devlink_dump = pf_live_devlink_dump,
 	.wait = pf_live_wait,
 	.env = live_env,
 	.euid = live_euid,
@@ -190,6 +192,7 @@ const struct pf_providers pf_providers_recorded = {
 	.ip_rules = pf_recorded_ip_rules,
 	.nv_query = pf_recorded_nv_query,
 	.page_size = recorded_page_size,
+	.devlink_dump = pf_recorded_devlink_dump,
 	.wait = pf_recorded_wait,
 	.env = recorded_env,
 	.euid = recorded_euid,

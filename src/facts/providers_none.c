@@ -103,6 +103,11 @@ static int none_link_nl(const struct pf_ctx *ctx, const struct pf_link_ask *ask,
 	return -ENOSYS;
 }
 
+static int none_devlink_dump(const struct pf_ctx *ctx, int what, void **ret_buf, size_t *ret_len)
+{
+	return -ENOSYS;
+}
+
 const struct pf_providers pf_providers_none = {
 	.name = "none",
 	.memlock = none_memlock,
@@ -116,6 +121,7 @@ const struct pf_providers pf_providers_none = {
 	.ip_rules = none_ip_rules,
 	.nv_query = none_nv_query,
 	.page_size = none_page_size,
+	.devlink_dump = none_devlink_dump,
 	.wait = none_wait,
 	.verbs = none_verbs,
 	.env = none_env,

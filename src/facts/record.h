@@ -64,6 +64,8 @@ int pf_record_net(struct pf_record *rec, unsigned int window_ms);
  */
 int pf_record_link(struct pf_record *rec, const char *ifname);
 int pf_record_link_fec(struct pf_record *rec, const char *ifname, unsigned int sample);
+/* preflight/devlink/{health,info}.nl, the devlink dumps' reply bytes (devlink_nl.c). */
+int pf_record_devlink(struct pf_record *rec);
 /* preflight/page_size, preflight/env and preflight/euid (providers.c). */
 int pf_record_page_size(struct pf_record *rec);
 int pf_record_process(struct pf_record *rec);
