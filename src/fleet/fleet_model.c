@@ -30,6 +30,7 @@ struct pf_fleet *pf_fleet_new(double outlier_fraction)
 	f->fraction = outlier_fraction;
 	f->mesh_fraction = PF_MESH_SLOW_FRACTION;
 	f->wiring = fl_wiring_new();
+	f->fw = fl_fw_new();
 	return f;
 }
 
@@ -77,6 +78,7 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	free(f->outliers);
 	fl_mesh_free(f->mesh);
 	fl_wiring_free(f->wiring);
+	fl_fw_free(f->fw);
 	pf_fs_free(f->fs);
 	free(f);
 	return NULL;
@@ -326,6 +328,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	f->n_nodes++;
 	add_mesh(f, checks, origin);
 	fl_wiring_add_report(f->wiring, root, f->n_nodes - 1, n->host, origin);
+	fl_fw_add_report(f->fw, checks, f->n_nodes - 1, n->host);
 	return 0;
 }
 
@@ -563,6 +566,7 @@ void pf_fleet_finish(struct pf_fleet *f)
 		for (size_t i = 0; i < f->n_nodes; i++)
 			superseded[i] = f->nodes[i].superseded;
 		fl_wiring_finish(f->wiring, superseded, f->n_nodes);
+		fl_fw_finish(f->fw, superseded);
 		free(superseded);
 	}
 }

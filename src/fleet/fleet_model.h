@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "fleet.h"
+#include "fleet_fw.h"
 #include "fleet_mesh.h"
 #include "fleet_wiring.h"
 #include "preflight/macro.h"
@@ -74,6 +75,7 @@ struct pf_fleet {
 	struct fl_mesh *mesh; /* NULL until a report holds a "mesh" check */
 	double mesh_fraction; /* its slow fraction */
 	struct fl_wiring *wiring; /* the rail tables of every report (fleet_wiring.h) */
+	struct fl_fw *fw; /* NIC firmware by PSID (fleet_fw.h) */
 	/* derived by pf_fleet_finish() */
 	bool finished;
 	size_t (*counts)[PF_STATUS_COUNT]; /* per check */

@@ -130,6 +130,8 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 	if (f->mesh)
 		cJSON_AddItemToObject(j, "mesh", fl_mesh_to_json(f->mesh));
 	cJSON_AddItemToObject(j, "wiring", fl_wiring_to_json(f->wiring));
+	if (fl_fw_any(f->fw)) /* only where some report's nic_health saw NIC firmware */
+		cJSON_AddItemToObject(j, "firmware_drift", fl_fw_to_json(f->fw));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -326,6 +328,8 @@ static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 	}
 	pf_table_print(&t, out);
 	render_text_outliers(f, out);
+	if (fl_fw_any(f->fw))
+		fl_fw_render_text(f->fw, out);
 }
 
 /* The outliers table, or why there is none. */

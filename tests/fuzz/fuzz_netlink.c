@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_netlink.c - the netlink reply parsers (ethtool linkmodes and pause, DCB IEEE PFC, the message walker) on raw bytes, and the SIOCETHTOOL stats payload.
+ * fuzz_netlink.c - the netlink reply parsers (ethtool linkmodes and pause, DCB IEEE PFC, devlink
+ * health reporters and info, the message walker) on raw bytes, and the SIOCETHTOOL stats payload.
  */
 #include <errno.h>
 #include <linux/netlink.h>
 
 #include "fuzz.h"
+#include "preflight/devlink.h"
 #include "preflight/net_facts.h"
 
 static void check_rc(int r)
@@ -37,6 +39,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_rc(pf_ethtool_parse_linkmodes(buf, size, &lm));
 	check_rc(pf_ethtool_parse_pause(buf, size, &pause));
 	check_rc(pf_dcb_parse_ieee(buf, size, &pfc));
+	{
+		struct pf_devlink_reporter *rep = NULL;
+		struct pf_devlink_info *info = NULL;
+		size_t n = 0;
+
+		if (pf_devlink_parse_health(buf, size, &rep, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				PF_FUZZ_ASSERT(pf_fuzz_terminated(rep[i].name, sizeof(rep[i].name)));
+		free(rep);
+		if (pf_devlink_parse_info(buf, size, &info, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				PF_FUZZ_ASSERT(pf_fuzz_terminated(info[i].fw_stored,
+								  sizeof(info[i].fw_stored)));
+		free(info);
+	}
 
 	/* ETHTOOL_GSTRINGS + ETHTOOL_GSTATS: first byte picks the split */
 	if (size >= 1) {

@@ -7,6 +7,8 @@
  * quoting.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleet.h"
@@ -334,6 +336,84 @@ static void test_drain_refusal(void **state)
 	pf_strmap_release(&own);
 }
 
+/* A report whose nic_health saw mlx5_0 and mlx5_1 with @psid running @fw0 and @fw1. */
+static char *fw_report(const char *host, const char *psid, const char *fw0, const char *fw1)
+{
+	cJSON *j = cJSON_CreateObject(), *checks, *chk, *fds;
+	char *s;
+
+	cJSON_AddStringToObject(j, "schema", "preflight.report/v1");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "node"), "hostname", host);
+	cJSON_AddStringToObject(j, "started_at", "2026-11-22T05:00:00Z");
+	checks = cJSON_AddArrayToObject(j, "checks");
+	chk = cJSON_CreateObject();
+	cJSON_AddStringToObject(chk, "name", "nic_health");
+	cJSON_AddStringToObject(chk, "status", "pass");
+	fds = cJSON_AddArrayToObject(chk, "findings");
+	for (int i = 0; i < 2; i++) {
+		cJSON *f = cJSON_CreateObject(), *o;
+
+		cJSON_AddStringToObject(f, "subject", i ? "mlx5_1" : "mlx5_0");
+		cJSON_AddStringToObject(f, "status", "pass");
+		cJSON_AddStringToObject(f, "message", "healthy");
+		o = cJSON_AddObjectToObject(f, "observed");
+		cJSON_AddStringToObject(o, "psid", psid);
+		cJSON_AddStringToObject(o, "fw_running", i ? fw1 : fw0);
+		cJSON_AddItemToArray(fds, f);
+	}
+	cJSON_AddItemToArray(checks, chk);
+	cJSON_AddStringToObject(j, "verdict", "pass");
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static void test_firmware_drift(void **state)
+{
+	struct pf_fleet *f = pf_fleet_new(0.9);
+	double good[] = { 400 };
+	const cJSON *arr, *e;
+	cJSON *view;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	add(f, fw_report("n01", "MT_0000000838", "28.39.1002", "28.39.1002"), "n01");
+	add(f, fw_report("n02", "MT_0000000838", "28.39.1002", "28.39.1002"), "n02");
+	add(f, fw_report("n03", "MT_0000000838", "28.39.1002", "28.41.1000"), "n03");
+	/* another board (PSID) on its own version is not drift */
+	add(f, fw_report("n04", "MT_0000000970", "32.40.1000", "32.40.1000"), "n04");
+	pf_fleet_finish(f);
+	view = pf_fleet_to_json(f);
+	arr = get(view, "firmware_drift");
+	assert_int_equal(cJSON_GetArraySize(arr), 1);
+	e = cJSON_GetArrayItem(arr, 0);
+	assert_string_equal(get(e, "node")->valuestring, "n03");
+	assert_string_equal(get(e, "subject")->valuestring, "mlx5_1");
+	assert_string_equal(get(e, "fw")->valuestring, "28.41.1000");
+	assert_string_equal(get(e, "majority")->valuestring, "28.39.1002");
+	assert_int_equal(get(e, "majority_nics")->valueint, 5);
+	assert_int_equal(get(e, "psid_nics")->valueint, 6);
+	cJSON_Delete(view);
+	out = open_memstream(&text, &len);
+	assert_int_equal(pf_fleet_render(f, PF_FLEET_TEXT, out), 0);
+	fclose(out);
+	pf_test_assert_contains(text, "NIC firmware drift (1 NIC off the majority of their PSID)");
+	pf_test_assert_contains(text, "28.39.1002 (5 of 6)");
+	free(text);
+	pf_fleet_free(f);
+
+	/* no nic_health in any report: no section, no key */
+	f = pf_fleet_new(0.9);
+	add(f, report("n01", "2026-11-22T05:00:00Z", "pass", good, 1), "n01");
+	pf_fleet_finish(f);
+	view = pf_fleet_to_json(f);
+	assert_null(cJSON_GetObjectItemCaseSensitive(view, "firmware_drift"));
+	cJSON_Delete(view);
+	pf_fleet_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_views_are_clean),
 		cmocka_unit_test(test_drain_refusal),
+		cmocka_unit_test(test_firmware_drift),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
