@@ -13,6 +13,11 @@
  *    blocks per lane (the total where the driver does not split them) give
  *    a lower bound of the pre-FEC bit error rate (each corrected block held
  *    at least one bit error), judged against pre_fec_ber_warn/_fail.
+ *  - The driver's PHY counters in `ethtool -S` at the same two samples
+ *    (mlx5's PPCNT statistical group): rx_corrected_bits_phy over
+ *    rx_bits_phy (else the link rate) is the pre-FEC BER, per lane from
+ *    rx_err_lane_<n>_phy, judged against the same thresholds; a symbol FEC
+ *    could not correct (rx_pcs_symbol_err_phy) fails.
  *  - The module (ETHTOOL_MSG_MODULE_EEPROM_GET, SFF-8636 or CMIS):
  *    temperature, supply voltage, per-lane TX bias, TX and RX power against
  *    the module's own thresholds: past an alarm fails, past a warning warns,
@@ -56,6 +61,9 @@ enum {
 	CODE_BER_WARN = 3,
 	CODE_OPTIC_ALARM = 4,
 	CODE_OPTIC_WARN = 5,
+	CODE_PHY_BER_FAIL = 6,
+	CODE_PHY_BER_WARN = 7,
+	CODE_PHY_SYMBOL_ERRORS = 8,
 };
 
 /* One RoCE netdev and what was read of it. */
@@ -64,8 +72,9 @@ struct link {
 	char port[48];
 	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL judged */
 	struct pf_linkmodes lm;
-	int r_lm, r_fec0, r_fec1;
+	int r_lm, r_fec0, r_fec1, r_st0, r_st1;
 	struct pf_fec fec0, fec1;
+	struct pf_stats st0, st1; /* `ethtool -S`, at the FEC samples */
 };
 
 static size_t collect(const struct pf_node *node, const struct pf_rails *rails,
@@ -213,6 +222,106 @@ static void judge_fec(struct pf_result *res, const struct link *l,
 	pf_obs_num(f, "window_ms", window_ms);
 }
 
+/* The rise of statistic @name between the two samples: 0 and *ret, or -ENOENT. */
+static int stat_rise(const struct link *l, const char *name, uint64_t *ret)
+{
+	uint64_t a, b;
+
+	if (pf_stats_get(&l->st0, name, &a) < 0 || pf_stats_get(&l->st1, name, &b) < 0)
+		return -ENOENT;
+	*ret = b > a ? b - a : 0; /* a counter reset (driver reload) is no error */
+	return 0;
+}
+
+/*
+ * The driver's PHY counters (mlx5: en_stats.c, the PPCNT physical layer
+ * statistical group): rx_corrected_bits_phy over rx_bits_phy is the pre-FEC
+ * bit error rate itself (not a bound), rx_err_lane_<n>_phy the corrected bits
+ * of lane n, rx_pcs_symbol_err_phy the symbols FEC could not correct.  The
+ * bits received come from rx_bits_phy where the driver gives it, else the
+ * link rate over the window.
+ */
+static void judge_phy(struct pf_result *res, const struct link *l,
+		      const struct link_health_cfg *cfg, double window_ms)
+{
+	char subject[64], name[32], which[16] = "the link";
+	uint64_t corr, bits, sym = 0, d;
+	double ber, lane_ber, worst = -1;
+	unsigned int lanes = 0;
+	struct pf_finding *f;
+	uint64_t v;
+
+	snprintf(subject, sizeof(subject), "%s/phy", l->name);
+	if (l->r_st0 < 0)
+		return unavailable(res, l, "ethtool statistics (PHY counters)", subject, l->r_st0);
+	if (pf_stats_get(&l->st0, "rx_corrected_bits_phy", &v) < 0) {
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: the driver gives no PHY error counters "
+		       "(no rx_corrected_bits_phy in its ethtool statistics)", l->port);
+		return;
+	}
+	if (l->r_st1 < 0 || window_ms <= 0 || stat_rise(l, "rx_corrected_bits_phy", &corr) < 0) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: %llu bits corrected since boot (one "
+			   "sample: not judged)", l->port, (unsigned long long)v);
+		pf_obs_num(f, "corrected_bits", (double)v);
+		return;
+	}
+	(void)stat_rise(l, "rx_pcs_symbol_err_phy", &sym);
+	if (stat_rise(l, "rx_bits_phy", &bits) < 0 || bits == 0)
+		bits = (uint64_t)(lane_bps(l, false) * window_ms / 1000.0);
+	/* the lanes the link uses (link modes), else as many as the driver counts */
+	for (lanes = 0; lanes < 8; lanes++) {
+		snprintf(name, sizeof(name), "rx_err_lane_%u_phy", lanes);
+		if (stat_rise(l, name, &d) < 0)
+			break;
+	}
+	if (l->r_lm == 0 && l->lm.lanes && l->lm.lanes < lanes)
+		lanes = l->lm.lanes;
+	for (unsigned int i = 0; i < lanes; i++) {
+		snprintf(name, sizeof(name), "rx_err_lane_%u_phy", i);
+		(void)stat_rise(l, name, &d);
+		lane_ber = bits ? (double)d / ((double)bits / lanes) : 0;
+		if (lane_ber > worst) {
+			worst = lane_ber;
+			snprintf(which, sizeof(which), "lane %u", i);
+		}
+	}
+	ber = bits ? (double)corr / (double)bits : 0;
+	if (worst > ber)
+		ber = worst;
+	else
+		snprintf(which, sizeof(which), "the link");
+	if (sym) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: %llu symbol errors FEC could not "
+			   "correct in %.0f ms (rx_pcs_symbol_err_phy): frames are being lost",
+			   l->port, (unsigned long long)sym, window_ms);
+		pf_code(f, CODE_PHY_SYMBOL_ERRORS);
+	} else if (bits && ber > cfg->pre_fec_ber_fail) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: pre-FEC BER %.2g on %s from the "
+			   "PHY counters (%llu bits corrected in %.0f ms), above %.2g", l->port, ber,
+			   which, (unsigned long long)corr, window_ms, cfg->pre_fec_ber_fail);
+		pf_code(f, CODE_PHY_BER_FAIL);
+	} else if (bits && ber > cfg->pre_fec_ber_warn) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s: pre-FEC BER %.2g on %s from the "
+			   "PHY counters (%llu bits corrected in %.0f ms), above %.2g", l->port, ber,
+			   which, (unsigned long long)corr, window_ms, cfg->pre_fec_ber_warn);
+		pf_code(f, CODE_PHY_BER_WARN);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: %llu bits corrected, no uncorrected "
+			   "symbol in %.0f ms%s", l->port, (unsigned long long)corr, window_ms,
+			   bits ? "" : " (bits received unknown: BER not computed)");
+	}
+	if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_WARN)
+		pf_remedy(f, "clean or reseat the cable or optic of %s, then replace it; check "
+			  "the switch port's counters", l->name);
+	pf_obs_num(f, "corrected_bits_window", (double)corr);
+	pf_obs_num(f, "uncorrected_symbols_window", (double)sym);
+	if (bits) {
+		pf_obs_num(f, "bits_window", (double)bits);
+		pf_obs_num(f, "pre_fec_ber", ber);
+	}
+	pf_obs_num(f, "window_ms", window_ms);
+}
+
 /* One monitor value against its thresholds; @lane -1 for a module-wide one. */
 static bool judge_value(struct pf_result *res, const struct link *l, enum pf_optic_mon mon,
 			const struct pf_optic_thresholds *t, double v, int lane)
@@ -293,21 +402,29 @@ static int link_health_run(const struct pf_ctx *ctx, const void *config, struct 
 		v[i].r_lm = ctx->prov->linkmodes(ctx, v[i].name, &v[i].lm);
 		v[i].r_fec0 = pf_link_fec(ctx, v[i].name, 0, &v[i].fec0);
 		v[i].r_fec1 = -ENODATA;
-		sampled |= v[i].r_fec0 == 0;
+		v[i].r_st0 = ctx->prov->ethtool_stats(ctx, v[i].name, 0, &v[i].st0);
+		v[i].r_st1 = -ENODATA;
+		sampled |= v[i].r_fec0 == 0 || v[i].r_st0 == 0;
 	}
 	if (sampled && cfg->window_ms > 0) {
 		r = ctx->prov->wait(ctx, (unsigned int)cfg->window_ms, &window_ms);
-		for (size_t i = 0; r == 0 && window_ms > 0 && i < n; i++)
+		for (size_t i = 0; r == 0 && window_ms > 0 && i < n; i++) {
 			if (v[i].r_fec0 == 0)
 				v[i].r_fec1 = pf_link_fec(ctx, v[i].name, 1, &v[i].fec1);
+			if (v[i].r_st0 == 0)
+				v[i].r_st1 = ctx->prov->ethtool_stats(ctx, v[i].name, 1, &v[i].st1);
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t first = res->n_findings;
 
 		judge_fec(res, &v[i], cfg, window_ms);
+		judge_phy(res, &v[i], cfg, window_ms);
 		judge_optic(ctx, res, &v[i]);
 		if (v[i].role)
 			pf_rails_soften(res, first, v[i].role);
+		pf_stats_release(&v[i].st0);
+		pf_stats_release(&v[i].st1);
 	}
 	return 0;
 }
@@ -324,6 +441,13 @@ static const struct pf_code link_health_codes[] = {
 	  "threshold" },
 	{ CODE_OPTIC_WARN, PF_ACTION_RESEAT_OR_REPLACE,
 	  "a module monitor past its warning threshold" },
+	{ CODE_PHY_BER_FAIL, PF_ACTION_RESEAT_OR_REPLACE,
+	  "the driver's PHY counters put the pre-FEC bit error rate (link or lane) above "
+	  "pre_fec_ber_fail" },
+	{ CODE_PHY_BER_WARN, PF_ACTION_RESEAT_OR_REPLACE,
+	  "the driver's PHY counters put the pre-FEC bit error rate above pre_fec_ber_warn" },
+	{ CODE_PHY_SYMBOL_ERRORS, PF_ACTION_RESEAT_OR_REPLACE,
+	  "symbol errors FEC could not correct over the window (rx_pcs_symbol_err_phy)" },
 	{ 0 },
 };
 
@@ -331,10 +455,11 @@ const struct pf_check pf_check_link_health = {
 	.name = "link_health",
 	.summary = "FEC errors and transceiver alarms of RoCE links",
 	.tags = "roce,network",
-	.reads = "ethtool netlink ETHTOOL_MSG_FEC_GET (stats) twice, window_ms apart, and "
+	.reads = "ethtool netlink ETHTOOL_MSG_FEC_GET (stats) and `ethtool -S` (PHY "
+		 "counters) twice, window_ms apart, and "
 		 "ETHTOOL_MSG_MODULE_EEPROM_GET (SFF-8636 page 00h/03h, CMIS 00h/01h/02h/11h); "
-		 "under --root preflight/ethtool/<if>/fec.nl, fec.after.nl, module/*.nl, "
-		 "preflight/window_ms",
+		 "under --root preflight/ethtool/<if>/fec.nl, fec.after.nl, stats, stats.after, "
+		 "module/*.nl, preflight/window_ms",
 	.params = link_health_params,
 	.codes = link_health_codes,
 	.flags = PF_CHECK_NEEDS_NODE,

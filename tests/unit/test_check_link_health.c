@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <linux/ethtool.h>
@@ -239,6 +240,122 @@ static void test_not_supported_skips(void **state)
 	pf_result_release(&res);
 }
 
+/*
+ * `ethtool -S` of an mlx5 port before and after the window: @corr bits
+ * corrected in all, @lane2 of them on lane 2, @sym symbols FEC could not
+ * correct, 4e11 bits received (400 Gb/s for 1 s).
+ */
+static void put_phy(uint64_t corr, uint64_t lane2, uint64_t sym)
+{
+	char rel[256], text[1024];
+
+	for (int after = 0; after < 2; after++) {
+		snprintf(rel, sizeof(rel), "preflight/ethtool/%s/%s", ifname,
+			 after ? "stats.after" : "stats");
+		snprintf(text, sizeof(text),
+			 "NIC statistics:\n"
+			 "     rx_bytes: 123\n"
+			 "     rx_bits_phy: %llu\n"
+			 "     rx_pcs_symbol_err_phy: %llu\n"
+			 "     rx_corrected_bits_phy: %llu\n"
+			 "     rx_err_lane_0_phy: %llu\n"
+			 "     rx_err_lane_1_phy: 0\n"
+			 "     rx_err_lane_2_phy: %llu\n"
+			 "     rx_err_lane_3_phy: 0\n",
+			 after ? 900000000000ULL : 500000000000ULL, after ? (unsigned long long)sym : 0,
+			 after ? 1000 + (unsigned long long)corr : 1000,
+			 after ? (unsigned long long)(corr - lane2) : 0,
+			 after ? (unsigned long long)lane2 : 0);
+		pf_test_write(root, rel, text);
+	}
+}
+
+static void drop_phy(void)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/preflight/ethtool/%s/stats", root, ifname);
+	unlink(rel);
+	snprintf(rel, sizeof(rel), "%s/preflight/ethtool/%s/stats.after", root, ifname);
+	unlink(rel);
+}
+
+/* A healthy mlx5 port: 100 corrected bits in 4e11 (BER 2.5e-10) passes. */
+static void test_phy_healthy_passes(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	put_link(calm0, calm1, 0);
+	put_module(45);
+	put_phy(100, 50, 0);
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = finding(&res, "phy");
+	assert_int_equal(f->status, PF_STATUS_PASS);
+	pf_test_assert_contains(f->message, "100 bits corrected");
+	pf_result_release(&res);
+	drop_phy();
+}
+
+/* A bad lane: 2e5 of 2.4e5 corrected bits on lane 2 (1e11 bits a lane: 2e-6) warns, more fails. */
+static void test_phy_bad_lane(void **state)
+{
+	struct pf_result res;
+	const struct pf_finding *f;
+
+	put_link(calm0, calm1, 0);
+	put_module(45);
+	put_phy(240000, 200000, 0);
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	f = finding(&res, "phy");
+	assert_int_equal(f->status, PF_STATUS_WARN);
+	pf_test_assert_contains(f->message, "lane 2");
+	assert_int_equal(f->code_num, 7);
+	pf_result_release(&res);
+
+	put_phy(3000000, 2000000, 0); /* lane 2 at 2e-5 */
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	f = finding(&res, "phy");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "pre-FEC BER 2e-05 on lane 2");
+	assert_int_equal(f->code_num, 6);
+	pf_result_release(&res);
+
+	put_phy(100, 50, 3); /* symbols FEC could not correct: frames lost */
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	f = finding(&res, "phy");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "3 symbol errors FEC could not correct");
+	assert_int_equal(f->code_num, 8);
+	pf_result_release(&res);
+	drop_phy();
+}
+
+/* A driver without PHY counters (not mlx5), and a snapshot without the statistics: skips. */
+static void test_phy_absent_skips(void **state)
+{
+	char rel[256];
+	struct pf_result res;
+
+	put_link(calm0, calm1, 0);
+	put_module(45);
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_test_assert_contains(finding(&res, "phy")->message, "not in the snapshot");
+	assert_int_equal(finding(&res, "phy")->status, PF_STATUS_SKIP);
+	pf_result_release(&res);
+
+	snprintf(rel, sizeof(rel), "preflight/ethtool/%s/stats", ifname);
+	pf_test_write(root, rel, "NIC statistics:\n     rx_packets: 5\n     rx_bytes: 400\n");
+	pf_test_run_check("link_health", root, &pf_providers_recorded, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(finding(&res, "phy")->status, PF_STATUS_SKIP);
+	pf_test_assert_contains(finding(&res, "phy")->message, "no PHY error counters");
+	pf_result_release(&res);
+	drop_phy();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +363,9 @@ int main(void)
 		cmocka_unit_test(test_hot_optic_fails),
 		cmocka_unit_test(test_rising_lane_fails),
 		cmocka_unit_test(test_not_supported_skips),
+		cmocka_unit_test(test_phy_healthy_passes),
+		cmocka_unit_test(test_phy_bad_lane),
+		cmocka_unit_test(test_phy_absent_skips),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
