@@ -22,13 +22,23 @@
  *     and `preflight diff` see them per node.
  * No devlink family in the kernel, or no instance for a NIC, is a skip
  * with the kernel's answer.
+ *
+ * The kernel log since boot (ctx->prov->gpu->kmsg: /dev/kmsg live,
+ * <root>/preflight/kmsg recorded) holds what devlink may not (a driver
+ * without the reporters, a reporter re-created by a reload): mlx5's health
+ * messages per PCI function (pf_parse_kmsg_mlx5(), health.c's texts).  A
+ * fatal event ("Fatal error <n> detected", "device's health compromised")
+ * whose recovery failed or never started fails; one the driver recovered
+ * from warns.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "preflight/check.h"
 #include "preflight/devlink.h"
+#include "preflight/gpu_provider.h"
 #include "preflight/node.h"
+#include "preflight/parse.h"
 #include "preflight/providers.h"
 #include "preflight/strbuf.h"
 
@@ -198,12 +208,52 @@ static void judge_nic(struct pf_result *res, const struct pf_ctx *ctx,
 	pf_exp_num(f, "fw_fatal_errors", 0);
 }
 
+/* The mlx5 health messages of the kernel log for the NIC @name at @bdf; true when one is bad. */
+static bool judge_log(struct pf_result *res, const struct pf_mlx5_health *ev, size_t n_ev,
+		      const char *name, const char *bdf)
+{
+	const struct pf_mlx5_health *h = NULL;
+	char subject[64];
+	struct pf_finding *f;
+
+	for (size_t i = 0; i < n_ev && !h; i++)
+		if (!strcmp(ev[i].bdf, bdf))
+			h = &ev[i];
+	if (!h || !(h->fatal + h->compromised))
+		return false;
+	snprintf(subject, sizeof(subject), "%s/kernel_log", name);
+	if (h->recovered) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s (%s): %u fatal mlx5 health event%s in "
+			   "the kernel log since boot, recovered by the driver (last: %s)", name, bdf,
+			   h->fatal + h->compromised, h->fatal + h->compromised == 1 ? "" : "s",
+			   h->what);
+		pf_code(f, 6);
+	} else {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s (%s): fatal mlx5 health event in the "
+			   "kernel log since boot, %s (%s)", name, bdf, h->recovery_failed ?
+			   "its recovery failed" : "no recovery followed", h->what);
+		pf_code(f, 5);
+	}
+	pf_obs_num(f, "fatal_events", h->fatal + h->compromised);
+	pf_obs_num(f, "recoveries", h->recoveries);
+	pf_obs_num(f, "recoveries_failed", h->recovery_failed);
+	if (h->last_t >= 0)
+		pf_obs_num(f, "last_event_s_since_boot", h->last_t);
+	pf_remedy(f, "read `dmesg | grep mlx5_core` and `devlink health show pci/%s`; reset the "
+		  "device (`devlink dev reload pci/%s`, or reboot) and, if it returns, collect "
+		  "`mlxdump` / the health buffer for the vendor", bdf, bdf);
+	return true;
+}
+
 static int nic_health_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct nic_health_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	struct dumps d = { 0 };
-	size_t n = 0, n_bad = 0, n_skip = 0;
+	size_t n = 0, n_bad = 0, n_skip = 0, n_ev = 0;
+	pf_autofree struct pf_mlx5_health *ev = NULL;
+	pf_autofree char *log = NULL, *log_err = NULL;
+	int log_r;
 
 	if (!node)
 		return pf_error(res, -ENODATA, "no node inventory");
@@ -212,6 +262,12 @@ static int nic_health_run(const struct pf_ctx *ctx, const void *config, struct p
 	if (!n)
 		return pf_skip(res, "no RDMA NIC on the PCI bus");
 	fetch(ctx, &d);
+	log_r = ctx->prov->gpu->kmsg(ctx, &log, &log_err);
+	if (log_r < 0)
+		pf_add(res, PF_STATUS_SKIP, "kernel_log", "%s; mlx5 health messages not checked",
+		       log_err ? log_err : "kernel log unavailable");
+	else
+		pf_parse_kmsg_mlx5(log, &ev, &n_ev);
 	if (d.health_r < 0 && d.health_r != -ENOENT && d.health_r != -EOPNOTSUPP) {
 		free(d.info);
 		return pf_error(res, d.health_r, "devlink health reporters: %s",
@@ -225,6 +281,10 @@ static int nic_health_run(const struct pf_ctx *ctx, const void *config, struct p
 			continue;
 		judge_nic(res, ctx, cfg, &d, rd->name, node->pci[rd->pci].bdf);
 		st = pf_last(res)->status;
+		if (judge_log(res, ev, n_ev, rd->name, node->pci[rd->pci].bdf)) {
+			n_bad++;
+			continue;
+		}
 		n_bad += st == PF_STATUS_FAIL || st == PF_STATUS_WARN;
 		n_skip += st == PF_STATUS_SKIP;
 	}
@@ -248,6 +308,10 @@ static const struct pf_code nic_health_codes[] = {
 	{ 3, PF_ACTION_NONE, "a devlink health reporter counted errors it recovered from" },
 	{ 4, PF_ACTION_REBOOT, "the stored NIC firmware differs from the running one (activation "
 			       "pending)" },
+	{ 5, PF_ACTION_REBOOT,
+	  "a fatal mlx5 health event in the kernel log since boot, not recovered" },
+	{ 6, PF_ACTION_NONE, "a fatal mlx5 health event in the kernel log that the driver "
+			     "recovered from" },
 	{ 0 },
 };
 
@@ -256,11 +320,13 @@ const struct pf_check pf_check_nic_health = {
 	.summary = "RDMA NICs' devlink health reporters healthy, firmware activated",
 	.tags = "rdma,static",
 	.reads = "devlink generic netlink: DEVLINK_CMD_HEALTH_REPORTER_GET and DEVLINK_CMD_INFO_GET "
-		 "dumps (under --root: preflight/devlink/health.nl, info.nl)",
+		 "dumps (under --root: preflight/devlink/health.nl, info.nl); the kernel log "
+		 "(/dev/kmsg; preflight/kmsg)",
 	.params = nic_health_params,
 	.codes = nic_health_codes,
 	.cfg_size = sizeof(struct nic_health_cfg),
 	.timeout_s = 10,
-	.flags = PF_CHECK_NEEDS_NODE,
+	/* the kernel log is read through ctx->prov->gpu (its kmsg member) */
+	.flags = PF_CHECK_NEEDS_NODE | PF_CHECK_LOADS_LIBRARIES,
 	.run = nic_health_run,
 };

@@ -205,6 +205,13 @@ int pf_counter_delta(uint64_t before, uint64_t after, unsigned int width, bool s
  * GPU formats (src/parse/parse_gpu.c).
  */
 
+/*
+ * Split one kernel log line, a /dev/kmsg record ("4,1234,5678901,-;msg"), a
+ * dmesg line ("[ 5.678901] msg") or a line with no boot-relative time, into
+ * its time in seconds since boot (*ret_t, -1 when it has none) and its message.
+ */
+const char *pf_kmsg_message(const char *line, double *ret_t);
+
 /* One NVIDIA Xid line of the kernel log: "NVRM: Xid (PCI:0000:1b:00): 79, pid=..., ...". */
 struct pf_xid {
 	char pci[16];     /* as printed after "PCI:", lower-case: "0000:1b:00" */
@@ -224,6 +231,31 @@ int pf_parse_kmsg_xids(const char *text, struct pf_xid **ret, size_t *ret_n);
 bool pf_xid_matches_bdf(const char *pci, const char *bdf);
 /* A short meaning of a common Xid, or NULL. */
 const char *pf_xid_meaning(unsigned int xid);
+
+/*
+ * The mlx5 driver's health messages of one PCI function in the kernel log
+ * (drivers/net/ethernet/mellanox/mlx5/core/health.c, printed by
+ * mlx5_core_err as "mlx5_core <bdf>: <function>:<line>:(pid <n>): <text>"):
+ * "Fatal error <n> detected" (a fatal sensor: the firmware or the PCI link
+ * stopped), "device's health compromised" (the firmware's health counter
+ * stopped), the health buffer's "synd 0x<n>: <meaning>", and the recovery
+ * flow's "starting health recovery flow", "health recovery failed" and
+ * "health recovery flow aborted".
+ */
+struct pf_mlx5_health {
+	char bdf[16];              /* "0000:3b:00.0", lower-case */
+	unsigned int fatal, compromised, recoveries, recovery_failed;
+	bool recovered;            /* the last event is a recovery that did not fail */
+	double last_t;             /* seconds since boot of its last fatal event; -1 unknown */
+	char what[96];             /* its last fatal event's text, with the syndrome when seen */
+};
+
+/*
+ * The mlx5 health events of a kernel log, one entry per PCI function that
+ * has any fatal event or recovery (at most 256).  Returns the count and the
+ * entries in *ret (caller frees; NULL for none).
+ */
+int pf_parse_kmsg_mlx5(const char *text, struct pf_mlx5_health **ret, size_t *ret_n);
 
 /* Major and minor of a kernel release ("6.8.0-45-generic"); -EINVAL if malformed. */
 int pf_parse_kernel_release(const char *text, int *ret_major, int *ret_minor);

@@ -14,8 +14,7 @@
 /* Largest number of Xid events kept from one log. */
 #define XID_MAX 4096
 
-/* Split a log line into its boot-relative time (or -1) and its message. */
-static const char *line_message(const char *line, double *ret_t)
+const char *pf_kmsg_message(const char *line, double *ret_t)
 {
 	const char *p = line;
 	char *end;
@@ -60,7 +59,7 @@ static int parse_xid_line(const char *line, struct pf_xid *ret)
 	char *end;
 	size_t n;
 
-	msg = line_message(line, &ret->t_s);
+	msg = pf_kmsg_message(line, &ret->t_s);
 	p = strstr(msg, "NVRM: Xid (");
 	if (!p)
 		return -ENOENT;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_gpu_text.c - the GPU text parsers: kernel log Xid lines, kernel release, NVIDIA driver version, version comparison.
+ * fuzz_gpu_text.c - the kernel log and GPU text parsers: Xid lines, mlx5 health
+ * messages, kernel release, NVIDIA driver version, version comparison.
  */
 #include <errno.h>
 
@@ -27,6 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)pf_xid_matches_bdf(xids[i].pci, text);
 	}
 	free(xids);
+	{
+		struct pf_mlx5_health *ev = NULL;
+
+		r = pf_parse_kmsg_mlx5(text, &ev, &n);
+		PF_FUZZ_ASSERT(r >= 0 && (size_t)r == n && n <= 256 && (n > 0) == (ev != NULL));
+		for (size_t i = 0; i < n; i++) {
+			PF_FUZZ_ASSERT(pf_fuzz_terminated(ev[i].bdf, sizeof(ev[i].bdf)));
+			PF_FUZZ_ASSERT(pf_fuzz_terminated(ev[i].what, sizeof(ev[i].what)));
+			PF_FUZZ_ASSERT(pf_is_bdf(ev[i].bdf));
+		}
+		free(ev);
+	}
 
 	r = pf_parse_kernel_release(text, &major, &minor);
 	PF_FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -ERANGE);

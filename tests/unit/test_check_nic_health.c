@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/devlink.h>
 #include <linux/genetlink.h>
@@ -25,6 +26,7 @@
 
 #include "preflight/devlink.h"
 #include "preflight/providers.h"
+#include "preflight/parse.h"
 #include "testutil.h"
 
 #define NIC0 "0000:14:00.0" /* mlx5_0 of gen_root --gpus 2 --nics 2 */
@@ -147,6 +149,7 @@ static char *root_with(const char *bad0, uint8_t state, uint64_t errors, const c
 	info(&d, NIC1, "28.39.1002", "28.39.1002");
 	done(&d);
 	write_bin(root, "preflight/devlink/info.nl", &d);
+	pf_test_write(root, "preflight/kmsg", ""); /* a clean kernel log */
 	return root;
 }
 
@@ -345,6 +348,91 @@ static void test_live_kernel(void **state)
 	drop(root);
 }
 
+/*
+ * mlx5's health messages in the kernel log (health.c's texts, with
+ * mlx5_core_err's prefix), as /dev/kmsg records and dmesg lines.
+ */
+static const char fatal_log[] =
+	"3,1201,5123456789,-;mlx5_core " NIC0 ": poll_health:737:(pid 0): Fatal error 1 detected\n"
+	" SUBSYSTEM=pci\n"
+	"3,1202,5123456790,-;mlx5_core " NIC0 ": print_health_info:420:(pid 0): synd 0x1: "
+	"firmware internal error\n";
+static const char recovered_log[] =
+	"[ 5123.456789] mlx5_core " NIC0 ": poll_health:737:(pid 0): device's health "
+	"compromised - reached miss count\n"
+	"[ 5124.000001] mlx5_core " NIC0 ": mlx5_health_try_recover:323:(pid 77): starting health "
+	"recovery flow\n";
+static const char failed_log[] =
+	"[ 5123.456789] mlx5_core " NIC0 ": poll_health:737:(pid 0): Fatal error 3 detected\n"
+	"[ 5124.000001] mlx5_core " NIC0 ": mlx5_health_try_recover:323:(pid 77): starting health "
+	"recovery flow\n"
+	"[ 5125.000001] mlx5_core " NIC0 ": mlx5_health_try_recover:330:(pid 77): health "
+	"recovery failed\n";
+
+static void test_kernel_log(void **state)
+{
+	struct pf_mlx5_health *ev = NULL;
+	struct pf_result res;
+	const struct pf_finding *f;
+	size_t n = 0;
+	char *root;
+
+	(void)state;
+	/* the parser: the function, the event, the syndrome, the recovery's outcome */
+	assert_int_equal(pf_parse_kmsg_mlx5(fatal_log, &ev, &n), 1);
+	assert_string_equal(ev[0].bdf, NIC0);
+	assert_int_equal(ev[0].fatal, 1);
+	assert_false(ev[0].recovered);
+	pf_test_assert_contains(ev[0].what, "Fatal error 1 detected (synd 0x1: firmware internal "
+				"error)");
+	free(ev);
+	assert_int_equal(pf_parse_kmsg_mlx5(recovered_log, &ev, &n), 1);
+	assert_true(ev[0].recovered);
+	assert_int_equal(ev[0].compromised, 1);
+	free(ev);
+	assert_int_equal(pf_parse_kmsg_mlx5("mlx5_core 0000:14:00.0: synd 0x1: x\nmlx5_core "
+					    "0000:14:00.0: Link up\nNVRM: Xid (PCI:0000:1b:00): "
+					    "79\nmlx5_core garbage: Fatal error 1 detected\n",
+					    &ev, &n), 0);
+	assert_null(ev);
+
+	/* not recovered: fail, code 5, naming the NIC */
+	root = root_with(NULL, 0, 0, NULL);
+	pf_test_write(root, "preflight/kmsg", fatal_log);
+	pf_test_run_check("nic_health", root, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_FAIL);
+	f = pf_test_need(&res, "mlx5_0/kernel_log", PF_STATUS_FAIL);
+	pf_test_assert_contains(f->message, "no recovery followed");
+	assert_int_equal(f->code_num, 5);
+	assert_null(pf_test_finding(&res, "mlx5_1/kernel_log"));
+	pf_result_release(&res);
+
+	/* its recovery failed: fail; recovered by the driver: warn, code 6 */
+	pf_test_write(root, "preflight/kmsg", failed_log);
+	pf_test_run_check("nic_health", root, NULL, NULL, &res);
+	pf_test_assert_contains(pf_test_need(&res, "mlx5_0/kernel_log", PF_STATUS_FAIL)->message,
+				"its recovery failed");
+	pf_result_release(&res);
+	pf_test_write(root, "preflight/kmsg", recovered_log);
+	pf_test_run_check("nic_health", root, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_WARN);
+	assert_int_equal(pf_test_need(&res, "mlx5_0/kernel_log", PF_STATUS_WARN)->code_num, 6);
+	pf_result_release(&res);
+
+	/* no kernel log in the snapshot: a skip naming it, the devlink verdict unchanged */
+	{
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/preflight/kmsg", root);
+		assert_int_equal(unlink(path), 0);
+	}
+	pf_test_run_check("nic_health", root, NULL, NULL, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	pf_test_need(&res, "kernel_log", PF_STATUS_SKIP);
+	pf_result_release(&res);
+	drop(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_other_reporters_and_firmware),
 		cmocka_unit_test(test_not_recorded_and_garbage),
 		cmocka_unit_test(test_live_kernel),
+		cmocka_unit_test(test_kernel_log),
 	};
 
 	return pf_test_run_group(tests, NULL, NULL);
