@@ -24,6 +24,10 @@
  *    naming the lane.  Lanes judged: the netdev's lanes (link modes) when
  *    known, else every lane of the module.
  *
+ * Every ACTIVE InfiniBand port: symbol_error plus link_error_recovery over
+ * the bits it could receive (its rate over the window live, over the uptime
+ * under --root) against IBTA's 1e-12 bit error rate (ib_ber_max).
+ *
  * A driver without the operation (the kernel answers EOPNOTSUPP, as for
  * veth and virtio-net) is a skip finding naming that answer.
  */
@@ -42,6 +46,7 @@
 struct link_health_cfg {
 	uint64_t window_ms;
 	double pre_fec_ber_warn, pre_fec_ber_fail;
+	double ib_ber_max;
 };
 
 static const struct pf_param link_health_params[] = {
@@ -52,6 +57,10 @@ static const struct pf_param link_health_params[] = {
 			"blocks per lane over the window) exceeds this"),
 	PF_PARAM_DOUBLE(struct link_health_cfg, pre_fec_ber_fail, "1e-5", 0, 1, "",
 			"fail when the pre-FEC bit error rate lower bound exceeds this"),
+	PF_PARAM_DOUBLE(struct link_health_cfg, ib_ber_max, "1e-12", 0, 1, "",
+			"InfiniBand: fail when symbol errors and link error recoveries per bit "
+			"(over the window live, since boot under --root) exceed this (IBTA's "
+			"1e-12 bit error rate)"),
 	PF_PARAM_END,
 };
 
@@ -64,6 +73,18 @@ enum {
 	CODE_PHY_BER_FAIL = 6,
 	CODE_PHY_BER_WARN = 7,
 	CODE_PHY_SYMBOL_ERRORS = 8,
+	CODE_IB_BER = 9,
+};
+
+/* Of an InfiniBand port: the counters the BER budget is judged on, at the two samples. */
+static const char *const ib_ctrs[2] = { "symbol_error", "link_error_recovery" };
+
+struct ibport {
+	const struct pf_rdma_dev *dev;
+	const struct pf_rdma_port *port;
+	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL judged */
+	int r0[2], r1[2];
+	uint64_t v0[2], v1[2];
 };
 
 /* One RoCE netdev and what was read of it. */
@@ -384,20 +405,119 @@ static void judge_optic(const struct pf_ctx *ctx, struct pf_result *res, const s
 	}
 }
 
+/* The ACTIVE InfiniBand ports of the node, their roles from the rail model. */
+static size_t collect_ib(const struct pf_node *node, const struct pf_rails *rails,
+			 struct ibport **ret)
+{
+	struct ibport *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_rdma; i++)
+		for (size_t j = 0; j < node->rdma[i].n_ports; j++) {
+			const struct pf_rdma_port *port = &node->rdma[i].ports[j];
+			const struct pf_rail_port *rp = pf_rails_port(rails, (int)i, port->num);
+
+			if (port->link_layer != PF_LINK_IB || port->state != 4)
+				continue;
+			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].dev = &node->rdma[i];
+			v[n].port = port;
+			v[n].role = rp && rp->role != PF_ROLE_COMPUTE ? rp : NULL;
+			n++;
+		}
+	*ret = v;
+	return n;
+}
+
+static void sample_ib(const struct pf_ctx *ctx, struct ibport *p, int s)
+{
+	for (int c = 0; c < 2; c++) {
+		int *r = s ? &p->r1[c] : &p->r0[c];
+
+		*r = pf_port_counter(ctx->fs, p->dev->name, p->port->num, ib_ctrs[c],
+				     s ? &p->v1[c] : &p->v0[c], NULL, NULL);
+	}
+}
+
+/*
+ * The bit error budget of an InfiniBand link (IBTA: a bit error rate of at
+ * most 1e-12): symbol errors and link error recoveries, each at least one
+ * bit in error, over the bits the port could receive (its rate over the
+ * window live; since boot, at least an hour, under --root), against
+ * ib_ber_max.
+ */
+static void judge_ib(struct pf_result *res, const struct ibport *p,
+		     const struct link_health_cfg *cfg, double window_ms, double uptime_s)
+{
+	char subject[64];
+	struct pf_finding *f;
+	uint64_t err = 0;
+	double secs, ber;
+	bool live = window_ms > 0;
+
+	snprintf(subject, sizeof(subject), "%s/%u/ber", p->dev->name, p->port->num);
+	for (int c = 0; c < 2; c++) {
+		int r = live ? (p->r0[c] < 0 ? p->r0[c] : p->r1[c]) : p->r0[c];
+
+		if (r < 0) {
+			pf_add(res, PF_STATUS_SKIP, subject, "%s/%u: %s unreadable (%s): the bit error "
+			       "budget is not judged", p->dev->name, p->port->num, ib_ctrs[c],
+			       strerror(-r));
+			return;
+		}
+		err += live ? (p->v1[c] > p->v0[c] ? p->v1[c] - p->v0[c] : 0) : p->v0[c];
+	}
+	secs = live ? window_ms / 1000.0 : (uptime_s > 3600 ? uptime_s : 3600);
+	if (p->port->rate_gbps <= 0 || (!live && uptime_s < 0)) {
+		pf_add(res, PF_STATUS_SKIP, subject, "%s/%u: %s unknown: the bit error budget is not "
+		       "judged", p->dev->name, p->port->num, p->port->rate_gbps <= 0 ? "the port "
+		       "rate" : "the uptime");
+		return;
+	}
+	ber = (double)err / (p->port->rate_gbps * 1e9 * secs);
+	if (ber > cfg->ib_ber_max) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s/%u: %llu symbol errors and link error "
+			   "recoveries %s: bit error rate at least %.2g, above %.2g", p->dev->name,
+			   p->port->num, (unsigned long long)err, live ? "in the window" :
+			   "since boot", ber, cfg->ib_ber_max);
+		pf_code(f, CODE_IB_BER);
+		pf_remedy(f, "reseat or replace the cable of %s port %u and check the switch "
+			  "port's counters (perfquery, mlxlink -d %s -m)", p->dev->name,
+			  p->port->num, p->dev->name);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s/%u: %llu symbol errors and link error "
+			   "recoveries %s, within the %.2g bit error budget", p->dev->name,
+			   p->port->num, (unsigned long long)err, live ? "in the window" :
+			   "since boot", cfg->ib_ber_max);
+	}
+	pf_obs_num(f, "errors", (double)err);
+	pf_obs_num(f, "seconds", secs);
+	pf_obs_num(f, "ber_min", ber);
+	pf_exp_num(f, "ber_max", cfg->ib_ber_max);
+}
+
 static int link_health_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct link_health_cfg *cfg = config;
 	pf_autofree struct link *v = NULL;
+	pf_autofree struct ibport *ib = NULL;
+	bool live = pf_prov_can(ctx, PF_PROV_NODE);
 	double window_ms = 0;
 	bool sampled = false;
-	size_t n, ports;
+	size_t n, n_ib, ports;
 	int r;
 
 	if (!ctx->node)
 		return pf_error(res, -ENODATA, "no node inventory");
 	n = collect(ctx->node, ctx->rails, res, &v, &ports);
-	if (ports == 0)
-		return pf_skip(res, "no RoCE ports: FEC and optics are read from Ethernet netdevs");
+	n_ib = collect_ib(ctx->node, ctx->rails, &ib);
+	if (ports == 0 && n_ib == 0)
+		return pf_skip(res, "no RoCE or active InfiniBand ports");
+	for (size_t i = 0; i < n_ib; i++) {
+		sample_ib(ctx, &ib[i], 0);
+		sampled |= live && (ib[i].r0[0] == 0 || ib[i].r0[1] == 0);
+	}
 	for (size_t i = 0; i < n; i++) {
 		v[i].r_lm = ctx->prov->linkmodes(ctx, v[i].name, &v[i].lm);
 		v[i].r_fec0 = pf_link_fec(ctx, v[i].name, 0, &v[i].fec0);
@@ -414,6 +534,16 @@ static int link_health_run(const struct pf_ctx *ctx, const void *config, struct 
 			if (v[i].r_st0 == 0)
 				v[i].r_st1 = ctx->prov->ethtool_stats(ctx, v[i].name, 1, &v[i].st1);
 		}
+		for (size_t i = 0; live && r == 0 && window_ms > 0 && i < n_ib; i++)
+			sample_ib(ctx, &ib[i], 1);
+	}
+	for (size_t i = 0; i < n_ib; i++) {
+		size_t first = res->n_findings;
+
+		/* a snapshot's counters are one sample: judged since boot */
+		judge_ib(res, &ib[i], cfg, live ? window_ms : 0, pf_read_uptime(ctx->fs));
+		if (ib[i].role)
+			pf_rails_soften(res, first, ib[i].role);
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t first = res->n_findings;
@@ -448,18 +578,22 @@ static const struct pf_code link_health_codes[] = {
 	  "the driver's PHY counters put the pre-FEC bit error rate above pre_fec_ber_warn" },
 	{ CODE_PHY_SYMBOL_ERRORS, PF_ACTION_RESEAT_OR_REPLACE,
 	  "symbol errors FEC could not correct over the window (rx_pcs_symbol_err_phy)" },
+	{ CODE_IB_BER, PF_ACTION_RESEAT_OR_REPLACE,
+	  "an InfiniBand port's symbol errors and link error recoveries exceed the bit error "
+	  "budget (ib_ber_max, IBTA 1e-12)" },
 	{ 0 },
 };
 
 const struct pf_check pf_check_link_health = {
 	.name = "link_health",
-	.summary = "FEC errors and transceiver alarms of RoCE links",
+	.summary = "FEC, PHY and bit errors and transceiver alarms of RoCE and InfiniBand links",
 	.tags = "roce,network",
 	.reads = "ethtool netlink ETHTOOL_MSG_FEC_GET (stats) and `ethtool -S` (PHY "
 		 "counters) twice, window_ms apart, and "
 		 "ETHTOOL_MSG_MODULE_EEPROM_GET (SFF-8636 page 00h/03h, CMIS 00h/01h/02h/11h); "
 		 "under --root preflight/ethtool/<if>/fec.nl, fec.after.nl, stats, stats.after, "
-		 "module/*.nl, preflight/window_ms",
+		 "module/*.nl, preflight/window_ms; InfiniBand ports' counters/symbol_error and "
+		 "link_error_recovery (twice live, once with /proc/uptime under --root)",
 	.params = link_health_params,
 	.codes = link_health_codes,
 	.flags = PF_CHECK_NEEDS_NODE,

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t0450-link-health-ib.sh - link_health's InfiniBand bit error budget on
+# generated roots (judged since boot under --root, 2 h of uptime): a clean
+# node passes; symbol errors within IBTA's 1e-12 pass; past it the compute
+# port fails (PF-LINK-HEALTH-009) and a storage port only warns; an
+# unreadable counter is a skip naming it; ib_ber_max moves the line.
+. "$(dirname "$0")/lib.sh"
+need_python
+
+status_of() { # SUBJECT: the finding's status and code in $T/out
+	"$PY" - "$T/out" "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["checks"]:
+    for f in c["findings"]:
+        if f["subject"] == sys.argv[2]:
+            print(f["status"], f.get("code", "-"))
+            sys.exit(0)
+print("none")
+PY
+}
+
+expect_finding() { # SUBJECT WANT DESC
+	got=$(status_of "$1")
+	[ "$got" = "$2" ] && ok "$3" || not_ok "$3: $1 is '$got', expected '$2'"
+}
+
+# 2 h at 400 Gb/s is 2.88e15 bits: the 1e-12 budget is 2880 errors (1440 at 200 Gb/s)
+gen_root "$T/ib" --gpus 2 --nics 2 --storage-nic --uptime 7200
+ctr() { echo "$3" > "$T/ib/sys/class/infiniband/$1/ports/1/counters/$2"; }
+run() { pf --no-config --root "$T/ib" --only link_health --format json "$@"; }
+
+run
+expect_rc 0 "a clean InfiniBand node passes"
+expect_finding mlx5_0/1/ber "pass -" "mlx5_0/1: no errors, within the budget"
+
+ctr mlx5_0 symbol_error 2000
+ctr mlx5_2 symbol_error 1000
+run
+expect_rc 0 "symbol errors within 1e-12 since boot pass"
+expect_finding mlx5_0/1/ber "pass -" "2000 symbol errors in 2 h at 400 Gb/s pass"
+
+ctr mlx5_0 symbol_error 4000
+ctr mlx5_2 link_error_recovery 600
+run
+expect_rc 1 "past the budget fails the run"
+expect_finding mlx5_0/1/ber "fail PF-LINK-HEALTH-009" "4000 symbol errors: BER past 1e-12 fails"
+expect_finding mlx5_2/1/ber "warn PF-LINK-HEALTH-009" "a storage port past the budget warns only"
+expect_finding mlx5_1/1/ber "pass -" "the clean compute port passes"
+
+run --set link_health.ib_ber_max=1e-11
+expect_rc 0 "ib_ber_max=1e-11 moves the line"
+
+echo garbage > "$T/ib/sys/class/infiniband/mlx5_1/ports/1/counters/symbol_error"
+run --set link_health.ib_ber_max=1e-11
+expect_finding mlx5_1/1/ber "skip -" "an unreadable symbol_error is a skip"
+done_testing
