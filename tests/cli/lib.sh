@@ -145,6 +145,27 @@ except ValueError:
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# finding_status FILE SUBJECT: "STATUS CODE" of the first finding with SUBJECT in
+# the report FILE ("-" for no code), or "none"
+finding_status() {
+	"$PY" - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["checks"]:
+    for f in c["findings"]:
+        if f["subject"] == sys.argv[2]:
+            print(f["status"], f.get("code", "-"))
+            sys.exit(0)
+print("none")
+PY
+}
+
+# expect_finding SUBJECT WANT DESC: the finding of SUBJECT in $T/out is WANT ("fail PF-X-001")
+expect_finding() {
+	got=$(finding_status "$T/out" "$1")
+	[ "$got" = "$2" ] && ok "$3" || not_ok "$3: $1 is '$got', expected '$2'"
+}
+
 # A python3 that has jsonschema (Debian's python3-jsonschema), or empty.
 schema_python() {
 	for py in /usr/bin/python3 python3; do

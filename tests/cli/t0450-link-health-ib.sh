@@ -8,24 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 
-status_of() { # SUBJECT: the finding's status and code in $T/out
-	"$PY" - "$T/out" "$1" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r["checks"]:
-    for f in c["findings"]:
-        if f["subject"] == sys.argv[2]:
-            print(f["status"], f.get("code", "-"))
-            sys.exit(0)
-print("none")
-PY
-}
-
-expect_finding() { # SUBJECT WANT DESC
-	got=$(status_of "$1")
-	[ "$got" = "$2" ] && ok "$3" || not_ok "$3: $1 is '$got', expected '$2'"
-}
-
 # 2 h at 400 Gb/s is 2.88e15 bits: the 1e-12 budget is 2880 errors (1440 at 200 Gb/s)
 gen_root "$T/ib" --gpus 2 --nics 2 --storage-nic --uptime 7200
 ctr() { echo "$3" > "$T/ib/sys/class/infiniband/$1/ports/1/counters/$2"; }

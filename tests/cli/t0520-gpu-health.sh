@@ -9,24 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 
-status_of() { # FILE SUBJECT: the finding's status and code
-	"$PY" - "$1" "$2" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r["checks"]:
-    for f in c["findings"]:
-        if f["subject"] == sys.argv[2]:
-            print(f["status"], f.get("code", "-"))
-            sys.exit(0)
-print("none")
-PY
-}
-
-expect_finding() { # SUBJECT WANT DESC
-	got=$(status_of "$T/out" "$1")
-	[ "$got" = "$2" ] && ok "$3" || not_ok "$3: $1 is '$got', expected '$2'"
-}
-
 gen_root "$T/ok" --gpus 2 --nics 1 --nvml-health
 pf --no-config --root "$T/ok" --only gpu_health,nvlink_links --format json
 expect_rc 0 "a healthy recorded GPU node passes gpu_health and nvlink_links"
