@@ -40,6 +40,7 @@
 #include "preflight/net.h"
 #include "preflight/node.h"
 #include "preflight/optics.h"
+#include "preflight/parse.h"
 #include "preflight/providers.h"
 #include "preflight/rails.h"
 
@@ -47,6 +48,7 @@ struct link_health_cfg {
 	uint64_t window_ms;
 	double pre_fec_ber_warn, pre_fec_ber_fail;
 	double ib_ber_max;
+	double effective_ber_max;
 };
 
 static const struct pf_param link_health_params[] = {
@@ -61,6 +63,9 @@ static const struct pf_param link_health_params[] = {
 			"InfiniBand: fail when symbol errors and link error recoveries per bit "
 			"(over the window live, since boot under --root) exceed this (IBTA's "
 			"1e-12 bit error rate)"),
+	PF_PARAM_DOUBLE(struct link_health_cfg, effective_ber_max, "1e-12", 0, 1, "",
+			"where mlxlink is installed: fail when its effective (post-FEC) "
+			"physical BER exceeds this"),
 	PF_PARAM_END,
 };
 
@@ -74,6 +79,9 @@ enum {
 	CODE_PHY_BER_WARN = 7,
 	CODE_PHY_SYMBOL_ERRORS = 8,
 	CODE_IB_BER = 9,
+	CODE_MLXLINK_EFFECTIVE = 10,
+	CODE_MLXLINK_RAW_FAIL = 11,
+	CODE_MLXLINK_RAW_WARN = 12,
 };
 
 /* Of an InfiniBand port: the counters the BER budget is judged on, at the two samples. */
@@ -90,6 +98,7 @@ struct ibport {
 /* One RoCE netdev and what was read of it. */
 struct link {
 	const char *name;
+	const char *bdf; /* its RDMA device's PCI function, NULL none */
 	char port[48];
 	const struct pf_rail_port *role; /* not a compute rail: warns at most; NULL judged */
 	struct pf_linkmodes lm;
@@ -135,6 +144,8 @@ static size_t collect(const struct pf_node *node, const struct pf_rails *rails,
 			v = pf_xrealloc(v, (n + 1) * sizeof(*v));
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].name = name;
+			v[n].bdf = dev->pci >= 0 && (size_t)dev->pci < node->n_pci ?
+					   node->pci[dev->pci].bdf : NULL;
 			v[n].role = rule == PF_ROCE_SOFT ? rp : NULL;
 			snprintf(v[n].port, sizeof(v[n].port), "%s/%u", dev->name, port->num);
 			n++;
@@ -497,6 +508,64 @@ static void judge_ib(struct pf_result *res, const struct ibport *p,
 	pf_exp_num(f, "ber_max", cfg->ib_ber_max);
 }
 
+/*
+ * Where mlxlink is installed (or its text recorded): the firmware's own
+ * effective (post-FEC) and raw (pre-FEC) physical BER of the port at @bdf,
+ * since its counters were last cleared.  No mlxlink: nothing said.
+ */
+static void judge_mlxlink(const struct pf_ctx *ctx, struct pf_result *res,
+			  const struct link_health_cfg *cfg, const char *label, const char *bdf)
+{
+	pf_autofree char *text = NULL;
+	struct pf_mlxlink_ber b;
+	struct pf_finding *f;
+	char subject[64];
+	int r;
+
+	if (!bdf)
+		return;
+	r = ctx->prov->mlxlink(ctx, bdf, &text);
+	if (r == -ENOPKG || r == -ENOENT || r == -ENOSYS)
+		return;
+	snprintf(subject, sizeof(subject), "%s/mlxlink", label);
+	if (r < 0) {
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: mlxlink -d %s -c failed (%s): its BER is not "
+		       "judged", label, bdf, strerror(-r));
+		return;
+	}
+	if (pf_parse_mlxlink_ber(text, &b) < 0) {
+		pf_add(res, PF_STATUS_SKIP, subject, "%s: mlxlink -d %s -c shows no physical BER",
+		       label, bdf);
+		return;
+	}
+	if (b.has_eff && b.eff_ber > cfg->effective_ber_max) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: effective physical BER %.2g after FEC "
+			   "(mlxlink), above %.2g", label, b.eff_ber, cfg->effective_ber_max);
+		pf_code(f, CODE_MLXLINK_EFFECTIVE);
+	} else if (b.has_raw && b.raw_ber > cfg->pre_fec_ber_fail) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "%s: raw physical BER %.2g before FEC "
+			   "(mlxlink), above %.2g", label, b.raw_ber, cfg->pre_fec_ber_fail);
+		pf_code(f, CODE_MLXLINK_RAW_FAIL);
+	} else if (b.has_raw && b.raw_ber > cfg->pre_fec_ber_warn) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "%s: raw physical BER %.2g before FEC "
+			   "(mlxlink), above %.2g", label, b.raw_ber, cfg->pre_fec_ber_warn);
+		pf_code(f, CODE_MLXLINK_RAW_WARN);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "%s: mlxlink's physical BER within the "
+			   "thresholds (raw %.2g, effective %.2g)", label, b.has_raw ? b.raw_ber : 0,
+			   b.has_eff ? b.eff_ber : 0);
+	}
+	if (f->status == PF_STATUS_FAIL || f->status == PF_STATUS_WARN)
+		pf_remedy(f, "clean or reseat the cable or optic of %s (mlxlink -d %s -m shows the "
+			  "module), then replace it; compare with the switch port's BER", label, bdf);
+	if (b.has_raw)
+		pf_obs_num(f, "raw_ber", b.raw_ber);
+	if (b.has_eff)
+		pf_obs_num(f, "effective_ber", b.eff_ber);
+	if (b.has_eff_errors)
+		pf_obs_num(f, "effective_errors", (double)b.eff_errors);
+}
+
 static int link_health_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct link_health_cfg *cfg = config;
@@ -542,6 +611,14 @@ static int link_health_run(const struct pf_ctx *ctx, const void *config, struct 
 
 		/* a snapshot's counters are one sample: judged since boot */
 		judge_ib(res, &ib[i], cfg, live ? window_ms : 0, pf_read_uptime(ctx->fs));
+		{
+			char label[48];
+
+			snprintf(label, sizeof(label), "%s/%u", ib[i].dev->name, ib[i].port->num);
+			judge_mlxlink(ctx, res, cfg, label, ib[i].dev->pci >= 0 &&
+				      (size_t)ib[i].dev->pci < ctx->node->n_pci ?
+				      ctx->node->pci[ib[i].dev->pci].bdf : NULL);
+		}
 		if (ib[i].role)
 			pf_rails_soften(res, first, ib[i].role);
 	}
@@ -550,6 +627,7 @@ static int link_health_run(const struct pf_ctx *ctx, const void *config, struct 
 
 		judge_fec(res, &v[i], cfg, window_ms);
 		judge_phy(res, &v[i], cfg, window_ms);
+		judge_mlxlink(ctx, res, cfg, v[i].port, v[i].bdf);
 		judge_optic(ctx, res, &v[i]);
 		if (v[i].role)
 			pf_rails_soften(res, first, v[i].role);
@@ -581,6 +659,12 @@ static const struct pf_code link_health_codes[] = {
 	{ CODE_IB_BER, PF_ACTION_RESEAT_OR_REPLACE,
 	  "an InfiniBand port's symbol errors and link error recoveries exceed the bit error "
 	  "budget (ib_ber_max, IBTA 1e-12)" },
+	{ CODE_MLXLINK_EFFECTIVE, PF_ACTION_RESEAT_OR_REPLACE,
+	  "mlxlink's effective (post-FEC) physical BER above effective_ber_max: errors pass FEC" },
+	{ CODE_MLXLINK_RAW_FAIL, PF_ACTION_RESEAT_OR_REPLACE,
+	  "mlxlink's raw (pre-FEC) physical BER above pre_fec_ber_fail" },
+	{ CODE_MLXLINK_RAW_WARN, PF_ACTION_RESEAT_OR_REPLACE,
+	  "mlxlink's raw (pre-FEC) physical BER above pre_fec_ber_warn" },
 	{ 0 },
 };
 
@@ -593,7 +677,8 @@ const struct pf_check pf_check_link_health = {
 		 "ETHTOOL_MSG_MODULE_EEPROM_GET (SFF-8636 page 00h/03h, CMIS 00h/01h/02h/11h); "
 		 "under --root preflight/ethtool/<if>/fec.nl, fec.after.nl, stats, stats.after, "
 		 "module/*.nl, preflight/window_ms; InfiniBand ports' counters/symbol_error and "
-		 "link_error_recovery (twice live, once with /proc/uptime under --root)",
+		 "link_error_recovery (twice live, once with /proc/uptime under --root); "
+		 "`mlxlink -d <bdf> -c` where installed (preflight/mlxlink/<bdf>)",
 	.params = link_health_params,
 	.codes = link_health_codes,
 	.flags = PF_CHECK_NEEDS_NODE,

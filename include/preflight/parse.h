@@ -233,6 +233,20 @@ bool pf_xid_matches_bdf(const char *pci, const char *bdf);
 const char *pf_xid_meaning(unsigned int xid);
 
 /*
+ * The "Physical Counters and BER Info" section of `mlxlink -d <dev> -c`
+ * (NVIDIA MFT): "Effective Physical BER : 15E-255" (after FEC),
+ * "Raw Physical BER : 3E-10" (before FEC), "Effective Physical Errors : 0".
+ * A field shown "N/A" or absent is not had.
+ */
+struct pf_mlxlink_ber {
+	bool has_eff, has_raw, has_eff_errors;
+	double eff_ber, raw_ber;
+	unsigned long long eff_errors;
+};
+/* 0 when at least one BER was read; -ENODATA when the text holds neither. */
+int pf_parse_mlxlink_ber(const char *text, struct pf_mlxlink_ber *ret);
+
+/*
  * The mlx5 driver's health messages of one PCI function in the kernel log
  * (drivers/net/ethernet/mellanox/mlx5/core/health.c, printed by
  * mlx5_core_err as "mlx5_core <bdf>: <function>:<line>:(pid <n>): <text>"):

@@ -192,6 +192,13 @@ struct pf_providers {
 	 */
 	int (*link_nl)(const struct pf_ctx *ctx, const struct pf_link_ask *ask, void **ret_buf,
 		       size_t *ret_len);
+	/*
+	 * `mlxlink -d <bdf> -c` of a ConnectX function (src/facts/mlxlink.c;
+	 * recorded: preflight/mlxlink/<bdf>).  0 and the text in *ret_text;
+	 * -ENOPKG when mlxlink is not installed, -ENOENT not recorded,
+	 * -ETIMEDOUT, -EIO (the text in *ret_text) when it failed.
+	 */
+	int (*mlxlink)(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
 };
 
 int pf_live_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);
@@ -238,6 +245,9 @@ void pf_roce_cc_param(const char *bdf, size_t n_ports, unsigned int port, char *
 int pf_tool_path(const char *name, char *buf, size_t len);
 /* The first trusted mstconfig/mlxconfig in the system directories; -ENOENT none. */
 int pf_nv_tool_path(char *buf, size_t len);
+/* The mlxlink providers (src/facts/mlxlink.c). */
+int pf_live_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
+int pf_recorded_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
 /* The lldp_neighbors providers (src/facts/lldp.c). */
 int pf_live_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
 int pf_recorded_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);

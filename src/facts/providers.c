@@ -174,6 +174,7 @@ const struct pf_providers pf_providers_live = {
 	.devnodes = pf_live_devnodes,
 	.lldp_neighbors = pf_live_lldp_neighbors,
 	.link_nl = pf_live_link_nl,
+	.mlxlink = pf_live_mlxlink,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -200,6 +201,7 @@ const struct pf_providers pf_providers_recorded = {
 	.devnodes = pf_recorded_devnodes,
 	.lldp_neighbors = pf_recorded_lldp_neighbors,
 	.link_nl = pf_recorded_link_nl,
+	.mlxlink = pf_recorded_mlxlink,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

@@ -103,6 +103,12 @@ static int none_link_nl(const struct pf_ctx *ctx, const struct pf_link_ask *ask,
 	return -ENOSYS;
 }
 
+static int none_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_text)
+{
+	*ret_text = NULL;
+	return -ENOSYS;
+}
+
 static int none_devlink_dump(const struct pf_ctx *ctx, int what, void **ret_buf, size_t *ret_len)
 {
 	return -ENOSYS;
@@ -131,4 +137,5 @@ const struct pf_providers pf_providers_none = {
 	.devnodes = none_devnodes,
 	.lldp_neighbors = none_lldp_neighbors,
 	.link_nl = none_link_nl,
+	.mlxlink = none_mlxlink,
 };

@@ -75,6 +75,8 @@ int pf_record_ip_rules(struct pf_record *rec);
 int pf_record_nv(struct pf_record *rec);
 /* preflight/lldp/neighbors, where lldpd runs (lldp.c). */
 int pf_record_lldp(struct pf_record *rec);
+/* preflight/mlxlink/<bdf> of every ConnectX function where mlxlink is installed (mlxlink.c). */
+int pf_record_mlxlink(struct pf_record *rec);
 /* preflight/kmsg, ibverbs/reg_dmabuf_mr, cuda/<attr> on a node with GPUs (gpu_record.c). */
 int pf_record_gpu(struct pf_record *rec);
 /*

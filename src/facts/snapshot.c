@@ -682,6 +682,8 @@ static int record_facts(struct snap *s, const struct pf_snapshot_opts *o)
 	if (r >= 0)
 		r = pf_record_lldp(&rec);
 	if (r >= 0)
+		r = pf_record_mlxlink(&rec);
+	if (r >= 0)
 		r = pf_record_devlink(&rec);
 	if (r >= 0)
 		r = pf_record_process(&rec);

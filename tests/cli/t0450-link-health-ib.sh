@@ -37,4 +37,55 @@ expect_rc 0 "ib_ber_max=1e-11 moves the line"
 echo garbage > "$T/ib/sys/class/infiniband/mlx5_1/ports/1/counters/symbol_error"
 run --set link_health.ib_ber_max=1e-11
 expect_finding mlx5_1/1/ber "skip -" "an unreadable symbol_error is a skip"
+echo 0 > "$T/ib/sys/class/infiniband/mlx5_1/ports/1/counters/symbol_error"
+ctr mlx5_0 symbol_error 0
+ctr mlx5_2 symbol_error 0
+ctr mlx5_2 link_error_recovery 0
+
+# mlxlink's own BER, where a snapshot recorded `mlxlink -d <bdf> -c` (the text as MFT
+# prints it); a node without mlxlink says nothing of it
+run
+expect_finding mlx5_0/1/mlxlink "none" "no mlxlink text: no mlxlink finding"
+bdf=$(basename "$(readlink -f "$T/ib/sys/class/infiniband/mlx5_0/device")")
+mlxlink_text() { # EFFECTIVE RAW
+	mkdir -p "$T/ib/preflight/mlxlink"
+	cat > "$T/ib/preflight/mlxlink/$bdf" <<TXT
+
+Operational Info
+----------------
+State                              : Active
+Physical state                     : LinkUp
+Speed                              : IB-NDR
+Width                              : 4x
+FEC                                : Interleaved_Standard_RS_FEC_PLR - (544,514)
+
+Physical Counters and BER Info
+------------------------------
+Time Since Last Clear [Min]        : 1440.5
+Effective Physical Errors          : 0
+Effective Physical BER             : $1
+Raw Physical Errors Per Lane       : 12,0,3,0
+Raw Physical BER Per Lane          : 1E-10,15E-255,2E-11,15E-255
+Link Down Counter                  : 0
+Link Error Recovery Counter        : 0
+Raw Physical BER                   : $2
+TXT
+}
+mlxlink_text 15E-255 3E-10
+run
+expect_rc 0 "a healthy mlxlink BER passes"
+expect_finding mlx5_0/1/mlxlink "pass -" "raw 3e-10, effective none: pass"
+mlxlink_text 15E-255 5E-6
+run
+expect_finding mlx5_0/1/mlxlink "warn PF-LINK-HEALTH-012" "raw BER 5e-6: warn"
+mlxlink_text 15E-255 2E-5
+run
+expect_finding mlx5_0/1/mlxlink "fail PF-LINK-HEALTH-011" "raw BER 2e-5: fail"
+mlxlink_text 1E-11 3E-10
+run
+expect_rc 1 "errors past FEC fail the run"
+expect_finding mlx5_0/1/mlxlink "fail PF-LINK-HEALTH-010" "effective BER 1e-11: fail"
+mlxlink_text N/A N/A
+run
+expect_finding mlx5_0/1/mlxlink "skip -" "N/A everywhere: a skip"
 done_testing
