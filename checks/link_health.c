@@ -434,6 +434,7 @@ static size_t collect_ib(const struct pf_node *node, const struct pf_rails *rail
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].dev = &node->rdma[i];
 			v[n].port = port;
+			v[n].r1[0] = v[n].r1[1] = -ENODATA; /* no second sample yet */
 			v[n].role = rp && rp->role != PF_ROLE_COMPUTE ? rp : NULL;
 			n++;
 		}
@@ -465,7 +466,8 @@ static void judge_ib(struct pf_result *res, const struct ibport *p,
 	struct pf_finding *f;
 	uint64_t err = 0;
 	double secs, ber;
-	bool live = window_ms > 0;
+	/* a window without its second sample (the wait failed) is judged since boot */
+	bool live = window_ms > 0 && p->r1[0] != -ENODATA;
 
 	snprintf(subject, sizeof(subject), "%s/%u/ber", p->dev->name, p->port->num);
 	for (int c = 0; c < 2; c++) {

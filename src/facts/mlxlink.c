@@ -67,8 +67,10 @@ int pf_record_mlxlink(struct pf_record *rec)
 		if (!pci || pci->vendor != 0x15b3)
 			continue;
 		q = rec->ctx->prov->mlxlink(rec->ctx, pci->bdf, &text);
-		if (q == -ENOPKG || q == -ENOENT)
+		if (q == -ENOPKG)
 			break; /* no mlxlink: none of them */
+		if (q == -ENOENT)
+			continue; /* a snapshot without this function's text */
 		rel = pf_xasprintf("preflight/mlxlink/%s", pci->bdf);
 		if (!pf_record_answer(rec, rel, q))
 			continue;
