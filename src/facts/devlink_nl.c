@@ -37,9 +37,9 @@ typedef int (*one_msg_fn)(struct nlattr **tb, void *arg);
 static int walk(const void *buf, size_t len, uint8_t cmd, one_msg_fn one, void *arg)
 {
 	const struct nlmsghdr *nlh = buf;
-	size_t rem = len;
+	int rem = len > DUMP_MAX ? (int)DUMP_MAX : (int)len; /* signed: nlmsg_next() may overshoot */
 
-	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
+	for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next((struct nlmsghdr *)nlh, &rem)) {
 		struct nlattr *tb[DEVLINK_ATTR_MAX + 1];
 		const struct genlmsghdr *g;
 		int r;
@@ -66,7 +66,7 @@ static int walk(const void *buf, size_t len, uint8_t cmd, one_msg_fn one, void *
 		if (r < 0)
 			return r;
 	}
-	return rem == 0 ? 0 : -EBADMSG;
+	return rem <= 0 ? 0 : -EBADMSG; /* below 0: the last message's padding */
 }
 
 static void copy_str(char *dst, size_t size, const struct nlattr *a)
@@ -183,9 +183,10 @@ static int one_info(struct nlattr **tb, void *arg)
 static int versions_of(const void *buf, size_t len, struct pf_devlink_info *infos, size_t n)
 {
 	const struct nlmsghdr *nlh = buf;
-	size_t rem = len, i = 0;
+	int rem = len > DUMP_MAX ? (int)DUMP_MAX : (int)len; /* signed: nlmsg_next() may overshoot */
+	size_t i = 0;
 
-	for (; NLMSG_OK(nlh, rem) && i < n; nlh = NLMSG_NEXT(nlh, rem)) {
+	for (; nlmsg_ok(nlh, rem) && i < n; nlh = nlmsg_next((struct nlmsghdr *)nlh, &rem)) {
 		const struct nlattr *a;
 		int arem;
 
@@ -258,7 +259,7 @@ int pf_live_devlink_dump(const struct pf_ctx *ctx, int what, void **ret_buf, siz
 		struct sockaddr_nl peer;
 		unsigned char *part = NULL;
 		const struct nlmsghdr *nlh;
-		size_t rem;
+		int rem; /* signed: nlmsg_next() may overshoot */
 
 		r = nl_recv(sk, &peer, &part, NULL);
 		if (r < 0)
@@ -267,8 +268,8 @@ int pf_live_devlink_dump(const struct pf_ctx *ctx, int what, void **ret_buf, siz
 			free(part);
 			return r == 0 ? -EBADMSG : -EFBIG;
 		}
-		for (nlh = (void *)part, rem = (size_t)r; NLMSG_OK(nlh, rem);
-		     nlh = NLMSG_NEXT(nlh, rem))
+		for (nlh = (void *)part, rem = r; nlmsg_ok(nlh, rem);
+		     nlh = nlmsg_next((struct nlmsghdr *)nlh, &rem))
 			done |= nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR;
 		all = pf_xrealloc(all, len + (size_t)r);
 		memcpy(all + len, part, (size_t)r);

@@ -114,9 +114,9 @@ int pf_nl_transact(struct nl_sock *sk, struct nl_msg *msg, void **ret_buf, size_
 int pf_nl_walk(const void *buf, size_t len, int type, pf_nl_one_fn one, void *arg)
 {
 	const struct nlmsghdr *nlh = buf;
-	size_t rem = len;
+	int rem = len > INT32_MAX ? INT32_MAX : (int)len; /* signed: nlmsg_next() may overshoot */
 
-	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
+	for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next((struct nlmsghdr *)nlh, &rem)) {
 		if (nlh->nlmsg_type == NLMSG_DONE)
 			return 1;
 		if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -135,7 +135,7 @@ int pf_nl_walk(const void *buf, size_t len, int type, pf_nl_one_fn one, void *ar
 				return r;
 		}
 	}
-	return rem == 0 ? 0 : -EBADMSG;
+	return rem <= 0 ? 0 : -EBADMSG; /* below 0: the last message's padding */
 }
 
 int pf_nl_route_dump(const void *req, size_t len, int type, pf_nl_one_fn one, void *arg)

@@ -107,7 +107,7 @@ static int parse_newaddr(const struct nlmsghdr *nlh, unsigned int ifindex,
 			 struct pf_ipv4_addrs *ret)
 {
 	const struct ifaddrmsg *ifa = NLMSG_DATA(nlh);
-	size_t rem;
+	int rem; /* signed: RTA_NEXT may overshoot */
 	const struct rtattr *rta;
 	uint32_t local = 0, address = 0;
 	bool has_local = false, has_address = false;
@@ -118,7 +118,7 @@ static int parse_newaddr(const struct nlmsghdr *nlh, unsigned int ifindex,
 		return 0;
 	if (ifa->ifa_prefixlen > 32)
 		return -EBADMSG;
-	rem = nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa));
+	rem = (int)(nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa)));
 	for (rta = IFA_RTA(ifa); RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem)) {
 		uint32_t v;
 

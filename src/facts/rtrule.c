@@ -266,7 +266,7 @@ static int parse_newrule(const struct nlmsghdr *nlh, struct pf_ip_rules *ret)
 	const struct fib_rule_hdr *frh = NLMSG_DATA(nlh);
 	const struct rtattr *rta;
 	struct pf_ip_rule *r;
-	size_t rem;
+	int rem; /* signed: RTA_NEXT may overshoot */
 
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*frh)))
 		return -EBADMSG;
@@ -283,7 +283,7 @@ static int parse_newrule(const struct nlmsghdr *nlh, struct pf_ip_rules *ret)
 	r->action = frh->action == FR_ACT_TO_TBL ? PF_RULE_LOOKUP :
 		    frh->action == FR_ACT_GOTO ? PF_RULE_GOTO :
 		    frh->action == FR_ACT_NOP ? PF_RULE_NOP : PF_RULE_BLOCK;
-	rem = nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*frh));
+	rem = (int)(nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*frh)));
 	for (rta = (const struct rtattr *)((const char *)frh + NLMSG_ALIGN(sizeof(*frh)));
 	     RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem))
 		rule_attr(rta, r);
