@@ -105,10 +105,11 @@ static const struct pf_param fabric_loopback_params[] = {
 		      "GPU memory registration: auto (peermem, then DMA-BUF), peermem, dmabuf",
 		      "auto", "peermem", "dmabuf"),
 	PF_PARAM_ENUM(struct fabric_loopback_cfg, connect, "auto",
-		      "how QPs connect: auto (RoCE: RDMA-CM; InfiniBand: RDMA-CM over IPoIB when "
-		      "every rail has an address, else LID/QPN in-process), rdma_cm, verbs "
-		      "(in-process: LID/QPN, on RoCE the RoCE v2 IPv4 GIDs, as NCCL connects)",
-		      "auto", "rdma_cm", "verbs"),
+		      "how QPs connect: auto (RDMA-CM on RoCE when every rail has an IPv4 "
+		      "address, else verbs), cm or rdma_cm, verbs (in-process records: LID/QPN, "
+		      "on RoCE the GID NCCL picks: NCCL_IB_GID_INDEX, the RoCE v2 IPv4 GID, "
+		      "else the link-local one)",
+		      "auto", "cm", "rdma_cm", "verbs"),
 	PF_PARAM_END,
 };
 
@@ -426,7 +427,11 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 	pf_autofree const struct pf_rdma_dev **devs = NULL;
 	enum pf_link_layer ll;
 	pf_autofree const struct pf_rdma_dev **order = pf_xcalloc(node->n_rdma + 1, sizeof(*order));
+	pf_autofree char *gid_env = NULL; /* the job's NCCL_IB_GID_INDEX, as NCCL reads it */
 	size_t n_order;
+
+	if (ctx->prov->env(ctx, "NCCL_IB_GID_INDEX", &gid_env) < 0)
+		gid_env = NULL;
 
 	cap = model_ports(ctx, cfg, &devs, &ports, res);
 	for (size_t k = 0; k < cap; k++) {
@@ -485,13 +490,9 @@ static void plan_rails(const struct pf_ctx *ctx, const struct fabric_loopback_cf
 		*r = (struct rail){ .dev = devs[k], .port = pt, .numa = -1, .gpu = -1,
 				    .gid_index = -1,
 				    .rate = cfg->expect_gbps > 0 ? cfg->expect_gbps : pt->rate_gbps };
-		if (pt->link_layer == PF_LINK_ETH) {
-			char gip[16];
-
-			if (pf_loopback_roce_gid(ctx->fs, devs[k]->name, pt->num, &r->gid_index,
-						 gip) < 0)
-				r->gid_index = -1;
-		}
+		if (pt->link_layer == PF_LINK_ETH &&
+		    pf_verbs_gid_index(ctx->fs, devs[k]->name, pt->num, gid_env, &r->gid_index) < 0)
+			r->gid_index = -1;
 		snprintf(r->subject, sizeof(r->subject), "%s", subject);
 		if (pt->netdev >= 0)
 			r->ifname = node->netdevs[pt->netdev].name;
@@ -1242,8 +1243,9 @@ static int open_verbs(struct run *x)
 }
 
 /*
- * How flows connect: RoCE always through RDMA-CM, InfiniBand through it
- * when every rail has an address (or the setting says so), else LID/QPN.
+ * How flows connect: auto is RDMA-CM on RoCE when every rail has an IPv4
+ * address, else verbs (InfiniBand always: NCCL needs no IPoIB), with records
+ * swapped in-process; cm/rdma_cm and verbs force one way.
  * A rail RDMA-CM cannot address fails and leaves the plan.  0 to go on,
  * else the result is made and 1 (or pf_error()'s -errno).
  */
@@ -1258,8 +1260,11 @@ static int choose_connection(struct run *x, struct plan *p)
 	if (r < 0)
 		return pf_error(x->res, r, "cannot read the rails' IPv4 addresses: %s",
 				strerror(-r));
-	p->cm = !strcmp(cfg->connect, "rdma_cm") ||
-		(!strcmp(cfg->connect, "auto") && (x->ll == PF_LINK_ETH || r == 0));
+	p->cm = !strcmp(cfg->connect, "rdma_cm") || !strcmp(cfg->connect, "cm") ||
+		(!strcmp(cfg->connect, "auto") && x->ll == PF_LINK_ETH && r == 0);
+	if (!p->cm && x->ll == PF_LINK_ETH && !strcmp(cfg->connect, "auto"))
+		x->note = pf_xasprintf("verbs, not RDMA-CM: %s without an IPv4 address",
+				       missing && *missing ? missing : "a rail");
 	r = p->cm ? x->ctx->prov->rdmacm(x->ctx, &x->cm, &cm_err) : 0;
 	if (r < 0 && x->ll == PF_LINK_IB && !strcmp(cfg->connect, "auto")) {
 		x->note = pf_xasprintf("LID/QPN in-process: %s", cm_err ? cm_err : "no librdmacm");

@@ -12,9 +12,9 @@
  *    with rdma_create_qp on each side's id, rdma_connect and, on the
  *    CONNECT_REQUEST, rdma_accept, until both sides are ESTABLISHED.
  *  - PF_FAB_VERBS: both ports opened with libibverbs and the QPs connected
- *    in-process (perftest's attributes, src/traffic/connect_local.c): InfiniBand by
- *    LID and QPN, RoCE by each port's RoCE v2 IPv4 GID (gid_index) and QPN,
- *    the way NCCL connects its QPs.
+ *    in-process over exchange records (src/traffic/connect_local.c over
+ *    qp_verbs.c, perftest's attributes): InfiniBand by LID and QPN, RoCE by
+ *    the GID NCCL picks (gid_index) and QPN, the way NCCL connects its QPs.
  *
  * Then ib_write_bw's loop (tx_depth WRITEs outstanding, every cq_mod-th
  * signalled, a warm-up, a timed run from the first post to the last
@@ -53,7 +53,7 @@ struct pf_fab_end {
 	unsigned int port;     /* 1-based */
 	char ip[16];           /* PF_FAB_CM: the rail's own IPv4 address */
 	int numa_node;         /* host buffers: the NIC's node, -1 unknown */
-	int gid_index;         /* PF_FAB_VERBS on RoCE: the port's RoCE v2 IPv4 GID, -1 none */
+	int gid_index;         /* PF_FAB_VERBS on RoCE: the GID NCCL picks (pf_verbs_gid_index), -1 none */
 	enum pf_lb_mem mem;
 	pf_CUdevice gpu;       /* PF_LB_GPU */
 };

@@ -155,6 +155,19 @@ int pf_loopback_roce_gid(const struct pf_fs *fs, const char *dev, unsigned int p
 			 int *ret_index, char ret_ip[16]);
 
 /*
+ * The GID index <dev>/<port> sends from on the verbs path, chosen as NCCL
+ * does (ncclIbGetGidIndex): @env_gid_index (the job's NCCL_IB_GID_INDEX,
+ * NULL unset) when set, else the RoCE v2 entry with an IPv4-mapped address,
+ * else with no address on the port the link-local GID at 0
+ * (pf_qpv_pick_gid, src/traffic/qp_verbs.h).  Read from sysfs gids/<i> and
+ * gid_attrs/types/<i>.  0 and the index; -ENOENT (no GID table),
+ * -EADDRNOTAVAIL (no configured GID), -EINVAL (@env_gid_index is no index
+ * of the table).
+ */
+int pf_verbs_gid_index(const struct pf_fs *fs, const char *dev, unsigned int port,
+		       const char *env_gid_index, int *ret_index);
+
+/*
  * The data pattern of the engines: @len bytes from @seed (any value below
  * 2^24), and the check: -1 when @buf holds it, else the first differing offset.
  */

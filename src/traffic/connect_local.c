@@ -5,18 +5,16 @@
  * libibverbs (a loopback's one device twice: two contexts, two transport
  * domains, since mlx5 enables the vport's local loopback only with two user
  * TDs, mlx5_ib_enable_lb() in drivers/infiniband/hw/mlx5/main.c; perftest's
- * loopback is two processes), an RC QP on each, moved INIT -> RTR -> RTS
- * here with the other side's QPN, PSN and address.
- *
- * Attributes follow perftest (ctx_modify_qp_to_rtr/_rts): path MTU the
- * smaller active MTU, min_rnr_timer 12, timeout 14, retry_cnt and rnr_retry
- * 7, one outstanding RDMA read/atomic; IB addresses the peer port's LID
- * (is_global 0), RoCE its RoCE v2 IPv4 GID (is_global 1, sgid_index = our
- * GID, hop_limit 0xff), the way NCCL connects its QPs.
+ * loopback is two processes), an RC QP on each, the two exchange records
+ * (qp_verbs.h) swapped over an in-process channel and each QP moved INIT ->
+ * RTR -> RTS by qp_verbs.c with perftest's attributes: IB addresses the
+ * peer port's LID (a GRH across subnets), RoCE the GID NCCL would pick
+ * (gid_index), the way NCCL connects its QPs.
  */
 #include <string.h>
 
 #include "engine.h"
+#include "qp_verbs.h"
 
 /* Open side @i's device and check its port: ACTIVE, a GID (RoCE) or a LID (IB). */
 static int open_side(struct flow *f, int i)
@@ -75,88 +73,66 @@ static int check_port(struct flow *f, int i)
 		if (api->query_gid(s->ctx, (uint8_t)s->e->port, s->e->gid_index, &s->gid))
 			return pf_eng_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "ibv_query_gid(%s, %u, "
 					   "%d) failed", s->e->dev, s->e->port, s->e->gid_index);
+		/* libibverbs answers an empty entry with a zero GID: no address to send from */
+		if (!pf_qpv_gid_configured(&s->gid))
+			return pf_eng_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "GID index %d of RoCE "
+					   "port %s/%u is empty", s->e->gid_index, s->e->dev,
+					   s->e->port);
 	} else if (!s->pa.lid) {
 		return pf_eng_fail(f, PF_FAB_OPEN, -EADDRNOTAVAIL, "InfiniBand port %s/%u has no "
 				   "LID (no subnet manager?)", s->e->dev, s->e->port);
+	} else if (api->query_gid(s->ctx, (uint8_t)s->e->port, 0, &s->gid)) {
+		/* IB: GID 0 tells the subnet (a GRH across subnets); without it, the LID alone */
+		memset(&s->gid, 0, sizeof(s->gid));
 	}
 	return 0;
 }
 
-static int modify(struct flow *f, struct side *s, struct ibv_qp_attr *a, int mask,
-		  const char *to)
+/* Side @i's connection record (qp_verbs.h): its port, QP, PSN, buffer, the slot layout. */
+static struct pf_qpv_rec side_rec(struct flow *f, int i)
 {
-	int r = f->o->api->modify_qp(s->qp, a, mask);
+	const struct side *s = &f->s[i];
 
+	return (struct pf_qpv_rec){
+		.link_layer = s->pa.link_layer,
+		.mtu = (uint8_t)s->pa.active_mtu,
+		.lid = s->pa.lid,
+		.gid_index = s->e->gid_index > 0 ? (uint8_t)s->e->gid_index : 0,
+		.gid = s->gid,
+		.qpn = s->qp->qp_num,
+		.psn = f->psn[i],
+		.rkey = s->rkey,
+		.addr = s->addr,
+		.slot_stride = (uint32_t)f->stride,
+		.slots = f->slots,
+	};
+}
+
+/* Side @i's QP created and at INIT. */
+static int qp_init(struct flow *f, int i)
+{
+	struct side *s = &f->s[i];
+	pf_autofree char *err = NULL;
+	int r;
+
+	r = pf_qpv_create(f->o->api, s->pd, s->cq, f->o->tx_depth, &s->qp);
 	if (r)
-		return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "ibv_modify_qp to %s on %s/%u: %s",
-				   to, s->e->dev, s->e->port,
-				   strerror(r > 0 ? r : pf_eng_errno_or(EINVAL)));
+		return pf_eng_fail(f, PF_FAB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: "
+				   "%s", f->o->tx_depth, s->e->dev, strerror(-r));
+	if (pf_qpv_init(f->o->api, s->qp, (uint8_t)s->e->port, &err))
+		return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s: %s", s->e->dev, err);
 	return 0;
 }
 
-static int qp_init(struct flow *f, struct side *s)
-{
-	struct ibv_qp_init_attr ia = pf_eng_qp_attr(f, s);
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = (uint8_t)s->e->port,
-		.qp_access_flags = ENG_ACCESS,
-	};
-
-	errno = 0;
-	s->qp = f->o->api->create_qp(s->pd, &ia);
-	if (!s->qp)
-		return pf_eng_fail(f, PF_FAB_CONNECT, -ENOMEM, "ibv_create_qp(RC, depth %u) on %s: "
-				   "%s", f->o->tx_depth, s->e->dev,
-				   strerror(pf_eng_errno_or(ENOMEM)));
-	return modify(f, s, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		      IBV_QP_ACCESS_FLAGS, "INIT");
-}
-
-/* Side @i to RTR towards the other side's QP, at @mtu. */
-static int qp_rtr(struct flow *f, int i, enum ibv_mtu mtu)
-{
-	struct side *s = &f->s[i], *peer = &f->s[1 - i];
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu,
-		.dest_qp_num = peer->qp->qp_num,
-		.rq_psn = f->psn[1 - i],
-		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = 12,
-		.ah_attr = { .port_num = (uint8_t)s->e->port },
-	};
-
-	if (s->pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer->gid;
-		a.ah_attr.grh.sgid_index = (uint8_t)s->e->gid_index;
-		a.ah_attr.grh.hop_limit = 0xff;
-	} else {
-		a.ah_attr.dlid = peer->pa.lid;
-	}
-	return modify(f, s, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-		      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR");
-}
-
-static int qp_rts(struct flow *f, int i)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS,
-		.timeout = 14,
-		.retry_cnt = 7,
-		.rnr_retry = 7,
-		.sq_psn = f->psn[i],
-		.max_rd_atomic = 1,
-	};
-
-	return modify(f, &f->s[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-		      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
-}
-
+/*
+ * Both QPs at INIT, the two records swapped over the in-process channel
+ * and validated as a remote peer's would be, each QP to RTR and RTS by
+ * qp_verbs.c: the code the mesh runs between nodes, on one node.
+ */
 int pf_eng_connect_local(struct flow *f)
 {
-	enum ibv_mtu mtu;
+	struct pf_qpv_pair pair = { 0 };
+	struct pf_qpv_rec rec[2], peer[2];
 	int r = 0;
 
 	/* both contexts first: a loopback's device is open twice before anything else */
@@ -166,16 +142,36 @@ int pf_eng_connect_local(struct flow *f)
 		r = check_port(f, i);
 	for (int i = 0; i < 2 && !r; i++)
 		r = pf_eng_side_resources(f, i);
+	for (int i = 0; i < 2 && !r; i++)
+		r = qp_init(f, i);
+	for (int i = 0; i < 2 && !r; i++) {
+		struct pf_qpv_chan ch = pf_qpv_pair_chan(&pair, i);
+		pf_autofree char *err = NULL;
+
+		rec[i] = side_rec(f, i);
+		r = pf_qpv_send(&ch, &rec[i], &err);
+		if (r)
+			return pf_eng_fail(f, PF_FAB_CONNECT, r, "%s: %s", f->s[i].e->dev, err);
+	}
+	for (int i = 0; i < 2 && !r; i++) {
+		struct pf_qpv_chan ch = pf_qpv_pair_chan(&pair, i);
+		pf_autofree char *err = NULL;
+
+		r = pf_qpv_recv(&ch, &rec[i], 0, &peer[i], &err);
+		if (r)
+			return pf_eng_fail(f, PF_FAB_CONNECT, r, "%s: %s", f->s[i].e->dev, err);
+	}
 	if (r)
 		return r;
-	mtu = f->s[0].pa.active_mtu < f->s[1].pa.active_mtu ? f->s[0].pa.active_mtu
-							    : f->s[1].pa.active_mtu;
-	f->r->mtu = pf_ibv_mtu_bytes(mtu);
-	for (int i = 0; i < 2 && !r; i++)
-		r = qp_init(f, &f->s[i]);
-	for (int i = 0; i < 2 && !r; i++)
-		r = qp_rtr(f, i, mtu);
-	for (int i = 0; i < 2 && !r; i++)
-		r = qp_rts(f, i);
-	return r;
+	f->r->mtu = pf_ibv_mtu_bytes(pf_qpv_path_mtu(rec[0].mtu, rec[1].mtu));
+	for (int i = 0; i < 2; i++) {
+		struct side *s = &f->s[i];
+		pf_autofree char *err = NULL;
+
+		r = pf_qpv_rtr_rts(f->o->api, s->qp, (uint8_t)s->e->port, &rec[i], &peer[i], &err);
+		if (r)
+			return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s/%u: %s", s->e->dev,
+					   s->e->port, err);
+	}
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "qp_verbs.h"
 
 int pf_eng_side_resources(struct flow *f, int i)
 {
@@ -29,17 +30,7 @@ int pf_eng_side_resources(struct flow *f, int i)
 
 struct ibv_qp_init_attr pf_eng_qp_attr(struct flow *f, struct side *s)
 {
-	return (struct ibv_qp_init_attr){
-		.send_cq = s->cq,
-		.recv_cq = s->cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = {
-			.max_send_wr = f->o->tx_depth,
-			.max_recv_wr = 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-	};
+	return pf_qpv_qp_attr(s->cq, f->o->tx_depth);
 }
 
 /* QPs, then CQs, MRs and buffers, PDs, ids, the channel; verbs: contexts last. */

@@ -51,19 +51,28 @@ struct fqp {
 	bool error;
 	int peer;                /* the device the RTR named (itself for a loopback) */
 	uint32_t dest_qpn;       /* the responder QP the RTR named */
+	uint32_t rq_psn, sq_psn; /* the PSN it expects (RTR), the one it sends from (RTS) */
 };
 
 /* Live QPs, to find a responder by number (its PD must own the rkey). */
 static struct fqp *qps[256];
 static size_t n_qps;
 
-/* Under the lock: the PD of live QP @num, or NULL. */
-static struct ibv_pd *pd_of_qpn(uint32_t num)
+/* Under the lock: live QP @num, or NULL. */
+static struct fqp *qp_of_num(uint32_t num)
 {
 	for (size_t i = 0; i < n_qps; i++)
 		if (qps[i]->qp.qp_num == num)
-			return qps[i]->qp.pd;
+			return qps[i];
 	return NULL;
+}
+
+/* Under the lock: the PD of live QP @num, or NULL. */
+static struct ibv_pd *pd_of_qpn(uint32_t num)
+{
+	struct fqp *q = qp_of_num(num);
+
+	return q ? q->qp.pd : NULL;
 }
 
 struct fmr {
@@ -104,6 +113,7 @@ void pf_fake_verbs_reset(int n, uint8_t link_layer)
 		for (int g = 0; g < 4; g++) {
 			uint8_t *raw = d->gid[g].raw;
 
+			d->gid_version[g] = g % 2 ? 2 : 1;
 			if (g < 2) {
 				raw[0] = 0xfe;
 				raw[1] = 0x80;
@@ -195,6 +205,7 @@ static int f_close_device(struct ibv_context *c)
 	return 0;
 }
 
+/* As ibv_query_port: the kernel's errno, positive (EINVAL for a port the device lacks). */
 static int f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a)
 {
 	struct pf_fake_verbs_dev *d = dev_of(c);
@@ -210,10 +221,16 @@ static int f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_att
 	return 0;
 }
 
+/*
+ * As libibverbs' ibv_query_gid: -1 (errno EINVAL) for a port or index the
+ * device lacks; an empty entry is 0 with an all-zero GID.
+ */
 static int f_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
 {
-	if (port != 1 || index < 0 || index >= 4)
-		return EINVAL;
+	if (port != 1 || index < 0 || index >= 4) {
+		errno = EINVAL;
+		return -1;
+	}
 	*gid = dev_of(c)->gid[index];
 	return 0;
 }
@@ -545,15 +562,46 @@ static bool has(int mask, int need)
 	return (mask & need) == need;
 }
 
-/* The port an RTR's address vector names (IB: a LID; RoCE: a RoCE v2 GID): 0, or refused. */
+/* GID index @k of a port is configured (not all zero). */
+static bool gid_set(const struct pf_fake_verbs_dev *d, int k)
+{
+	static const union ibv_gid zero;
+
+	return k >= 0 && k < 4 && memcmp(&d->gid[k], &zero, sizeof(zero));
+}
+
+/* Under the lock: the IB port whose GID 0 is @g, or -1. */
+static int ib_port_of_gid(const union ibv_gid *g)
+{
+	for (int i = 0; i < pf_fake_verbs.n_devs; i++)
+		if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
+		    !memcmp(g, &pf_fake_verbs.devs[i].gid[0], sizeof(*g)))
+			return i;
+	return -1;
+}
+
+/*
+ * The port an RTR's address vector names: 0, or refused.  IB: the dlid of
+ * a port, no GRH unless the dgid is in another subnet (its 64-bit prefix
+ * not ours), then the port whose GID 0 it is.  RoCE: a GRH whose sgid_index
+ * names a configured GID of this port and whose dgid is a configured GID
+ * of a port, of the same RoCE version (gid_version: v1 and v2 do not meet).
+ */
 static int rtr_peer(const struct pf_fake_verbs_dev *d, const struct ibv_qp_attr *a,
 		    int *ret_peer)
 {
 	int peer = -1;
 
 	if (d->link_layer == IBV_LINK_LAYER_INFINIBAND) {
-		if (a->ah_attr.is_global)
-			return refuse("IB RTR with a GRH (is_global) on one subnet");
+		if (a->ah_attr.is_global) {
+			if (!memcmp(a->ah_attr.grh.dgid.raw, d->gid[0].raw, 8))
+				return refuse("IB RTR with a GRH (is_global) on one subnet");
+			if (!gid_set(d, a->ah_attr.grh.sgid_index))
+				return refuse("IB RTR sgid_index names an empty GID");
+			peer = ib_port_of_gid(&a->ah_attr.grh.dgid);
+			if (peer < 0)
+				return refuse("IB RTR dgid is no port's GID");
+		}
 		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++)
 			if (pf_fake_verbs.devs[i].link_layer == IBV_LINK_LAYER_INFINIBAND &&
 			    pf_fake_verbs.devs[i].lid == a->ah_attr.dlid)
@@ -561,26 +609,43 @@ static int rtr_peer(const struct pf_fake_verbs_dev *d, const struct ibv_qp_attr 
 		if (peer < 0)
 			return refuse("IB RTR dlid is no port's LID");
 	} else {
+		int sk = a->ah_attr.grh.sgid_index;
+
 		if (!a->ah_attr.is_global)
 			return refuse("RoCE RTR without a GRH (is_global 0)");
-		if (a->ah_attr.grh.sgid_index != d->roce_gid_index)
-			return refuse("RoCE RTR sgid_index is not the RoCE v2 IPv4 GID");
+		if (!gid_set(d, sk))
+			return refuse("RoCE RTR sgid_index names an empty GID");
 		for (int i = 0; i < pf_fake_verbs.n_devs && peer < 0; i++) {
 			const struct pf_fake_verbs_dev *o = &pf_fake_verbs.devs[i];
 
-			if (o->link_layer == IBV_LINK_LAYER_ETHERNET && o->roce_gid_index >= 0 &&
-			    !memcmp(&a->ah_attr.grh.dgid, &o->gid[o->roce_gid_index],
-				    sizeof(union ibv_gid)))
-				peer = i;
+			for (int k = 0; k < 4 && peer < 0; k++)
+				if (o->link_layer == IBV_LINK_LAYER_ETHERNET && gid_set(o, k) &&
+				    o->gid_version[k] == d->gid_version[sk] &&
+				    !memcmp(&a->ah_attr.grh.dgid, &o->gid[k], sizeof(union ibv_gid)))
+					peer = i;
 		}
 		if (peer < 0)
-			return refuse("RoCE RTR dgid is no port's RoCE v2 GID");
+			return refuse("RoCE RTR dgid is no port's GID of the sgid's RoCE version");
 		if (!a->ah_attr.grh.hop_limit)
 			return refuse("RoCE RTR hop_limit 0");
 	}
 	*ret_peer = peer;
 	return 0;
 }
+
+/*
+ * The attributes an RC transition may carry besides its required ones, as
+ * the kernel's qp_state_table (drivers/infiniband/core/verbs.c) allows;
+ * any other bit is EINVAL, as ib_modify_qp_is_ok answers.
+ */
+#define RC_INIT_REQ (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+#define RC_RTR_REQ (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | \
+		    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define RC_RTR_OPT (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX)
+#define RC_RTS_REQ (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
+		    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+#define RC_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
+		    IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE)
 
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
@@ -595,6 +660,8 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			return refuse("INIT from a state other than RESET");
 		if (!has(mask, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 			return refuse("INIT without pkey_index, port or access flags");
+		if (mask & ~RC_INIT_REQ)
+			return refuse("INIT with an attribute RESET->INIT does not take");
 		if (a->port_num != 1)
 			return refuse("INIT on a port that does not exist");
 		if (!(a->qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
@@ -607,6 +674,10 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 			return refuse("RTR without AV, path MTU, dest QPN, RQ PSN, max_dest_rd_atomic "
 				      "or min_rnr_timer");
+		if (mask & ~(RC_RTR_REQ | RC_RTR_OPT))
+			return refuse("RTR with an attribute INIT->RTR does not take");
+		if (a->dest_qp_num > 0xffffff || a->rq_psn > 0xffffff)
+			return refuse("RTR dest QPN or RQ PSN wider than 24 bits");
 		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > d->active_mtu)
 			return refuse("RTR path MTU above the port's active MTU");
 		if (a->ah_attr.port_num != 1)
@@ -618,6 +689,7 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 			return refuse("RTR path MTU above the peer port's active MTU");
 		((struct fqp *)qp)->peer = peer;
 		((struct fqp *)qp)->dest_qpn = a->dest_qp_num;
+		((struct fqp *)qp)->rq_psn = a->rq_psn;
 		pthread_mutex_lock(&lock);
 		pf_fake_verbs.rtr = *a;
 		pf_fake_verbs.rtr_mask = mask;
@@ -629,6 +701,11 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		if (!has(mask, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			 IBV_QP_MAX_QP_RD_ATOMIC))
 			return refuse("RTS without timeout, retry counts, SQ PSN or max_rd_atomic");
+		if (mask & ~(RC_RTS_REQ | RC_RTS_OPT))
+			return refuse("RTS with an attribute RTR->RTS does not take");
+		if (a->sq_psn > 0xffffff)
+			return refuse("RTS SQ PSN wider than 24 bits");
+		((struct fqp *)qp)->sq_psn = a->sq_psn;
 		break;
 	default:
 		return refuse("unsupported target state");
@@ -744,6 +821,21 @@ static int complete(struct fqp *q, uint64_t wr_id, enum ibv_wc_status st, uint64
 	return 0;
 }
 
+/*
+ * Under the lock: the responder answers @q.  A dest QPN that names no QP
+ * of the peer port at RTR or RTS, a responder whose own dest QPN is not
+ * @q (its ACKs go elsewhere), or a PSN it does not expect: the packets are
+ * dropped or NAKed until the retries run out, as on a wire.
+ */
+static bool responder_ok(const struct fqp *q)
+{
+	const struct fqp *r = qp_of_num(q->dest_qpn);
+
+	return r && fctx_of(r->qp.context)->idx == q->peer &&
+	       (r->qp.state == IBV_QPS_RTR || r->qp.state == IBV_QPS_RTS) &&
+	       r->dest_qpn == q->qp.qp_num && r->rq_psn == q->sq_psn;
+}
+
 /* Under the lock: the keys of @wr checked as a real HCA does; its MRs in *local, *remote. */
 static enum ibv_wc_status wr_access(struct fqp *q, const struct ibv_send_wr *wr,
 				    const struct pf_fake_verbs_dev *d,
@@ -765,6 +857,8 @@ static enum ibv_wc_status wr_access(struct fqp *q, const struct ibv_send_wr *wr,
 	 */
 	if (!*local || (*local)->mr.pd != q->qp.pd)
 		return IBV_WC_LOC_PROT_ERR;
+	if (!responder_ok(q))
+		return IBV_WC_RETRY_EXC_ERR;
 	if (!*remote || fctx_of((*remote)->mr.context)->idx != q->peer ||
 	    (pd_of_qpn(q->dest_qpn) && (*remote)->mr.pd != pd_of_qpn(q->dest_qpn)))
 		return IBV_WC_REM_ACCESS_ERR;

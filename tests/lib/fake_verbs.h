@@ -2,11 +2,16 @@
 /*
  * fake_verbs.h - a software RDMA device behind struct pf_verbs_api.
  *
- * RC in memory: QPs walk RESET->INIT->RTR->RTS and refuse out-of-order
- * transitions or attributes that do not fit the port (IB: is_global 0 and
- * dlid = a device's LID; RoCE: is_global 1, sgid_index = the port's RoCE v2
- * GID, dgid = a device's RoCE v2 GID): the device so named is the QP's peer,
- * itself for a loopback; the local MR must be of the QP's PD and the remote MR of
+ * RC in memory: QPs walk RESET->INIT->RTR->RTS and refuse, with EINVAL as
+ * the kernel does, out-of-order transitions, a missing required attribute
+ * or one the transition does not take, and attributes that do not fit the
+ * port (IB: dlid = a device's LID, a GRH only towards another subnet; RoCE:
+ * is_global 1, sgid_index a configured GID, dgid a device's GID of the same
+ * RoCE version): the device so named is the QP's peer, itself for a
+ * loopback.  ibv_query_gid and ibv_query_port answer as libibverbs does (-1
+ * and errno; a positive errno).  A WRITE whose dest QPN names no QP at
+ * RTR/RTS on the peer, whose responder names another QP, or whose SQ PSN is
+ * not the responder's RQ PSN completes with IBV_WC_RETRY_EXC_ERR; the local MR must be of the QP's PD and the remote MR of
  * the responder QP's PD (as a real HCA checks lkey and rkey); an RDMA WRITE is a memcpy into
  * the remote MR after lkey/rkey/bounds checks, an RDMA READ one from it (the remote MR
  * needs REMOTE_READ, the local one LOCAL_WRITE, else an access error); completions come only for
@@ -35,6 +40,7 @@ struct pf_fake_verbs_dev {
 	enum ibv_mtu active_mtu;
 	int roce_gid_index;          /* RoCE: the RoCE v2 IPv4 GID index */
 	union ibv_gid gid[4];
+	int gid_version[4];          /* RoCE version of each GID: 1 at even, 2 at odd indexes */
 	double gbps;                 /* modelled wire speed */
 	double gpu_gbps;             /* when a WRITE touches GPU memory; 0: gbps */
 	/*

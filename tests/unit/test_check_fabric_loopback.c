@@ -371,6 +371,7 @@ static void test_ib_verbs_and_ipoib(void **state)
 	char *root = setup("--gpus 0 --nics 3", 3, IBV_LINK_LAYER_INFINIBAND);
 	const char *sets[] = { FAST, NULL };
 	const char *cm[] = { FAST, "fabric_loopback.connect=rdma_cm", NULL };
+	const char *cm_short[] = { FAST, "fabric_loopback.connect=cm", NULL };
 	struct pf_result res;
 	const struct pf_finding *f;
 
@@ -392,12 +393,18 @@ static void test_ib_verbs_and_ipoib(void **state)
 	pf_result_release(&res);
 	teardown(root);
 
-	/* IPoIB addresses: RDMA-CM */
+	/* IPoIB addresses: still verbs under auto (NCCL needs no IPoIB); cm: RDMA-CM */
 	root = setup("--gpus 0 --nics 3 --file 'preflight/ip/ib0/addr=4: ib0 inet 10.10.0.1/16' "
 		     "--file 'preflight/ip/ib1/addr=5: ib1 inet 10.10.0.2/16' "
 		     "--file 'preflight/ip/ib2/addr=6: ib2 inet 10.10.0.3/16'",
 		     3, IBV_LINK_LAYER_INFINIBAND);
 	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_string_equal(obs_str(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_0/1"), "connection"),
+			    "verbs");
+	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+	pf_result_release(&res);
+	run(root, cm_short, &res);
 	assert_int_equal(res.status, PF_STATUS_PASS);
 	assert_string_equal(obs_str(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_0/1"), "connection"),
 			    "rdma_cm");
@@ -425,12 +432,12 @@ static void test_roce_verbs(void **state)
 	pf_result_release(&res);
 	teardown(root);
 
-	/* no IPv4 GID in sysfs: each flow says so */
+	/* no IPv4 GID in sysfs: the link-local GID at 0, as NCCL picks it */
 	root = setup("--gpus 0 --nics 2 --link-layer eth --gids none", 2, IBV_LINK_LAYER_ETHERNET);
 	run(root, sets, &res);
-	assert_int_equal(res.status, PF_STATUS_FAIL);
-	assert_non_null(strstr(pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1")->message,
-			       "has no RoCE v2 GID with an IPv4 address"));
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	assert_int_equal(pf_fake_verbs.n_refused, 0);
+	assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 0);
 	pf_result_release(&res);
 	teardown(root);
 }
@@ -797,6 +804,7 @@ static void test_rail_without_address(void **state)
 {
 	char *root = setup("--gpus 0 --nics 3 --link-layer eth", 3, IBV_LINK_LAYER_ETHERNET);
 	const char *sets[] = { FAST, NULL };
+	const char *cm_sets[] = { FAST, "fabric_loopback.connect=cm", NULL };
 	char path[PATH_MAX];
 	struct pf_result res;
 	const struct pf_finding *f;
@@ -808,11 +816,19 @@ static void test_rail_without_address(void **state)
 	cmd = pf_xasprintf("rm -f %s/$(ls %s | head -1)/addr", path, path);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
+	/* auto: verbs, every rail tested, the summary says why */
 	run(root, sets, &res);
+	assert_int_equal(res.status, PF_STATUS_PASS);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_string_equal(obs_str(f, "connection"), "verbs");
+	assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+	pf_test_assert_contains(res.summary, "verbs, not RDMA-CM: mlx5_0/1");
+	pf_result_release(&res);
+	/* forced RDMA-CM: that rail fails, the two others still run both ways */
+	run(root, cm_sets, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
 	assert_non_null(strstr(f->message, "has no IPv4 address: RDMA-CM cannot connect"));
-	/* the two others still run both ways */
 	assert_int_equal(pf_test_must_find(&res, "mlx5_1/1 -> mlx5_2/1")->status, PF_STATUS_PASS);
 	assert_int_equal(pf_test_must_find(&res, "mlx5_2/1 -> mlx5_1/1")->status, PF_STATUS_PASS);
 	pf_result_release(&res);

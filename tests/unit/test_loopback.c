@@ -109,11 +109,20 @@ static void test_roce_wrong_gid_refused(void **state)
 
 	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
 	opts_for(&o, 65536, 10);
-	o.gid_index = 1; /* the link-local RoCE v2 GID: the device wants the IPv4 one */
-	assert_int_equal(pf_loopback_run(&o, &r), -EPROTO);
-	assert_int_equal(r.stage, PF_LB_CONNECT);
-	assert_non_null(strstr(r.err, "RTR"));
-	assert_non_null(strstr(pf_fake_verbs.refused, "sgid_index"));
+	/* an empty GID slot: no source address (a link-local GID would be a valid one),
+	 * named before a QP is made */
+	memset(&pf_fake_verbs.devs[0].gid[1], 0, sizeof(union ibv_gid));
+	o.gid_index = 1;
+	assert_int_equal(pf_loopback_run(&o, &r), -EADDRNOTAVAIL);
+	assert_int_equal(r.stage, PF_LB_OPEN);
+	assert_non_null(strstr(r.err, "GID index 1 of RoCE port mlx5_0/1 is empty"));
+	assert_int_equal(pf_fake_verbs.live, 0);
+
+	/* an index past the table: libibverbs answers EINVAL */
+	o.gid_index = 200;
+	assert_int_equal(pf_loopback_run(&o, &r), -EADDRNOTAVAIL);
+	assert_int_equal(r.stage, PF_LB_OPEN);
+	assert_non_null(strstr(r.err, "ibv_query_gid(mlx5_0, 1, 200) failed"));
 	assert_int_equal(pf_fake_verbs.live, 0);
 
 	o.gid_index = -1;
@@ -513,11 +522,23 @@ static void test_roce_gid_sysfs(void **state)
 	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_0", 1, &idx, ip), 0);
 	assert_int_equal(idx, 3);
 	assert_string_equal(ip, "192.168.100.1");
+	/* the verbs path's pick (NCCL's): the same entry, or NCCL_IB_GID_INDEX's */
+	assert_int_equal(pf_verbs_gid_index(fs, "mlx5_0", 1, NULL, &idx), 0);
+	assert_int_equal(idx, 3);
+	assert_int_equal(pf_verbs_gid_index(fs, "mlx5_0", 1, "1", &idx), 0);
+	assert_int_equal(idx, 1);
+	assert_int_equal(pf_verbs_gid_index(fs, "mlx5_0", 1, "9", &idx), -EINVAL);
 	/* no IPv4 address on the netdev: only link-local GIDs */
 	snprintf(path, sizeof(path), "%s/gids/3", base);
 	pf_test_write(root, path, "0000:0000:0000:0000:0000:0000:0000:0000");
+	snprintf(path, sizeof(path), "%s/gids/2", base);
+	pf_test_write(root, path, "0000:0000:0000:0000:0000:0000:0000:0000");
 	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_0", 1, &idx, ip), -ENOENT);
 	assert_int_equal(pf_loopback_roce_gid(fs, "mlx5_9", 1, &idx, ip), -ENOENT);
+	/* the verbs path still connects: by the link-local GID at 0, as NCCL */
+	assert_int_equal(pf_verbs_gid_index(fs, "mlx5_0", 1, NULL, &idx), 0);
+	assert_int_equal(idx, 0);
+	assert_int_equal(pf_verbs_gid_index(fs, "mlx5_9", 1, NULL, &idx), -ENOENT);
 	pf_fs_free(fs);
 	pf_test_rmtree(root);
 	free(root);
