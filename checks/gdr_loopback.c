@@ -213,7 +213,6 @@ struct nic {
 	char subject[64];     /* "mlx5_0/1" */
 	int numa;
 	int gid_index;
-	char ip[16];
 	bool usable;
 	bool asked;           /* named (pairs, nics) or a GPU's paired NIC: DOWN fails */
 	struct counters before, after;
@@ -261,6 +260,7 @@ static ssize_t plan_nic(const struct pf_ctx *ctx, struct plan *p, const struct p
 			unsigned int portnum)
 {
 	const struct pf_rdma_port *port = NULL;
+	pf_autofree char *gid_env = NULL; /* the job's NCCL_IB_GID_INDEX, as NCCL reads it */
 	struct nic *n;
 
 	for (size_t i = 0; i < p->n_nics; i++)
@@ -277,8 +277,11 @@ static ssize_t plan_nic(const struct pf_ctx *ctx, struct plan *p, const struct p
 	snprintf(n->subject, sizeof(n->subject), "%s/%u", dev->name, portnum);
 	if (dev->pci >= 0)
 		n->numa = pf_node_effective_numa(ctx->node, &ctx->node->pci[dev->pci]);
+	/* the GID NCCL sends from: NCCL_IB_GID_INDEX, the RoCE v2 IPv4 one, else link-local */
+	if (port->link_layer == PF_LINK_ETH && ctx->prov->env(ctx, "NCCL_IB_GID_INDEX", &gid_env) < 0)
+		gid_env = NULL;
 	if (port->link_layer == PF_LINK_ETH &&
-	    pf_loopback_roce_gid(ctx->fs, dev->name, portnum, &n->gid_index, n->ip) < 0)
+	    pf_verbs_gid_index(ctx->fs, dev->name, portnum, gid_env, &n->gid_index) < 0)
 		n->gid_index = -1;
 	return (ssize_t)p->n_nics++;
 }

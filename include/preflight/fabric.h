@@ -44,7 +44,7 @@
 
 enum pf_fab_conn {
 	PF_FAB_CM,    /* RDMA-CM over the rails' IPv4 addresses */
-	PF_FAB_VERBS, /* InfiniBand: LID and QPN exchanged in-process */
+	PF_FAB_VERBS, /* plain verbs: exchange records swapped in-process */
 };
 
 /* One end of a flow. */

@@ -24,6 +24,13 @@
  * rkey stride slots (36); reject "PFM1" 'J' round src why (20), the round
  * and source the listener expects.
  *
+ * With a channel (opts.chan), neither end uses RDMA-CM: each opens its
+ * rail with libibverbs, makes its QP, sends its exchange record (LID, GID
+ * and GID index, QPN, PSN, MTU, rkey, address, slot layout) over the
+ * channel and receives the peer's, and moves its own QP to RTS, as
+ * perftest without -R and NCCL do; the rail needs no IP address.  The
+ * listener then holds its buffer until the channel says the writer is done.
+ *
  * Every wait is bounded; every error is a -errno with ret->stage and a
  * sentence in ret->err, as pf_fabric_flow's.  It never prints.
  */
@@ -33,6 +40,24 @@
 #include <stdint.h>
 
 #include "preflight/fabric.h"
+
+/*
+ * The out-of-band channel of the verbs way, the caller's (the mesh: its
+ * rendezvous).  send: this end's record, 0 or -errno.  recv: the peer's
+ * record (at most @cap bytes) within @ms: its length, -ETIMEDOUT, or
+ * -ECONNRESET (the peer sent none).  ready: this end's QP is at RTS; 0
+ * once the peer's is too (perftest's handshake after connecting), within
+ * @ms, else -ETIMEDOUT or -ECONNRESET (the peer's end failed).  done (the
+ * listener): within @ms, 0 once the writer has finished with this end's
+ * buffer, else -ETIMEDOUT.
+ */
+struct pf_fabp_chan {
+	void *ctx;
+	int (*send)(void *ctx, const uint8_t *buf, size_t len);
+	long (*recv)(void *ctx, uint8_t *buf, size_t cap, int ms);
+	int (*ready)(void *ctx, int ms);
+	int (*done)(void *ctx, int ms);
+};
 
 struct pf_fabp_opts {
 	/*
@@ -50,6 +75,13 @@ struct pf_fabp_opts {
 	unsigned int linger_ms; /* listener: once connected, wait this long for the
 				 * writer to disconnect */
 	unsigned int retry_ms;  /* writer: the pause between attempts */
+	/*
+	 * Set: connect with plain verbs over this channel, not RDMA-CM (port
+	 * and the ends' ip unused; fab.src/dst.gid_index: this end's GID on
+	 * RoCE).  The peer's record comes within connect_ms; the listener
+	 * waits up to linger_ms for done.
+	 */
+	const struct pf_fabp_chan *chan;
 };
 
 /* pf_fab_opts_default, port 0, connect 10 s, linger 30 s, retry 100 ms. */

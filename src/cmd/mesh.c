@@ -47,6 +47,7 @@
 
 struct mesh_opts {
 	const char *peers, *output, *bind, *nics;
+	const char *connect; /* auto, cm (rdma_cm), verbs */
 	const char *secret_file; /* else PREFLIGHT_MESH_SECRET */
 	bool new_secret;
 	enum pf_format format;
@@ -64,7 +65,8 @@ static const struct pf_check mesh_check = {
 	.name = "mesh",
 	.summary = "pairwise traffic between the nodes of an allocation",
 	.tags = "rdma,multinode",
-	.reads = "the other ranks over TCP (rendezvous) and RDMA-CM (traffic)",
+	.reads = "the other ranks over TCP (rendezvous) and RDMA (traffic: RDMA-CM, or verbs "
+		 "with records through the rendezvous)",
 	.codes = pf_mesh_codes,
 };
 
@@ -73,6 +75,7 @@ static int mesh_usage(FILE *f, int rc)
 	fputs("usage: preflight mesh [--peers HOSTLIST] [--rank N] [--size N] [--port P]\n"
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
+	      "                      [--connect auto|cm|verbs]\n"
 	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
 	      "                      [--config FILE | --no-config] [--profile NAME]\n"
 	      "                      [--set rails.ROLE=DEV,...] [--secret-file FILE]\n"
@@ -80,7 +83,9 @@ static int mesh_usage(FILE *f, int rc)
 	      "Under srun, rank, size and peers come from SLURM_PROCID, SLURM_NTASKS and\n"
 	      "SLURM_JOB_NODELIST (one task per node; the first host is rank 0).\n"
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
-	      "other for --duration ms over RDMA-CM on --data-port (docs/mesh.md); the\n"
+	      "other for --duration ms (docs/mesh.md), connected over RDMA-CM on\n"
+	      "--data-port, or with plain verbs, the QP records through the rendezvous\n"
+	      "(--connect; auto: RDMA-CM when every rail is RoCE with an address); the\n"
 	      "rails are this node's compute rails, with the roles the site declares in\n"
 	      "its config, the profile or --set (docs/rails.md), unless --nics names them.\n"
 	      "The ranks prove they belong to the run with a secret they all hold: the file\n"
@@ -101,6 +106,17 @@ static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const 
 		pf_cmdopt_error(c, "--format: unknown format '%s' (json, text, junit or prom)", arg);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int parse_connect(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "cm") && strcmp(arg, "rdma_cm") &&
+	    strcmp(arg, "verbs")) {
+		pf_cmdopt_error(c, "--connect: '%s' is not auto, cm or verbs", arg);
+		return -EINVAL;
+	}
+	*(const char **)opt->value = arg;
 	return 0;
 }
 
@@ -152,6 +168,7 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		PF_OPT_UINT(0, "duration", &o->duration_ms, "MS", NULL, 1, 600000, NULL),
 		PF_OPT_UINT(0, "data-port", &o->data_port, "P", NULL, 1, 65535, NULL),
 		PF_OPT_STRING(0, "nics", &o->nics, "DEV,...", NULL),
+		PF_OPT_CALLBACK(0, "connect", &o->connect, "auto|cm|verbs", NULL, parse_connect),
 		PF_OPT_CALLBACK(0, "format", &o->format, "FORMAT", NULL, parse_format),
 		PF_OPT_STRING(0, "config", &o->config, "FILE", NULL),
 		PF_OPT_BOOL(0, "no-config", &o->no_config, NULL),
@@ -321,7 +338,8 @@ static int mesh_my_rails(const struct pf_fs *fs, const struct mesh_opts *o, cJSO
 			fprintf(err, "preflight mesh: no rail model: %s\n", why ? why : "?");
 	}
 	rc = 0;
-	*ret = pf_mesh_rails(fs, node, model, o->nics);
+	/* the verbs way sends from the GID NCCL would: the job's NCCL_IB_GID_INDEX counts */
+	*ret = pf_mesh_rails(fs, node, model, o->nics, getenv("NCCL_IB_GID_INDEX"));
 out:
 	pf_profile_release(&prof);
 	pf_siteconf_release(&sc);
@@ -359,7 +377,7 @@ static bool mesh_libs(const struct pf_verbs_api **api, const struct pf_rdmacm_ap
 	const struct pf_ctx ctx = { .prov = &pf_providers_live };
 	pf_autofree char *e1 = NULL, *e2 = NULL;
 
-	if (ctx.prov->verbs(&ctx, api, &e1) < 0 || ctx.prov->rdmacm(&ctx, cm, &e2) < 0) {
+	if (ctx.prov->verbs(&ctx, api, &e1) < 0 || (cm && ctx.prov->rdmacm(&ctx, cm, &e2) < 0)) {
 		snprintf(why, wl, "%s", e1 ? e1 : e2 ? e2 : "RDMA libraries unavailable");
 		return false;
 	}
@@ -402,14 +420,26 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	};
 	struct pf_mesh_data_out data = { 0 };
 	cJSON *partners = mesh_partners(s, cfg->rank), *gathered;
-	char why[512];
+	pf_autofree bool *absent = pf_xcalloc(cfg->size, sizeof(*absent));
+	char why[512], way[256];
 
 	const cJSON *me = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
 					     (int)cfg->rank);
 
+	/* one way for every rank: decided from the one table they all hold */
+	dc.verbs = pf_mesh_use_verbs(table, o->connect ? o->connect : "auto", way, sizeof(way));
+	dc.rdv = cfg;
+	for (uint32_t i = 0; i < cfg->size; i++)
+		absent[i] = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"), (int)i),
+			"arrived"));
+	dc.absent = absent;
+	if (log)
+		fprintf(log, "connecting with %s%s%s%s\n", dc.verbs ? "verbs" : "RDMA-CM",
+			way[0] ? " (" : "", way, way[0] ? ")" : "");
 	/* no rail here: nothing to send, and no library needed to say so */
 	if (s->n_rounds && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(me, "rails")) &&
-	    !mesh_libs(&dc.api, &dc.cm, why, sizeof(why))) {
+	    !mesh_libs(&dc.api, dc.verbs ? NULL : &dc.cm, why, sizeof(why))) {
 		struct pf_finding *f = pf_add(res, PF_STATUS_ERROR, "mesh", "%s", why);
 
 		pf_remedy(f, "apt-get install ibverbs-providers librdmacm1 (Debian/Ubuntu) or dnf "
@@ -417,6 +447,13 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 		pf_obs_json(f, "table", cJSON_Duplicate(table, true));
 		pf_result_finish(res);
 		cJSON_Delete(partners);
+		/* the verbs way: still meet the others each round (its flows fail at once) */
+		dc.api = NULL;
+		if (dc.verbs)
+			pf_mesh_data_run(&dc, &data, log);
+		cJSON_Delete(data.sends);
+		cJSON_Delete(data.skipped);
+		cJSON_Delete(data.rx_errors);
 		return;
 	}
 	pf_mesh_data_run(&dc, &data, log);
@@ -424,7 +461,8 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	pf_mesh_judge(res, &(struct pf_mesh_judge_in){
 		.rank = cfg->rank, .size = cfg->size, .sched = s, .table = table,
 		.gathered = gathered ? gathered : table, .partners = partners, .data = &data,
-		.job_id = getenv("SLURM_JOB_ID"), .nodelist = o->peers });
+		.job_id = getenv("SLURM_JOB_ID"), .nodelist = o->peers,
+		.connection = dc.verbs ? "verbs" : "rdma_cm" });
 	cJSON_Delete(gathered);
 	cJSON_Delete(partners);
 	cJSON_Delete(data.sends);

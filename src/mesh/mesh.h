@@ -23,10 +23,11 @@ struct pf_rails;
 /*
  * This node's rail table, a JSON array (mesh_rails.c): the ports of the
  * RDMA devices named in the comma-separated @nics; NULL: the compute rails
- * of @model in rail order (every port without a model).
+ * of @model in rail order (every port without a model).  @gid_env: the
+ * job's NCCL_IB_GID_INDEX (NULL unset), for a RoCE port's "gid_index".
  */
 cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
-		     const struct pf_rails *model, const char *nics);
+		     const struct pf_rails *model, const char *nics, const char *gid_env);
 /* Is @name in the comma-separated @list (NULL: every device is)? */
 bool pf_mesh_nic_listed(const char *list, const char *name);
 
@@ -45,6 +46,15 @@ struct pf_mesh_data_cfg {
 	unsigned int connect_ms;  /* how long a flow's two ends wait for each other */
 	unsigned int timeout_ms;  /* no completion for this long fails a transfer */
 	size_t msg_size;
+	/*
+	 * The verbs way (mesh_verbs.c): the flows connect with plain verbs,
+	 * their records gathered through the rendezvous of @rdv each round
+	 * (every rank gathers every round); @absent (size ranks) marks the
+	 * ranks not to wait for, and grows.  false: RDMA-CM on each rail's "ip".
+	 */
+	bool verbs;
+	const struct pf_mesh_rdv_cfg *rdv;
+	bool *absent;
 };
 
 struct pf_mesh_data_out {
@@ -53,6 +63,34 @@ struct pf_mesh_data_out {
 	cJSON *skipped;   /* [{"round"[,"peer"][,"rail"],"why"}]: flows not run */
 	cJSON *rx_errors; /* [{"round","peer","rail","why"}]: listeners that failed */
 };
+
+/*
+ * How the flows connect, the same on every rank (from the one table):
+ * @connect "cm" or "rdma_cm": RDMA-CM; "verbs": verbs; "auto": RDMA-CM when
+ * every rail of every arrived rank is Ethernet with an "ip", else verbs
+ * (InfiniBand: NCCL needs no IPoIB), the reason in @why.  True for verbs.
+ */
+bool pf_mesh_use_verbs(const cJSON *table, const char *connect, char *why, size_t wl);
+
+/* A round's mailbox between its flows and the rendezvous (mesh_verbs.c). */
+struct pf_mesh_vround;
+struct pf_fabp_chan;
+/* For @n flows: flow i is rail i / 2, a writer when i is odd. */
+struct pf_mesh_vround *pf_mesh_vround_new(size_t n);
+const struct pf_fabp_chan *pf_mesh_vround_chan(struct pf_mesh_vround *v, size_t i);
+/* Flow @i's thread has ended (it may never have sent a record). */
+void pf_mesh_vround_gone(struct pf_mesh_vround *v, size_t i);
+/*
+ * The flows' records gathered as "records-<round>", each handed @partner's
+ * (-1: none); then, the flows' QPs at RTS, "ready-<round>": each flow
+ * learns whether its peer's end is.
+ */
+void pf_mesh_vround_swap(struct pf_mesh_vround *v, const struct pf_mesh_data_cfg *c,
+			 uint32_t round, long partner, FILE *log);
+/* After this rank's writers: the "done-<round>" barrier, then the listeners let go. */
+void pf_mesh_vround_finish(struct pf_mesh_vround *v, const struct pf_mesh_data_cfg *c,
+			   uint32_t round, FILE *log);
+void pf_mesh_vround_free(struct pf_mesh_vround *v);
 
 /* Run this rank's rounds; @log (or NULL) gets a line per flow and per round. */
 void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log);
@@ -100,6 +138,7 @@ struct pf_mesh_judge_in {
 	/* recorded in the report so runs can be told apart (NULL: not known) */
 	const char *job_id;   /* SLURM_JOB_ID */
 	const char *nodelist; /* the hostlist of the run (--peers or SLURM_JOB_NODELIST) */
+	const char *connection; /* how the flows connected: "rdma_cm", "verbs" (NULL: not said) */
 };
 
 /*

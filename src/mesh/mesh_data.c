@@ -27,6 +27,8 @@ struct flow {
 	unsigned int rail;
 	pthread_t t;
 	bool started;
+	struct pf_mesh_vround *v; /* the verbs way: the round's mailbox */
+	size_t i;                 /* this flow's slot in it */
 };
 
 static const cJSON *rank_entry(const cJSON *table, uint32_t rank)
@@ -49,6 +51,8 @@ static void *flow_main(void *arg)
 	struct flow *f = arg;
 
 	f->rc = f->writer ? pf_fabp_write(&f->o, &f->r) : pf_fabp_listen(&f->o, &f->r);
+	if (f->v)
+		pf_mesh_vround_gone(f->v, f->i);
 	return NULL;
 }
 
@@ -69,10 +73,11 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 		      const cJSON *theirs, uint32_t round, uint32_t partner, char *why, size_t wl)
 {
 	const cJSON *numa = cJSON_GetObjectItemCaseSensitive(mine, "numa");
+	const cJSON *gidx = cJSON_GetObjectItemCaseSensitive(mine, "gid_index");
 	struct pf_fab_end *me = f->writer ? &f->o.fab.src : &f->o.fab.dst;
 	struct pf_fab_end *peer = f->writer ? &f->o.fab.dst : &f->o.fab.src;
 
-	if (!str_of(mine, "ip") || !str_of(theirs, "ip")) {
+	if (!c->verbs && (!str_of(mine, "ip") || !str_of(theirs, "ip"))) {
 		snprintf(why, wl, "%s %s has no IPv4 address", str_of(mine, "ip") ? "the partner's rail"
 			 : "this rail", str_of(str_of(mine, "ip") ? theirs : mine, "device"));
 		return false;
@@ -102,6 +107,10 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 	peer->dev = str_of(theirs, "device");
 	me->port = peer->port = 1;
 	me->numa_node = cJSON_IsNumber(numa) ? numa->valueint : -1;
+	/* this node's own entry: the GID NCCL would send from (RoCE, the verbs way) */
+	me->gid_index = cJSON_IsNumber(gidx) ? gidx->valueint : -1;
+	if (c->verbs)
+		return me->dev && peer->dev;
 	snprintf(me->ip, sizeof(me->ip), "%s", str_of(mine, "ip"));
 	snprintf(peer->ip, sizeof(peer->ip), "%s", str_of(theirs, "ip"));
 	return me->dev && peer->dev;
@@ -118,6 +127,7 @@ static cJSON *measurement(uint32_t round, uint32_t src, uint32_t dst, unsigned i
 	cJSON_AddNumberToObject(m, "rail", rail);
 	cJSON_AddStringToObject(m, "src_dev", f->o.fab.src.dev);
 	cJSON_AddStringToObject(m, "dst_dev", f->o.fab.dst.dev);
+	cJSON_AddStringToObject(m, "connection", f->o.chan ? "verbs" : "rdma_cm");
 	cJSON_AddNumberToObject(m, "gbps", f->rc ? 0 : f->r.gbps);
 	cJSON_AddNumberToObject(m, "seconds", f->rc ? 0 : f->r.seconds);
 	cJSON_AddNumberToObject(m, "bytes", f->rc ? 0 : (double)f->r.bytes);
@@ -155,6 +165,7 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 	int n = cJSON_GetArraySize(mine) < cJSON_GetArraySize(theirs) ? cJSON_GetArraySize(mine)
 								      : cJSON_GetArraySize(theirs);
 	pf_autofree struct flow *fl = pf_xcalloc((size_t)(n > 0 ? n : 1) * 2, sizeof(*fl));
+	struct pf_mesh_vround *v = c->verbs ? pf_mesh_vround_new((size_t)(n > 0 ? n : 0) * 2) : NULL;
 	double t0 = pf_now_ms();
 
 	if (n <= 0)
@@ -166,6 +177,7 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 
 		f->writer = i % 2;
 		f->rail = (unsigned int)i / 2;
+		f->i = (size_t)i;
 		/* not comparable (docs/mesh.md "Rail compatibility"): not run, the judge records it */
 		if (pf_mesh_rail_compat(mine, c->rank, theirs, partner, f->rail, why, sizeof(why)) ==
 		    PF_RAIL_APART) {
@@ -184,16 +196,34 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 				skipped(out->skipped, round, partner, i / 2, why);
 			continue;
 		}
+		if (v) {
+			f->o.chan = pf_mesh_vround_chan(v, f->i);
+			/* the records come after every rank's gather; the buffer goes after the next */
+			f->o.linger_ms += 2 * c->rdv->timeout_ms + c->connect_ms + c->timeout_ms;
+			f->o.connect_ms += c->rdv->timeout_ms;
+		}
+		f->v = v;
 		f->started = pthread_create(&f->t, NULL, flow_main, f) == 0;
 		if (!f->started) {
 			f->rc = -EAGAIN;
 			snprintf(f->r.err, sizeof(f->r.err), "pthread_create failed");
 		}
 	}
+	if (v) {
+		for (int i = 0; i < 2 * n; i++)
+			if (!fl[i].started)
+				pf_mesh_vround_gone(v, fl[i].i); /* no record will come from it */
+		pf_mesh_vround_swap(v, c, round, partner, log);
+		/* the writers first: the listeners hold their buffers until the round's barrier */
+		for (int i = 1; i < 2 * n; i += 2)
+			if (fl[i].started)
+				pthread_join(fl[i].t, NULL);
+		pf_mesh_vround_finish(v, c, round, log);
+	}
 	for (int i = 0; i < 2 * n; i++) {
 		struct flow *f = &fl[i];
 
-		if (f->started)
+		if (f->started && !(v && f->writer))
 			pthread_join(f->t, NULL);
 		if (!f->started && !f->rc)
 			continue; /* skipped: no address */
@@ -214,6 +244,17 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 	if (log)
 		fprintf(log, "round %u with rank %u: %.1f s\n", round, partner,
 			(pf_now_ms() - t0) / 1000);
+	pf_mesh_vround_free(v);
+}
+
+/* The verbs way, a round without a flow here: this rank still meets the others twice. */
+static void idle_round(const struct pf_mesh_data_cfg *c, uint32_t round, long partner, FILE *log)
+{
+	struct pf_mesh_vround *v = pf_mesh_vround_new(0);
+
+	pf_mesh_vround_swap(v, c, round, partner, log);
+	pf_mesh_vround_finish(v, c, round, log);
+	pf_mesh_vround_free(v);
 }
 
 void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out *out, FILE *log)
@@ -224,11 +265,12 @@ void pf_mesh_data_run(const struct pf_mesh_data_cfg *c, struct pf_mesh_data_out 
 	for (size_t r = 0; c->sched && r < c->sched->n_rounds; r++) {
 		long p = pf_mesh_partner(c->sched, r, c->rank);
 
-		if (p < 0)
-			continue;
-		if (!rank_entry(c->table, (uint32_t)p)) {
+		if (p >= 0 && !rank_entry(c->table, (uint32_t)p))
 			skipped(out->skipped, (uint32_t)r + 1, p, -1, "the partner did not arrive at "
 				"the rendezvous");
+		if (p < 0 || !rank_entry(c->table, (uint32_t)p)) {
+			if (c->verbs)
+				idle_round(c, (uint32_t)r + 1, -1, log);
 			continue;
 		}
 		data_round(c, (uint32_t)r + 1, (uint32_t)p, out, log);

@@ -519,9 +519,11 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 	if (n_nc || n_ut)
 		snprintf(extra, sizeof(extra), "; in the run %d not comparable, %d rails untested",
 			 n_nc, n_ut);
-	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds; %zu suspects touch this "
-		   "node%s%s%s", v.n_sent, v.n_failed, in->sched->n_rounds, v.n_suspects_here,
-		   extra, missing ? "; missing " : "", missing ? names_missing : "");
+	pf_summary(res, "%zu flows sent (%zu failed) in %zu rounds%s%s; %zu suspects touch this "
+		   "node%s%s%s", v.n_sent, v.n_failed, in->sched->n_rounds,
+		   in->connection ? " over " : "", in->connection ? in->connection : "",
+		   v.n_suspects_here, extra, missing ? "; missing " : "",
+		   missing ? names_missing : "");
 	pf_result_resolve_codes(res, "mesh", pf_mesh_codes);
 	pf_result_finish(res);
 	pf_mesh_triage_release(&t);

@@ -5,7 +5,8 @@
  * the devices named; one entry per port from the node model (device, port,
  * link layer, rate, NUMA, netdev; role, rail index and subnets from the rail
  * model) plus the port's LID and GID 0 from sysfs
- * (Documentation/ABI/stable/sysfs-class-infiniband), and "ip", the first
+ * (Documentation/ABI/stable/sysfs-class-infiniband), on RoCE "gid_index"
+ * (the GID the verbs way sends from, NCCL's pick: pf_verbs_gid_index), and "ip", the first
  * IPv4 address of the port's netdev (RTM_GETADDR; a recorded root's
  * preflight/ip/<if>/addr): what RDMA-CM connects to; "selected": "nics"
  * on the ports --nics named.  What cannot be read
@@ -17,15 +18,18 @@
 #include "mesh.h"
 #include "preflight/check.h"
 #include "preflight/fs.h"
+#include "preflight/loopback.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
 #include "preflight/rails.h"
 
-static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, cJSON *e)
+static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, bool eth,
+			const char *gid_env, cJSON *e)
 {
 	char path[256];
 	pf_autofree char *lid = NULL, *gid = NULL;
+	int gidx;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/lid", dev, port);
 	if (pf_fs_read_line(fs, path, &lid) == 0)
@@ -33,6 +37,9 @@ static void rails_sysfs(const struct pf_fs *fs, const char *dev, unsigned port, 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gids/0", dev, port);
 	if (pf_fs_read_line(fs, path, &gid) == 0)
 		cJSON_AddStringToObject(e, "gid", gid);
+	/* RoCE: the GID this port sends from on the verbs way, as NCCL picks it */
+	if (eth && pf_verbs_gid_index(fs, dev, port, gid_env, &gidx) == 0)
+		cJSON_AddNumberToObject(e, "gid_index", gidx);
 }
 
 static void rails_ip(const struct pf_fs *fs, const char *netdev, cJSON *e)
@@ -83,7 +90,7 @@ static void add_lldp(cJSON *e, const struct pf_rail_port *rp)
 
 /* The entry of port @p of device @d, with its rail model entry @rp (may be NULL). */
 static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, size_t d,
-			 size_t p, const struct pf_rail_port *rp)
+			 size_t p, const struct pf_rail_port *rp, const char *gid_env)
 {
 	const struct pf_rdma_dev *dev = &node->rdma[d];
 	const struct pf_rdma_port *port = &dev->ports[p];
@@ -105,7 +112,7 @@ static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, siz
 		cJSON_AddStringToObject(e, "netdev", node->netdevs[port->netdev].name);
 		rails_ip(fs, node->netdevs[port->netdev].name, e);
 	}
-	rails_sysfs(fs, dev->name, port->num, e);
+	rails_sysfs(fs, dev->name, port->num, port->link_layer == PF_LINK_ETH, gid_env, e);
 	if (rp) {
 		cJSON_AddStringToObject(e, "role", pf_port_role_name(rp->role));
 		if (rp->rail >= 0)
@@ -128,7 +135,7 @@ static void add_rail(cJSON *rails, cJSON *e)
 }
 
 cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
-		     const struct pf_rails *model, const char *nics)
+		     const struct pf_rails *model, const char *nics, const char *gid_env)
 {
 	cJSON *rails = cJSON_CreateArray();
 
@@ -140,7 +147,7 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 
 				if (rp->rail == (int)i)
 					add_rail(rails, rail_entry(fs, node, (size_t)rp->rdma,
-								   rp->port - 1u, rp));
+								   rp->port - 1u, rp, gid_env));
 			}
 		return rails;
 	}
@@ -154,7 +161,8 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 			const struct pf_rdma_port *port = &dev->ports[p];
 			cJSON *e;
 
-			e = rail_entry(fs, node, d, p, pf_rails_port(model, (int)d, port->num));
+			e = rail_entry(fs, node, d, p, pf_rails_port(model, (int)d, port->num),
+				       gid_env);
 			/* named by the operator: compared whatever its role (pf_rail_compat()) */
 			if (nics)
 				cJSON_AddStringToObject(e, "selected", "nics");

@@ -61,7 +61,8 @@ static int check_port(struct flow *f, int i)
 	if (s->pa.state != IBV_PORT_ACTIVE)
 		return pf_eng_fail(f, PF_FAB_OPEN, -ENETDOWN, "port %s/%u is not ACTIVE (state %d)",
 				   s->e->dev, s->e->port, s->pa.state);
-	if (i == 1 && s->pa.link_layer != f->s[0].pa.link_layer)
+	/* both sides here (a remote one's link layer comes in its record) */
+	if (i == 1 && f->s[0].ctx && s->pa.link_layer != f->s[0].pa.link_layer)
 		return pf_eng_fail(f, PF_FAB_OPEN, -EPROTO, "%s/%u and %s/%u have different link "
 				   "layers", f->s[0].e->dev, f->s[0].e->port, s->e->dev,
 				   s->e->port);
@@ -88,8 +89,7 @@ static int check_port(struct flow *f, int i)
 	return 0;
 }
 
-/* Side @i's connection record (qp_verbs.h): its port, QP, PSN, buffer, the slot layout. */
-static struct pf_qpv_rec side_rec(struct flow *f, int i)
+struct pf_qpv_rec pf_eng_verbs_rec(struct flow *f, int i)
 {
 	const struct side *s = &f->s[i];
 
@@ -108,8 +108,14 @@ static struct pf_qpv_rec side_rec(struct flow *f, int i)
 	};
 }
 
-/* Side @i's QP created and at INIT. */
-static int qp_init(struct flow *f, int i)
+int pf_eng_verbs_open(struct flow *f, int i)
+{
+	int r = open_side(f, i);
+
+	return r ? r : check_port(f, i);
+}
+
+int pf_eng_verbs_qp(struct flow *f, int i)
 {
 	struct side *s = &f->s[i];
 	pf_autofree char *err = NULL;
@@ -121,6 +127,20 @@ static int qp_init(struct flow *f, int i)
 				   "%s", f->o->tx_depth, s->e->dev, strerror(-r));
 	if (pf_qpv_init(f->o->api, s->qp, (uint8_t)s->e->port, &err))
 		return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s: %s", s->e->dev, err);
+	return 0;
+}
+
+int pf_eng_verbs_join(struct flow *f, int i, const struct pf_qpv_rec *me,
+		      const struct pf_qpv_rec *peer)
+{
+	struct side *s = &f->s[i];
+	pf_autofree char *err = NULL;
+
+	f->r->mtu = pf_ibv_mtu_bytes(pf_qpv_path_mtu((enum ibv_mtu)me->mtu,
+						     (enum ibv_mtu)peer->mtu));
+	if (pf_qpv_rtr_rts(f->o->api, s->qp, (uint8_t)s->e->port, me, peer, &err))
+		return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s/%u: %s", s->e->dev, s->e->port,
+				   err);
 	return 0;
 }
 
@@ -143,12 +163,12 @@ int pf_eng_connect_local(struct flow *f)
 	for (int i = 0; i < 2 && !r; i++)
 		r = pf_eng_side_resources(f, i);
 	for (int i = 0; i < 2 && !r; i++)
-		r = qp_init(f, i);
+		r = pf_eng_verbs_qp(f, i);
 	for (int i = 0; i < 2 && !r; i++) {
 		struct pf_qpv_chan ch = pf_qpv_pair_chan(&pair, i);
 		pf_autofree char *err = NULL;
 
-		rec[i] = side_rec(f, i);
+		rec[i] = pf_eng_verbs_rec(f, i);
 		r = pf_qpv_send(&ch, &rec[i], &err);
 		if (r)
 			return pf_eng_fail(f, PF_FAB_CONNECT, r, "%s: %s", f->s[i].e->dev, err);
@@ -163,15 +183,7 @@ int pf_eng_connect_local(struct flow *f)
 	}
 	if (r)
 		return r;
-	f->r->mtu = pf_ibv_mtu_bytes(pf_qpv_path_mtu(rec[0].mtu, rec[1].mtu));
-	for (int i = 0; i < 2; i++) {
-		struct side *s = &f->s[i];
-		pf_autofree char *err = NULL;
-
-		r = pf_qpv_rtr_rts(f->o->api, s->qp, (uint8_t)s->e->port, &rec[i], &peer[i], &err);
-		if (r)
-			return pf_eng_fail(f, PF_FAB_CONNECT, -EPROTO, "%s/%u: %s", s->e->dev,
-					   s->e->port, err);
-	}
-	return 0;
+	for (int i = 0; i < 2 && !r; i++)
+		r = pf_eng_verbs_join(f, i, &rec[i], &peer[i]);
+	return r;
 }

@@ -17,6 +17,7 @@
  *   cm.c            the RDMA-CM helpers (events, address resolution)
  *   connect_cm.c    connect op: both sides in this process, over RDMA-CM
  *   connect_local.c connect op: both sides in this process, plain verbs
+ *   connect_peer.c  one side here, the other across a caller's channel, plain verbs
  *
  * Side 0 is the source (it posts the WRITEs), side 1 the destination.  In
  * fabric_peer.c one of them is remote: only its e (names, address), addr
@@ -31,6 +32,7 @@
 
 #include "preflight/fabric.h"
 #include "preflight/macro.h"
+#include "qp_verbs.h"
 
 #define ENG_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
@@ -190,5 +192,23 @@ struct pf_cm_conn_param pf_eng_conn_param(void);
 int pf_eng_connect_cm(struct flow *f);
 /* Both ports opened with libibverbs, the QPs moved INIT -> RTR -> RTS here. */
 int pf_eng_connect_local(struct flow *f);
+
+/* The verbs way's steps (connect_local.c), for connect_peer.c too. */
+/* Side @i's device opened, its port ACTIVE with a LID (IB) or a configured GID (RoCE). */
+int pf_eng_verbs_open(struct flow *f, int i);
+/* Side @i's RC QP created and at INIT. */
+int pf_eng_verbs_qp(struct flow *f, int i);
+/* Side @i's exchange record: port, QP, PSN, buffer and the flow's slot layout. */
+struct pf_qpv_rec pf_eng_verbs_rec(struct flow *f, int i);
+/* Side @i's QP to RTR and RTS towards @peer (validated); ret->mtu the path MTU. */
+int pf_eng_verbs_join(struct flow *f, int i, const struct pf_qpv_rec *me,
+		      const struct pf_qpv_rec *peer);
+/*
+ * Side @i in this process, the other end across @ch (another node): side @i
+ * opened with its resources and QP, the records swapped (the peer's within
+ * @ms, validated: bytes from the network), the remote side's addr and rkey
+ * from its record, side @i's QP to RTS.  0 or -errno with the flow's error.
+ */
+int pf_eng_connect_peer(struct flow *f, int i, const struct pf_qpv_chan *ch, int ms);
 
 #endif

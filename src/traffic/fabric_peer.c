@@ -3,7 +3,9 @@
  * fabric_peer.c - the fabric engine with one end per node
  * (include/preflight/fabric_peer.h): a flow of the engine (engine.h) of
  * which this process holds one side, connected over RDMA-CM with a tagged
- * handshake in the private data, checked by RDMA READ back.
+ * handshake in the private data, or (opts.chan) with plain verbs and
+ * exchange records over the caller's channel (connect_peer.c); checked by
+ * RDMA READ back.
  *
  * RDMA-CM as rdma-core's rping/cmtime: one event channel per side, every
  * event acked before its id goes.  The writer keeps an "anchor" id bound
@@ -285,8 +287,35 @@ static bool opts_ok(const struct pf_fabp_opts *o)
 {
 	const struct pf_fab_opts *b = &o->fab;
 
-	return b->api && b->cm && b->src.dev && b->dst.dev && b->msg_size &&
-	       b->msg_size <= UINT32_MAX && b->tx_depth && o->port && o->connect_ms;
+	return b->api && b->src.dev && b->dst.dev && b->msg_size && b->msg_size <= UINT32_MAX &&
+	       b->tx_depth && o->connect_ms &&
+	       (o->chan ? o->chan->send && o->chan->recv && o->chan->ready && o->chan->done
+			: b->cm && o->port);
+}
+
+/* ---- the verbs way: records over the caller's channel ------------------ */
+
+/* Side @i here, the other across o->chan (connect_peer.c); the listener holds until done. */
+static int verbs_end(const struct pf_fabp_opts *o, struct flow *f, int i)
+{
+	const struct pf_qpv_chan ch = { .ctx = o->chan->ctx, .send = o->chan->send,
+					.recv = o->chan->recv, .ready = o->chan->ready };
+	struct pf_eng_readback rb = { 0 };
+	int r;
+
+	r = pf_eng_connect_peer(f, i, &ch, (int)o->connect_ms);
+	if (!r && i == 0)
+		r = pf_eng_readback_open(f, &rb);
+	if (!r && i == 0)
+		r = pf_eng_transfer(f);
+	if (!r && i == 1 && o->chan->done(o->chan->ctx, (int)o->linger_ms))
+		r = pf_eng_fail(f, PF_FAB_TRANSFER, -ETIMEDOUT, "the writer did not finish within "
+				"%u ms", o->linger_ms);
+	if (!r)
+		f->r->stage = PF_FAB_DONE;
+	pf_eng_readback_release(f, &rb);
+	pf_eng_release(f);
+	return r;
 }
 
 int pf_fabp_listen(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
@@ -299,6 +328,8 @@ int pf_fabp_listen(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 	r = opts_ok(o) ? pf_eng_layout(f) : pf_eng_fail(f, PF_FAB_OPEN, -EINVAL,
 							  "invalid fabric options");
+	if (!r && o->chan)
+		return verbs_end(o, f, 1);
 	if (!r)
 		r = bind_side(f, 1, o->port, &f->listen);
 	if (!r && o->fab.cm->listen(f->listen, 8)) {
@@ -524,6 +555,8 @@ int pf_fabp_write(const struct pf_fabp_opts *o, struct pf_fab_result *ret)
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 	r = opts_ok(o) ? pf_eng_layout(&w.f) : pf_eng_fail(&w.f, PF_FAB_OPEN, -EINVAL,
 							     "invalid fabric options");
+	if (!r && o->chan)
+		return verbs_end(o, &w.f, 0);
 	if (!r)
 		r = wr_open(&w);
 	if (!r)

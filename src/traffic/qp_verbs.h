@@ -119,6 +119,12 @@ struct pf_qpv_chan {
 	void *ctx;
 	int (*send)(void *ctx, const uint8_t *buf, size_t len);
 	long (*recv)(void *ctx, uint8_t *buf, size_t cap, int ms);
+	/*
+	 * Optional (NULL: none needed, one thread moves both QPs): this end's
+	 * QP is at RTS; 0 once the peer's is too, within @ms, else -errno.  No
+	 * WRITE is posted before it: a QP not yet at RTR drops what reaches it.
+	 */
+	int (*ready)(void *ctx, int ms);
 };
 
 /* @mine onto @ch: 0, or the channel's -errno with *ret_err. */

@@ -268,6 +268,246 @@ static void test_fake_private_data(void **state)
 	assert_clean();
 }
 
+/* ---- the verbs way: records over a test channel (the mesh's is its rendezvous) ---- */
+
+/*
+ * Two ends' mailboxes: end i's record goes to box[1 - i]; a recv waits for
+ * its box (the other thread sends); @tamper rewrites what end 0 sends
+ * before end 1 reads it (a hostile or broken peer); @silent: end 0 never
+ * sends (a peer that vanished).
+ */
+struct vchan {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint8_t box[2][128];
+	size_t len[2];
+	bool full[2], ready[2], done, silent;
+	void (*tamper)(uint8_t *rec, size_t len);
+	struct pf_fabp_chan end[2];
+};
+
+struct vend {
+	struct vchan *c;
+	int i;
+};
+
+static struct vend vends[2];
+
+static int vc_send(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct vend *e = ctx;
+	struct vchan *c = e->c;
+
+	if (c->silent && e->i == 0)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	memcpy(c->box[1 - e->i], buf, len);
+	c->len[1 - e->i] = len;
+	if (e->i == 0 && c->tamper)
+		c->tamper(c->box[1], len);
+	c->full[1 - e->i] = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static long vc_recv(void *ctx, uint8_t *buf, size_t cap, int ms)
+{
+	struct vend *e = ctx;
+	struct vchan *c = e->c;
+	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
+	long r;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->full[e->i] && pf_now_ns() < until) {
+		pthread_mutex_unlock(&c->lock);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		pthread_mutex_lock(&c->lock);
+	}
+	if (!c->full[e->i])
+		r = c->silent ? -ECONNRESET : -ETIMEDOUT;
+	else if (c->len[e->i] > cap)
+		r = -EMSGSIZE;
+	else {
+		memcpy(buf, c->box[e->i], c->len[e->i]);
+		r = (long)c->len[e->i];
+	}
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+/* Both ends at RTS, as perftest's handshake; the silent end never is. */
+static int vc_ready(void *ctx, int ms)
+{
+	struct vend *e = ctx;
+	struct vchan *c = e->c;
+	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
+	bool both;
+
+	pthread_mutex_lock(&c->lock);
+	c->ready[e->i] = true;
+	while (!(c->ready[0] && c->ready[1]) && pf_now_ns() < until) {
+		pthread_mutex_unlock(&c->lock);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		pthread_mutex_lock(&c->lock);
+	}
+	both = c->ready[0] && c->ready[1];
+	pthread_mutex_unlock(&c->lock);
+	return both ? 0 : -ETIMEDOUT;
+}
+
+static int vc_done(void *ctx, int ms)
+{
+	struct vend *e = ctx;
+	struct vchan *c = e->c;
+	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
+	bool done;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->done && pf_now_ns() < until) {
+		pthread_mutex_unlock(&c->lock);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		pthread_mutex_lock(&c->lock);
+	}
+	done = c->done;
+	pthread_mutex_unlock(&c->lock);
+	return done ? 0 : -ETIMEDOUT;
+}
+
+static void vchan_init(struct vchan *c)
+{
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	for (int i = 0; i < 2; i++) {
+		vends[i] = (struct vend){ .c = c, .i = i };
+		c->end[i] = (struct pf_fabp_chan){ .ctx = &vends[i], .send = vc_send,
+						   .recv = vc_recv, .ready = vc_ready,
+						   .done = vc_done };
+	}
+}
+
+/* Writer (end 0, mlx5_0) and listener (end 1, mlx5_1) over @c; the writer's rc. */
+static int verbs_pair(struct vchan *c, struct node *lst, struct pf_fab_result *r)
+{
+	struct pf_fabp_opts w;
+	int rc;
+
+	opts_for(&lst->o, 0, 1, 1, 0);
+	opts_for(&w, 0, 1, 1, 0);
+	/* no address at all: the records are the only way to reach the peer */
+	lst->o.fab.src.ip[0] = lst->o.fab.dst.ip[0] = w.fab.src.ip[0] = w.fab.dst.ip[0] = '\0';
+	lst->o.fab.cm = w.fab.cm = NULL;
+	lst->o.port = w.port = 0;
+	lst->o.fab.dst.gid_index = w.fab.src.gid_index = 3;
+	/* generous: a loaded machine; the done signal ends the listener's wait anyway */
+	lst->o.connect_ms = w.connect_ms = 1000;
+	lst->o.linger_ms = 10000;
+	w.chan = &c->end[0];
+	lst->o.chan = &c->end[1];
+	start(lst);
+	rc = pf_fabp_write(&w, r);
+	pthread_mutex_lock(&c->lock);
+	c->done = true;
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(lst->t, NULL);
+	return rc;
+}
+
+static void test_verbs_write_and_read_back(void **state)
+{
+	struct vchan c;
+	struct node lst = { 0 };
+	struct pf_fab_result r;
+
+	for (int ll = 0; ll < 2; ll++) {
+		pf_fake_verbs_reset(2, ll ? IBV_LINK_LAYER_INFINIBAND : IBV_LINK_LAYER_ETHERNET);
+		pf_fake_rdmacm_reset(2);
+		pf_fake_verbs.devs[0].gbps = pf_fake_verbs.devs[1].gbps = 100;
+		vchan_init(&c);
+		memset(&lst, 0, sizeof(lst));
+		if (verbs_pair(&c, &lst, &r))
+			fail_msg("writer: %s; listener: %s", r.err, lst.r.err);
+		if (lst.rc)
+			fail_msg("listener: %s", lst.r.err);
+		assert_int_equal(r.stage, PF_FAB_DONE);
+		assert_int_equal(lst.r.stage, PF_FAB_DONE);
+		assert_float_equal(r.gbps, 100, 1);
+		assert_int_equal(r.mtu, 4096);
+		/* IB by LID, no GRH in one subnet; RoCE by the GID at index 3 */
+		assert_int_equal(pf_fake_verbs.rtr.ah_attr.is_global, ll ? 0 : 1);
+		if (!ll)
+			assert_int_equal(pf_fake_verbs.rtr.ah_attr.grh.sgid_index, 3);
+		assert_int_equal(pf_fake_rdmacm.n_resolves, 0);
+		assert_true(pf_fake_verbs.wrs >= 20 + r.iterations + 8 + 16);
+		assert_clean();
+	}
+}
+
+static void wrong_qpn(uint8_t *rec, size_t len)
+{
+	assert_true(len >= 16);
+	rec[15] ^= 0x01; /* the QPN's low byte (qp_verbs.c's wire layout: QPN at 12) */
+}
+
+static void bad_magic(uint8_t *rec, size_t len)
+{
+	(void)len;
+	rec[0] ^= 0xff;
+}
+
+/* A record naming another QP: the WRITEs go nowhere; an error, never a hang. */
+static void test_verbs_wrong_qpn(void **state)
+{
+	struct vchan c;
+	struct node lst = { 0 };
+	struct pf_fab_result r;
+	uint64_t t0;
+
+	reset();
+	vchan_init(&c);
+	c.tamper = wrong_qpn;
+	t0 = pf_now_ns();
+	assert_true(verbs_pair(&c, &lst, &r) < 0);
+	assert_true(pf_now_ns() - t0 < 5000000000ull);
+	assert_true(r.stage == PF_FAB_TRANSFER || r.stage == PF_FAB_CONNECT);
+	assert_true(r.err[0]);
+	assert_clean();
+}
+
+/* Bytes that are no record: refused by the listener, named. */
+static void test_verbs_hostile_record(void **state)
+{
+	struct vchan c;
+	struct node lst = { 0 };
+	struct pf_fab_result r;
+
+	reset();
+	vchan_init(&c);
+	c.tamper = bad_magic;
+	(void)verbs_pair(&c, &lst, &r);
+	assert_int_equal(lst.rc, -EBADMSG);
+	assert_int_equal(lst.r.stage, PF_FAB_CONNECT);
+	assert_non_null(strstr(lst.r.err, "mlx5_1/1"));
+	assert_clean();
+}
+
+/* The peer never sends its record: each end says so within its deadline. */
+static void test_verbs_peer_vanished(void **state)
+{
+	struct vchan c;
+	struct node lst = { 0 };
+	struct pf_fab_result r;
+
+	reset();
+	vchan_init(&c);
+	c.silent = true;
+	(void)verbs_pair(&c, &lst, &r);
+	assert_int_equal(lst.rc, -ECONNRESET);
+	assert_non_null(strstr(lst.r.err, "went away"));
+	assert_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +517,10 @@ int main(void)
 		cmocka_unit_test(test_partner_never_listening),
 		cmocka_unit_test(test_wrong_tag_rejected),
 		cmocka_unit_test(test_fake_private_data),
+		cmocka_unit_test(test_verbs_write_and_read_back),
+		cmocka_unit_test(test_verbs_wrong_qpn),
+		cmocka_unit_test(test_verbs_hostile_record),
+		cmocka_unit_test(test_verbs_peer_vanished),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

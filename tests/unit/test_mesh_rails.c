@@ -37,7 +37,7 @@ static cJSON *table_of(const char *args, const char *nics, bool model)
 
 		assert_int_equal(pf_rails_for_ctx(&ctx, NULL, &rails_model, &why), 0);
 	}
-	rails = pf_mesh_rails(fs, node, rails_model, nics);
+	rails = pf_mesh_rails(fs, node, rails_model, nics, NULL);
 	pf_rails_free(rails_model);
 	pf_node_free(node);
 	pf_fs_free(fs);

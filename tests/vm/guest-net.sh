@@ -60,6 +60,35 @@ rig_two_rails() {
 	rig_wait_active rxe0 rxe1
 }
 
+# rig_no_ipv4 DEV...: the rails lose their IPv4 addresses (no IPoIB, in RoCE
+# terms); their IPv6 link-local addresses stay (DAD done), and as
+# rig_policy does for IPv4, what a rail sources leaves by its own netdev and
+# the local table moves behind, so rxe0 and rxe1 of one VM reach each other
+# over the cable, not lo.
+rig_no_ipv4() {
+	i=1
+	for dev in "$@"; do
+		$T sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=0" "net.ipv6.conf.$dev.accept_dad=0"
+		$T ip -4 addr flush dev "$dev"
+	done
+	for dev in "$@"; do
+		k=0
+		until ll=$(ip -6 -o addr show dev "$dev" scope link | awk '{print $4}' | cut -d/ -f1) &&
+			[ -n "$ll" ] && ! ip -6 -o addr show dev "$dev" | grep -q tentative; do
+			k=$((k + 1))
+			[ $k -gt 50 ] && { echo "FAIL: $dev has no IPv6 link-local address"; return 1; }
+			sleep 0.2
+		done
+		$T ip -6 rule add pref $((100 + i)) from "$ll" iif lo lookup $((100 + i))
+		$T ip -6 route add fe80::/64 dev "$dev" table $((100 + i))
+		i=$((i + 1))
+	done
+	$T ip -6 rule add pref 1000 lookup local
+	$T ip -6 rule del pref 0
+	ip -6 rule show
+	sleep 1 # the GID table follows the addresses
+}
+
 # Four rails on one Linux bridge (the switch): railN (192.0.2.N, rxeN-1)
 # <-> swN, a bridge port.
 rig_four_rails() {
