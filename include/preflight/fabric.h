@@ -56,6 +56,8 @@ struct pf_fab_end {
 	int gid_index;         /* PF_FAB_VERBS on RoCE: the GID NCCL picks (pf_verbs_gid_index), -1 none */
 	enum pf_lb_mem mem;
 	pf_CUdevice gpu;       /* PF_LB_GPU */
+	bool host_fallback;    /* PF_LB_GPU that cannot be allocated or registered: host
+				* memory instead, the reason in the result's note */
 };
 
 struct pf_fab_opts {

@@ -27,6 +27,7 @@
 #include "mesh_secret.h"
 #include "output.h"
 #include "preflight/fs.h"
+#include "preflight/gpu_provider.h"
 #include "hostlist.h"
 #include "preflight/node.h"
 #include "preflight/providers.h"
@@ -48,6 +49,7 @@
 struct mesh_opts {
 	const char *peers, *output, *bind, *nics;
 	const char *connect; /* auto, cm (rdma_cm), verbs */
+	const char *use_gpu; /* auto, on, off */
 	const char *secret_file; /* else PREFLIGHT_MESH_SECRET */
 	bool new_secret;
 	enum pf_format format;
@@ -75,7 +77,7 @@ static int mesh_usage(FILE *f, int rc)
 	fputs("usage: preflight mesh [--peers HOSTLIST] [--rank N] [--size N] [--port P]\n"
 	      "                      [--timeout SECONDS] [--seed N] [--bind ADDR]\n"
 	      "                      [--duration MS] [--data-port P] [--nics DEV,...]\n"
-	      "                      [--connect auto|cm|verbs]\n"
+	      "                      [--connect auto|cm|verbs] [--use-gpu auto|on|off]\n"
 	      "                      [--output FILE] [--compact] [--format json|text|junit|prom]\n"
 	      "                      [--config FILE | --no-config] [--profile NAME]\n"
 	      "                      [--set rails.ROLE=DEV,...] [--secret-file FILE]\n"
@@ -85,7 +87,9 @@ static int mesh_usage(FILE *f, int rc)
 	      "Each round, rail i of this node and rail i of its partner write to each\n"
 	      "other for --duration ms (docs/mesh.md), connected over RDMA-CM on\n"
 	      "--data-port, or with plain verbs, the QP records through the rendezvous\n"
-	      "(--connect; auto: RDMA-CM when every rail is RoCE with an address); the\n"
+	      "(--connect; auto: RDMA-CM when every rail is RoCE with an address), from\n"
+	      "the memory of each rail's nearest GPU (--use-gpu; auto: where CUDA sees it,\n"
+	      "else host memory with a warning); the\n"
 	      "rails are this node's compute rails, with the roles the site declares in\n"
 	      "its config, the profile or --set (docs/rails.md), unless --nics names them.\n"
 	      "The ranks prove they belong to the run with a secret they all hold: the file\n"
@@ -106,6 +110,16 @@ static int parse_format(struct pf_cmdopt *c, const struct pf_option *opt, const 
 		pf_cmdopt_error(c, "--format: unknown format '%s' (json, text, junit or prom)", arg);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int parse_use_gpu(struct pf_cmdopt *c, const struct pf_option *opt, const char *arg)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "on") && strcmp(arg, "off")) {
+		pf_cmdopt_error(c, "--use-gpu: '%s' is not auto, on or off", arg);
+		return -EINVAL;
+	}
+	*(const char **)opt->value = arg;
 	return 0;
 }
 
@@ -169,6 +183,7 @@ static int mesh_parse(int argc, char **argv, struct mesh_opts *o, FILE *out, FIL
 		PF_OPT_UINT(0, "data-port", &o->data_port, "P", NULL, 1, 65535, NULL),
 		PF_OPT_STRING(0, "nics", &o->nics, "DEV,...", NULL),
 		PF_OPT_CALLBACK(0, "connect", &o->connect, "auto|cm|verbs", NULL, parse_connect),
+		PF_OPT_CALLBACK(0, "use-gpu", &o->use_gpu, "auto|on|off", NULL, parse_use_gpu),
 		PF_OPT_CALLBACK(0, "format", &o->format, "FORMAT", NULL, parse_format),
 		PF_OPT_STRING(0, "config", &o->config, "FILE", NULL),
 		PF_OPT_BOOL(0, "no-config", &o->no_config, NULL),
@@ -408,9 +423,59 @@ static cJSON *mesh_gather(const struct mesh_opts *o, struct pf_mesh_rdv_cfg cfg,
 	return gathered;
 }
 
+/*
+ * --use-gpu: each of this node's rails (its own table, never a peer's) to
+ * the CUDA ordinal of its paired GPU ("gpu", mesh_rails.c), as
+ * fabric_loopback does.  auto: no paired GPU is host memory, silently; CUDA
+ * that cannot list the GPUs is host memory with a warning (@why).  on: that
+ * is an error (false).  *gpu: one ordinal per rail, -1 host.
+ */
+static bool mesh_gpus(const struct mesh_opts *o, const cJSON *rails, struct pf_mesh_data_cfg *dc,
+		      int **gpu, char *why, size_t wl)
+{
+	const struct pf_ctx ctx = { .prov = &pf_providers_live };
+	bool on = o->use_gpu && !strcmp(o->use_gpu, "on"), any = false;
+	pf_autofree char (*bdfs)[16] = NULL;
+	pf_autofree char *err = NULL;
+	const cJSON *e;
+	int n, k = 0;
+
+	why[0] = '\0';
+	if (o->use_gpu && !strcmp(o->use_gpu, "off"))
+		return true;
+	cJSON_ArrayForEach(e, rails)
+		any |= cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "gpu"));
+	if (!any && !on)
+		return true; /* no GPU beside any rail: host memory, as on a CPU node */
+	n = pf_gpu_cuda_list(&ctx, &dc->cu, &bdfs, &err);
+	if (n < 0) {
+		snprintf(why, wl, "GPU memory impossible: %s", err ? err : strerror(-n));
+		dc->cu = NULL;
+		return !on;
+	}
+	*gpu = pf_xcalloc((size_t)cJSON_GetArraySize(rails) + 1, sizeof(**gpu));
+	cJSON_ArrayForEach(e, rails) {
+		const cJSON *bdf = cJSON_GetObjectItemCaseSensitive(e, "gpu");
+
+		(*gpu)[k] = -1;
+		for (int j = 0; cJSON_IsString(bdf) && j < n; j++)
+			if (!strcmp(bdfs[j], bdf->valuestring))
+				(*gpu)[k] = j;
+		if ((*gpu)[k] < 0 && on && !why[0])
+			snprintf(why, wl, "rail %d (%s) has no GPU CUDA sees; it uses host memory", k,
+				 cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "device"))
+				 ? cJSON_GetObjectItemCaseSensitive(e, "device")->valuestring : "?");
+		k++;
+	}
+	dc->gpu = *gpu;
+	dc->n_gpu = (size_t)k;
+	dc->gpu_fallback = !on;
+	return true;
+}
+
 /* The rounds, the second gather and the verdict into @res. */
 static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg *cfg,
-			 const cJSON *table, const struct pf_mesh_schedule *s,
+			 const cJSON *table, const cJSON *rails, const struct pf_mesh_schedule *s,
 			 struct pf_result *res, FILE *log, FILE *err)
 {
 	struct pf_mesh_data_cfg dc = {
@@ -421,7 +486,9 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	struct pf_mesh_data_out data = { 0 };
 	cJSON *partners = mesh_partners(s, cfg->rank), *gathered;
 	pf_autofree bool *absent = pf_xcalloc(cfg->size, sizeof(*absent));
-	char why[512], way[256];
+	pf_autofree int *gpu = NULL;
+	char why[512], way[256], gpu_why[256];
+	bool gpu_ok;
 
 	const cJSON *me = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(table, "ranks"),
 					     (int)cfg->rank);
@@ -437,6 +504,10 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 	if (log)
 		fprintf(log, "connecting with %s%s%s%s\n", dc.verbs ? "verbs" : "RDMA-CM",
 			way[0] ? " (" : "", way, way[0] ? ")" : "");
+	gpu_ok = mesh_gpus(o, rails, &dc, &gpu, gpu_why, sizeof(gpu_why));
+	if (log)
+		fprintf(log, "memory: %s%s%s\n", dc.cu ? "GPU (each rail's paired GPU)" : "host",
+			gpu_why[0] ? "; " : "", gpu_why);
 	/* no rail here: nothing to send, and no library needed to say so */
 	if (s->n_rounds && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(me, "rails")) &&
 	    !mesh_libs(&dc.api, dc.verbs ? NULL : &dc.cm, why, sizeof(why))) {
@@ -462,7 +533,8 @@ static void mesh_measure(const struct mesh_opts *o, const struct pf_mesh_rdv_cfg
 		.rank = cfg->rank, .size = cfg->size, .sched = s, .table = table,
 		.gathered = gathered ? gathered : table, .partners = partners, .data = &data,
 		.job_id = getenv("SLURM_JOB_ID"), .nodelist = o->peers,
-		.connection = dc.verbs ? "verbs" : "rdma_cm" });
+		.connection = dc.verbs ? "verbs" : "rdma_cm",
+		.gpu_why = gpu_why[0] ? gpu_why : NULL, .gpu_error = !gpu_ok });
 	cJSON_Delete(gathered);
 	cJSON_Delete(partners);
 	cJSON_Delete(data.sends);
@@ -517,7 +589,7 @@ static int mesh_run(const struct mesh_opts *o, const struct pf_hostlist *hl,
 		pf_result_finish(&run.res);
 	} else {
 		pf_mesh_print(o->output ? out : err, table, &s);
-		mesh_measure(o, &cfg, table, &s, &run.res, o->output ? out : err, err);
+		mesh_measure(o, &cfg, table, rails, &s, &run.res, o->output ? out : err, err);
 	}
 	rep.runs = &run;
 	rep.n_runs = 1;

@@ -33,6 +33,7 @@ bool pf_mesh_nic_listed(const char *list, const char *name);
 
 struct pf_verbs_api;
 struct pf_rdmacm_api;
+struct pf_cuda_table;
 
 /* The data path (mesh_data.c). */
 struct pf_mesh_data_cfg {
@@ -55,6 +56,16 @@ struct pf_mesh_data_cfg {
 	bool verbs;
 	const struct pf_mesh_rdv_cfg *rdv;
 	bool *absent;
+	/*
+	 * --use-gpu: rail i sends from and receives into the memory of CUDA
+	 * device gpu[i] (-1, or i past n_gpu: host memory), registered with
+	 * nvidia-peermem or DMA-BUF; @gpu_fallback: a GPU buffer that cannot be
+	 * registered becomes host memory with a note (auto), else the flow fails.
+	 */
+	const struct pf_cuda_table *cu; /* NULL: host memory on every rail */
+	const int *gpu;
+	size_t n_gpu;
+	bool gpu_fallback;
 };
 
 struct pf_mesh_data_out {
@@ -139,6 +150,10 @@ struct pf_mesh_judge_in {
 	const char *job_id;   /* SLURM_JOB_ID */
 	const char *nodelist; /* the hostlist of the run (--peers or SLURM_JOB_NODELIST) */
 	const char *connection; /* how the flows connected: "rdma_cm", "verbs" (NULL: not said) */
+	/* --use-gpu: why GPU memory could not be used where asked (NULL: it could, or not
+	 * asked); an error (on) or a warning (auto) */
+	const char *gpu_why;
+	bool gpu_error;
 };
 
 /*

@@ -109,6 +109,13 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 	me->numa_node = cJSON_IsNumber(numa) ? numa->valueint : -1;
 	/* this node's own entry: the GID NCCL would send from (RoCE, the verbs way) */
 	me->gid_index = cJSON_IsNumber(gidx) ? gidx->valueint : -1;
+	if (c->cu && f->rail < c->n_gpu && c->gpu[f->rail] >= 0) {
+		me->mem = PF_LB_GPU;
+		me->gpu = c->gpu[f->rail];
+		me->host_fallback = c->gpu_fallback;
+		f->o.fab.cu = c->cu;
+		f->o.fab.export_dmabuf = c->api->cu_export_dmabuf;
+	}
 	if (c->verbs)
 		return me->dev && peer->dev;
 	snprintf(me->ip, sizeof(me->ip), "%s", str_of(mine, "ip"));
@@ -128,6 +135,13 @@ static cJSON *measurement(uint32_t round, uint32_t src, uint32_t dst, unsigned i
 	cJSON_AddStringToObject(m, "src_dev", f->o.fab.src.dev);
 	cJSON_AddStringToObject(m, "dst_dev", f->o.fab.dst.dev);
 	cJSON_AddStringToObject(m, "connection", f->o.chan ? "verbs" : "rdma_cm");
+	if (f->r.reg[0])
+		cJSON_AddStringToObject(m, "memory", f->r.reg[0]); /* host, peermem, dmabuf */
+	/* GPU memory asked for, host memory used (--use-gpu auto): the note says why */
+	if (f->o.fab.src.mem == PF_LB_GPU && f->r.reg[0] && !strcmp(f->r.reg[0], "host"))
+		cJSON_AddBoolToObject(m, "gpu_fallback", true);
+	if (f->r.note[0])
+		cJSON_AddStringToObject(m, "note", f->r.note);
 	cJSON_AddNumberToObject(m, "gbps", f->rc ? 0 : f->r.gbps);
 	cJSON_AddNumberToObject(m, "seconds", f->rc ? 0 : f->r.seconds);
 	cJSON_AddNumberToObject(m, "bytes", f->rc ? 0 : (double)f->r.bytes);

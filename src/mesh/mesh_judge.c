@@ -371,6 +371,37 @@ static void finding_failed(struct pf_result *res, const struct pf_mesh_judge_in 
 	pf_obs_str(f, "stage", stage ? stage : "?");
 }
 
+/*
+ * --use-gpu: GPU memory not used where it was asked for (on: an error, the
+ * run measured host memory), or this rank's flows that fell back to host
+ * memory (auto: a warning, what NCCL does without GPUDirect RDMA).
+ */
+static void findings_gpu(struct pf_result *res, const struct pf_mesh_judge_in *in)
+{
+	const cJSON *m, *sends = in->data ? in->data->sends : NULL;
+	const char *first = NULL;
+	size_t n = 0;
+	struct pf_finding *f;
+
+	if (in->gpu_why) {
+		f = pf_add(res, in->gpu_error ? PF_STATUS_ERROR : PF_STATUS_WARN, "gpu_memory",
+			   "%s", in->gpu_why);
+		pf_code(f, 9);
+		pf_remedy(f, "see the gpu_inventory, gdr_loopback and nvidia_peermem checks; "
+			  "--use-gpu off measures host memory only");
+	}
+	cJSON_ArrayForEach(m, sends)
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "gpu_fallback")) && !n++)
+			first = str_of(m, "note");
+	if (!n)
+		return;
+	f = pf_add(res, PF_STATUS_WARN, "gpu_memory", "%zu flow%s from this node sent from host "
+		   "memory: GPU memory could not be registered for RDMA (first: %s)", n,
+		   n == 1 ? "" : "s", first ? first : "?");
+	pf_code(f, 9);
+	pf_remedy(f, "see the gdr_loopback and nvidia_peermem checks (nvidia-peermem, DMA-BUF)");
+}
+
 static void findings_missing(struct pf_result *res, const cJSON *table)
 {
 	const cJSON *e;
@@ -474,6 +505,7 @@ const struct pf_code pf_mesh_codes[] = {
 	{ 6, PF_ACTION_NONE, "a flow failed, explained by another node's or rail's suspect" },
 	{ 7, PF_ACTION_RESEAT_OR_REPLACE, "a flow from this node failed and no suspect explains it" },
 	{ 8, PF_ACTION_NONE, "the node's verdict over the whole run: see its other findings" },
+	{ 9, PF_ACTION_RECONFIGURE, "--use-gpu: GPU memory could not be used for RDMA; host memory measured" },
 	{ 0 },
 };
 
@@ -511,6 +543,7 @@ void pf_mesh_judge(struct pf_result *res, const struct pf_mesh_judge_in *in)
 			finding_failed(res, in, &t, m);
 	findings_notes(res, in, &notes);
 	findings_missing(res, in->table);
+	findings_gpu(res, in);
 	findings_rdv_error(res, in->table, "first");
 	if (in->gathered != in->table)
 		findings_rdv_error(res, in->gathered, "second");

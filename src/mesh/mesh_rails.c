@@ -6,7 +6,9 @@
  * link layer, rate, NUMA, netdev; role, rail index and subnets from the rail
  * model) plus the port's LID and GID 0 from sysfs
  * (Documentation/ABI/stable/sysfs-class-infiniband), on RoCE "gid_index"
- * (the GID the verbs way sends from, NCCL's pick: pf_verbs_gid_index), and "ip", the first
+ * (the GID the verbs way sends from, NCCL's pick: pf_verbs_gid_index),
+ * "gpu" (the BDF of the GPU paired with the device, gpu_nic.h: what
+ * --use-gpu sends from), and "ip", the first
  * IPv4 address of the port's netdev (RTM_GETADDR; a recorded root's
  * preflight/ip/<if>/addr): what RDMA-CM connects to; "selected": "nics"
  * on the ports --nics named.  What cannot be read
@@ -18,6 +20,7 @@
 #include "mesh.h"
 #include "preflight/check.h"
 #include "preflight/fs.h"
+#include "preflight/gpu_nic.h"
 #include "preflight/loopback.h"
 #include "preflight/net_facts.h"
 #include "preflight/node.h"
@@ -89,11 +92,24 @@ static void add_lldp(cJSON *e, const struct pf_rail_port *rp)
 }
 
 /* The entry of port @p of device @d, with its rail model entry @rp (may be NULL). */
+/* The GPU paired with RDMA device @d (gpu_nic.h, as NCCL places them), or NULL. */
+static const char *rail_gpu(const struct pf_node *node, size_t d)
+{
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
+	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
+
+	for (size_t i = 0; i < n; i++)
+		if (pairs[i].nic == (int)d)
+			return pairs[i].gpu->bdf;
+	return NULL;
+}
+
 static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, size_t d,
 			 size_t p, const struct pf_rail_port *rp, const char *gid_env)
 {
 	const struct pf_rdma_dev *dev = &node->rdma[d];
 	const struct pf_rdma_port *port = &dev->ports[p];
+	const char *gpu;
 	cJSON *e = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(e, "device", dev->name);
@@ -113,6 +129,9 @@ static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, siz
 		rails_ip(fs, node->netdevs[port->netdev].name, e);
 	}
 	rails_sysfs(fs, dev->name, port->num, port->link_layer == PF_LINK_ETH, gid_env, e);
+	gpu = rail_gpu(node, d);
+	if (gpu)
+		cJSON_AddStringToObject(e, "gpu", gpu);
 	if (rp) {
 		cJSON_AddStringToObject(e, "role", pf_port_role_name(rp->role));
 		if (rp->rail >= 0)

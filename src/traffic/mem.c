@@ -285,24 +285,42 @@ static int gpu_register(struct flow *f, struct side *s)
 	return 0;
 }
 
-int pf_eng_side_memory(struct flow *f, int i)
+/* Side @i's buffer in @gpu memory (else host), filled and registered. */
+static int side_memory_as(struct flow *f, int i, bool gpu)
 {
 	struct side *s = &f->s[i];
 	int r;
 
-	s->mem = s->e->mem == PF_LB_GPU ? &pf_eng_mem_cuda : &pf_eng_mem_host;
+	s->mem = gpu ? &pf_eng_mem_cuda : &pf_eng_mem_host;
 	r = s->mem->alloc(f, s);
 	if (!r)
 		r = s->mem->fill(f, s, i == 0 ? (int)f->first_pass : -1, PF_FAB_MEMORY);
 	if (r)
 		return r;
-	if (s->e->mem == PF_LB_GPU)
+	if (gpu)
 		r = gpu_register(f, s);
 	else if (!(s->mr = s->mem->reg(f, s)))
 		r = -EFAULT;
 	if (!r)
 		f->r->reg[i] = s->mem->name;
 	return r;
+}
+
+int pf_eng_side_memory(struct flow *f, int i)
+{
+	struct side *s = &f->s[i];
+	int r = side_memory_as(f, i, s->e->mem == PF_LB_GPU);
+
+	if (!r || s->e->mem != PF_LB_GPU || !s->e->host_fallback)
+		return r;
+	/* what NCCL does without GPUDirect: the traffic still runs, from host memory (the
+	 * note already holds why each way of registering failed) */
+	pf_eng_note(f, "%s: GPU memory not usable for RDMA, host memory instead", s->e->dev);
+	pf_eng_mem_release(f, s);
+	s->mem = NULL;
+	f->r->err[0] = '\0';
+	f->r->stage = PF_FAB_MEMORY;
+	return side_memory_as(f, i, false);
 }
 
 void pf_eng_mem_release(struct flow *f, struct side *s)

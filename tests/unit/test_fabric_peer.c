@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "fake_gpu.h"
 #include "fake_rdmacm.h"
 #include "fake_verbs.h"
 #include "preflight/fabric_peer.h"
@@ -508,6 +509,62 @@ static void test_verbs_peer_vanished(void **state)
 	assert_clean();
 }
 
+/* --use-gpu auto: GPU memory nothing can register falls back to host memory, with a note. */
+static void test_verbs_gpu_host_fallback(void **state)
+{
+	static const char *const bdfs[] = { "0000:17:00.0", NULL };
+	struct vchan c;
+	struct node lst = { 0 };
+	struct pf_fab_result r;
+	struct pf_fabp_opts w;
+
+	reset();
+	pf_fake_gpu_reset(1, bdfs);
+	pf_fake_verbs.peermem = pf_fake_verbs.dmabuf = false;
+	vchan_init(&c);
+	opts_for(&lst.o, 0, 1, 1, 0);
+	opts_for(&w, 0, 1, 1, 0);
+	lst.o.fab.cm = w.fab.cm = NULL;
+	lst.o.fab.dst.gid_index = w.fab.src.gid_index = 3;
+	lst.o.linger_ms = 10000;
+	w.chan = &c.end[0];
+	lst.o.chan = &c.end[1];
+	w.fab.src.mem = PF_LB_GPU;
+	w.fab.src.gpu = 0;
+	w.fab.cu = pf_fake_verbs_cuda();
+	w.fab.export_dmabuf = pf_fake_export_dmabuf;
+	w.fab.src.host_fallback = true;
+	start(&lst);
+	if (pf_fabp_write(&w, &r))
+		fail_msg("writer: %s", r.err);
+	pthread_mutex_lock(&c.lock);
+	c.done = true;
+	pthread_mutex_unlock(&c.lock);
+	pthread_join(lst.t, NULL);
+	assert_int_equal(lst.rc, 0);
+	assert_string_equal(r.reg[0], "host");
+	pf_test_assert_contains(r.note, "mlx5_0: GPU memory not usable for RDMA, host memory "
+				"instead");
+	pf_test_assert_contains(r.note, "ibv_reg_dmabuf_mr");
+	assert_clean();
+
+	/* on (no fallback): the flow fails at its memory, naming why */
+	reset();
+	pf_fake_gpu_reset(1, bdfs);
+	pf_fake_verbs.peermem = pf_fake_verbs.dmabuf = false;
+	vchan_init(&c);
+	w.fab.src.host_fallback = false;
+	start(&lst);
+	assert_true(pf_fabp_write(&w, &r) < 0);
+	assert_int_equal(r.stage, PF_FAB_MEMORY);
+	pf_test_assert_contains(r.err, "GPU memory cannot be registered");
+	pthread_mutex_lock(&c.lock);
+	c.done = true;
+	pthread_mutex_unlock(&c.lock);
+	pthread_join(lst.t, NULL);
+	assert_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_verbs_wrong_qpn),
 		cmocka_unit_test(test_verbs_hostile_record),
 		cmocka_unit_test(test_verbs_peer_vanished),
+		cmocka_unit_test(test_verbs_gpu_host_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
