@@ -487,7 +487,9 @@ static size_t own_addresses(const struct pf_ctx *ctx, char (*addr)[16], size_t m
 	for (size_t i = 0; i < node->n_netdevs; i++) {
 		struct pf_ipv4_addrs a = { 0 };
 
-		if (ctx->prov->ipv4_addrs(ctx, node->netdevs[i].name, &a) < 0) {
+		/* a virtual netdev's addresses are not recorded: unknown either way */
+		if (node->netdevs[i].is_virtual ||
+		    ctx->prov->ipv4_addrs(ctx, node->netdevs[i].name, &a) < 0) {
 			*ret_all = false;
 			continue;
 		}
@@ -625,7 +627,8 @@ static void judge_imex_nodes(const struct pf_ctx *ctx, bool installed, char (*ow
 		pf_code(f, 18);
 	} else {
 		f = pf_add(res, PF_STATUS_PASS, path, "lists %zu address%s%s%s", nl->n,
-			   nl->n == 1 ? "" : "es", mine ? ", this node's " : "", mine ? mine : "");
+			   nl->n == 1 ? "" : "es", mine ? ", this node's " : "",
+			   mine ? mine : "; this node's own are not all known here");
 	}
 	pf_obs_num(f, "addresses", (double)(nl->n + nl->n_more));
 	if (mine)
