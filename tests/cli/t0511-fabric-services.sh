@@ -7,7 +7,8 @@
 # a GB200 tray with IMEX active, READY and a node list passes, a node not
 # READY (015), IMEX stopped (014) or an empty node list (017) fails; an HGX
 # B200 and an HGX H100 are never judged on IMEX; a snapshot of a failing
-# root gives the same findings.
+# root gives the same findings, IMEX's node list copied from where its
+# config.cfg says.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -75,5 +76,28 @@ expect_rc 1 "IMEX stopped, empty node list"
 expect_finding nvidia-imex "fail PF-NVLINK-FABRIC-014" "IMEX inactive: 014"
 expect_finding /etc/nvidia-imex/nodes_config.cfg "fail PF-NVLINK-FABRIC-017" "empty list: 017"
 expect_finding "nvidia-imex domain" "skip -" "no nvidia-imex-ctl output: skip"
+
+# a GB200 root whose IMEX reads another node list (config.cfg names it): the
+# snapshot copies that file too, and a failing IMEX instance gives the same findings
+gen_root "$T/other" --gpu gb200 --gpus 4 --nics 4 --imex-unit active \
+	--imex-node-status WAITING_FOR_PEERS \
+	--file "/etc/nvidia-imex/config.cfg=IMEX_NODE_CONFIG_FILE=/shared/imex/nodes.cfg" \
+	--file "/shared/imex/nodes.cfg=192.168.0.10"
+pf --no-config --root "$T/other" --only nvlink_fabric --format json
+expect_rc 1 "IMEX instance waiting, node list elsewhere"
+expect_finding /shared/imex/nodes.cfg "pass -" "the node list config.cfg names is read"
+cp "$T/out" "$T/direct.json"
+pf snapshot --root "$T/other" --window 0 "$T/snap2"
+expect_rc 0 "snapshot of a recorded GB200 root"
+[ -f "$T/snap2/shared/imex/nodes.cfg" ] && ok "the named node list is copied" ||
+	not_ok "no shared/imex/nodes.cfg in the snapshot"
+pf --no-config --root "$T/snap2" --only nvlink_fabric --format json
+expect_rc 1 "the snapshot fails too"
+py_ok "snapshot -> --root gives the same IMEX findings" "$T/direct.json" "$T/out" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["checks"][0]["findings"] for p in sys.argv[1:3])
+key = lambda fs: sorted((f["subject"], f["status"], f.get("code")) for f in fs)
+assert key(a) == key(b), (key(a), key(b))
+PY
 
 done_testing
