@@ -55,6 +55,8 @@
 #define IMEX_CONFIG "/etc/nvidia-imex/config.cfg"
 #define FM "nvidia-fabricmanager"
 #define IMEX "nvidia-imex"
+/* IMEX's config and node list: a few KiB (72 addresses a rack), with room for comments */
+#define IMEX_FILE_MAX (256 * 1024)
 
 struct nvlink_fabric_cfg {
 	bool require_domain;
@@ -584,11 +586,11 @@ static void judge_imex_nodes(const struct pf_ctx *ctx, bool installed, char (*ow
 	const char *mine = NULL;
 	struct pf_finding *f;
 	char path[256];
-	int r = pf_fs_read_full(ctx->fs, IMEX_CONFIG, 0, &config, NULL);
+	int r = pf_fs_read_full(ctx->fs, IMEX_CONFIG, IMEX_FILE_MAX, &config, NULL);
 
 	installed |= r >= 0;
 	pf_imex_nodes_path(r >= 0 ? config : NULL, path, sizeof(path));
-	r = pf_fs_read_full(ctx->fs, path, 0, &text, NULL);
+	r = pf_fs_read_full(ctx->fs, path, IMEX_FILE_MAX, &text, NULL);
 	if (r == -ENOENT && !installed) {
 		pf_add(res, PF_STATUS_SKIP, path, "IMEX is not installed here (no %s.service, no "
 		       IMEX_CONFIG ", no %s)", IMEX, path);

@@ -12,7 +12,8 @@
  * deadline (pf_nv_run), as mlxlink.c runs mlxlink.  Recorded:
  * preflight/fabric/<file>, the same text (docs/snapshot.md), written by
  * pf_record_fabric_svc() on a node with an NVIDIA GPU or NVSwitch, with the
- * node list IMEX reads when config.cfg names another than the default.
+ * node list IMEX reads when config.cfg names another than the default (a
+ * .cfg file only: a snapshot is handed on, so nothing else is copied).
  */
 #include <errno.h>
 #include <string.h>
@@ -109,11 +110,20 @@ static int copy_imex_nodes(struct pf_record *rec)
 	char path[256];
 	int r;
 
-	if (pf_fs_read_full(rec->ctx->fs, "/etc/nvidia-imex/config.cfg", 0, &config, NULL) < 0)
+	size_t n;
+
+	if (pf_fs_read_full(rec->ctx->fs, "/etc/nvidia-imex/config.cfg", 256 * 1024, &config,
+			    NULL) < 0)
 		return 0;
 	pf_imex_nodes_path(config, path, sizeof(path));
 	if (!strcmp(path, "/etc/nvidia-imex/nodes_config.cfg"))
 		return 0; /* the snapshot's file table copies it */
+	n = strlen(path);
+	if (n < 4 || strcmp(path + n - 4, ".cfg") || strstr(path, "/../")) {
+		/* a snapshot is shared: never copy a file that is no IMEX list (/etc/shadow) */
+		rec->skip(rec, path, "IMEX_NODE_CONFIG_FILE does not name a .cfg file: not copied");
+		return 0;
+	}
 	r = rec->copy(rec, path);
 	if (r < 0)
 		pf_record_skip(rec, path, r);
