@@ -22,17 +22,41 @@
  * openable by the job's user (ctx->prov->devnodes, as nccl_config judges
  * /dev/infiniband): without one NCCL fails with CUDA error 800 "operation
  * not permitted" when it imports a fabric handle.
+ *
+ * The services behind the fabric (ctx->prov->fabric_svc: their own tools,
+ * found in the system directories and run at a deadline, or
+ * <root>/preflight/fabric/; src/facts/fabric_svc.c):
+ *   on HGX/DGX with NVSwitches (not GB200/GB300 compute trays, where the
+ *   rack's switch trays run the fabric and each GPU's state is the
+ *   authority): nvidia-fabricmanager active, and its version the kernel
+ *   driver's (/proc/driver/nvidia/version): Fabric Manager refuses to run
+ *   on another driver;
+ *   in a domain: nvidia-imex active, this node's instance READY in
+ *   `nvidia-imex-ctl -N -j` and connected to its peers, and the node list
+ *   IMEX reads (IMEX_NODE_CONFIG_FILE of /etc/nvidia-imex/config.cfg, by
+ *   default /etc/nvidia-imex/nodes_config.cfg) listing addresses, this
+ *   node's among them where its addresses are known.
+ * A service whose state cannot be known (no tool, no unit, not recorded)
+ * is a skip that names what is missing.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "preflight/check.h"
+#include "preflight/fabric_svc.h"
 #include "preflight/gpu_provider.h"
 #include "preflight/job.h"
+#include "preflight/net_facts.h"
 #include "preflight/node.h"
+#include "preflight/parse.h"
 #include "preflight/providers.h"
 
 #define IMEX_DIR "/dev/nvidia-caps-imex-channels"
+#define IMEX_CONFIG "/etc/nvidia-imex/config.cfg"
+#define FM "nvidia-fabricmanager"
+#define IMEX "nvidia-imex"
+/* IMEX's config and node list: a few KiB (72 addresses a rack), with room for comments */
+#define IMEX_FILE_MAX (256 * 1024)
 
 struct nvlink_fabric_cfg {
 	bool require_domain;
@@ -318,21 +342,339 @@ static void judge_imex_channels(const struct pf_ctx *ctx, struct pf_result *res)
 	pf_devnodes_release(&dn);
 }
 
+/* NVSwitch functions on the PCI bus (vendor 10de, class 0x0680): an HGX/DGX baseboard. */
+static size_t count_nvswitches(const struct pf_node *node)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_pci; i++)
+		n += node->pci[i].vendor == PF_PCI_VENDOR_NVIDIA && (node->pci[i].class >> 8) == 0x0680;
+	return n;
+}
+
+/* Why a service's tool said nothing, in words (@text: what a failed tool printed). */
+static void svc_why(enum pf_fabric_svc which, int r, const char *text, char *buf, size_t len)
+{
+	const char *tool = pf_fabric_svc_tool(which);
+	size_t cut = text ? strcspn(text, "\n") : 0;
+
+	if (r == -ENOPKG)
+		snprintf(buf, len, "%s is not installed in a system directory", tool);
+	else if (r == -ENOENT)
+		snprintf(buf, len, "not recorded (preflight/fabric/%s)", pf_fabric_svc_file(which));
+	else if (r == -EIO && cut)
+		snprintf(buf, len, "%s failed: %.*s", tool, (int)(cut > 160 ? 160 : cut), text);
+	else
+		snprintf(buf, len, "%s: %s", tool, strerror(-r));
+}
+
+/*
+ * systemd's state of a service's unit into @u: 1 known, 0 with a skip
+ * added (no systemctl, not recorded, no such unit: @absent says why that
+ * is not a fault), and *@installed whether the unit exists.
+ */
+static int unit_state(const struct pf_ctx *ctx, enum pf_fabric_svc which, const char *unit,
+		      const char *absent, struct pf_result *res, struct pf_unit_state *u,
+		      bool *installed)
+{
+	pf_autofree char *text = NULL;
+	int r = ctx->prov->fabric_svc(ctx, which, &text);
+	char why[256];
+
+	*installed = false;
+	if (r < 0 || pf_parse_unit_state(text, u) < 0) {
+		if (r < 0)
+			svc_why(which, r, text, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "systemctl show printed no LoadState");
+		pf_add(res, PF_STATUS_SKIP, unit, "service state not known: %s", why);
+		return 0;
+	}
+	if (!strcmp(u->load, "not-found")) {
+		pf_add(res, PF_STATUS_SKIP, unit, "no %s.service unit: %s", unit, absent);
+		return 0;
+	}
+	*installed = true;
+	return 1;
+}
+
+/* An installed unit judged by its ActiveState: active passes, starting warns, else fails. */
+static void judge_unit(struct pf_result *res, const char *unit, const struct pf_unit_state *u,
+		       int code_down, const char *remedy, const char *why_down)
+{
+	struct pf_finding *f;
+
+	if (!strcmp(u->active, "active")) {
+		f = pf_add(res, PF_STATUS_PASS, unit, "%s.service active (%s)", unit,
+			   u->sub[0] ? u->sub : "running");
+	} else if (!strcmp(u->active, "activating") || !strcmp(u->active, "reloading")) {
+		f = pf_add(res, PF_STATUS_WARN, unit, "%s.service %s: not ready yet", unit, u->active);
+		pf_remedy(f, "rerun once it has started; if it stays there: journalctl -u %s", unit);
+		pf_code(f, 19);
+	} else {
+		f = pf_add(res, PF_STATUS_FAIL, unit, "%s.service %s (%s): %s", unit,
+			   u->active[0] ? u->active : "in no state", u->sub[0] ? u->sub : "?", why_down);
+		pf_remedy(f, "%s", remedy);
+		pf_code(f, code_down);
+	}
+	pf_obs_str(f, "load_state", u->load);
+	pf_obs_str(f, "active_state", u->active);
+	pf_obs_str(f, "sub_state", u->sub);
+}
+
+/* Fabric Manager's version against the kernel driver's: it refuses to run on another. */
+static void judge_fm_version(const struct pf_ctx *ctx, struct pf_result *res)
+{
+	static const char subject[] = FM " version";
+	pf_autofree char *text = NULL, *line = NULL;
+	char fm[32], drv[32], why[256];
+	bool open = false;
+	struct pf_finding *f;
+	int r = ctx->prov->fabric_svc(ctx, PF_SVC_FM_VERSION, &text);
+
+	if (r < 0) {
+		svc_why(PF_SVC_FM_VERSION, r, text, why, sizeof(why));
+		pf_add(res, PF_STATUS_SKIP, subject, "Fabric Manager's version not known: %s", why);
+		return;
+	}
+	if (pf_parse_fm_version(text, fm, sizeof(fm)) < 0) {
+		pf_add(res, PF_STATUS_SKIP, subject, "nv-fabricmanager --version printed no version");
+		return;
+	}
+	r = pf_fs_read_line(ctx->fs, "/proc/driver/nvidia/version", &line);
+	if (r < 0 || pf_parse_nvidia_version(line, drv, sizeof(drv), &open) < 0) {
+		f = pf_add(res, PF_STATUS_SKIP, subject, "Fabric Manager %s; the driver's version "
+			   "is not known (/proc/driver/nvidia/version: %s)", fm,
+			   r < 0 ? strerror(-r) : "no version in it");
+		pf_obs_str(f, "fabricmanager_version", fm);
+		return;
+	}
+	if (strcmp(fm, drv)) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "Fabric Manager %s on driver %s: Fabric "
+			   "Manager runs only on the driver of its own version, so the GPUs are not "
+			   "registered in the NVLink fabric", fm, drv);
+		pf_remedy(f, "install the nvidia-fabricmanager package of the driver's version "
+			  "(and libnvidia-nscq of the same), then systemctl restart " FM);
+		pf_code(f, 13);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "Fabric Manager %s, the driver's version", fm);
+	}
+	pf_obs_str(f, "fabricmanager_version", fm);
+	pf_obs_str(f, "driver_version", drv);
+}
+
+/* HGX/DGX with NVSwitches: nvidia-fabricmanager active, its version the driver's. */
+static void judge_fabric_manager(const struct pf_ctx *ctx, struct pf_result *res)
+{
+	struct pf_unit_state u;
+	bool installed;
+
+	if (unit_state(ctx, PF_SVC_FM_UNIT, FM, "Fabric Manager may run outside systemd (the GPU "
+		       "Operator's driver container); each GPU's registration is judged", res, &u,
+		       &installed) > 0)
+		judge_unit(res, FM, &u, 12, "systemctl start " FM "; if it stops again, "
+			   "/var/log/fabricmanager.log (most often a version other than the "
+			   "driver's after an upgrade)", "the NVSwitches are not configured, so GPUs "
+			   "get no NVLink peers");
+	judge_fm_version(ctx, res);
+}
+
+/* This node's IPv4 addresses as text; *ret_all: every netdev's were known. */
+static size_t own_addresses(const struct pf_ctx *ctx, char (*addr)[16], size_t max, bool *ret_all)
+{
+	const struct pf_node *node = ctx->node;
+	size_t n = 0;
+
+	*ret_all = node->n_netdevs > 0;
+	for (size_t i = 0; i < node->n_netdevs; i++) {
+		struct pf_ipv4_addrs a = { 0 };
+
+		/* a virtual netdev's addresses are not recorded: unknown either way */
+		if (node->netdevs[i].is_virtual ||
+		    ctx->prov->ipv4_addrs(ctx, node->netdevs[i].name, &a) < 0) {
+			*ret_all = false;
+			continue;
+		}
+		for (size_t k = 0; k < a.n && n < max; k++) {
+			uint32_t v = a.v[k].addr;
+
+			snprintf(addr[n++], 16, "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xff,
+				 (v >> 8) & 0xff, v & 0xff);
+		}
+	}
+	return n;
+}
+
+static bool is_own(const char *host, char (*own)[16], size_t n_own)
+{
+	for (size_t i = 0; i < n_own; i++)
+		if (!strcmp(host, own[i]))
+			return true;
+	return false;
+}
+
+/* `nvidia-imex-ctl -N -j`: this node's instance READY and connected to its peers. */
+static void judge_imex_status(const struct pf_ctx *ctx, char (*own)[16], size_t n_own,
+			      struct pf_result *res)
+{
+	static const char subject[] = IMEX " domain";
+	pf_autofree char *text = NULL;
+	pf_autofree struct pf_imex_status *st = pf_xcalloc(1, sizeof(*st));
+	const struct pf_imex_node *me = NULL;
+	struct pf_finding *f;
+	char why[256];
+	int r = ctx->prov->fabric_svc(ctx, PF_SVC_IMEX_STATUS, &text);
+
+	if (r < 0) {
+		svc_why(PF_SVC_IMEX_STATUS, r, text, why, sizeof(why));
+		pf_add(res, PF_STATUS_SKIP, subject, "IMEX domain status not known: %s%s", why,
+		       r == -EIO ? " (the tool needs IMEX's command service: IMEX_CMD_ENABLED=1 in "
+		       IMEX_CONFIG ")" : "");
+		return;
+	}
+	if (pf_parse_imex_status(text, strlen(text), st) < 0) {
+		pf_add(res, PF_STATUS_SKIP, subject, "nvidia-imex-ctl -N -j printed no domain "
+		       "status (not the JSON object expected)");
+		return;
+	}
+	for (size_t i = 0; i < st->n_nodes && !me; i++)
+		if (st->n_nodes == 1 || is_own(st->nodes[i].host, own, n_own))
+			me = &st->nodes[i];
+	if (me && strcmp(me->status, "READY")) {
+		f = pf_add(res, PF_STATUS_FAIL, subject, "this node's IMEX instance (%s) is %s, not "
+			   "READY: memory cannot be shared over NVLink with the other nodes",
+			   me->host[0] ? me->host : "?", me->status[0] ? me->status : "in no state");
+		pf_remedy(f, "journalctl -u " IMEX "; every node of the domain must list the same "
+			  "addresses in its node list and run the same IMEX version");
+		pf_code(f, 15);
+	} else if (me && me->n_connected < me->n_conn) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "IMEX READY, %zu of %zu connections not "
+			   "connected: %s", me->n_conn - me->n_connected, me->n_conn,
+			   me->not_connected);
+		pf_remedy(f, "the peers named may be down (their own preflight says); else check "
+			  "the route and firewall to them (IMEX's SERVER_PORT, 50000 by default)");
+		pf_code(f, 16);
+	} else if (me) {
+		f = pf_add(res, PF_STATUS_PASS, subject, "this node's IMEX instance (%s) READY, "
+			   "connected to %zu of %zu", me->host, me->n_connected, me->n_conn);
+	} else if (strcmp(st->domain, "UP")) {
+		f = pf_add(res, PF_STATUS_WARN, subject, "IMEX domain %s, and this node's entry "
+			   "is not among the %zu listed by an address known here",
+			   st->domain[0] ? st->domain : "in no state", st->n_nodes);
+		pf_remedy(f, "nvidia-imex-ctl -N: see which instance is not READY");
+		pf_code(f, 16);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subject, "IMEX domain UP (%zu nodes)", st->n_nodes);
+	}
+	pf_obs_str(f, "domain_status", st->domain);
+	pf_obs_num(f, "nodes", (double)st->n_nodes);
+	if (me) {
+		pf_obs_str(f, "node_status", me->status);
+		pf_obs_num(f, "connections", (double)me->n_conn);
+		pf_obs_num(f, "connected", (double)me->n_connected);
+		if (me->version[0])
+			pf_obs_str(f, "imex_version", me->version);
+	}
+}
+
+/* The node list IMEX reads: present, every line an address, one of them this node's. */
+static void judge_imex_nodes(const struct pf_ctx *ctx, bool installed, char (*own)[16],
+			     size_t n_own, bool all_known, struct pf_result *res)
+{
+	pf_autofree char *config = NULL, *text = NULL;
+	pf_autofree struct pf_imex_nodes *nl = pf_xcalloc(1, sizeof(*nl));
+	const char *mine = NULL;
+	struct pf_finding *f;
+	char path[256];
+	int r = pf_fs_read_full(ctx->fs, IMEX_CONFIG, IMEX_FILE_MAX, &config, NULL);
+
+	installed |= r >= 0;
+	pf_imex_nodes_path(r >= 0 ? config : NULL, path, sizeof(path));
+	r = pf_fs_read_full(ctx->fs, path, IMEX_FILE_MAX, &text, NULL);
+	if (r == -ENOENT && !installed) {
+		pf_add(res, PF_STATUS_SKIP, path, "IMEX is not installed here (no %s.service, no "
+		       IMEX_CONFIG ", no %s)", IMEX, path);
+		return;
+	}
+	if (r < 0 && r != -ENOENT) {
+		pf_add(res, PF_STATUS_ERROR, path, "cannot read %s: %s", path, strerror(-r));
+		return;
+	}
+	if (r >= 0)
+		pf_parse_imex_nodes(text, nl);
+	if (r < 0 || !nl->n) {
+		f = pf_add(res, PF_STATUS_FAIL, path, "%s: IMEX has no node list, so it cannot "
+			   "form the NVLink domain", r < 0 ? "absent" : "lists no IP address");
+		pf_remedy(f, "write the IP address of every node of the NVLink domain into %s, one "
+			  "a line (the same file on each node), then systemctl restart " IMEX, path);
+		pf_code(f, 17);
+		pf_obs_num(f, "addresses", 0);
+		return;
+	}
+	for (size_t i = 0; i < nl->n && !mine; i++)
+		if (is_own(nl->addr[i], own, n_own))
+			mine = nl->addr[i];
+	if (nl->n_bad) {
+		f = pf_add(res, PF_STATUS_WARN, path, "line %u is no IP address (%zu such line%s): "
+			   "IMEX reads one address a line", nl->first_bad, nl->n_bad,
+			   nl->n_bad == 1 ? "" : "s");
+		pf_remedy(f, "one IPv4 or IPv6 address a line, '#' for comments");
+		pf_code(f, 18);
+	} else if (!mine && all_known && n_own) {
+		f = pf_add(res, PF_STATUS_WARN, path, "lists %zu address%s, none of this node's "
+			   "%zu: IMEX finds its own address in this list", nl->n,
+			   nl->n == 1 ? "" : "es", n_own);
+		pf_remedy(f, "add this node's address on the IMEX network (or set "
+			  "BIND_INTERFACE_IP in " IMEX_CONFIG ")");
+		pf_code(f, 18);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, path, "lists %zu address%s%s%s", nl->n,
+			   nl->n == 1 ? "" : "es", mine ? ", this node's " : "",
+			   mine ? mine : "; this node's own are not all known here");
+	}
+	pf_obs_num(f, "addresses", (double)(nl->n + nl->n_more));
+	if (mine)
+		pf_obs_str(f, "own_address", mine);
+}
+
+/* In a domain: the IMEX service, its domain status, its node list. */
+static void judge_imex(const struct pf_ctx *ctx, struct pf_result *res)
+{
+	char own[64][16];
+	bool all_known, installed;
+	struct pf_unit_state u;
+	size_t n_own = own_addresses(ctx, own, PF_ARRAY_SIZE(own), &all_known);
+
+	if (unit_state(ctx, PF_SVC_IMEX_UNIT, IMEX, "IMEX may run outside systemd (the DRA "
+		       "driver's compute domain); the fabric-handle probe judges its work", res, &u,
+		       &installed) > 0)
+		judge_unit(res, IMEX, &u, 14, "systemctl start " IMEX "; its log: journalctl -u "
+			   IMEX, "GPU memory cannot be shared over NVLink with other nodes");
+	judge_imex_status(ctx, own, n_own, res);
+	judge_imex_nodes(ctx, installed, own, n_own, all_known, res);
+}
+
 static int nvlink_fabric_run(const struct pf_ctx *ctx, const void *config, struct pf_result *res)
 {
 	const struct nvlink_fabric_cfg *cfg = config;
 	const struct pf_node *node = ctx->node;
 	struct tally t = { 0 };
-	bool domain = cfg->require_domain;
+	bool domain = cfg->require_domain, rack = false;
 
 	if (!node->n_gpus)
 		return pf_skip(res, "no NVIDIA GPU on the PCI bus");
 	for (size_t i = 0; i < node->n_gpus; i++)
-		domain |= in_nvl_rack(&node->pci[node->gpus[i].pci]);
+		rack |= in_nvl_rack(&node->pci[node->gpus[i].pci]);
+	domain |= rack;
 	for (size_t i = 0; i < node->n_gpus; i++)
 		gpu_fabric(ctx, node->pci[node->gpus[i].pci].bdf, domain, res, &t);
 	if (domain)
 		judge_imex_channels(ctx, res);
+	/* Fabric Manager: NVSwitches on the bus, or GPUs registered outside a domain (HGX) */
+	if (!rack && (count_nvswitches(node) || (t.fabric && !domain)))
+		judge_fabric_manager(ctx, res);
+	if (domain)
+		judge_imex(ctx, res);
 	for (size_t i = 0; i < res->n_findings; i++)
 		if (res->findings[i].status != PF_STATUS_PASS &&
 		    res->findings[i].status != PF_STATUS_SKIP)
@@ -358,17 +700,30 @@ static const struct pf_code nvlink_fabric_codes[] = {
 	{ 9, PF_ACTION_RECONFIGURE, "no IMEX channel the job's user can open" },
 	{ 10, PF_ACTION_RELOAD_DRIVER, "in an NVLink domain, CUDA reports no fabric-handle support" },
 	{ 11, PF_ACTION_RECONFIGURE, "the fabric-handle probe (create, export, import) failed" },
+	{ 12, PF_ACTION_RECONFIGURE, "NVSwitches present, nvidia-fabricmanager.service not active" },
+	{ 13, PF_ACTION_RECONFIGURE, "Fabric Manager's version is not the driver's" },
+	{ 14, PF_ACTION_RECONFIGURE, "in an NVLink domain, nvidia-imex.service not active" },
+	{ 15, PF_ACTION_RECONFIGURE, "this node's IMEX instance is not READY" },
+	{ 16, PF_ACTION_NONE, "IMEX connections to peers not connected, or the domain not UP" },
+	{ 17, PF_ACTION_RECONFIGURE, "IMEX's node list is absent or lists no address" },
+	{ 18, PF_ACTION_RECONFIGURE, "IMEX's node list holds a line that is no address, or not this node's" },
+	{ 19, PF_ACTION_NONE, "a fabric service is still starting" },
 	{ 0 },
 };
 
 const struct pf_check pf_check_nvlink_fabric = {
 	.name = "nvlink_fabric",
-	.summary = "NVLink fabric ready: registration, health, clique and cluster, IMEX channels",
+	.summary = "NVLink fabric ready: registration, health, clique and cluster, IMEX channels, "
+		   "Fabric Manager and IMEX services",
 	.tags = "gpu,nvlink,static",
 	.reads = "node inventory (PCI), nvmlDeviceGetGpuFabricInfoV "
 		 "(<root>/preflight/nvml/gpu_fabric), in a domain libcuda.so.1's fabric-handle "
 		 "probe (<root>/preflight/cuda/fabric_handle), " IMEX_DIR " (<root>/preflight/ls" IMEX_DIR
-		 "), the job's user (<root>/preflight/job_user)",
+		 "), the job's user (<root>/preflight/job_user), on NVSwitch systems "
+		 "nvidia-fabricmanager's unit state and version (<root>/preflight/fabric/"
+		 "fabricmanager.*) and /proc/driver/nvidia/version, in a domain nvidia-imex's "
+		 "unit state, nvidia-imex-ctl -N -j (<root>/preflight/fabric/imex.*), "
+		 IMEX_CONFIG " and its node list, the netdevs' IPv4 addresses",
 	.params = nvlink_fabric_params,
 	.codes = nvlink_fabric_codes,
 	.cfg_size = sizeof(struct nvlink_fabric_cfg),

@@ -30,6 +30,7 @@ used, so tests and benchmarks can run it anywhere.
 
 import argparse
 import os
+import json
 import sys
 
 RATES = {
@@ -204,6 +205,60 @@ def nvlink_fabric(r, args, gpu_bdfs):
         rwx = "".join(c if mode & (1 << (8 - j)) else "-" for j, c in enumerate("rwxrwxrwx"))
         r.write("/preflight/ls/dev/nvidia-caps-imex-channels",
                 "" if args.no_imex_channel else f"c{rwx} 1 0 0 234, 1 Nov 25 09:00 channel0\n")
+
+
+UNIT_STATES = {"active": "running", "activating": "start", "inactive": "dead",
+               "failed": "failed", "not-found": "dead"}
+# this node's and its peer's address on the IMEX network (eno1), with any --imex-* flag
+IMEX_SELF, IMEX_PEER = "192.168.0.10", "192.168.0.11"
+
+
+def unit_show(state):
+    """A systemd unit as `systemctl show -p LoadState -p ActiveState -p SubState` prints it."""
+    load = "not-found" if state == "not-found" else "loaded"
+    active = "inactive" if state == "not-found" else state
+    return f"LoadState={load}\nActiveState={active}\nSubState={UNIT_STATES[state]}\n"
+
+
+def fabric_services(r, args):
+    """The NVLink fabric's services as preflight snapshot records them (preflight/fabric/,
+    src/facts/fabric_svc.c), the kernel driver's version, IMEX's node list."""
+    if args.driver_version:
+        r.write("/proc/driver/nvidia/version",
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                f"{args.driver_version}  Release Build  (dvs-builder@U16-I3-B03-4-3)  "
+                "Tue Mar  5 22:15:33 UTC 2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n")
+    if args.fm_unit:
+        r.write("/preflight/fabric/fabricmanager.unit", unit_show(args.fm_unit))
+    if args.fm_version:
+        r.write("/preflight/fabric/fabricmanager.version",
+                f"Fabric Manager version is : {args.fm_version}\n")
+    imex = args.imex_unit or args.imex_node_status or args.imex_nodes_config is not None
+    if not imex:
+        return
+    r.write("/preflight/ip/eno1/addr", f"2: eno1    inet {IMEX_SELF}/24 brd 192.168.0.255 "
+            "scope global eno1\n")
+    if args.imex_unit:
+        r.write("/preflight/fabric/imex.unit", unit_show(args.imex_unit))
+    if args.imex_node_status:
+        me = args.imex_node_status
+        conn = "CONNECTED" if me == "READY" else "INVALID"
+        nodes = {"0": {"status": me, "host": IMEX_SELF, "version": "580.95.05",
+                       "connections": {"0": {"host": IMEX_SELF, "status": conn, "changed": True},
+                                       "1": {"host": IMEX_PEER, "status": conn,
+                                             "changed": True}},
+                       "changed": True},
+                 "1": {"status": "READY", "host": IMEX_PEER, "version": "580.95.05",
+                       "connections": {"0": {"host": IMEX_SELF, "status": conn, "changed": True},
+                                       "1": {"host": IMEX_PEER, "status": "CONNECTED",
+                                             "changed": True}},
+                       "changed": True}}
+        r.write("/preflight/fabric/imex.status.json", json.dumps(
+            {"nodes": nodes, "timestamp": "11/25/2026 09:00:00.000",
+             "status": "UP" if me == "READY" else "DEGRADED"}, indent=2) + "\n")
+    if args.imex_nodes_config is not None:
+        r.write("/etc/nvidia-imex/nodes_config.cfg",
+                "".join(f"{a}\n" for a in args.imex_nodes_config.split(",") if a))
 
 
 def build(args):
@@ -546,6 +601,7 @@ def build(args):
     gid_tables(r, args)
     job_facts(r, args)
     nvlink_fabric(r, args, gpu_bdfs)
+    fabric_services(r, args)
     if args.mstconfig:
         mstconfig_tables(r, args)
     if args.lldp:
@@ -1048,6 +1104,22 @@ def main(argv=None):
                    help="with --gpu gb200: the mode of /dev/nvidia-caps-imex-channels/channel0")
     p.add_argument("--no-imex-channel", action="store_true",
                    help="with --gpu gb200: no IMEX channel device node")
+    units = sorted(UNIT_STATES)
+    p.add_argument("--driver-version", metavar="V",
+                   help="/proc/driver/nvidia/version of kernel driver V (e.g. 550.54.15)")
+    p.add_argument("--fm-unit", choices=units,
+                   help="nvidia-fabricmanager.service's state (preflight/fabric/fabricmanager.unit)")
+    p.add_argument("--fm-version", metavar="V",
+                   help="nv-fabricmanager --version's version (preflight/fabric/fabricmanager.version)")
+    p.add_argument("--imex-unit", choices=units,
+                   help="nvidia-imex.service's state (preflight/fabric/imex.unit); any --imex-* "
+                        f"gives eno1 the address {IMEX_SELF}")
+    p.add_argument("--imex-node-status", metavar="STATUS",
+                   help="this node's status in nvidia-imex-ctl -N -j (preflight/fabric/"
+                        f"imex.status.json): READY (connected to its peer {IMEX_PEER}, domain "
+                        "UP) or another (WAITING_FOR_PEERS, ...: connections INVALID, DEGRADED)")
+    p.add_argument("--imex-nodes-config", metavar="ADDR,...",
+                   help="/etc/nvidia-imex/nodes_config.cfg, one address a line ('': empty)")
     p.add_argument("--grace", action="store_true",
                    help="Grace superchips: each GPU (10de:2342, GH200) alone below an NVIDIA "
                         "root port (10de:22b2); with --gpu-degraded-link its link reads "

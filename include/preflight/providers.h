@@ -35,6 +35,18 @@ struct pf_job_user;
 struct pf_devnodes;
 struct pf_link_ask;
 
+/*
+ * The NVLink fabric's services, as their tools report them (the fabric_svc
+ * member; src/facts/fabric_svc.c, parsed by preflight/fabric_svc.h).
+ */
+enum pf_fabric_svc {
+	PF_SVC_FM_UNIT,     /* systemctl show -p LoadState -p ActiveState -p SubState nvidia-fabricmanager.service */
+	PF_SVC_FM_VERSION,  /* nv-fabricmanager --version */
+	PF_SVC_IMEX_UNIT,   /* the same systemctl show of nvidia-imex.service */
+	PF_SVC_IMEX_STATUS, /* nvidia-imex-ctl -N -j */
+	PF_SVC_N,
+};
+
 /* The most NV parameters asked of one card in one tool call (a port each). */
 #define PF_NV_MAX_NAMES 8
 
@@ -199,6 +211,15 @@ struct pf_providers {
 	 * -ETIMEDOUT, -EIO (the text in *ret_text) when it failed.
 	 */
 	int (*mlxlink)(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
+	/*
+	 * What a service of the NVLink fabric says (enum pf_fabric_svc): its
+	 * tool, found in the system directories only and run at a deadline
+	 * (live), or preflight/fabric/<file> (recorded: pf_fabric_svc_file).
+	 * 0 and the text in *ret_text; -ENOPKG when the tool is not installed,
+	 * -ENOENT not recorded, -ETIMEDOUT, -EIO (the text in *ret_text) when
+	 * it failed.
+	 */
+	int (*fabric_svc)(const struct pf_ctx *ctx, enum pf_fabric_svc which, char **ret_text);
 };
 
 int pf_live_nv_query(const struct pf_ctx *ctx, struct pf_nv_ask *asks, size_t n);
@@ -248,6 +269,15 @@ int pf_nv_tool_path(char *buf, size_t len);
 /* The mlxlink providers (src/facts/mlxlink.c). */
 int pf_live_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
 int pf_recorded_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_text);
+/* The fabric_svc providers (src/facts/fabric_svc.c). */
+int pf_live_fabric_svc(const struct pf_ctx *ctx, enum pf_fabric_svc which, char **ret_text);
+int pf_recorded_fabric_svc(const struct pf_ctx *ctx, enum pf_fabric_svc which, char **ret_text);
+/* The live query with the tool at @path (the seam the tests drive with a fake tool). */
+int pf_fabric_svc_run(const char *path, enum pf_fabric_svc which, char **ret_text);
+/* The tool of @which ("systemctl", "nv-fabricmanager", "nvidia-imex-ctl"), its recorded file
+ * under preflight/fabric/ ("fabricmanager.unit", ...). */
+const char *pf_fabric_svc_tool(enum pf_fabric_svc which);
+const char *pf_fabric_svc_file(enum pf_fabric_svc which);
 /* The lldp_neighbors providers (src/facts/lldp.c). */
 int pf_live_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);
 int pf_recorded_lldp_neighbors(const struct pf_ctx *ctx, char **ret_text);

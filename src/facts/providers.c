@@ -175,6 +175,7 @@ const struct pf_providers pf_providers_live = {
 	.lldp_neighbors = pf_live_lldp_neighbors,
 	.link_nl = pf_live_link_nl,
 	.mlxlink = pf_live_mlxlink,
+	.fabric_svc = pf_live_fabric_svc,
 };
 
 const struct pf_providers pf_providers_recorded = {
@@ -202,6 +203,7 @@ const struct pf_providers pf_providers_recorded = {
 	.lldp_neighbors = pf_recorded_lldp_neighbors,
 	.link_nl = pf_recorded_link_nl,
 	.mlxlink = pf_recorded_mlxlink,
+	.fabric_svc = pf_recorded_fabric_svc,
 };
 
 const struct pf_providers *pf_providers_for(const struct pf_fs *fs)

@@ -109,6 +109,12 @@ static int none_mlxlink(const struct pf_ctx *ctx, const char *bdf, char **ret_te
 	return -ENOSYS;
 }
 
+static int none_fabric_svc(const struct pf_ctx *ctx, enum pf_fabric_svc which, char **ret_text)
+{
+	*ret_text = NULL;
+	return -ENOSYS;
+}
+
 static int none_devlink_dump(const struct pf_ctx *ctx, int what, void **ret_buf, size_t *ret_len)
 {
 	return -ENOSYS;
@@ -138,4 +144,5 @@ const struct pf_providers pf_providers_none = {
 	.lldp_neighbors = none_lldp_neighbors,
 	.link_nl = none_link_nl,
 	.mlxlink = none_mlxlink,
+	.fabric_svc = none_fabric_svc,
 };

@@ -77,6 +77,12 @@ int pf_record_nv(struct pf_record *rec);
 int pf_record_lldp(struct pf_record *rec);
 /* preflight/mlxlink/<bdf> of every ConnectX function where mlxlink is installed (mlxlink.c). */
 int pf_record_mlxlink(struct pf_record *rec);
+/*
+ * preflight/fabric/<file> of each NVLink fabric service whose tool is
+ * installed, on a node with an NVIDIA GPU or NVSwitch, and IMEX's node list
+ * when its config.cfg names another file than the default (fabric_svc.c).
+ */
+int pf_record_fabric_svc(struct pf_record *rec);
 /* preflight/kmsg, ibverbs/reg_dmabuf_mr, cuda/<attr> on a node with GPUs (gpu_record.c). */
 int pf_record_gpu(struct pf_record *rec);
 /*

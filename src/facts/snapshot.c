@@ -124,6 +124,8 @@ static const struct snap_rule snap_rules[] = {
 	R_FILE("/proc/modules"),
 	R_FILE("/proc/cmdline"),
 	R_FILE("/proc/driver/nvidia/version"),
+	/* IMEX's configuration and node list (nvlink_fabric) */
+	R_FILE("/etc/nvidia-imex/@(config.cfg|nodes_config.cfg)"),
 	R_FILE("/proc/driver/nvidia/gpus/*/information"),
 	/* the process and the kernel */
 	R_FILE("/proc/self/limits"),
@@ -683,6 +685,8 @@ static int record_facts(struct snap *s, const struct pf_snapshot_opts *o)
 		r = pf_record_lldp(&rec);
 	if (r >= 0)
 		r = pf_record_mlxlink(&rec);
+	if (r >= 0)
+		r = pf_record_fabric_svc(&rec);
 	if (r >= 0)
 		r = pf_record_devlink(&rec);
 	if (r >= 0)

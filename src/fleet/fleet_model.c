@@ -31,6 +31,7 @@ struct pf_fleet *pf_fleet_new(double outlier_fraction)
 	f->mesh_fraction = PF_MESH_SLOW_FRACTION;
 	f->wiring = fl_wiring_new();
 	f->fw = fl_fw_new();
+	f->nvl = fl_nvl_new();
 	return f;
 }
 
@@ -79,6 +80,7 @@ struct pf_fleet *pf_fleet_free(struct pf_fleet *f)
 	fl_mesh_free(f->mesh);
 	fl_wiring_free(f->wiring);
 	fl_fw_free(f->fw);
+	fl_nvl_free(f->nvl);
 	pf_fs_free(f->fs);
 	free(f);
 	return NULL;
@@ -329,6 +331,7 @@ int pf_fleet_add_report(struct pf_fleet *f, const char *text, size_t len, const 
 	add_mesh(f, checks, origin);
 	fl_wiring_add_report(f->wiring, root, f->n_nodes - 1, n->host, origin);
 	fl_fw_add_report(f->fw, checks, f->n_nodes - 1, n->host);
+	fl_nvl_add_report(f->nvl, checks, f->n_nodes - 1, n->host);
 	return 0;
 }
 
@@ -567,6 +570,7 @@ void pf_fleet_finish(struct pf_fleet *f)
 			superseded[i] = f->nodes[i].superseded;
 		fl_wiring_finish(f->wiring, superseded, f->n_nodes);
 		fl_fw_finish(f->fw, superseded);
+		fl_nvl_finish(f->nvl, superseded);
 		free(superseded);
 	}
 }

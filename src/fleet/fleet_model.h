@@ -12,6 +12,7 @@
 #include "fleet.h"
 #include "fleet_fw.h"
 #include "fleet_mesh.h"
+#include "fleet_nvl.h"
 #include "fleet_wiring.h"
 #include "preflight/macro.h"
 #include "preflight/result.h"
@@ -76,6 +77,7 @@ struct pf_fleet {
 	double mesh_fraction; /* its slow fraction */
 	struct fl_wiring *wiring; /* the rail tables of every report (fleet_wiring.h) */
 	struct fl_fw *fw; /* NIC firmware by PSID (fleet_fw.h) */
+	struct fl_nvl *nvl; /* NVLink domains by cluster UUID (fleet_nvl.h) */
 	/* derived by pf_fleet_finish() */
 	bool finished;
 	size_t (*counts)[PF_STATUS_COUNT]; /* per check */

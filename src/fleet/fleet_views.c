@@ -132,6 +132,8 @@ cJSON *pf_fleet_to_json(const struct pf_fleet *f)
 	cJSON_AddItemToObject(j, "wiring", fl_wiring_to_json(f->wiring));
 	if (fl_fw_any(f->fw)) /* only where some report's nic_health saw NIC firmware */
 		cJSON_AddItemToObject(j, "firmware_drift", fl_fw_to_json(f->fw));
+	if (fl_nvl_any(f->nvl)) /* only where some node's GPUs reported an NVLink cluster */
+		cJSON_AddItemToObject(j, "nvlink_domains", fl_nvl_to_json(f->nvl));
 	arr = cJSON_AddArrayToObject(j, "rejected");
 	for (size_t i = 0; i < f->n_rejects; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -330,6 +332,8 @@ static void render_text_nodes(const struct pf_fleet *f, FILE *out)
 	render_text_outliers(f, out);
 	if (fl_fw_any(f->fw))
 		fl_fw_render_text(f->fw, out);
+	if (fl_nvl_any(f->nvl))
+		fl_nvl_render_text(f->nvl, out);
 }
 
 /* The outliers table, or why there is none. */

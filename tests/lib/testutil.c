@@ -111,7 +111,7 @@ void pf_test_symlink(const char *dir, const char *rel, const char *target)
 	X(memlock) X(gpu) X(ethtool) X(linkmodes) X(pause) X(ethtool_stats) X(pfc)        \
 	X(ipv4_addrs) X(ip_rules) X(nv_query) X(page_size) X(devlink_dump) X(wait) X(verbs) X(env) \
 	X(euid) X(rdmacm) X(job_user) X(devnodes) X(lldp_neighbors) X(link_nl) \
-	X(mlxlink)
+	X(mlxlink) X(fabric_svc)
 #define GPU_MEMBERS(X) X(cuda) X(nvml) X(nccl) X(kmsg) X(verbs_dmabuf) X(cuda_dmabuf) X(cuda_gdr) \
 	X(nccl_version) X(nvml_health) X(nvml_nvlink) X(gpu_fabric) \
 	X(cuda_fabric_handle)

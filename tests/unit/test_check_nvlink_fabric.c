@@ -3,11 +3,15 @@
  * test_check_nvlink_fabric.c - each rule of nvlink_fabric with the healthy
  * and the failing value of each field, over the fake NVML table (which
  * answers as the driver does: versioned struct, NOT_SUPPORTED on a GPU
- * without a fabric), the IMEX channel rule over recorded listings, and the
- * recorded gpu_fabric file giving the live verdict.
+ * without a fabric), the IMEX channel rule over recorded listings, the
+ * recorded gpu_fabric file giving the live verdict, and the services behind
+ * the fabric over recorded preflight/fabric/ facts: Fabric Manager on an
+ * NVSwitch baseboard, IMEX and its node list in a domain, and the healthy
+ * HGX H100, B200 and GB200 nodes none of which fails.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_gpu.h"
 #include "preflight/gpu_fabric.h"
@@ -324,6 +328,257 @@ static void test_format_parse(void **state)
 			 -EINVAL);
 }
 
+#define DRIVER "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release " \
+	"Build  (dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
+#define UNIT_ACTIVE "LoadState=loaded\nActiveState=active\nSubState=running\n"
+#define UNIT_DEAD "LoadState=loaded\nActiveState=inactive\nSubState=dead\n"
+#define UNIT_FAILED "LoadState=loaded\nActiveState=failed\nSubState=failed\n"
+#define UNIT_STARTING "LoadState=loaded\nActiveState=activating\nSubState=start\n"
+#define UNIT_NONE "LoadState=not-found\nActiveState=inactive\nSubState=dead\n"
+#define FM_550 "Fabric Manager version is : 550.54.15\n"
+
+/* Remove @rel under @root. */
+static void rm_file(const char *root, const char *rel)
+{
+	char *path = pf_xasprintf("%s/%s", root, rel);
+
+	assert_int_equal(unlink(path), 0);
+	free(path);
+}
+
+/* An NVSwitch function (10de:22a3, class 0x0680) beside the GPUs: an HGX H100 baseboard. */
+static void add_nvswitch(struct pf_fake_fix *f)
+{
+	struct pf_pci_dev *p = &f->node.pci[f->node.node.n_pci++];
+
+	*p = f->node.pci[0];
+	snprintf(p->bdf, sizeof(p->bdf), "0000:05:00.0");
+	p->device = 0x22a3;
+	p->class = 0x068000;
+}
+
+/* A healthy HGX: Fabric Manager active, of the driver's version. */
+static void write_fm(struct pf_fake_fix *f, const char *unit, const char *version)
+{
+	pf_test_write(f->root, "proc/driver/nvidia/version", DRIVER);
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.unit", unit);
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.version", version);
+}
+
+static void test_fabric_manager(void **state)
+{
+	struct pf_fake_fix *f = *state;
+	const struct pf_finding *x;
+
+	pf_fake_gpu_fabric_healthy();
+	add_nvswitch(f);
+	write_fm(f, UNIT_ACTIVE, FM_550);
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_test_need_text(&f->res, "nvidia-fabricmanager", PF_STATUS_PASS, "active (running)");
+	pf_test_need_text(&f->res, "nvidia-fabricmanager version", PF_STATUS_PASS, "550.54.15");
+	assert_null(pf_test_finding(&f->res, "nvidia-imex")); /* no domain: IMEX not judged */
+	/* stopped, failed: the NVSwitches are not configured */
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.unit", UNIT_DEAD);
+	run(f, NULL, NULL);
+	x = pf_test_need_text(&f->res, "nvidia-fabricmanager", PF_STATUS_FAIL, "inactive (dead)");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-012");
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.unit", UNIT_FAILED);
+	run(f, NULL, NULL);
+	pf_test_need_text(&f->res, "nvidia-fabricmanager", PF_STATUS_FAIL, "failed");
+	/* starting: not yet a fault */
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.unit", UNIT_STARTING);
+	run(f, NULL, NULL);
+	x = pf_test_need(&f->res, "nvidia-fabricmanager", PF_STATUS_WARN);
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-019");
+	/* no unit: it may run in the GPU Operator's driver container */
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.unit", UNIT_NONE);
+	run(f, NULL, NULL);
+	pf_test_need_text(&f->res, "nvidia-fabricmanager", PF_STATUS_SKIP, "container");
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	/* a version other than the driver's */
+	pf_test_write(f->root, "preflight/fabric/fabricmanager.version",
+		      "Fabric Manager version is : 535.161.08\n");
+	run(f, NULL, NULL);
+	x = pf_test_need_text(&f->res, "nvidia-fabricmanager version", PF_STATUS_FAIL,
+			      "535.161.08 on driver 550.54.15");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-013");
+	/* absent facts: skips naming them */
+	rm_file(f->root, "proc/driver/nvidia/version");
+	run(f, NULL, NULL);
+	pf_test_need_text(&f->res, "nvidia-fabricmanager version", PF_STATUS_SKIP,
+			  "/proc/driver/nvidia/version");
+	rm_file(f->root, "preflight/fabric/fabricmanager.version");
+	rm_file(f->root, "preflight/fabric/fabricmanager.unit");
+	run(f, NULL, NULL);
+	pf_test_need_text(&f->res, "nvidia-fabricmanager", PF_STATUS_SKIP,
+			  "preflight/fabric/fabricmanager.unit");
+	pf_test_need_text(&f->res, "nvidia-fabricmanager version", PF_STATUS_SKIP, "not recorded");
+}
+
+/* Where Fabric Manager is not judged: GB200 trays, PCIe GPUs without NVSwitches. */
+static void test_fabric_manager_not_judged(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	write_fm(f, UNIT_DEAD, "Fabric Manager version is : 535.161.08\n");
+	run(f, NULL, NULL); /* PCIe GPUs: NOT_SUPPORTED, no NVSwitch */
+	assert_null(pf_test_finding(&f->res, "nvidia-fabricmanager"));
+	assert_int_equal(f->res.status, PF_STATUS_SKIP);
+	pf_fake_gpu_fabric_healthy();
+	f->node.pci[0].device = f->node.pci[1].device = 0x2941; /* GB200: the rack's trays */
+	run(f, NULL, NULL);
+	assert_null(pf_test_finding(&f->res, "nvidia-fabricmanager"));
+	assert_int_equal(pf_test_must_find(&f->res, BDFS[0])->status, PF_STATUS_PASS);
+}
+
+#define IMEX_READY(me, peer_status) \
+	"{\"nodes\": {\"0\": {\"status\": \"READY\", \"host\": \"10.0.0.1\", \"connections\": " \
+	"{\"0\": {\"host\": \"10.0.0.1\", \"status\": \"CONNECTED\"}, \"1\": {\"host\": " \
+	"\"10.0.0.2\", \"status\": \"" peer_status "\"}}, \"version\": \"580.95.05\"}, \"1\": " \
+	"{\"status\": \"" me "\", \"host\": \"10.0.0.2\", \"connections\": {\"0\": {\"host\": " \
+	"\"10.0.0.1\", \"status\": \"CONNECTED\"}}}}, \"status\": \"UP\"}"
+
+static struct pf_netdev eth0 = { .name = (char *)"eth0", .rdma_dev = -1, .speed_mbps = -1,
+				 .mtu = -1 };
+
+/* A GB200 tray whose IMEX is healthy: this node is 10.0.0.2 (eth0) in a two-node domain. */
+static void write_imex(struct pf_fake_fix *f)
+{
+	pf_fake_gpu_fabric_healthy();
+	f->node.node.netdevs = &eth0;
+	f->node.node.n_netdevs = 1;
+	pf_test_write(f->root, "preflight/ip/eth0/addr",
+		      "2: eth0    inet 10.0.0.2/24 brd 10.0.0.255 scope global eth0\n");
+	pf_test_write(f->root, "preflight/fabric/imex.unit", UNIT_ACTIVE);
+	pf_test_write(f->root, "preflight/fabric/imex.status.json", IMEX_READY("READY", "CONNECTED"));
+	pf_test_write(f->root, "etc/nvidia-imex/nodes_config.cfg", "10.0.0.1\n10.0.0.2\n");
+}
+
+static void test_imex_service(void **state)
+{
+	struct pf_fake_fix *f = *state;
+	const struct pf_finding *x;
+
+	write_imex(f);
+	run(f, NULL, NULL); /* not in a domain (HGX): IMEX is not judged */
+	assert_null(pf_test_finding(&f->res, "nvidia-imex"));
+	assert_null(pf_test_finding(&f->res, "nvidia-imex domain"));
+	run(f, NULL, DOMAIN);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_test_need(&f->res, "nvidia-imex", PF_STATUS_PASS);
+	pf_test_need_text(&f->res, "nvidia-imex domain", PF_STATUS_PASS, "(10.0.0.2) READY");
+	pf_test_need_text(&f->res, "/etc/nvidia-imex/nodes_config.cfg", PF_STATUS_PASS,
+			  "this node's 10.0.0.2");
+	/* the service stopped or failed */
+	pf_test_write(f->root, "preflight/fabric/imex.unit", UNIT_FAILED);
+	run(f, NULL, DOMAIN);
+	x = pf_test_need(&f->res, "nvidia-imex", PF_STATUS_FAIL);
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-014");
+	/* no unit: skip, never fail */
+	pf_test_write(f->root, "preflight/fabric/imex.unit", UNIT_NONE);
+	run(f, NULL, DOMAIN);
+	pf_test_need(&f->res, "nvidia-imex", PF_STATUS_SKIP);
+	/* this node's instance not READY; a peer not connected */
+	pf_test_write(f->root, "preflight/fabric/imex.status.json",
+		      IMEX_READY("WAITING_FOR_PEERS", "CONNECTED"));
+	run(f, NULL, DOMAIN);
+	x = pf_test_need_text(&f->res, "nvidia-imex domain", PF_STATUS_FAIL, "WAITING_FOR_PEERS");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-015");
+	pf_test_write(f->root, "preflight/ip/eth0/addr",
+		      "2: eth0    inet 10.0.0.1/24 brd 10.0.0.255 scope global eth0\n");
+	pf_test_write(f->root, "preflight/fabric/imex.status.json", IMEX_READY("READY", "INVALID"));
+	run(f, NULL, DOMAIN);
+	x = pf_test_need_text(&f->res, "nvidia-imex domain", PF_STATUS_WARN, "10.0.0.2 INVALID");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-016");
+	/* this node's entry unknown (no address known): the domain's status decides */
+	f->node.node.n_netdevs = 0;
+	pf_test_write(f->root, "preflight/fabric/imex.status.json", IMEX_READY("READY", "CONNECTED"));
+	run(f, NULL, DOMAIN);
+	pf_test_need_text(&f->res, "nvidia-imex domain", PF_STATUS_PASS, "domain UP");
+	/* the command service off (the tool failed): not recorded, a skip */
+	rm_file(f->root, "preflight/fabric/imex.status.json");
+	run(f, NULL, DOMAIN);
+	pf_test_need_text(&f->res, "nvidia-imex domain", PF_STATUS_SKIP, "not recorded");
+	pf_test_write(f->root, "preflight/fabric/imex.status.json", "Connection refused\n");
+	run(f, NULL, DOMAIN);
+	pf_test_need(&f->res, "nvidia-imex domain", PF_STATUS_SKIP);
+}
+
+static void test_imex_nodes_config(void **state)
+{
+	struct pf_fake_fix *f = *state;
+	const char *path = "/etc/nvidia-imex/nodes_config.cfg";
+	const struct pf_finding *x;
+
+	write_imex(f);
+	/* absent, with IMEX installed */
+	rm_file(f->root, "etc/nvidia-imex/nodes_config.cfg");
+	run(f, NULL, DOMAIN);
+	x = pf_test_need_text(&f->res, path, PF_STATUS_FAIL, "absent");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-017");
+	pf_test_write(f->root, "etc/nvidia-imex/nodes_config.cfg", "# to be filled\n");
+	run(f, NULL, DOMAIN);
+	pf_test_need_text(&f->res, path, PF_STATUS_FAIL, "lists no IP address");
+	/* a line that is no address; not this node's */
+	pf_test_write(f->root, "etc/nvidia-imex/nodes_config.cfg", "10.0.0.2\ntray-3\n");
+	run(f, NULL, DOMAIN);
+	x = pf_test_need_text(&f->res, path, PF_STATUS_WARN, "line 2");
+	assert_string_equal(x->code, "PF-NVLINK-FABRIC-018");
+	pf_test_write(f->root, "etc/nvidia-imex/nodes_config.cfg", "10.0.0.1\n10.0.0.3\n");
+	run(f, NULL, DOMAIN);
+	pf_test_need_text(&f->res, path, PF_STATUS_WARN, "none of this node's");
+	/* the file config.cfg names is the one read */
+	pf_test_write(f->root, "etc/nvidia-imex/config.cfg",
+		      "SERVER_PORT=50000\nIMEX_NODE_CONFIG_FILE=/shared/imex/nodes.cfg\n");
+	pf_test_write(f->root, "shared/imex/nodes.cfg", "10.0.0.2\n");
+	run(f, NULL, DOMAIN);
+	pf_test_need(&f->res, "/shared/imex/nodes.cfg", PF_STATUS_PASS);
+	assert_null(pf_test_finding(&f->res, path));
+	/* no trace of IMEX at all: a skip */
+	rm_file(f->root, "etc/nvidia-imex/config.cfg");
+	rm_file(f->root, "etc/nvidia-imex/nodes_config.cfg");
+	rm_file(f->root, "preflight/fabric/imex.unit");
+	run(f, NULL, DOMAIN);
+	pf_test_need_text(&f->res, path, PF_STATUS_SKIP, "not installed");
+}
+
+/*
+ * The healthy nodes of issue 33: an HGX H100 without MNNVL, a B200 without
+ * IMEX, a GB200 tray with every field healthy: none fails.
+ */
+static void test_healthy_nodes(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	/* HGX H100: NVSwitches, Fabric Manager, clique and cluster zero, IMEX absent or down */
+	pf_fake_gpu_fabric_healthy();
+	for (int i = 0; i < 2; i++) {
+		pf_fake.fabric[i].clique_id = 0;
+		memset(pf_fake.fabric[i].cluster_uuid, 0, PF_NVML_GPU_FABRIC_UUID_LEN);
+	}
+	add_nvswitch(f);
+	write_fm(f, UNIT_ACTIVE, FM_550);
+	pf_test_write(f->root, "preflight/fabric/imex.unit", UNIT_FAILED);
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	/* B200 (10de:2901): the same, no IMEX installed at all */
+	f->node.pci[0].device = f->node.pci[1].device = 0x2901;
+	rm_file(f->root, "preflight/fabric/imex.unit");
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	/* GB200 tray: a clique of a cluster, IMEX up, no Fabric Manager of its own */
+	f->node.node.n_pci = 2;
+	rm_file(f->root, "preflight/fabric/fabricmanager.unit");
+	f->node.pci[0].device = f->node.pci[1].device = 0x2941;
+	write_imex(f);
+	pf_fake.fabric[0].clique_id = pf_fake.fabric[1].clique_id = 32766;
+	run(f, NULL, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_test_need(&f->res, "nvidia-imex domain", PF_STATUS_PASS);
+	pf_test_need(&f->res, "/dev/nvidia-caps-imex-channels", PF_STATUS_PASS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +587,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_not_completed, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_status_error, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_clique_zero, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fabric_manager, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_fabric_manager_not_judged, setup,
+						pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_imex_service, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_imex_nodes_config, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_healthy_nodes, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_uuid_zero, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_gb200_implies_domain, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_split_domain, setup, pf_fake_fix_teardown),

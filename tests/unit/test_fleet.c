@@ -3,8 +3,8 @@
  * test_fleet.c - the fleet view: median, which keys are judged, per-check
  * counts, failing nodes and their first bad finding, outliers against the
  * fleet median (strictly below the fraction, min over subjects, series too
- * small to judge), newest report per hostname, rejected inputs, and CSV
- * quoting.
+ * small to judge), newest report per hostname, rejected inputs, CSV
+ * quoting, NIC firmware drift and NVLink domains (fleet_nvl.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -414,6 +414,144 @@ static void test_firmware_drift(void **state)
 	pf_fleet_free(f);
 }
 
+#define RACK_A "8c1d2e3f-0000-4a5b-9c6d-7e8f90a1b2c3"
+#define RACK_B "00a1b2c3-d4e5-4f60-8172-8394a5b6c7d8"
+#define NO_CLUSTER "00000000-0000-0000-0000-000000000000"
+
+/* A report whose nvlink_fabric saw 4 GPUs: GPU i in cluster @uuid[i], clique @clique[i]. */
+static char *nvl_report(const char *host, const char *const uuid[4], const unsigned clique[4])
+{
+	cJSON *j = cJSON_CreateObject(), *checks, *chk, *fds;
+	char *s;
+
+	cJSON_AddStringToObject(j, "schema", "preflight.report/v1");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "node"), "hostname", host);
+	cJSON_AddStringToObject(j, "started_at", "2026-11-22T05:00:00Z");
+	checks = cJSON_AddArrayToObject(j, "checks");
+	chk = cJSON_CreateObject();
+	cJSON_AddStringToObject(chk, "name", "nvlink_fabric");
+	cJSON_AddStringToObject(chk, "status", "pass");
+	fds = cJSON_AddArrayToObject(chk, "findings");
+	for (int i = 0; i < 4; i++) {
+		cJSON *f = cJSON_CreateObject(), *o;
+		char bdf[16];
+
+		snprintf(bdf, sizeof(bdf), "0008:%02x:00.0", i + 1);
+		cJSON_AddStringToObject(f, "subject", bdf);
+		cJSON_AddStringToObject(f, "status", "pass");
+		cJSON_AddStringToObject(f, "message", "NVLink fabric completed");
+		o = cJSON_AddObjectToObject(f, "observed");
+		cJSON_AddStringToObject(o, "state", "completed");
+		cJSON_AddNumberToObject(o, "clique_id", clique[i]);
+		cJSON_AddStringToObject(o, "cluster_uuid", uuid[i]);
+		cJSON_AddItemToArray(fds, f);
+	}
+	cJSON_AddItemToArray(checks, chk);
+	cJSON_AddStringToObject(j, "verdict", "pass");
+	s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static const char *const rack_a[4] = { RACK_A, RACK_A, RACK_A, RACK_A };
+static const char *const rack_b[4] = { RACK_B, RACK_B, RACK_B, RACK_B };
+static const char *const hgx[4] = { NO_CLUSTER, NO_CLUSTER, NO_CLUSTER, NO_CLUSTER };
+static const unsigned nvl72[4] = { 32766, 32766, 32766, 32766 };
+
+/* The fleet of @n reports, finished; its JSON view's "nvlink_domains" odd list, or NULL. */
+static cJSON *nvl_view(struct pf_fleet *f, char *const *reports, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char origin[16];
+
+		snprintf(origin, sizeof(origin), "r%zu", i);
+		add(f, reports[i], origin);
+	}
+	pf_fleet_finish(f);
+	return pf_fleet_to_json(f);
+}
+
+static void assert_odd(const cJSON *view, const char *const *hosts, size_t n)
+{
+	const cJSON *odd = get(get(view, "nvlink_domains"), "odd");
+
+	assert_int_equal(cJSON_GetArraySize(odd), n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(get(cJSON_GetArrayItem(odd, (int)i), "node")->valuestring,
+				    hosts[i]);
+}
+
+static void test_nvlink_domains(void **state)
+{
+	const unsigned zero[4] = { 0, 0, 0, 0 }, other[4] = { 7, 7, 7, 7 };
+	const unsigned mixed[4] = { 32766, 32766, 32766, 7 };
+	struct pf_fleet *f;
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *view;
+	FILE *out;
+
+	(void)state;
+	/* a healthy rack (4 trays of one cluster and clique) and a second rack whose
+	 * clique has the same number: silent, two clusters listed */
+	f = pf_fleet_new(0.9);
+	view = nvl_view(f, (char *[]){ nvl_report("a1", rack_a, nvl72), nvl_report("a2", rack_a, nvl72),
+		nvl_report("a3", rack_a, nvl72), nvl_report("a4", rack_a, nvl72),
+		nvl_report("b1", rack_b, nvl72) }, 5);
+	assert_odd(view, NULL, 0);
+	assert_int_equal(cJSON_GetArraySize(get(get(view, "nvlink_domains"), "clusters")), 2);
+	cJSON_Delete(view);
+	out = open_memstream(&text, &len);
+	assert_int_equal(pf_fleet_render(f, PF_FLEET_TEXT, out), 0);
+	fclose(out);
+	pf_test_assert_contains(text, "NVLink domains: every node reports its cluster's clique.");
+	free(text);
+	pf_fleet_free(f);
+
+	/* one tray in clique 0, one in another clique, one split across cliques: each named */
+	f = pf_fleet_new(0.9);
+	view = nvl_view(f, (char *[]){ nvl_report("a1", rack_a, nvl72), nvl_report("a2", rack_a, nvl72),
+		nvl_report("a3", rack_a, nvl72), nvl_report("a4", rack_a, zero),
+		nvl_report("a5", rack_a, other), nvl_report("a6", rack_a, mixed) }, 6);
+	assert_odd(view, (const char *const[]){ "a4", "a5", "a6" }, 3);
+	{
+		const cJSON *odd = get(get(view, "nvlink_domains"), "odd");
+		const cJSON *e = cJSON_GetArrayItem(odd, 1);
+
+		assert_int_equal(get(e, "clique_id")->valueint, 7);
+		assert_int_equal(get(e, "majority_clique")->valueint, 32766);
+		assert_int_equal(get(e, "majority_nodes")->valueint, 4);
+		assert_int_equal(get(e, "cluster_nodes")->valueint, 6);
+		assert_true(cJSON_IsTrue(get(cJSON_GetArrayItem(odd, 2), "split")));
+	}
+	cJSON_Delete(view);
+	text = NULL;
+	out = open_memstream(&text, &len);
+	assert_int_equal(pf_fleet_render(f, PF_FLEET_TEXT, out), 0);
+	fclose(out);
+	pf_test_assert_contains(text, "NVLink domain drift (3 nodes off their cluster's clique)");
+	pf_test_assert_contains(text, "clique 7, while 4 of 6 nodes of its cluster report clique 32766");
+	pf_test_assert_contains(text, "clique 0: outside the NVLink partition");
+	free(text);
+	pf_fleet_free(f);
+
+	/* HGX nodes (Fabric Manager leaves clique and cluster zero), a malformed UUID:
+	 * no section at all */
+	f = pf_fleet_new(0.9);
+	view = nvl_view(f, (char *[]){ nvl_report("h1", hgx, zero), nvl_report("h2", hgx, zero),
+		nvl_report("h3", (const char *const[]){ "8C1D2E3F-0000-4A5B-9C6D-7E8F90A1B2C3",
+			"x", RACK_A "0", "" }, nvl72) }, 3);
+	assert_null(cJSON_GetObjectItemCaseSensitive(view, "nvlink_domains"));
+	cJSON_Delete(view);
+	text = NULL;
+	out = open_memstream(&text, &len);
+	assert_int_equal(pf_fleet_render(f, PF_FLEET_TEXT, out), 0);
+	fclose(out);
+	assert_null(strstr(text, "NVLink"));
+	free(text);
+	pf_fleet_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_views_are_clean),
 		cmocka_unit_test(test_drain_refusal),
 		cmocka_unit_test(test_firmware_drift),
+		cmocka_unit_test(test_nvlink_domains),
 		cmocka_unit_test(test_csv_quoting),
 	};
 
