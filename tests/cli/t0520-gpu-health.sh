@@ -30,6 +30,17 @@ expect_finding "$B1/links" "fail PF-NVLINK-LINKS-001" "an inactive NVLink link: 
 expect_finding "$B0/errors" "warn PF-NVLINK-LINKS-005" "90 recoveries in 24 h: warn (snapshot)"
 expect_finding "$B1/errors" "pass -" "the other GPU's counters are clean"
 
+# the shipped b200 profile expects 18 links (a model the table does not know):
+# a healthy B200 passes, one reporting 16 fails
+gen_root "$T/b200" --gpu b200 --gpus 2 --nics 2 --nvml-health
+pf --no-config --root "$T/b200" --profile b200 --only nvlink_links --format json
+expect_rc 0 "a B200 with its 18 links passes the b200 profile"
+gen_root "$T/b200short" --gpu b200 --gpus 2 --nics 2 --nvml-health --nvlinks 16
+pf --no-config --root "$T/b200short" --profile b200 --only nvlink_links --format json
+expect_rc 1 "a B200 reporting 16 of its 18 links fails"
+B=$(ls "$T/b200short/preflight/nvml" | head -1)
+expect_finding "$B/links" "fail PF-NVLINK-LINKS-002" "fewer links than the profile's 18"
+
 gen_root "$T/pcie" --gpus 1 --nics 1 --nvml-health --nvlinks 0 --nvml-unsupported pcie_replay_counter
 pf --no-config --root "$T/pcie" --only gpu_health,nvlink_links --format json
 expect_rc 0 "not supported is never a fail"
