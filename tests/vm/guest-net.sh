@@ -62,9 +62,9 @@ rig_two_rails() {
 
 # rig_no_ipv4 DEV...: the rails lose their IPv4 addresses (no IPoIB, in RoCE
 # terms); their IPv6 link-local addresses stay (DAD done), and as
-# rig_policy does for IPv4, what a rail sources leaves by its own netdev and
-# the local table moves behind, so rxe0 and rxe1 of one VM reach each other
-# over the cable, not lo.
+# rig_policy does for IPv4, what a rail sources leaves by its own netdev
+# (to itself: the local table, a port's loopback) and the local table moves
+# behind, so rxe0 and rxe1 of one VM reach each other over the cable, not lo.
 rig_no_ipv4() {
 	i=1
 	for dev in "$@"; do
@@ -79,6 +79,7 @@ rig_no_ipv4() {
 			[ $k -gt 50 ] && { echo "FAIL: $dev has no IPv6 link-local address"; return 1; }
 			sleep 0.2
 		done
+		$T ip -6 rule add pref 50 from "$ll" to "$ll" lookup local
 		$T ip -6 rule add pref $((100 + i)) from "$ll" iif lo lookup $((100 + i))
 		$T ip -6 route add fe80::/64 dev "$dev" table $((100 + i))
 		i=$((i + 1))
