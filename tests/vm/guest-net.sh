@@ -165,14 +165,16 @@ rig_uptime() { cut -d' ' -f1 /proc/uptime; }   # seconds since boot, for job log
 rig_loss() { $T tc qdisc replace dev "$1" root netem loss "$2"; }       # DEV PCT%
 rig_delay() { $T tc qdisc replace dev "$1" root netem delay "$2"; }     # DEV 20ms
 # rig_rate DEV RATE: DEV's data packets through tbf (a queue deep enough to
-# slow without dropping), its small packets (IPv4 total length < 256: RoCE
-# ACKs, ARP-sized) around it, so that only what DEV sends is slow and the
+# slow without dropping), its small packets (IPv4 total length or IPv6
+# payload length < 256: RoCE ACKs, ARP and neighbour discovery) around it, so that only what DEV sends is slow and the
 # ACKs of what it receives do not queue behind its data.
 rig_rate() {
 	$T tc qdisc replace dev "$1" root handle 1: prio &&
 	$T tc qdisc add dev "$1" parent 1:2 handle 20: tbf rate "$2" burst 64kbit latency 2s &&
 	$T tc filter add dev "$1" parent 1: protocol ip prio 1 u32 \
-		match u16 0x0000 0xff00 at 2 flowid 1:1
+		match u16 0x0000 0xff00 at 2 flowid 1:1 &&
+	$T tc filter add dev "$1" parent 1: protocol ipv6 prio 2 u32 \
+		match u16 0x0000 0xff00 at 4 flowid 1:1
 }
 rig_clear() { $T tc qdisc del dev "$1" root 2>/dev/null || true; }
 rig_down() { $T ip link set "$1" down; }                                # DEV
