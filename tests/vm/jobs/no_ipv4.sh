@@ -57,13 +57,16 @@ mexpect same /vmwork/mesh.r0.json /vmwork/mesh.r1.json
 M show /vmwork/mesh.r0.json
 
 # a fault is named as over RDMA-CM (mesh_pair.sh): rxe0's sends shaped, the
-# path 0 -> 1 named (two nodes cannot tell which end), never a rail or node
+# path between the two named (two nodes cannot tell which end), never a rail
+# or node.  Over verbs the other direction has also ended once with
+# IBV_WC_REM_INV_REQ_ERR under this shaping (rxe0's responses queue behind
+# its data), so its direction and a warn-only verdict are not asserted here.
 rig_rate veth0 5mbit
 mesh_pair slow
 for r in 0 1; do
-	mexpect status "/vmwork/slow.r$r.json" warn
+	mexpect status "/vmwork/slow.r$r.json" warn,fail
 	mexpect suspects "/vmwork/slow.r$r.json" path
-	mexpect path "/vmwork/slow.r$r.json" 0 1 tx
+	mexpect none-of "/vmwork/slow.r$r.json" rail,node
 done
 M show /vmwork/slow.r1.json
 rig_clear veth0
