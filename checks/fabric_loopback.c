@@ -174,6 +174,26 @@ static int fabric_loopback_validate(const void *config, char **ret_err)
 
 #define ROUNDS 2
 
+/*
+ * Seconds a flow's WRITEs may take: the warm-up and timed WRs at 25 Gb/s
+ * (or duration_ms) and one completion timeout as the engine scales it for
+ * a 25 Gb/s port.  The deadline grants it; the engine cuts a slower flow
+ * there (opts.max_ms), so that a slow link is measured, not killed.
+ */
+static double run_budget_s(const struct fabric_loopback_cfg *cfg)
+{
+	double bits = (double)cfg->msg_size * 8, run_s;
+
+	if (cfg->duration_ms)
+		run_s = (double)cfg->duration_ms / 1000 + (double)cfg->warmup * bits / 25e9;
+	else
+		run_s = (double)(cfg->warmup + cfg->iterations) * bits / 25e9;
+	return run_s + (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms,
+							   cfg->msg_size, (unsigned int)cfg->cq_mod,
+							   (unsigned int)cfg->tx_depth,
+							   25 * cfg->min_fraction) / 1000;
+}
+
 static unsigned int fabric_loopback_deadline_s(const void *config)
 {
 	const struct fabric_loopback_cfg *cfg = config;
@@ -186,17 +206,10 @@ static unsigned int fabric_loopback_deadline_s(const void *config)
 	if (listed > rounds)
 		rounds = listed;
 
-	if (cfg->duration_ms)
-		run_s = (double)cfg->duration_ms / 1000 + (double)cfg->warmup * bits / 25e9;
-	else
-		run_s = (double)(cfg->warmup + cfg->iterations) * bits / 25e9;
+	run_s = run_budget_s(cfg);
 	run_s += (double)cfg->slots * bits / 25e9; /* the fresh-pattern pass */
 	run_s += 3 + 2 * (double)cfg->resolve_timeout_ms / 1000 +
-		 (double)cfg->timeout_ms / 1000 + /* the connection's */
-		 (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms, cfg->msg_size,
-						     (unsigned int)cfg->cq_mod,
-						     (unsigned int)cfg->tx_depth,
-						     25 * cfg->min_fraction) / 1000;
+		 (double)cfg->timeout_ms / 1000; /* the connection's */
 	total = 15 + rounds * run_s;
 	return total > 86400 ? 86400 : (unsigned int)total + 1;
 }
@@ -682,6 +695,7 @@ static void flow_opts(const struct fabric_loopback_cfg *cfg, const struct plan *
 	o->duration_ms = cfg->duration_ms;
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
 	o->min_gbps = min_rate(&p->rails[fl->a], &p->rails[fl->b]) * cfg->min_fraction;
+	o->max_ms = (uint64_t)(run_budget_s(cfg) * 1000);
 	o->resolve_timeout_ms = (unsigned int)cfg->resolve_timeout_ms;
 	o->page_size = (size_t)page_size;
 	o->slots = (unsigned int)cfg->slots;
@@ -736,6 +750,8 @@ static void observe_flow(struct pf_finding *f, const struct plan *p, const struc
 		pf_obs_num(f, "bad_slot", r->bad_slot);
 		pf_obs_num(f, "bad_pass", r->bad_pass);
 	}
+	if (r->cut_short)
+		pf_obs_bool(f, "cut_short", true);
 	if (r->note[0])
 		pf_obs_str(f, "note", r->note);
 	pf_obs_num(f, "src_rate_gbps", rate_of(&p->rails[fl->a]));

@@ -139,22 +139,36 @@ static int gdr_loopback_validate(const void *config, char **ret_err)
 
 #define MAX_DEADLINE_PAIRS 8
 
-/* Seconds the runner gives the check for these settings (see the header). */
-static unsigned int gdr_loopback_deadline_s(const void *config)
+/*
+ * Seconds one run's WRITEs may take: the warm-up and timed WRs at 25 Gb/s
+ * (or duration_ms) and one completion timeout, as the engine scales it for
+ * a 25 Gb/s port.  The deadline grants it; the engine cuts a slower run
+ * there (opts.max_ms), so that a slow link is measured before the runner
+ * kills the check.
+ */
+static double run_budget_s(const struct gdr_loopback_cfg *cfg)
 {
-	const struct gdr_loopback_cfg *cfg = config;
-	double run_s, total;
+	double run_s;
 
 	if (cfg->duration_ms)
 		run_s = (double)cfg->duration_ms / 1000 +
 			(double)cfg->warmup * (double)cfg->msg_size * 8 / 25e9;
 	else
 		run_s = (double)(cfg->warmup + cfg->iterations) * (double)cfg->msg_size * 8 / 25e9;
-	/* one completion timeout, as the engine scales it for a 25 Gb/s port */
-	run_s += 2 + (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms,
-							 cfg->msg_size, (unsigned int)cfg->cq_mod,
-							 (unsigned int)cfg->tx_depth,
-							 25 * cfg->host_min_fraction) / 1000;
+	return run_s + (double)pf_lb_completion_timeout_ms((unsigned int)cfg->timeout_ms,
+							   cfg->msg_size, (unsigned int)cfg->cq_mod,
+							   (unsigned int)cfg->tx_depth,
+							   25 * cfg->host_min_fraction) / 1000;
+}
+
+/* Seconds the runner gives the check for these settings (see the header). */
+static unsigned int gdr_loopback_deadline_s(const void *config)
+{
+	const struct gdr_loopback_cfg *cfg = config;
+	double run_s, total;
+
+	/* 2 s of setup, and the flush of a run cut short (at most a timeout more) */
+	run_s = run_budget_s(cfg) + 2;
 	if (cfg->parallel) /* a host round, then GPU rounds for up to two GPUs per NIC */
 		total = 15 + run_s * (cfg->use_gpu ? 3 : 1);
 	else
@@ -524,6 +538,7 @@ static void base_opts(const struct gdr_loopback_cfg *cfg, const struct pf_verbs_
 	o->timeout_ms = (unsigned int)cfg->timeout_ms;
 	/* a run below this fails anyway: the completion timeout waits for its batch at it */
 	o->min_gbps = port_rate(cfg, n) * cfg->host_min_fraction;
+	o->max_ms = (uint64_t)(run_budget_s(cfg) * 1000);
 	o->numa_node = n->numa;
 }
 
@@ -606,6 +621,8 @@ static void observe_run(struct pf_finding *f, const struct pf_lb_opts *o,
 		pf_obs_num(f, "iterations", (double)r->iterations);
 		pf_obs_num(f, "seconds", r->seconds);
 	}
+	if (r->cut_short)
+		pf_obs_bool(f, "cut_short", true);
 	if (r->reg)
 		pf_obs_str(f, "registration", r->reg);
 	if (o->mem == PF_LB_HOST && r->reg)

@@ -71,6 +71,8 @@ struct pf_fab_opts {
 	unsigned int timeout_ms;         /* no CM event for this long; the floor of the
 					  * completion timeout (pf_lb_completion_timeout_ms) */
 	double min_gbps;                 /* the rate the flow is held to; 0 unknown */
+	uint64_t max_ms;                 /* warm-up and timed run at most; 0 no limit
+					  * (as pf_lb_opts.max_ms: cut, result.cut_short) */
 	unsigned int resolve_timeout_ms; /* rdma_resolve_addr / rdma_resolve_route */
 	unsigned int slots;              /* 0: as many as fit in 32 MiB, 2-64 */
 	size_t page_size;                /* 0: sysconf */
@@ -108,6 +110,12 @@ struct pf_fab_result {
 	const char *reg[2];     /* "host", "peermem", "dmabuf" per side */
 	char bound[2][32];      /* CM: the device each side's address resolved to */
 	double below_gbps;      /* -ETIMEDOUT in the transfer: the flow moved less than this */
+	/*
+	 * The flow reached opts.max_ms: the figure is what completed by then,
+	 * the source QP was moved to ERR (its WRs flushed), pass 1 verified,
+	 * pass 2 (fresh patterns) not run.
+	 */
+	bool cut_short;
 	char note[256];
 	char err[256];
 };

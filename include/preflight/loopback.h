@@ -64,6 +64,13 @@ struct pf_lb_opts {
 	 * slow link is measured, not timed out.  0: unknown (PF_LB_FLOOR_GBPS).
 	 */
 	double min_gbps;
+	/*
+	 * The longest the warm-up and the timed run may take together (0: no
+	 * limit).  A link too slow to finish its WRs in it is cut there, not
+	 * timed out: the figure is what completed by then (result.cut_short),
+	 * the WRs still outstanding are flushed (A's QP moved to ERR).
+	 */
+	uint64_t max_ms;
 	enum pf_lb_mem mem;
 	int numa_node;             /* host buffers: the NIC's node, -1 unknown */
 	/* GPU buffers */
@@ -114,6 +121,11 @@ struct pf_lb_result {
 	 * done plus the next signalled batch, over the time waited), 0 else.
 	 */
 	double below_gbps;
+	/*
+	 * The run reached opts.max_ms: gbps, seconds, bytes and iterations are
+	 * the WRs completed by then (the warm-up's when it had not ended).
+	 */
+	bool cut_short;
 	char note[256];            /* what else happened: a path that failed, no NUMA */
 	char err[256];             /* why the run failed */
 };
@@ -122,9 +134,23 @@ struct pf_lb_result {
 #define PF_LB_FLOOR_GBPS 1.0
 
 /*
+ * At most this many bytes between two signalled WRs: a message of 8 MiB
+ * or more is signalled every WR, so that a link much slower than expected
+ * (soft-RoCE: 0.2 Gb/s where the port says 10) still completes something
+ * within the completion timeout and is measured, not reported stalled.
+ */
+#define PF_LB_SIGNAL_BYTES (8u << 20)
+
+/*
+ * Every how many WRs the engines signal: @cq_mod, at least 1, at most
+ * @tx_depth and at most PF_LB_SIGNAL_BYTES / @msg_size (at least 1).
+ */
+unsigned int pf_lb_signal_every(unsigned int cq_mod, unsigned int tx_depth, size_t msg_size);
+
+/*
  * How long a run waits for a completion: @floor_ms plus the time the
- * cq_mod WRITEs between two signalled completions (cq_mod x msg_size,
- * cq_mod at most tx_depth) take at @min_gbps (PF_LB_FLOOR_GBPS when 0).
+ * WRITEs between two signalled completions (pf_lb_signal_every() x
+ * msg_size) take at @min_gbps (PF_LB_FLOOR_GBPS when 0).
  * A link slower than @min_gbps then fails as slow, with its figure.
  */
 unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,

@@ -108,7 +108,17 @@ struct flow {
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
 	uint64_t n_written;
+	uint64_t stop_at;         /* pf_eng_now_ns() when the run is cut (opts.max_ms), 0 never */
 	struct pf_eng_readback *readback; /* set: the checks READ side 1 back into it */
+	/*
+	 * Called once when the timed run has ended (or the flow failed before
+	 * it ended), NULL after; NULL: none.  A round of flows in one process
+	 * waits there for all of them (fabric.c), so that no flow's checks
+	 * and refills (CPU and memory bandwidth) run inside another flow's
+	 * timed window.
+	 */
+	void (*timed_end)(struct flow *f);
+	void *round;              /* timed_end's */
 };
 
 /* One way of connecting a flow whose two sides are in this process. */
@@ -149,8 +159,12 @@ void pf_eng_release(struct flow *f);
 void pf_eng_prepare_wrs(struct flow *f);
 /*
  * Post @n WRs (UINT64_MAX with @duration_ns: until that much time has
- * passed, then up to the next signalled WR), tx_depth outstanding; wait for
- * the last.  *ret_n, *ret_ns: WRs done and first post to last completion.
+ * passed, then up to the next signalled WR), tx_depth outstanding, every
+ * pf_lb_signal_every()-th signalled; wait for the last, or cut the run at
+ * f->stop_at (and when, with a stop_at set, WRs completed and then none
+ * for the completion timeout): side 0's QP to ERR, the rest flushed,
+ * ret->cut_short.  *ret_n, *ret_ns: WRs done and first post to last
+ * completion.
  */
 int pf_eng_pump(struct flow *f, uint64_t n, uint64_t duration_ns, uint64_t *ret_n,
 		uint64_t *ret_ns);
@@ -166,11 +180,14 @@ void pf_eng_readback_release(struct flow *f, struct pf_eng_readback *rb);
 
 /* ---- transfer.c ---- */
 /*
- * ib_write_bw's run: warm-up, the timed WRITEs (ret: gbps, seconds, bytes),
- * the check of the first pass, then (second_pass) fresh patterns written
- * once per slot and checked.
+ * ib_write_bw's run: warm-up, the timed WRITEs (ret: gbps, seconds, bytes;
+ * cut at opts.max_ms: what completed by then), f->timed_end, the check of
+ * the first pass, then (second_pass, not after a cut) fresh patterns
+ * written once per slot and checked.
  */
 int pf_eng_transfer(struct flow *f);
+/* f->timed_end once, if set (a flow that fails before its timed run ends). */
+void pf_eng_timed_end(struct flow *f);
 
 /* ---- cm.c ---- */
 int pf_eng_sockaddr(const char *ip, uint16_t port_be, struct sockaddr_in *sa);

@@ -3,7 +3,8 @@
  * fabric.c - RDMA WRITE between two NICs of this node
  * (include/preflight/fabric.h): a flow of the engine (engine.h) whose two
  * sides are in this process, connected by the op its options name
- * (RDMA-CM, or plain verbs), and rounds of such flows run at once.
+ * (RDMA-CM, or plain verbs), and rounds of such flows run at once (their
+ * checks after every flow's timed run).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -53,7 +54,27 @@ static void gate_arrive(struct gate *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
-static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, struct gate *g)
+/* A flow that will never arrive at @g. */
+static void gate_leave(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->expected--;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void timed_end(struct flow *f)
+{
+	gate_arrive(f->round);
+}
+
+/*
+ * One flow; in a round, its transfer starts once every flow has connected
+ * (or failed: @g) and its checks once every flow's timed run has ended
+ * (@g_timed).
+ */
+static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, struct gate *g,
+		    struct gate *g_timed)
 {
 	static const pf_eng_connect_fn connect_op[] = {
 		[PF_FAB_CM] = pf_eng_connect_cm,
@@ -63,6 +84,8 @@ static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, stru
 	int r;
 
 	pf_eng_init(&f, o, ret);
+	f.timed_end = g_timed ? timed_end : NULL;
+	f.round = g_timed;
 
 	*ret = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 	if (!o->api || !o->src.dev || !o->dst.dev || !o->msg_size || o->msg_size > UINT32_MAX ||
@@ -76,6 +99,7 @@ static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, stru
 	gate_arrive(g);
 	if (!r)
 		r = pf_eng_transfer(&f);
+	pf_eng_timed_end(&f); /* failed before its timed run ended */
 	if (!r)
 		ret->stage = PF_FAB_DONE;
 	pf_eng_release(&f);
@@ -84,12 +108,12 @@ static int flow_run(const struct pf_fab_opts *o, struct pf_fab_result *ret, stru
 
 int pf_fabric_flow(const struct pf_fab_opts *o, struct pf_fab_result *ret)
 {
-	return flow_run(o, ret, NULL);
+	return flow_run(o, ret, NULL, NULL);
 }
 
 struct job {
 	struct pf_fab_flow *flow;
-	struct gate *gate;
+	struct gate *gate, *timed;
 	pthread_t thread;
 };
 
@@ -97,7 +121,7 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 
-	j->flow->rc = flow_run(&j->flow->opts, &j->flow->res, j->gate);
+	j->flow->rc = flow_run(&j->flow->opts, &j->flow->res, j->gate, j->timed);
 	return NULL;
 }
 
@@ -105,19 +129,19 @@ void pf_fabric_round(struct pf_fab_flow *flows, size_t n)
 {
 	struct gate g = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 			  .expected = n };
+	struct gate timed = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			      .cond = PTHREAD_COND_INITIALIZER, .expected = n };
 	pf_autofree struct job *jobs = pf_xcalloc(n + 1, sizeof(*jobs));
 	pf_autofree bool *started = pf_xcalloc(n + 1, sizeof(*started));
 
 	for (size_t i = 0; i < n; i++) {
-		jobs[i] = (struct job){ .flow = &flows[i], .gate = &g };
+		jobs[i] = (struct job){ .flow = &flows[i], .gate = &g, .timed = &timed };
 		started[i] = pthread_create(&jobs[i].thread, NULL, job_main, &jobs[i]) == 0;
 		if (started[i])
 			continue;
 		/* no thread: this flow cannot overlap the others; it is not waited for */
-		pthread_mutex_lock(&g.lock);
-		g.expected--;
-		pthread_cond_broadcast(&g.cond);
-		pthread_mutex_unlock(&g.lock);
+		gate_leave(&g);
+		gate_leave(&timed);
 		flows[i].res = (struct pf_fab_result){ .stage = PF_FAB_OPEN, .cm_event = -1 };
 		snprintf(flows[i].res.err, sizeof(flows[i].res.err), "pthread_create failed");
 		flows[i].rc = -EAGAIN;
@@ -127,4 +151,6 @@ void pf_fabric_round(struct pf_fab_flow *flows, size_t n)
 			pthread_join(jobs[i].thread, NULL);
 	pthread_mutex_destroy(&g.lock);
 	pthread_cond_destroy(&g.cond);
+	pthread_mutex_destroy(&timed.lock);
+	pthread_cond_destroy(&timed.cond);
 }

@@ -89,6 +89,7 @@ static void fab_opts(const struct pf_lb_opts *o, struct pf_fab_opts *fo)
 		.duration_ms = o->duration_ms,
 		.timeout_ms = o->timeout_ms,
 		.min_gbps = o->min_gbps,
+		.max_ms = o->max_ms,
 		.slots = o->slots,
 		.page_size = o->page_size,
 		.cu = o->cu,
@@ -120,6 +121,7 @@ static void lb_result(const struct flow *f, const struct pf_fab_result *fr,
 		.bad_slot = fr->bad_slot,
 		.page_size = f->page,
 		.below_gbps = fr->below_gbps,
+		.cut_short = fr->cut_short,
 	};
 	memcpy(ret->note, fr->note, sizeof(ret->note));
 	memcpy(ret->err, fr->err, sizeof(ret->err));

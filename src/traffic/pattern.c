@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * pattern.c - the engine's arithmetic (include/preflight/loopback.h): the
- * data pattern and its check, decimal Gb/s, and how long a run waits for a
- * completion before it calls the link slow or stalled.
+ * data pattern and its check, decimal Gb/s, how often a run signals, and
+ * how long it waits for a completion before it calls the link slow or
+ * stalled.
  */
 #include <string.h>
 
@@ -13,11 +14,19 @@ double pf_lb_gbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 8.0 / (double)ns : 0;
 }
 
+unsigned int pf_lb_signal_every(unsigned int cq_mod, unsigned int tx_depth, size_t msg_size)
+{
+	unsigned int mod = cq_mod < 1 ? 1 : tx_depth && cq_mod > tx_depth ? tx_depth : cq_mod;
+	size_t fit = msg_size ? PF_LB_SIGNAL_BYTES / msg_size : mod;
+
+	return fit < 1 ? 1 : fit < mod ? (unsigned int)fit : mod;
+}
+
 unsigned int pf_lb_completion_timeout_ms(unsigned int floor_ms, size_t msg_size,
 					 unsigned int cq_mod, unsigned int tx_depth,
 					 double min_gbps)
 {
-	unsigned int mod = cq_mod < 1 ? 1 : tx_depth && cq_mod > tx_depth ? tx_depth : cq_mod;
+	unsigned int mod = pf_lb_signal_every(cq_mod, tx_depth, msg_size);
 	double gbps = min_gbps > 0 ? min_gbps : PF_LB_FLOOR_GBPS;
 	double ms = (double)floor_ms + (double)mod * (double)msg_size * 8 / (gbps * 1e6);
 

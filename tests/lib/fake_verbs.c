@@ -647,10 +647,33 @@ static int rtr_peer(const struct pf_fake_verbs_dev *d, const struct ibv_qp_attr 
 #define RC_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
 		    IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE)
 
+/*
+ * A QP moved to ERR: its completions the wire has not delivered yet are
+ * flushed now (IBV_WC_WR_FLUSH_ERR), and what it posts later is flushed.
+ */
+static void flush(struct fqp *q)
+{
+	struct fcq *cq = (struct fcq *)q->qp.send_cq;
+	uint64_t now;
+
+	pthread_mutex_lock(&lock);
+	now = fctx_of(q->qp.context)->clock_ns;
+	q->error = true;
+	for (int i = 0; i < cq->n; i++) {
+		int k = (cq->head + i) % MAX_CQE;
+
+		if (cq->q[k].qp != &q->qp || cq->q[k].due_ns <= now)
+			continue;
+		cq->q[k].wc.status = IBV_WC_WR_FLUSH_ERR;
+		cq->q[k].due_ns = now;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	struct pf_fake_verbs_dev *d = dev_of(qp->context);
-	int peer, r;
+	int peer = -1, r;
 
 	if (!(mask & IBV_QP_STATE))
 		return refuse("no IBV_QP_STATE");
@@ -706,6 +729,9 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		if (a->sq_psn > 0xffffff)
 			return refuse("RTS SQ PSN wider than 24 bits");
 		((struct fqp *)qp)->sq_psn = a->sq_psn;
+		break;
+	case IBV_QPS_ERR:
+		flush((struct fqp *)qp);
 		break;
 	default:
 		return refuse("unsupported target state");

@@ -543,8 +543,10 @@ static void test_default_rails_rule(void **state)
 
 /*
  * A slow link reads as slow with its figure (the completion timeout waits
- * for a batch at the rate the flow is held to); when every flow connected
- * and only the transfers stalled, the summary says so, not rail_only.
+ * for a batch at the rate the flow is held to, at most 8 MiB between
+ * signalled WRs), a link far slower is cut at the flow's time budget and
+ * measured; when every flow connected and only the transfers stalled, the
+ * summary says so, not rail_only.
  */
 static void test_slow_and_stalled_flows(void **state)
 {
@@ -563,10 +565,22 @@ static void test_slow_and_stalled_flows(void **state)
 	assert_non_null(strstr(f->message, "3.0 Gb/s, 30% of 10 Gb/s"));
 	pf_result_release(&res);
 
+	/* 200 x 8 MiB at 0.05 Gb/s is 4.5 min: cut at the budget, measured */
 	pf_fake_verbs_reset(2, IBV_LINK_LAYER_ETHERNET);
 	pf_fake_rdmacm_reset(2);
 	for (int i = 0; i < 2; i++)
-		pf_fake_verbs.devs[i].gbps = 0.3;
+		pf_fake_verbs.devs[i].gbps = 0.05;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	assert_non_null(strstr(f->message, "% of 10 Gb/s"));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f->observed, "cut_short")));
+	assert_float_equal(obs_num(f, "gbps"), 0.05, 0.002);
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(2, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_rdmacm_reset(2);
+	pf_fake_verbs.hang = true;
 	run(root, sets, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1 -> mlx5_1/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);

@@ -532,12 +532,27 @@ static void test_slow_link_reads_slow(void **state)
 	assert_non_null(strstr(f->message, "host memory 3.0 Gb/s, 30% of the 10 Gb/s port rate"));
 	pf_result_release(&res);
 
+	/* 0.3 Gb/s, rxe's under TCG: 200 x 8 MiB is 45 s, cut at the budget, measured */
 	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
 	pf_fake_verbs.devs[0].gbps = 0.3;
 	run(root, sets, &res);
 	f = pf_test_must_find(&res, "mlx5_0/1");
 	assert_int_equal(f->status, PF_STATUS_FAIL);
-	assert_non_null(strstr(f->message, "slow or stalled: below 2.44 Gb/s, under the 9 Gb/s"));
+	assert_non_null(strstr(f->message, "host memory 0.3 Gb/s, 3% of the 10 Gb/s port rate"));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f->observed, "cut_short")));
+	assert_float_equal(obs_num(f, "gbps"), 0.3, 0.01);
+	pf_result_release(&res);
+
+	pf_fake_verbs_reset(1, IBV_LINK_LAYER_ETHERNET);
+	pf_fake_verbs.hang = true;
+	run(root, sets, &res);
+	f = pf_test_must_find(&res, "mlx5_0/1");
+	assert_int_equal(f->status, PF_STATUS_FAIL);
+	/*
+	 * not one 8 MiB WRITE in 2.008 s, seen at 2.048 s (the pump reads the
+	 * clock every 256 empty polls, a millisecond each on the fake)
+	 */
+	assert_non_null(strstr(f->message, "slow or stalled: below 0.0328 Gb/s, under the 9 Gb/s"));
 	assert_null(strstr(f->remedy, "mlxfwreset"));
 	assert_non_null(strstr(f->remedy, "nic_link_speed"));
 	pf_result_release(&res);
@@ -910,14 +925,14 @@ static void test_deadline(void **state)
 	assert_int_equal(pf_config_build(c, &prof, &cfg, &err), 0);
 	d = c->deadline_s(cfg);
 	/*
-	 * ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + a 2.37 s completion
-	 * timeout: 2 s and 100 x 8 MiB at 22.5 Gb/s) x 2 runs x 8 pairs + 15 s
+	 * ((1000 + 5000) x 8 MiB at 25 Gb/s = 16.1 s, + 2 s + a 2.003 s completion
+	 * timeout: 2 s and one 8 MiB WRITE at 22.5 Gb/s) x 2 runs x 8 pairs + 15 s
 	 */
-	assert_int_equal(d, 342);
+	assert_int_equal(d, 337);
 	pf_profile_add_set(&prof, "gdr_loopback.parallel=true");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_par, &err), 0);
 	d_par = c->deadline_s(cfg_par);
-	assert_int_equal(d_par, 77); /* one host round and two GPU rounds */
+	assert_int_equal(d_par, 76); /* one host round and two GPU rounds */
 	pf_profile_add_set(&prof, "gdr_loopback.iterations=50000");
 	assert_int_equal(pf_config_build(c, &prof, &cfg_big, &err), 0);
 	d_big = c->deadline_s(cfg_big);

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,54 @@ static void test_round_overlaps(void **state)
 	assert_clean();
 }
 
+/* Per posting thread (one per flow of a round): WRs posted, and the other's count at each. */
+static pthread_t poster[2];
+static unsigned long posted_by[2], other_at[2][16];
+
+static void count_by_thread(unsigned long wr)
+{
+	(void)wr; /* called under the fake's lock */
+	for (int t = 0; t < 2; t++) {
+		if (posted_by[t] && !pthread_equal(poster[t], pthread_self()))
+			continue;
+		poster[t] = pthread_self();
+		if (posted_by[t] < PF_ARRAY_SIZE(other_at[t]))
+			other_at[t][posted_by[t]] = posted_by[1 - t];
+		posted_by[t]++;
+		return;
+	}
+}
+
+/*
+ * A round's flows check and refill only once every flow's timed run has
+ * ended: the short flow's second-pass WRITEs (its 11th WR on) come after
+ * the long flow's 3000 timed ones, never inside its timed window.
+ */
+static void test_round_checks_after_timed_runs(void **state)
+{
+	struct pf_fab_flow flows[2];
+	int a;
+
+	reset(2, IBV_LINK_LAYER_INFINIBAND);
+	for (int i = 0; i < 2; i++) {
+		opts_for(&flows[i].opts, i, 1 - i, PF_FAB_VERBS);
+		flows[i].opts.warmup = 0;
+		flows[i].opts.iterations = i ? 3000 : 10;
+	}
+	memset(posted_by, 0, sizeof(posted_by));
+	pf_fake_verbs.on_wr = count_by_thread;
+	pf_fabric_round(flows, 2);
+	pf_fake_verbs.on_wr = NULL;
+	assert_int_equal(flows[0].rc, 0);
+	assert_int_equal(flows[1].rc, 0);
+	a = posted_by[0] < posted_by[1] ? 0 : 1;
+	/* 10 timed WRITEs, then one per slot (64 of 64 KiB) */
+	assert_int_equal(posted_by[a], 10 + 64);
+	assert_int_equal(posted_by[1 - a], 3000 + 64);
+	assert_true(other_at[a][10] >= 3000);
+	assert_clean();
+}
+
 static void test_gpu_memory_both_sides(void **state)
 {
 	static const char *const bdfs[] = { "0000:17:00.0", "0000:2a:00.0" };
@@ -468,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_pattern_pass),
 		cmocka_unit_test(test_retry_exhausted),
 		cmocka_unit_test(test_round_overlaps),
+		cmocka_unit_test(test_round_checks_after_timed_runs),
 		cmocka_unit_test(test_gpu_memory_both_sides),
 		cmocka_unit_test(test_fake_conventions),
 		cmocka_unit_test(test_loader),

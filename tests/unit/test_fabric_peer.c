@@ -107,6 +107,44 @@ static void test_write_and_read_back(void **state)
 	assert_clean();
 }
 
+/*
+ * A run cut at its time budget (fab.max_ms): measured over what completed,
+ * nothing READ back (the writer's QP is in ERR), the note says so.
+ */
+static void test_cut_short_not_read_back(void **state)
+{
+	struct node lst = { 0 };
+	struct pf_fabp_opts w;
+	struct pf_fab_result r;
+
+	reset();
+	pf_fake_verbs.devs[0].gbps = pf_fake_verbs.devs[1].gbps = 0.1;
+	opts_for(&lst.o, 0, 1, 3, 0);
+	opts_for(&w, 0, 1, 3, 0);
+	/* 5000 x 64 KiB at 0.1 Gb/s is 26 s: cut at 1 s */
+	w.fab.duration_ms = 0;
+	w.fab.warmup = 0;
+	w.fab.iterations = 5000;
+	w.fab.max_ms = 1000;
+	w.fab.cq_mod = 8;
+	w.fab.timeout_ms = 1000;
+	start(&lst);
+	if (pf_fabp_write(&w, &r))
+		fail_msg("writer: %s", r.err);
+	pthread_join(lst.t, NULL);
+	if (lst.rc)
+		fail_msg("listener: %s", lst.r.err);
+	assert_int_equal(r.stage, PF_FAB_DONE);
+	assert_true(r.cut_short);
+	assert_float_equal(r.gbps, 0.1, 0.01);
+	assert_in_range(r.iterations, 150, 200);
+	assert_non_null(strstr(r.note, "cut short"));
+	assert_non_null(strstr(r.note, "pass 1 not read back"));
+	/* no READ posted: the fake refuses a post on a QP out of RTS (-EIO) */
+	assert_true(pf_fake_verbs.wrs <= r.iterations + w.fab.tx_depth);
+	assert_clean();
+}
+
 /* The writer starts first: refused (nobody listening) until the listener is up. */
 static void test_writer_retries_until_listening(void **state)
 {
@@ -569,6 +607,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_and_read_back),
+		cmocka_unit_test(test_cut_short_not_read_back),
 		cmocka_unit_test(test_writer_retries_until_listening),
 		cmocka_unit_test(test_data_mismatch),
 		cmocka_unit_test(test_partner_never_listening),
