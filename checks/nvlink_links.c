@@ -18,6 +18,14 @@
  *                 fails, a replay or CRC error warns.  Recorded: the values
  *                 since the driver loaded per hour of /proc/uptime (at least
  *                 one hour), as port_errors judges a snapshot, warnings only.
+ *   <bdf>/speed   the common speed of the active links
+ *                 (nvmlDeviceGetFieldValues, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON):
+ *                 below the fastest of the node's other GPUs of the same PCI
+ *                 device ID warns (a link trained down: one model on one node
+ *                 runs at one speed); below min_speed_mbps (0: off) fails.  No
+ *                 table of speeds by generation: the peers are the reference.
+ *                 Not known (an older libnvidia-ml, NOT_SUPPORTED, an older
+ *                 snapshot): skip naming the query.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +43,7 @@ struct nvlink_links_cfg {
 	char *mode;
 	uint64_t window_ms;
 	uint64_t expected_links;
+	uint64_t min_speed_mbps;
 	double recovery_per_hour, errors_per_hour;
 };
 
@@ -46,6 +55,8 @@ static const struct pf_param nvlink_links_params[] = {
 		     "sampling window of the error counters on the live node"),
 	PF_PARAM_U64(struct nvlink_links_cfg, expected_links, "0", 0, PF_NVML_NVLINK_MAX_LINKS,
 		     "links", "NVLink links every GPU must have; 0: by its device ID where known"),
+	PF_PARAM_U64(struct nvlink_links_cfg, min_speed_mbps, "0", 0, 100000000, "MBps",
+		     "fail a GPU whose common NVLink speed is below this; 0: off"),
 	PF_PARAM_DOUBLE(struct nvlink_links_cfg, recovery_per_hour, "1", 0, 1e12, "errors/h",
 			"absolute mode: warn above this rate of link recoveries"),
 	PF_PARAM_DOUBLE(struct nvlink_links_cfg, errors_per_hour, "100", 0, 1e12, "errors/h",
@@ -233,6 +244,71 @@ static void judge_errors(struct pf_result *res, struct gpu *g, const struct nvli
 		pf_obs_num(f, "uptime_s", uptime_s);
 }
 
+#define SPEED_QUERY "nvmlDeviceGetFieldValues(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON)"
+
+/* Whether @g's common NVLink speed is known, in *ret_mbps. */
+static bool speed_of(const struct gpu *g, unsigned long long *ret_mbps)
+{
+	const struct pf_nvml_val *v = &g->a.speed_mbps;
+
+	*ret_mbps = v->v;
+	return g->usable && v->known && v->r == PF_NVML_SUCCESS;
+}
+
+/*
+ * <bdf>/speed of GPU @i: against the fastest other GPU of its PCI device ID
+ * (a link trained down warns) and the profile's floor (fails).
+ */
+static void judge_speed(struct pf_result *res, struct gpu *gpus, size_t n, size_t i,
+			const struct nvlink_links_cfg *cfg)
+{
+	struct gpu *g = &gpus[i];
+	const struct pf_nvml_val *v = &g->a.speed_mbps;
+	unsigned long long mbps, peer = 0, other;
+	size_t n_peers = 0;
+	struct pf_finding *f;
+
+	if (!g->usable)
+		return;
+	if (!speed_of(g, &mbps)) {
+		f = pf_add(res, PF_STATUS_SKIP, subj(g, "speed"), SPEED_QUERY ": %s",
+			   !v->known ? "not in this libnvidia-ml or not recorded"
+			   : v->r == PF_NVML_ERROR_NOT_SUPPORTED ? "not supported on this GPU"
+								 : "refused");
+		if (v->known)
+			pf_obs_num(f, "nvml_return", v->r);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k == i || gpus[k].pci->vendor != g->pci->vendor ||
+		    gpus[k].pci->device != g->pci->device || !speed_of(&gpus[k], &other))
+			continue;
+		n_peers++;
+		if (other > peer)
+			peer = other;
+	}
+	if (cfg->min_speed_mbps && mbps < cfg->min_speed_mbps) {
+		f = pf_add(res, PF_STATUS_FAIL, subj(g, "speed"), "NVLink at %llu MBps, below the "
+			   "profile's %llu", mbps, (unsigned long long)cfg->min_speed_mbps);
+		pf_exp_num(f, "min_speed_mbps", (double)cfg->min_speed_mbps);
+		pf_code(f, 7);
+	} else if (n_peers && mbps < peer) {
+		f = pf_add(res, PF_STATUS_WARN, subj(g, "speed"), "NVLink at %llu MBps, below the "
+			   "%llu MBps of another GPU of this model on the node", mbps, peer);
+		pf_code(f, 6);
+	} else {
+		f = pf_add(res, PF_STATUS_PASS, subj(g, "speed"), "NVLink at %llu MBps%s", mbps,
+			   n_peers ? ", as fast as the other GPUs of this model" : "");
+	}
+	if (f->status != PF_STATUS_PASS)
+		pf_remedy(f, "nvidia-smi nvlink -s -i %s shows each link's speed; a link trained "
+			  "below the others: reset the GPU (nvidia-smi -r) or reboot, then reseat "
+			  "or replace the GPU, baseboard or NVLink cable cartridge", g->pci->bdf);
+	pf_obs_num(f, "speed_mbps", (double)mbps);
+	if (n_peers)
+		pf_obs_num(f, "peer_speed_mbps", (double)peer);
+}
+
 /* The provider's answer for one GPU into @l; false (and a finding) when none. */
 static bool sample(const struct pf_ctx *ctx, struct pf_result *res, struct gpu *g,
 		   struct pf_nvml_nvlink *l, bool first)
@@ -295,6 +371,8 @@ static int nvlink_links_run(const struct pf_ctx *ctx, const void *config, struct
 	}
 	for (size_t i = 0; i < node->n_gpus; i++)
 		judge_errors(res, &gpus[i], cfg, window, elapsed, pf_read_uptime(ctx->fs));
+	for (size_t i = 0; i < node->n_gpus; i++)
+		judge_speed(res, gpus, node->n_gpus, i, cfg);
 	for (size_t i = 0; i < res->n_findings; i++) {
 		enum pf_status st = res->findings[i].status;
 
@@ -321,13 +399,17 @@ static const struct pf_code nvlink_links_codes[] = {
 	{ 4, PF_ACTION_RESEAT_OR_REPLACE, "NVLink replay or CRC errors during the sampling window" },
 	{ 5, PF_ACTION_RESEAT_OR_REPLACE, "NVLink error counters above the profile's rate since "
 	  "boot" },
+	{ 6, PF_ACTION_RESET_GPU, "the GPU's NVLink runs slower than another GPU of its model on "
+	  "the node (a link trained down)" },
+	{ 7, PF_ACTION_RESEAT_OR_REPLACE, "the GPU's NVLink speed is below the profile's "
+	  "min_speed_mbps" },
 	{ 0 },
 };
 
 const struct pf_check pf_check_nvlink_links = {
 	.name = "nvlink_links",
-	.summary = "every NVLink link of every GPU active, as many as the model has, error "
-		   "counters clean",
+	.summary = "every NVLink link of every GPU active, as many as the model has, at its "
+		   "peers' speed, error counters clean",
 	.tags = "gpu,static",
 	.reads = "libnvidia-ml.so.1 (<root>/preflight/nvml/<bdf>/nvlink), node inventory (PCI "
 		 "device IDs), /proc/uptime (under --root)",

@@ -650,6 +650,7 @@ def nvml_health_facts(r, args):
     replay = one(args.pcie_replay, "--pcie-replay")
     down = gpu_fault_map(args.nvlink_down, "--nvlink-down")
     errs = gpu_fault_map(args.nvlink_errors, "--nvlink-errors")
+    speeds = one(args.nvlink_speed, "--nvlink-speed")
     unsupported = set(parse_list(args.nvml_unsupported))
     pm_off = {int(g) for g in parse_list(args.persistence_off)}
     for i, bdf in enumerate(gpus):
@@ -678,6 +679,13 @@ def nvml_health_facts(r, args):
             lines.append(f"link{link}.state {0 if str(link) in down.get(i, []) else 1}")
             for name in ("replay", "recovery", "crc_flit", "crc_data"):
                 lines.append(f"link{link}.{name} {counts.get((link, name), 0)}")
+        if args.nvlinks:
+            # NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON; 25781 is a test value, the
+            # same on every GPU, not a claim about a model
+            speed = speeds.get(i, "25781")
+            if not speed.isdigit():
+                sys.exit(f"gen_root: --nvlink-speed {i}:{speed}: expected GPU:MBPS")
+            lines.append(f"speed_mbps {speed}")
         r.write(f"/preflight/nvml/{bdf}/nvlink", "\n".join(lines) + "\n")
     missing = set(parse_list(args.no_dev_node))
     nodes = [f"nvidia{k}" for k in range(len(gpus))] + ["nvidiactl", "nvidia-uvm",
@@ -1203,6 +1211,9 @@ def main(argv=None):
                         "NVML_ERROR_NOT_SUPPORTED on every GPU")
     g.add_argument("--nvlink-down", action="append", metavar="GPU:LINK",
                    help="with --nvml-health: link LINK of GPU inactive")
+    g.add_argument("--nvlink-speed", action="append", metavar="GPU:MBPS",
+                   help="with --nvml-health: GPU's common NVLink speed in MBps (default "
+                        "25781 on every GPU, a test value)")
     g.add_argument("--nvlink-errors", action="append", metavar="GPU:LINK:COUNTER:N",
                    help="with --nvml-health: COUNTER (replay, recovery, crc_flit, crc_data) of "
                         "link LINK of GPU reads N")

@@ -84,6 +84,7 @@ struct pf_nvml_table {
 	pf_nvmlDeviceGetArchitecture_fn nvmlDeviceGetArchitecture;
 	pf_nvmlDeviceGetNvLinkState_fn nvmlDeviceGetNvLinkState;
 	pf_nvmlDeviceGetNvLinkErrorCounter_fn nvmlDeviceGetNvLinkErrorCounter;
+	pf_nvmlDeviceGetFieldValues_fn nvmlDeviceGetFieldValues;  /* the NVLink speed */
 	/* NVLink fabric (nvlink_fabric); drivers before 535 lack it */
 	pf_nvmlDeviceGetGpuFabricInfoV_fn nvmlDeviceGetGpuFabricInfoV;              /* optional */
 };

@@ -52,6 +52,9 @@ struct pf_nvml_nvlink {
 	unsigned int n_links;       /* links asked: up to the first INVALID_ARGUMENT */
 	struct pf_nvml_val state[PF_NVML_NVLINK_MAX_LINKS];  /* nvmlDeviceGetNvLinkState */
 	struct pf_nvml_val err[PF_NVML_NVLINK_MAX_LINKS][PF_NVLINK_N_COUNTERS];
+	/* nvmlDeviceGetFieldValues(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON): MBps; r is the
+	   field's own nvmlReturn (or the call's when it refused the whole array) */
+	struct pf_nvml_val speed_mbps;
 };
 
 /* Record keys ("clocks_event_reasons") and NVML function names, by fact. */

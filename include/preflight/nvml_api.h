@@ -148,6 +148,52 @@ typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetNvLinkErrorCounter_fn)(
 	unsigned long long *value);
 
 /*
+ * nvlink_links' speed: nvmlDeviceGetFieldValues and its nvmlFieldValue_t, as
+ * nvml.h declares them (NVIDIA/go-nvml gen/nvml/nvml.h; tests/decls/gpu_decls.c
+ * asserts the layout against the real header).  Each field carries its own
+ * nvmlReturn (NOT_SUPPORTED on a GPU without the field); the call itself
+ * answers NVML_ERROR_INVALID_ARGUMENT for a NULL array.
+ * NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: "Common NVLink Speed in MBps for
+ * active links".
+ */
+#define PF_NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON 90
+
+#define PF_NVML_VALUE_TYPE_DOUBLE 0
+#define PF_NVML_VALUE_TYPE_UNSIGNED_INT 1
+#define PF_NVML_VALUE_TYPE_UNSIGNED_LONG 2
+#define PF_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define PF_NVML_VALUE_TYPE_SIGNED_LONG_LONG 4
+#define PF_NVML_VALUE_TYPE_SIGNED_INT 5
+#define PF_NVML_VALUE_TYPE_UNSIGNED_SHORT 6
+
+typedef unsigned int pf_nvmlValueType_t;
+
+/* nvmlValue_t */
+union pf_nvml_value {
+	double d_val;
+	int si_val;
+	unsigned int ui_val;
+	unsigned long ul_val;
+	unsigned long long ull_val;
+	signed long long sll_val;
+	unsigned short us_val;
+};
+
+/* nvmlFieldValue_t */
+struct pf_nvml_field_value {
+	unsigned int field_id;
+	unsigned int scope_id;
+	long long timestamp;
+	long long latency_usec;
+	pf_nvmlValueType_t value_type;
+	pf_nvmlReturn_t nvml_return;
+	union pf_nvml_value value;
+};
+
+typedef pf_nvmlReturn_t (*pf_nvmlDeviceGetFieldValues_fn)(pf_nvmlDevice_t dev, int count,
+							   struct pf_nvml_field_value *values);
+
+/*
  * NVLink fabric (issue 33): nvmlDeviceGetGpuFabricInfoV and its versioned
  * struct, as NVML's nvml.h declares them (NVIDIA/go-nvml gen/nvml/nvml.h,
  * "nvmlGpuFabricInfo_v3_t").  The caller sets .version; a driver that

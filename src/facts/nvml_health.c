@@ -9,7 +9,10 @@
  *            (3: NVML_ERROR_NOT_SUPPORTED); a key that is absent was not asked
  *   nvlink   "architecture <nvmlDeviceArchitecture_t>", "links <n>" (links
  *            asked), then "link<i>.state <0|1>" and "link<i>.<counter> <n>"
- *            per link, each value or "error <code>" as above
+ *            per link, each value or "error <code>" as above, and
+ *            "speed_mbps <n>" (nvmlDeviceGetFieldValues,
+ *            NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON); a snapshot without the
+ *            line predates it: the speed is not known
  *
  * Live, links are asked from 0 up to the first NVML_ERROR_INVALID_ARGUMENT
  * (a link index past the GPU's own), at most NVML_NVLINK_MAX_LINKS; a GPU
@@ -179,6 +182,52 @@ int pf_gpu_live_nvml_health(const struct pf_ctx *ctx, const char *bdf,
 	return 0;
 }
 
+/*
+ * The common speed of the GPU's active NVLink links, in MBps, into @v: the
+ * field's own nvmlReturn (NOT_SUPPORTED on a GPU without it), the call's
+ * when it refused the whole request; not known without the symbol.  The
+ * value is read by the type NVML says it has.
+ */
+static void ask_speed(const struct pf_nvml_table *nv, pf_nvmlDevice_t dev, struct pf_nvml_val *v)
+{
+	struct pf_nvml_field_value fv = { .field_id = PF_NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON };
+	pf_nvmlReturn_t nr;
+	unsigned long long n;
+
+	if (!nv->nvmlDeviceGetFieldValues)
+		return;
+	nr = nv->nvmlDeviceGetFieldValues(dev, 1, &fv);
+	if (nr == PF_NVML_SUCCESS)
+		nr = fv.nvml_return;
+	if (nr != PF_NVML_SUCCESS) {
+		set_val(v, nr, 0);
+		return;
+	}
+	switch (fv.value_type) {
+	case PF_NVML_VALUE_TYPE_UNSIGNED_INT:
+		n = fv.value.ui_val;
+		break;
+	case PF_NVML_VALUE_TYPE_UNSIGNED_LONG:
+		n = fv.value.ul_val;
+		break;
+	case PF_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+		n = fv.value.ull_val;
+		break;
+	case PF_NVML_VALUE_TYPE_UNSIGNED_SHORT:
+		n = fv.value.us_val;
+		break;
+	case PF_NVML_VALUE_TYPE_SIGNED_INT:
+		n = fv.value.si_val < 0 ? 0 : (unsigned long long)fv.value.si_val;
+		break;
+	case PF_NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+		n = fv.value.sll_val < 0 ? 0 : (unsigned long long)fv.value.sll_val;
+		break;
+	default: /* a double or a type this build does not know: not a speed it can read */
+		return;
+	}
+	set_val(v, PF_NVML_SUCCESS, n);
+}
+
 int pf_gpu_live_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
 			    struct pf_nvml_nvlink *ret, char **ret_err)
 {
@@ -210,6 +259,8 @@ int pf_gpu_live_nvml_nvlink(const struct pf_ctx *ctx, const char *bdf,
 		for (unsigned int c = 0; nr == PF_NVML_SUCCESS && c < PF_NVLINK_N_COUNTERS; c++)
 			ASK_ULL(&ret->err[l][c], nv->nvmlDeviceGetNvLinkErrorCounter, d.dev, l, c);
 	}
+	if (ret->n_links && ret->state[0].r != PF_NVML_ERROR_NOT_SUPPORTED)
+		ask_speed(nv, d.dev, &ret->speed_mbps);
 	nvml_dev_close(&d);
 	return 0;
 }
@@ -258,6 +309,7 @@ char *pf_nvml_nvlink_format(const struct pf_nvml_nvlink *l)
 			format_val(f, key, &l->err[i][c]);
 		}
 	}
+	format_val(f, "speed_mbps", &l->speed_mbps);
 	fclose(f);
 	return buf;
 }
@@ -304,6 +356,8 @@ static void set_nvlink(void *arg, const char *key, const struct pf_nvml_val *v)
 
 	if (!strcmp(key, "architecture")) {
 		l->arch = *v;
+	} else if (!strcmp(key, "speed_mbps")) {
+		l->speed_mbps = *v;
 	} else if (!strcmp(key, "links")) {
 		l->n_links = v->r == PF_NVML_SUCCESS && v->v <= PF_NVML_NVLINK_MAX_LINKS
 			     ? (unsigned int)v->v : 0;

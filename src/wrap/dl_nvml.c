@@ -43,6 +43,7 @@ static const struct pf_dl_sym nvml_syms[] = {
 	SYM(nvmlDeviceGetArchitecture, "nvmlDeviceGetArchitecture", true),
 	SYM(nvmlDeviceGetNvLinkState, "nvmlDeviceGetNvLinkState", true),
 	SYM(nvmlDeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter", true),
+	SYM(nvmlDeviceGetFieldValues, "nvmlDeviceGetFieldValues", true),
 	SYM(nvmlDeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV", true),
 };
 

@@ -6,6 +6,9 @@
 # a missing /dev/nvidia-uvm, an inactive link, NVLink recoveries) fails or
 # warns with its code; a query NVML does not support and a PCIe GPU without
 # NVLink are skips naming the query; a root without the facts is a skip.
+# NVLink speed: one GPU slower than the others of its model warns, below the
+# profile's min_speed_mbps fails; a snapshot without the speed line (older
+# than the speed) skips only that rule.
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -29,6 +32,31 @@ expect_finding "/dev/nvidia-uvm" "fail PF-GPU-HEALTH-010" "no /dev/nvidia-uvm: f
 expect_finding "$B1/links" "fail PF-NVLINK-LINKS-001" "an inactive NVLink link: fail"
 expect_finding "$B0/errors" "warn PF-NVLINK-LINKS-005" "90 recoveries in 24 h: warn (snapshot)"
 expect_finding "$B1/errors" "pass -" "the other GPU's counters are clean"
+
+expect_finding "$B0/speed" "pass -" "every GPU at one NVLink speed"
+
+gen_root "$T/slow" --gpus 4 --nics 1 --nvml-health --nvlink-speed 2:20000
+pf --no-config --root "$T/slow" --only nvlink_links --format json
+expect_rc 0 "one GPU's NVLink slower than the others warns, not a drain"
+S2=$(ls "$T/slow/preflight/nvml" | sed -n 3p)
+S0=$(ls "$T/slow/preflight/nvml" | sed -n 1p)
+expect_finding "$S2/speed" "warn PF-NVLINK-LINKS-006" "a link trained down: warn"
+expect_finding "$S0/speed" "pass -" "the GPUs at full speed pass"
+pf --no-config --root "$T/slow" --only nvlink_links --set nvlink_links.min_speed_mbps=25000 \
+	--format json
+expect_rc 1 "below min_speed_mbps fails"
+expect_finding "$S2/speed" "fail PF-NVLINK-LINKS-007" "below the profile's floor: fail"
+
+# a snapshot from before the speed was recorded: that rule skips, the rest judged
+for f in "$T"/slow/preflight/nvml/*/nvlink; do
+	grep -v '^speed_mbps ' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+pf --no-config --root "$T/slow" --only nvlink_links --format json
+expect_rc 0 "an old snapshot without the speed passes"
+expect_finding "$S2/speed" "skip -" "speed not recorded: skip"
+expect_finding "$S2/links" "pass -" "links still judged"
+grep -q "NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON): not in this libnvidia-ml or not recorded" \
+	"$T/out" && ok "the speed skip names the query" || not_ok "the speed skip names no query"
 
 # the shipped b200 profile expects 18 links (a model the table does not know):
 # a healthy B200 passes, one reporting 16 fails

@@ -169,6 +169,19 @@ _Static_assert(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN == PF_NVML_TEMPERATURE_THRESH
 _Static_assert(NVML_AGGREGATE_ECC == PF_NVML_AGGREGATE_ECC, "AGGREGATE_ECC");
 _Static_assert(NVML_NVLINK_ERROR_DL_CRC_DATA == PF_NVML_NVLINK_ERROR_DL_CRC_DATA, "DL_CRC_DATA");
 _Static_assert(NVML_DEVICE_ARCH_HOPPER == PF_NVML_DEVICE_ARCH_HOPPER, "ARCH_HOPPER");
+/* nvlink_links' speed: nvmlDeviceGetFieldValues takes nvmlFieldValue_t, which ours
+   mirrors under another tag: its layout is asserted instead of the function's type */
+_Static_assert(sizeof(nvmlFieldValue_t) == sizeof(struct pf_nvml_field_value), "nvmlFieldValue_t");
+_Static_assert(offsetof(nvmlFieldValue_t, valueType) ==
+	       offsetof(struct pf_nvml_field_value, value_type), "nvmlFieldValue_t.valueType");
+_Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) ==
+	       offsetof(struct pf_nvml_field_value, nvml_return), "nvmlFieldValue_t.nvmlReturn");
+_Static_assert(offsetof(nvmlFieldValue_t, value) == offsetof(struct pf_nvml_field_value, value),
+	       "nvmlFieldValue_t.value");
+_Static_assert(sizeof(nvmlValue_t) == sizeof(union pf_nvml_value), "nvmlValue_t");
+EQ(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, PF_NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON);
+EQ(NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, PF_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+EQ(NVML_VALUE_TYPE_UNSIGNED_SHORT, PF_NVML_VALUE_TYPE_UNSIGNED_SHORT);
 EQ(NVML_SUCCESS, PF_NVML_SUCCESS);
 EQ(NVML_ERROR_NOT_SUPPORTED, PF_NVML_ERROR_NOT_SUPPORTED);
 EQ(NVML_ERROR_INSUFFICIENT_SIZE, PF_NVML_ERROR_INSUFFICIENT_SIZE);

@@ -61,6 +61,7 @@ void pf_fake_gpu_reset(int n, const char *const *bdfs)
 		pf_fake.temp[i] = 35;
 		pf_fake.temp_slowdown[i] = 87;
 		pf_fake.power_limit[i] = pf_fake.power_default[i] = 700000;
+		pf_fake.nvlink_speed[i] = 25781;
 	}
 	pf_fake.arch = PF_NVML_DEVICE_ARCH_HOPPER;
 	pf_fake.nvlinks = 18;
@@ -724,6 +725,37 @@ static pf_nvmlReturn_t f_nvmlDeviceGetNvLinkErrorCounter(pf_nvmlDevice_t d, unsi
 }
 
 /*
+ * nvmlDeviceGetFieldValues as nvml.h documents it: INVALID_ARGUMENT for a
+ * NULL array (or a count below 1), then each field answered on its own
+ * (nvmlReturn and valueType set per field).  Only the NVLink speed is known
+ * here; another field answers NOT_SUPPORTED, as on a GPU without it.
+ */
+static pf_nvmlReturn_t f_nvmlDeviceGetFieldValues(pf_nvmlDevice_t d, int count,
+						  struct pf_nvml_field_value *values)
+{
+	int i = nvml_index(d);
+
+	if (!values || count < 1)
+		return PF_NVML_ERROR_INVALID_ARGUMENT;
+	for (int k = 0; k < count; k++) {
+		struct pf_nvml_field_value *fv = &values[k];
+
+		fv->timestamp = 1700000000000000LL;
+		fv->latency_usec = 0;
+		if (fv->field_id != PF_NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON || !pf_fake.nvlinks) {
+			fv->nvml_return = PF_NVML_ERROR_NOT_SUPPORTED;
+			continue;
+		}
+		fv->nvml_return = pf_fake.nvlink_speed_ret[i];
+		if (fv->nvml_return != PF_NVML_SUCCESS)
+			continue;
+		fv->value_type = PF_NVML_VALUE_TYPE_UNSIGNED_INT;
+		fv->value.ui_val = pf_fake.nvlink_speed[i];
+	}
+	return PF_NVML_SUCCESS;
+}
+
+/*
  * nvmlDeviceGetGpuFabricInfoV as the driver answers: the version field
  * checked first (ARGUMENT_VERSION_MISMATCH for one it does not know), then
  * NOT_SUPPORTED on a GPU without a fabric, and a v2 caller's struct filled
@@ -791,6 +823,7 @@ static const struct pf_nvml_table fake_nvml = {
 	.nvmlDeviceGetArchitecture = f_nvmlDeviceGetArchitecture,
 	.nvmlDeviceGetNvLinkState = f_nvmlDeviceGetNvLinkState,
 	.nvmlDeviceGetNvLinkErrorCounter = f_nvmlDeviceGetNvLinkErrorCounter,
+	.nvmlDeviceGetFieldValues = f_nvmlDeviceGetFieldValues,
 	.nvmlDeviceGetGpuFabricInfoV = f_nvmlDeviceGetGpuFabricInfoV,
 };
 
@@ -818,9 +851,12 @@ static int fake_nvml_load(const struct pf_ctx *ctx, const struct pf_nvml_table *
 
 	if (pf_fake.nvml_load)
 		return load_err(pf_fake.nvml_load, "libnvidia-ml.so.1", ret_err);
-	if (pf_fake.no_fabric_sym) {
+	if (pf_fake.no_fabric_sym || pf_fake.no_field_values_sym) {
 		old_driver = fake_nvml;
-		old_driver.nvmlDeviceGetGpuFabricInfoV = NULL;
+		if (pf_fake.no_fabric_sym)
+			old_driver.nvmlDeviceGetGpuFabricInfoV = NULL;
+		if (pf_fake.no_field_values_sym)
+			old_driver.nvmlDeviceGetFieldValues = NULL;
 		*ret = &old_driver;
 		return 0;
 	}

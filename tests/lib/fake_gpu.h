@@ -63,6 +63,15 @@ struct pf_fake_gpu {
 	unsigned int link_err_step_mask;   /* the counters it grows (1 << NVML_NVLINK_ERROR_DL_*); 0: all */
 	pf_nvmlReturn_t link_err_ret;
 	/*
+	 * nvmlDeviceGetFieldValues: nvlink_speed is each GPU's
+	 * NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (reset: 25781 on every GPU, a
+	 * test value, not a claim about a model), nvlink_speed_ret the field's
+	 * own nvmlReturn; no_field_values_sym: the symbol is absent.
+	 */
+	unsigned int nvlink_speed[PF_FAKE_MAX];
+	pf_nvmlReturn_t nvlink_speed_ret[PF_FAKE_MAX];
+	bool no_field_values_sym;
+	/*
 	 * NVLink fabric (nvmlDeviceGetGpuFabricInfoV): fabric_rc is what the
 	 * call returns (NVML_SUCCESS, or NOT_SUPPORTED as on a GPU without a
 	 * fabric); fabric_max_version is the newest struct the fake driver

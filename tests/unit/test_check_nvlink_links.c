@@ -2,7 +2,8 @@
 /*
  * test_check_nvlink_links.c - nvlink_links over the fake NVML table: links
  * active and counted by device ID, a PCIe GPU (NOT_SUPPORTED) skipped, the
- * error counters over a window (a table whose wait elapses) and since boot.
+ * error counters over a window (a table whose wait elapses) and since boot,
+ * the common link speed against the node's other GPUs of the model.
  */
 #include <string.h>
 
@@ -187,6 +188,138 @@ static void recorded(void **state)
 	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_SKIP, "not supported");
 }
 
+static const char *const EIGHT[] = {
+	"0000:1b:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0",
+	"0000:9d:00.0", "0000:c3:00.0", "0000:d1:00.0", "0000:df:00.0",
+};
+
+static void eight_gpus(struct pf_fake_fix *f)
+{
+	pf_fake_gpu_reset(8, EIGHT);
+	pf_fake_node_init(&f->node, 8, EIGHT, 0);
+}
+
+/* 8 GPUs at one speed pass: the rule must not drain a healthy HGX node. */
+static void speed_healthy(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	eight_gpus(f);
+	run(f, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	for (size_t i = 0; i < 8; i++) {
+		char subject[48];
+
+		snprintf(subject, sizeof(subject), "%s/speed", EIGHT[i]);
+		pf_test_need_text(&f->res, subject, PF_STATUS_PASS,
+				  "NVLink at 25781 MBps, as fast as the other GPUs of this model");
+	}
+	/* the floor at the speed itself passes */
+	run(f, (const char *[]){ "nvlink_links.min_speed_mbps=25781", NULL });
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+}
+
+static void speed_one_slow(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	eight_gpus(f);
+	pf_fake.nvlink_speed[5] = 20000;
+	run(f, NULL);
+	pf_test_need_text(&f->res, "0000:c3:00.0/speed", PF_STATUS_WARN,
+			  "NVLink at 20000 MBps, below the 25781 MBps of another GPU");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:c3:00.0/speed")->code,
+			    "PF-NVLINK-LINKS-006");
+	pf_test_need_text(&f->res, "0000:1b:00.0/speed", PF_STATUS_PASS, NULL);
+	assert_int_equal(f->res.status, PF_STATUS_WARN);
+	/* below the profile's floor: fail, on that GPU only */
+	run(f, (const char *[]){ "nvlink_links.min_speed_mbps=25000", NULL });
+	pf_test_need_text(&f->res, "0000:c3:00.0/speed", PF_STATUS_FAIL,
+			  "NVLink at 20000 MBps, below the profile's 25000");
+	assert_string_equal(pf_test_must_find(&f->res, "0000:c3:00.0/speed")->code,
+			    "PF-NVLINK-LINKS-007");
+	pf_test_need_text(&f->res, "0000:df:00.0/speed", PF_STATUS_PASS, NULL);
+	/* another model is not a peer: each of a mixed pair judged alone */
+	f->node.pci[5].device = 0x20b0;
+	run(f, NULL);
+	pf_test_need_text(&f->res, "0000:c3:00.0/speed", PF_STATUS_PASS, "NVLink at 20000 MBps");
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+}
+
+/* Not known: a skip naming the query, on that rule only. */
+static void speed_unknown(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	pf_fake.nvlink_speed_ret[1] = PF_NVML_ERROR_NOT_SUPPORTED;
+	pf_fake.nvlink_speed[0] = 1; /* no peer left to compare with */
+	run(f, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/speed", PF_STATUS_SKIP,
+			  "nvmlDeviceGetFieldValues(NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON): not "
+			  "supported");
+	pf_test_need_text(&f->res, "0000:43:00.0/links", PF_STATUS_PASS, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/speed", PF_STATUS_PASS, "NVLink at 1 MBps");
+	assert_int_equal(f->res.status, PF_STATUS_PASS);
+	pf_fake.no_field_values_sym = true;
+	run(f, NULL);
+	pf_test_need_text(&f->res, "0000:1b:00.0/speed", PF_STATUS_SKIP,
+			  "not in this libnvidia-ml");
+	pf_test_need_text(&f->res, "0000:1b:00.0/links", PF_STATUS_PASS, NULL);
+	/* a PCIe GPU: no speed finding at all */
+	pf_fake.no_field_values_sym = false;
+	pf_fake.nvlinks = 0;
+	run(f, NULL);
+	assert_null(pf_test_finding(&f->res, "0000:1b:00.0/speed"));
+}
+
+/* The fake answers as NVML: INVALID_ARGUMENT for a NULL array, a return per field. */
+static void fake_field_values(void **state)
+{
+	struct pf_fake_fix *f = *state;
+	const struct pf_nvml_table *nv = NULL;
+	struct pf_nvml_field_value fv[2] = {
+		{ .field_id = PF_NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON }, { .field_id = 1 },
+	};
+	pf_nvmlDevice_t dev;
+	char *why = NULL;
+
+	(void)f;
+	assert_int_equal(pf_fake_providers()->gpu->nvml(NULL, &nv, &why), 0);
+	assert_int_equal(nv->nvmlInit(), PF_NVML_SUCCESS);
+	assert_int_equal(nv->nvmlDeviceGetHandleByIndex(0, &dev), PF_NVML_SUCCESS);
+	assert_int_equal(nv->nvmlDeviceGetFieldValues(dev, 1, NULL),
+			 PF_NVML_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(nv->nvmlDeviceGetFieldValues(dev, 2, fv), PF_NVML_SUCCESS);
+	assert_int_equal(fv[0].nvml_return, PF_NVML_SUCCESS);
+	assert_int_equal(fv[0].value_type, PF_NVML_VALUE_TYPE_UNSIGNED_INT);
+	assert_int_equal(fv[0].value.ui_val, 25781);
+	assert_int_equal(fv[1].nvml_return, PF_NVML_ERROR_NOT_SUPPORTED);
+	nv->nvmlShutdown();
+}
+
+/* Recorded: the speed line read back; a snapshot without it skips that rule only. */
+static void speed_recorded(void **state)
+{
+	struct pf_fake_fix *f = *state;
+
+	pf_test_write(f->root, "preflight/nvml/0000:1b:00.0/nvlink",
+		      "links 1\nlink0.state 1\nspeed_mbps 25781\n");
+	pf_test_write(f->root, "preflight/nvml/0000:43:00.0/nvlink",
+		      "links 1\nlink0.state 1\nspeed_mbps 12000\n");
+	f->node.pci[0].device = f->node.pci[1].device = 0x20b0; /* a model of no known link count */
+	run_with(f, &pf_providers_recorded, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/speed", PF_STATUS_WARN,
+			  "NVLink at 12000 MBps, below the 25781 MBps");
+	pf_test_write(f->root, "preflight/nvml/0000:43:00.0/nvlink", "links 1\nlink0.state 1\n");
+	run_with(f, &pf_providers_recorded, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/speed", PF_STATUS_SKIP, "not recorded");
+	pf_test_need_text(&f->res, "0000:1b:00.0/speed", PF_STATUS_PASS, "NVLink at 25781 MBps");
+	pf_test_write(f->root, "preflight/nvml/0000:43:00.0/nvlink",
+		      "links 1\nlink0.state 1\nspeed_mbps error 3\n");
+	run_with(f, &pf_providers_recorded, NULL);
+	pf_test_need_text(&f->res, "0000:43:00.0/speed", PF_STATUS_SKIP, "not supported");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +331,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(window_soft, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(absolute, setup, pf_fake_fix_teardown),
 		cmocka_unit_test_setup_teardown(recorded, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(speed_healthy, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(speed_one_slow, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(speed_unknown, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(fake_field_values, setup, pf_fake_fix_teardown),
+		cmocka_unit_test_setup_teardown(speed_recorded, setup, pf_fake_fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

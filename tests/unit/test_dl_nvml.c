@@ -68,6 +68,7 @@ static void health_symbols_optional(void **state)
 		"nvmlDeviceGetPowerManagementDefaultLimit", "nvmlDeviceGetTotalEccErrors",
 		"nvmlDeviceGetPcieReplayCounter", "nvmlDeviceGetArchitecture",
 		"nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter",
+		"nvmlDeviceGetFieldValues",
 	};
 
 	for (size_t k = 0; k < PF_ARRAY_SIZE(names); k++) {

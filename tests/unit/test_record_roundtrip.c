@@ -596,6 +596,7 @@ static void test_nvml_health_facts(void **state)
 	pf_fake.pcie_replay_ret = PF_NVML_ERROR_NOT_SUPPORTED;
 	pf_fake.link_down[1][7] = 1;
 	pf_fake.link_err[0][2][PF_NVML_NVLINK_ERROR_DL_RECOVERY] = 500;
+	pf_fake.nvlink_speed[1] = 20000; /* the speed line, a GPU slower than its peer */
 	g = *t.live.prov->gpu;
 	g.nvml = pf_fake_gpu_provider.nvml;
 	g.nvml_health = pf_gpu_live_nvml_health;
