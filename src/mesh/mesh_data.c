@@ -98,6 +98,8 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 	f->o.fab.warmup = 16;
 	f->o.fab.slots = 8;
 	f->o.fab.timeout_ms = c->timeout_ms;
+	/* a link far below its rate is cut at twice the duration and measured, not "stalled" */
+	f->o.fab.max_ms = 2 * (uint64_t)c->duration_ms;
 	f->o.port = c->port;
 	f->o.round = round;
 	f->o.src = f->writer ? c->rank : partner;
@@ -137,6 +139,8 @@ static cJSON *measurement(uint32_t round, uint32_t src, uint32_t dst, unsigned i
 	cJSON_AddStringToObject(m, "connection", f->o.chan ? "verbs" : "rdma_cm");
 	if (f->r.reg[0])
 		cJSON_AddStringToObject(m, "memory", f->r.reg[0]); /* host, peermem, dmabuf */
+	if (!f->rc && f->r.cut_short)
+		cJSON_AddBoolToObject(m, "cut_short", true); /* measured, not READ back */
 	/* GPU memory asked for, host memory used (--use-gpu auto): the note says why */
 	if (f->o.fab.src.mem == PF_LB_GPU && f->r.reg[0] && !strcmp(f->r.reg[0], "host"))
 		cJSON_AddBoolToObject(m, "gpu_fallback", true);
@@ -251,9 +255,10 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 			fprintf(log, "  round %u rail %u %s rank %u: %s\n", round, f->rail,
 				f->writer ? "->" : "<-", partner, clean);
 		} else if (log)
-			fprintf(log, f->writer ? "  round %u rail %u -> rank %u: %.3f Gb/s, verified\n"
+			fprintf(log, f->writer ? "  round %u rail %u -> rank %u: %.3f Gb/s, %s\n"
 				: "  round %u rail %u <- rank %u: the writer finished\n", round,
-				f->rail, partner, f->r.gbps);
+				f->rail, partner, f->r.gbps, f->r.cut_short ? "cut at its budget "
+				"(twice --duration), not read back" : "verified");
 	}
 	if (log)
 		fprintf(log, "round %u with rank %u: %.1f s\n", round, partner,
