@@ -7,7 +7,9 @@
  * rail) and a writer (this rail writes into the partner's), each in its
  * own thread, with the cross-node fabric engine (fabric_peer.h).  A rail
  * pair whose link layers or roles differ is not run (pf_rail_compat()).
- * The writer records what it sent: one measurement per (round, rail).
+ * The flows connect over RDMA-CM, or (c->verbs) with plain verbs, their
+ * records through the rendezvous (mesh_verbs.c).  The writer records what
+ * it sent: one measurement per (round, rail).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -266,7 +268,7 @@ static void data_round(const struct pf_mesh_data_cfg *c, uint32_t round, uint32_
 	pf_mesh_vround_free(v);
 }
 
-/* The verbs way, a round without a flow here: this rank still meets the others twice. */
+/* The verbs way, a round without a flow here: this rank still takes part in its gathers. */
 static void idle_round(const struct pf_mesh_data_cfg *c, uint32_t round, long partner, FILE *log)
 {
 	struct pf_mesh_vround *v = pf_mesh_vround_new(0);
