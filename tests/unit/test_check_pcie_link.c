@@ -548,7 +548,7 @@ static char *gen(const char *dir, const char *args)
 {
 	char cmd[PATH_MAX + 512];
 
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s >/dev/null", PF_SOURCE_DIR,
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/gen_root.py' '%s/root' %s >/dev/null", PF_SOURCE_DIR,
 		 dir, args);
 	assert_int_equal(system(cmd), 0);
 	return pf_xasprintf("%s/root", dir);
@@ -742,7 +742,7 @@ static enum pf_status gen_iommu(const char *dir, const char *args, struct pf_res
 	pf_autofree char *root = NULL;
 	char cmd[PATH_MAX + 32];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/root", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/root'", dir);
 	assert_int_equal(system(cmd), 0);
 	root = gen(dir, args);
 	*ret_node = load(root);

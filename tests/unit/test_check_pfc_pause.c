@@ -30,7 +30,7 @@ static bool gen(struct fixture *fx, const char *args)
 	char cmd[1024];
 
 	fx->dir = pf_test_mkdtemp();
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/gen_root.py' '%s/root' %s >/dev/null 2>&1",
 		 PF_SOURCE_DIR, fx->dir, args);
 	if (system(cmd) != 0) {
 		print_message("skip: tests/gen_root.py failed (python3 missing?)\n");

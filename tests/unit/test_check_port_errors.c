@@ -512,7 +512,7 @@ static char *gen(const char *dir, const char *args)
 {
 	char cmd[PATH_MAX + 512];
 
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gen_root.py %s/root %s >/dev/null", PF_SOURCE_DIR,
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/gen_root.py' '%s/root' %s >/dev/null", PF_SOURCE_DIR,
 		 dir, args);
 	assert_int_equal(system(cmd), 0);
 	return pf_xasprintf("%s/root", dir);
