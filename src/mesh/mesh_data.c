@@ -118,7 +118,7 @@ static bool flow_opts(const struct pf_mesh_data_cfg *c, struct flow *f, const cJ
 		me->gpu = c->gpu[f->rail];
 		me->host_fallback = c->gpu_fallback;
 		f->o.fab.cu = c->cu;
-		f->o.fab.export_dmabuf = c->api->cu_export_dmabuf;
+		f->o.fab.export_dmabuf = c->api ? c->api->cu_export_dmabuf : NULL;
 	}
 	if (c->verbs)
 		return me->dev && peer->dev;
