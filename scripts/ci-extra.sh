@@ -34,7 +34,7 @@ sanitize)
 	cmake --build "$b" -j "$jobs"
 	# the nested suite must not run these passes again
 	cd "$b"
-	LSAN_OPTIONS="suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0" \
+	LSAN_OPTIONS="suppressions='$src/tests/fuzz/lsan.supp':print_suppressions=0" \
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}" \
 		ctest --output-on-failure -j "$jobs" -LE ci-extra -E '^cli_t0713-package$'
@@ -58,7 +58,7 @@ fuzz)
 	# leaks inside libhwloc on malformed XML are the library's (tests/fuzz/lsan.supp);
 	# its libxml2 plugin is unloaded before LeakSanitizer can name it, so
 	# the fuzzers use hwloc's own XML reader
-	export LSAN_OPTIONS="suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0"
+	export LSAN_OPTIONS="suppressions='$src/tests/fuzz/lsan.supp':print_suppressions=0"
 	export HWLOC_LIBXML=0
 	work=$(mktemp -d /tmp/pf-fuzz.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
