@@ -91,25 +91,25 @@ static void add_lldp(cJSON *e, const struct pf_rail_port *rp)
 		cJSON_AddNullToObject(l, "port");
 }
 
-/* The entry of port @p of device @d, with its rail model entry @rp (may be NULL). */
-/* The GPU paired with RDMA device @d (gpu_nic.h, as NCCL places them), or NULL. */
-static const char *rail_gpu(const struct pf_node *node, size_t d)
+/* The GPU of @pairs paired with RDMA device @d (gpu_nic.h, as NCCL places them), or NULL. */
+static const char *rail_gpu(const struct pf_gpu_nic_pair *pairs, size_t n, size_t d)
 {
-	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
-	size_t n = pf_gpu_nic_pairs(node, NULL, NULL, &pairs);
-
 	for (size_t i = 0; i < n; i++)
 		if (pairs[i].nic == (int)d)
 			return pairs[i].gpu->bdf;
 	return NULL;
 }
 
+/*
+ * The entry of port @p of device @d, with its rail model entry @rp (may be
+ * NULL) and the BDF of the GPU paired with it (@gpu, may be NULL).
+ */
 static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, size_t d,
-			 size_t p, const struct pf_rail_port *rp, const char *gid_env)
+			 size_t p, const struct pf_rail_port *rp, const char *gid_env,
+			 const char *gpu)
 {
 	const struct pf_rdma_dev *dev = &node->rdma[d];
 	const struct pf_rdma_port *port = &dev->ports[p];
-	const char *gpu;
 	cJSON *e = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(e, "device", dev->name);
@@ -129,7 +129,6 @@ static cJSON *rail_entry(const struct pf_fs *fs, const struct pf_node *node, siz
 		rails_ip(fs, node->netdevs[port->netdev].name, e);
 	}
 	rails_sysfs(fs, dev->name, port->num, port->link_layer == PF_LINK_ETH, gid_env, e);
-	gpu = rail_gpu(node, d);
 	if (gpu)
 		cJSON_AddStringToObject(e, "gpu", gpu);
 	if (rp) {
@@ -157,6 +156,9 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 		     const struct pf_rails *model, const char *nics, const char *gid_env)
 {
 	cJSON *rails = cJSON_CreateArray();
+	pf_autofree struct pf_gpu_nic_pair *pairs = NULL;
+	/* the GPU-NIC pairing once for the whole table */
+	size_t n_pairs = node ? pf_gpu_nic_pairs(node, NULL, NULL, &pairs) : 0;
 
 	/* by default the compute rails in rail order: rail i meets rail i on every node type */
 	if (!nics && node && model) {
@@ -166,7 +168,9 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 
 				if (rp->rail == (int)i)
 					add_rail(rails, rail_entry(fs, node, (size_t)rp->rdma,
-								   rp->port - 1u, rp, gid_env));
+								   rp->port - 1u, rp, gid_env,
+								   rail_gpu(pairs, n_pairs,
+									    (size_t)rp->rdma)));
 			}
 		return rails;
 	}
@@ -181,7 +185,7 @@ cJSON *pf_mesh_rails(const struct pf_fs *fs, const struct pf_node *node,
 			cJSON *e;
 
 			e = rail_entry(fs, node, d, p, pf_rails_port(model, (int)d, port->num),
-				       gid_env);
+				       gid_env, rail_gpu(pairs, n_pairs, d));
 			/* named by the operator: compared whatever its role (pf_rail_compat()) */
 			if (nics)
 				cJSON_AddStringToObject(e, "selected", "nics");

@@ -350,20 +350,44 @@ static int vc_send(void *ctx, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static long vc_recv(void *ctx, uint8_t *buf, size_t cap, int ms)
+/* With c->lock held: wait until @cond(@c, @i) or @ms pass (polling, as the flows do); its value. */
+static bool vc_wait(struct vchan *c, int i, bool (*cond)(const struct vchan *, int), int ms)
 {
-	struct vend *e = ctx;
-	struct vchan *c = e->c;
 	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
-	long r;
 
-	pthread_mutex_lock(&c->lock);
-	while (!c->full[e->i] && pf_now_ns() < until) {
+	while (!cond(c, i) && pf_now_ns() < until) {
 		pthread_mutex_unlock(&c->lock);
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 		pthread_mutex_lock(&c->lock);
 	}
-	if (!c->full[e->i])
+	return cond(c, i);
+}
+
+static bool box_full(const struct vchan *c, int i)
+{
+	return c->full[i];
+}
+
+static bool both_ready(const struct vchan *c, int i)
+{
+	(void)i;
+	return c->ready[0] && c->ready[1];
+}
+
+static bool writer_done(const struct vchan *c, int i)
+{
+	(void)i;
+	return c->done;
+}
+
+static long vc_recv(void *ctx, uint8_t *buf, size_t cap, int ms)
+{
+	struct vend *e = ctx;
+	struct vchan *c = e->c;
+	long r;
+
+	pthread_mutex_lock(&c->lock);
+	if (!vc_wait(c, e->i, box_full, ms))
 		r = c->silent ? -ECONNRESET : -ETIMEDOUT;
 	else if (c->len[e->i] > cap)
 		r = -EMSGSIZE;
@@ -379,37 +403,23 @@ static long vc_recv(void *ctx, uint8_t *buf, size_t cap, int ms)
 static int vc_ready(void *ctx, int ms)
 {
 	struct vend *e = ctx;
-	struct vchan *c = e->c;
-	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
 	bool both;
 
-	pthread_mutex_lock(&c->lock);
-	c->ready[e->i] = true;
-	while (!(c->ready[0] && c->ready[1]) && pf_now_ns() < until) {
-		pthread_mutex_unlock(&c->lock);
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		pthread_mutex_lock(&c->lock);
-	}
-	both = c->ready[0] && c->ready[1];
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&e->c->lock);
+	e->c->ready[e->i] = true;
+	both = vc_wait(e->c, e->i, both_ready, ms);
+	pthread_mutex_unlock(&e->c->lock);
 	return both ? 0 : -ETIMEDOUT;
 }
 
 static int vc_done(void *ctx, int ms)
 {
 	struct vend *e = ctx;
-	struct vchan *c = e->c;
-	uint64_t until = pf_now_ns() + (uint64_t)ms * 1000000u;
 	bool done;
 
-	pthread_mutex_lock(&c->lock);
-	while (!c->done && pf_now_ns() < until) {
-		pthread_mutex_unlock(&c->lock);
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-		pthread_mutex_lock(&c->lock);
-	}
-	done = c->done;
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&e->c->lock);
+	done = vc_wait(e->c, e->i, writer_done, ms);
+	pthread_mutex_unlock(&e->c->lock);
 	return done ? 0 : -ETIMEDOUT;
 }
 
